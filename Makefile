@@ -1,0 +1,42 @@
+# Millrace: every developer entry point. Each target installs what it needs first.
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build run test bench bench-quick format clean
+
+all: build
+
+deps:
+	@scripts/install_deps.sh
+
+configure: deps
+	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	    -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+	    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; \
+	fi
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Starts the server on embedded defaults with its data under ./var.
+run: build
+	@mkdir -p var
+	$(BUILD_DIR)/millrace serve --data-dir var
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+bench: build
+	@bench/run.sh full
+
+bench-quick: build
+	@bench/run.sh quick
+
+format:
+	@find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,111 @@
+#include "common/flags.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace millrace {
+
+EnvLookup ProcessEnv() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+std::optional<std::string> ParsedFlags::Get(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string ParsedFlags::GetOr(std::string_view name, std::string fallback) const {
+  auto value = Get(name);
+  return value ? *value : std::move(fallback);
+}
+
+bool ParsedFlags::GetBool(std::string_view name) const {
+  auto value = Get(name);
+  return value && (*value == "true" || *value == "1" || *value == "yes");
+}
+
+Result<int64_t> ParsedFlags::GetInt(std::string_view name, int64_t min, int64_t max) const {
+  auto value = Get(name);
+  if (!value) return Status::InvalidArgument("--" + std::string(name) + " is required");
+  int64_t parsed = 0;
+  const char* end = value->data() + value->size();
+  auto [ptr, ec] = std::from_chars(value->data(), end, parsed);
+  if (ec != std::errc() || ptr != end || parsed < min || parsed > max) {
+    return Status::InvalidArgument("--" + std::string(name) + " must be an integer from " +
+                                   std::to_string(min) + " to " + std::to_string(max) +
+                                   ", got '" + *value + "'");
+  }
+  return parsed;
+}
+
+Result<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
+                               const std::vector<FlagSpec>& specs, const EnvLookup& env) {
+  ParsedFlags parsed;
+  auto find_spec = [&](std::string_view name) -> const FlagSpec* {
+    for (const FlagSpec& spec : specs) {
+      if (spec.name == name) return &spec;
+    }
+    return nullptr;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      parsed.help_ = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+      parsed.positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> inline_value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      inline_value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    const FlagSpec* spec = find_spec(name);
+    if (spec == nullptr) return Status::InvalidArgument("unknown flag --" + name);
+    if (spec->is_bool) {
+      parsed.values_[name] = inline_value.value_or("true");
+      continue;
+    }
+    if (inline_value) {
+      parsed.values_[name] = *inline_value;
+    } else if (i + 1 < args.size()) {
+      parsed.values_[name] = args[++i];
+    } else {
+      return Status::InvalidArgument("flag --" + name + " needs a value");
+    }
+  }
+  for (const FlagSpec& spec : specs) {
+    if (parsed.values_.count(spec.name) != 0) continue;
+    if (!spec.env.empty()) {
+      if (auto value = env(spec.env); value && !value->empty()) {
+        parsed.values_[spec.name] = *value;
+        continue;
+      }
+    }
+    if (!spec.default_value.empty()) parsed.values_[spec.name] = spec.default_value;
+  }
+  return parsed;
+}
+
+std::string FlagsHelp(const std::vector<FlagSpec>& specs) {
+  size_t width = 0;
+  for (const FlagSpec& spec : specs) width = std::max(width, spec.name.size());
+  std::string out;
+  for (const FlagSpec& spec : specs) {
+    out += "  --" + spec.name + std::string(width - spec.name.size() + 2, ' ') + spec.help;
+    if (!spec.default_value.empty()) out += " (default: " + spec.default_value + ")";
+    if (!spec.env.empty()) out += " [env " + spec.env + "]";
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace millrace

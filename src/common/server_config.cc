@@ -1,0 +1,56 @@
+#include "common/server_config.h"
+
+#include "common/logging.h"
+
+namespace millrace {
+
+const std::vector<FlagSpec>& ServerConfig::Flags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"data-dir", "MILLRACE_DATA_DIR", "./var", "directory holding the database and job state"},
+      {"bind", "MILLRACE_BIND", "127.0.0.1", "address the MySQL and HTTP servers listen on"},
+      {"mysql-port", "MILLRACE_MYSQL_PORT", "9030", "MySQL protocol port (0: any free port)"},
+      {"http-port", "MILLRACE_HTTP_PORT", "8030", "HTTP port (0: any free port)"},
+      {"password-env", "", "MILLRACE_ROOT_PASSWORD",
+       "name of the environment variable holding the root password"},
+      {"memory-limit", "MILLRACE_MEMORY_LIMIT", "", "DuckDB memory_limit, e.g. 1GB"},
+      {"threads", "MILLRACE_THREADS", "", "DuckDB worker threads"},
+      {"log-level", "MILLRACE_LOG_LEVEL", "info", "debug, info, warning or error"},
+  };
+  return kFlags;
+}
+
+Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const EnvLookup& env) {
+  ServerConfig config;
+  config.data_dir = flags.GetOr("data-dir", config.data_dir);
+  config.bind_address = flags.GetOr("bind", config.bind_address);
+  MR_ASSIGN_OR_RETURN(int64_t mysql_port, flags.GetInt("mysql-port", 0, 65535));
+  MR_ASSIGN_OR_RETURN(int64_t http_port, flags.GetInt("http-port", 0, 65535));
+  config.mysql_port = static_cast<uint16_t>(mysql_port);
+  config.http_port = static_cast<uint16_t>(http_port);
+  config.memory_limit = flags.GetOr("memory-limit", "");
+  if (flags.Get("threads")) {
+    MR_ASSIGN_OR_RETURN(int64_t threads, flags.GetInt("threads", 1, 1024));
+    config.threads = static_cast<int>(threads);
+  }
+  config.log_level = flags.GetOr("log-level", config.log_level);
+  MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
+
+  const std::string password_env = flags.GetOr("password-env", "MILLRACE_ROOT_PASSWORD");
+  if (auto password = env(password_env)) config.root_password = *password;
+  Logger::Default().AddSecret(config.root_password);
+
+  if (config.root_password.empty() && !IsLoopbackAddress(config.bind_address)) {
+    return Status::InvalidArgument("refusing to listen on non-loopback address " +
+                                   config.bind_address + " without a root password; set " +
+                                   password_env);
+  }
+  return config;
+}
+
+std::string ServerConfig::DatabasePath() const { return data_dir + "/millrace.duckdb"; }
+
+bool IsLoopbackAddress(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+}  // namespace millrace

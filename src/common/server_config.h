@@ -1,0 +1,41 @@
+// ServerConfig: everything `millrace serve` needs, read from flags and the environment.
+//
+// Contract
+// - Flags win over environment variables, which win over defaults (SPEC section 6).
+// - The root password is never a flag: --password-env names the environment variable that
+//   holds it (MILLRACE_ROOT_PASSWORD by default). The password is registered with the logger
+//   as a secret as soon as it is read.
+// - Validation refuses a non-loopback bind address without a password.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/flags.h"
+#include "common/result.h"
+
+namespace millrace {
+
+struct ServerConfig {
+  std::string data_dir = "./var";
+  std::string bind_address = "127.0.0.1";
+  uint16_t mysql_port = 9030;
+  uint16_t http_port = 8030;
+  std::string root_password;  // empty: no password
+  std::string memory_limit;   // DuckDB memory_limit, e.g. "1GB"; empty: DuckDB's default
+  int threads = 0;            // DuckDB threads; 0: DuckDB's default
+  std::string log_level = "info";
+
+  // The flag table of `millrace serve`, shared by the parser and --help.
+  static const std::vector<FlagSpec>& Flags();
+  static Result<ServerConfig> FromFlags(const ParsedFlags& flags, const EnvLookup& env);
+
+  // Path of the DuckDB database file inside data_dir.
+  std::string DatabasePath() const;
+};
+
+// True for 127.0.0.0/8, ::1 and "localhost".
+bool IsLoopbackAddress(const std::string& address);
+
+}  // namespace millrace

@@ -1,0 +1,287 @@
+#include "engine/database.h"
+
+#include <duckdb.h>
+
+#include <utility>
+
+#include "engine/duckdb_status.h"
+#include "engine/result_handle.h"
+#include "engine/table_function_adapter.h"
+
+namespace millrace::engine {
+namespace {
+
+duckdb_database AsDb(void* p) { return static_cast<duckdb_database>(p); }
+duckdb_connection AsConn(void* p) { return static_cast<duckdb_connection>(p); }
+duckdb_prepared_statement AsPrepared(void* p) { return static_cast<duckdb_prepared_statement>(p); }
+
+// Prepare errors come without a DuckDB error type; DuckDB's message starts with the kind.
+Status StatusFromMessage(const char* message) {
+  std::string_view msg = message != nullptr ? message : "";
+  if (msg.rfind("Parser Error", 0) == 0) return StatusFromDuckDB(DUCKDB_ERROR_PARSER, message);
+  if (msg.rfind("Catalog Error", 0) == 0) return StatusFromDuckDB(DUCKDB_ERROR_CATALOG, message);
+  if (msg.rfind("Binder Error", 0) == 0) return StatusFromDuckDB(DUCKDB_ERROR_BINDER, message);
+  if (msg.rfind("Conversion Error", 0) == 0) {
+    return StatusFromDuckDB(DUCKDB_ERROR_CONVERSION, message);
+  }
+  if (msg.rfind("Not implemented Error", 0) == 0) {
+    return StatusFromDuckDB(DUCKDB_ERROR_NOT_IMPLEMENTED, message);
+  }
+  if (msg.rfind("TransactionContext Error", 0) == 0) {
+    return StatusFromDuckDB(DUCKDB_ERROR_TRANSACTION, message);
+  }
+  return StatusFromDuckDB(DUCKDB_ERROR_INVALID_INPUT, message);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+Database::Database(void* db, DatabaseOptions options) : db_(db), options_(std::move(options)) {}
+
+Database::~Database() {
+  duckdb_database db = AsDb(db_);
+  duckdb_close(&db);
+}
+
+Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
+  duckdb_config config = nullptr;
+  if (duckdb_create_config(&config) == DuckDBError) {
+    return Status::Internal("cannot create DuckDB configuration");
+  }
+  auto set = [&](const char* name, const std::string& value) -> Status {
+    if (duckdb_set_config(config, name, value.c_str()) == DuckDBError) {
+      return Status::InvalidArgument(std::string("invalid DuckDB setting ") + name + " = '" +
+                                     value + "'");
+    }
+    return Status::Ok();
+  };
+  Status status;
+  if (!options.memory_limit.empty()) status = set("memory_limit", options.memory_limit);
+  if (status.ok() && options.threads > 0) status = set("threads", std::to_string(options.threads));
+  if (status.ok() && options.read_only) status = set("access_mode", "READ_ONLY");
+  if (!status.ok()) {
+    duckdb_destroy_config(&config);
+    return status;
+  }
+  const bool in_memory = options.path.empty() || options.path == ":memory:";
+  duckdb_database db = nullptr;
+  char* error = nullptr;
+  const duckdb_state state =
+      duckdb_open_ext(in_memory ? nullptr : options.path.c_str(), &db, config, &error);
+  duckdb_destroy_config(&config);
+  if (state == DuckDBError) {
+    std::string msg = "cannot open database '" + (in_memory ? ":memory:" : options.path) +
+                      "': " + (error != nullptr ? error : "unknown error");
+    duckdb_free(error);
+    return Status::IoError(std::move(msg));
+  }
+  return std::unique_ptr<Database>(new Database(db, options));
+}
+
+Result<std::unique_ptr<Connection>> Database::Connect() {
+  duckdb_connection conn = nullptr;
+  if (duckdb_connect(AsDb(db_), &conn) == DuckDBError) {
+    return Status::Internal("cannot connect to the DuckDB database");
+  }
+  return std::unique_ptr<Connection>(new Connection(conn));
+}
+
+Status Database::RegisterTableFunction(std::shared_ptr<TableFunction> function) {
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
+  return RegisterTableFunctionOn(conn->conn_, std::move(function));
+}
+
+// ---------------------------------------------------------------------------------------------
+// PreparedStatement
+
+PreparedStatement::~PreparedStatement() {
+  duckdb_prepared_statement prepared = AsPrepared(prepared_);
+  duckdb_destroy_prepare(&prepared);
+}
+
+size_t PreparedStatement::parameter_count() const { return duckdb_nparams(AsPrepared(prepared_)); }
+
+Status PreparedStatement::CheckBind(int state, size_t index, const char* what) {
+  if (state == DuckDBSuccess) return Status::Ok();
+  return Status::InvalidArgument("cannot bind " + std::string(what) + " to parameter " +
+                                 std::to_string(index) + " of " +
+                                 std::to_string(parameter_count()));
+}
+
+Status PreparedStatement::BindNull(size_t index) {
+  return CheckBind(duckdb_bind_null(AsPrepared(prepared_), index), index, "NULL");
+}
+Status PreparedStatement::BindBool(size_t index, bool value) {
+  return CheckBind(duckdb_bind_boolean(AsPrepared(prepared_), index, value), index, "a boolean");
+}
+Status PreparedStatement::BindInt64(size_t index, int64_t value) {
+  return CheckBind(duckdb_bind_int64(AsPrepared(prepared_), index, value), index, "an integer");
+}
+Status PreparedStatement::BindDouble(size_t index, double value) {
+  return CheckBind(duckdb_bind_double(AsPrepared(prepared_), index, value), index, "a double");
+}
+Status PreparedStatement::BindString(size_t index, std::string_view value) {
+  return CheckBind(
+      duckdb_bind_varchar_length(AsPrepared(prepared_), index, value.data(), value.size()), index,
+      "a string");
+}
+Status PreparedStatement::BindBlob(size_t index, std::string_view bytes) {
+  return CheckBind(duckdb_bind_blob(AsPrepared(prepared_), index, bytes.data(), bytes.size()),
+                   index, "a blob");
+}
+Status PreparedStatement::ClearBindings() {
+  if (duckdb_clear_bindings(AsPrepared(prepared_)) == DuckDBError) {
+    return Status::Internal("cannot clear bindings");
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<QueryResult>> PreparedStatement::Execute() {
+  auto handle = std::make_unique<QueryResult::Handle>();
+  if (duckdb_execute_prepared_streaming(AsPrepared(prepared_), &handle->result) == DuckDBError) {
+    return StatusFromResult(&handle->result);  // Handle's destructor frees the result
+  }
+  return std::unique_ptr<QueryResult>(new QueryResult(std::move(handle)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connection
+
+Connection::~Connection() {
+  duckdb_connection conn = AsConn(conn_);
+  duckdb_disconnect(&conn);
+}
+
+Status Connection::Execute(std::string_view sql) {
+  duckdb_result result;
+  const std::string text(sql);
+  const duckdb_state state = duckdb_query(AsConn(conn_), text.c_str(), &result);
+  Status status = state == DuckDBError ? StatusFromResult(&result) : Status::Ok();
+  duckdb_destroy_result(&result);
+  return status;
+}
+
+Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view sql) {
+  duckdb_prepared_statement prepared = nullptr;
+  const std::string text(sql);
+  if (duckdb_prepare(AsConn(conn_), text.c_str(), &prepared) == DuckDBError) {
+    Status status = StatusFromMessage(duckdb_prepare_error(prepared));
+    duckdb_destroy_prepare(&prepared);
+    return status;
+  }
+  return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared));
+}
+
+Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
+  duckdb_extracted_statements extracted = nullptr;
+  const std::string text(sql);
+  const idx_t count = duckdb_extract_statements(AsConn(conn_), text.c_str(), &extracted);
+  if (count == 0) {
+    Status status = StatusFromMessage(duckdb_extract_statements_error(extracted));
+    duckdb_destroy_extracted(&extracted);
+    return status;
+  }
+  // Statements before the last run to completion; the last one streams.
+  std::unique_ptr<QueryResult> last;
+  for (idx_t i = 0; i < count; ++i) {
+    duckdb_prepared_statement prepared = nullptr;
+    if (duckdb_prepare_extracted_statement(AsConn(conn_), extracted, i, &prepared) ==
+        DuckDBError) {
+      Status status = StatusFromMessage(duckdb_prepare_error(prepared));
+      duckdb_destroy_prepare(&prepared);
+      duckdb_destroy_extracted(&extracted);
+      return status;
+    }
+    PreparedStatement statement(prepared);
+    auto result = statement.Execute();
+    if (!result.ok()) {
+      duckdb_destroy_extracted(&extracted);
+      return result.status();
+    }
+    last = std::move(result).value();
+    if (i + 1 < count) {
+      // Drain so errors raised while producing rows are reported.
+      while (true) {
+        auto chunk = last->Next();
+        if (!chunk.ok()) {
+          duckdb_destroy_extracted(&extracted);
+          return chunk.status();
+        }
+        if (*chunk == nullptr) break;
+      }
+    }
+  }
+  duckdb_destroy_extracted(&extracted);
+  return last;
+}
+
+Result<Transaction> Connection::Begin() {
+  MR_RETURN_IF_ERROR(Execute("BEGIN TRANSACTION"));
+  return Transaction(this);
+}
+
+void Connection::Interrupt() { duckdb_interrupt(AsConn(conn_)); }
+
+// ---------------------------------------------------------------------------------------------
+// Transaction
+
+Transaction::Transaction(Transaction&& other) noexcept
+    : conn_(std::exchange(other.conn_, nullptr)) {}
+
+Transaction& Transaction::operator=(Transaction&& other) noexcept {
+  if (this != &other) {
+    if (conn_ != nullptr) Rollback().IgnoreError();  // abandoned: nothing may survive
+    conn_ = std::exchange(other.conn_, nullptr);
+  }
+  return *this;
+}
+
+Transaction::~Transaction() {
+  // A rollback failure here means DuckDB already aborted the transaction: nothing to undo.
+  if (conn_ != nullptr) Rollback().IgnoreError();
+}
+
+Status Transaction::Commit() {
+  if (conn_ == nullptr) return Status::FailedPrecondition("transaction already finished");
+  Connection* conn = std::exchange(conn_, nullptr);
+  Status status = conn->Execute("COMMIT");
+  if (!status.ok()) {
+    // A failed COMMIT (e.g. a write conflict) leaves DuckDB's transaction aborted; close it
+    // so the connection is usable again.
+    conn->Execute("ROLLBACK").IgnoreError();
+  }
+  return status;
+}
+
+Status Transaction::Rollback() {
+  if (conn_ == nullptr) return Status::FailedPrecondition("transaction already finished");
+  return std::exchange(conn_, nullptr)->Execute("ROLLBACK");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string LibraryVersion() { return duckdb_library_version(); }
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string QuoteLiteral(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace millrace::engine

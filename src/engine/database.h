@@ -1,0 +1,139 @@
+// The embedded engine: an RAII C++ layer over DuckDB's C API.
+//
+// Contract
+// - Database owns a DuckDB instance (a file, or in memory when the path is empty or
+//   ":memory:"). It must outlive every Connection made from it.
+// - Connection is one DuckDB session: its own transaction state and settings. A Connection is
+//   used by one thread at a time; many Connections of one Database may run concurrently.
+//   Interrupt() is the exception: any thread may call it to cancel the running statement.
+// - Every DuckDB failure arrives as a Status whose message is DuckDB's own (e.g.
+//   "Catalog Error: Table with name t does not exist!"), with a code chosen from DuckDB's
+//   error type (parser/binder errors: INVALID_ARGUMENT, catalog: NOT_FOUND or ALREADY_EXISTS,
+//   constraint: FAILED_PRECONDITION, transaction conflict: ABORTED, interrupt: CANCELLED,
+//   I/O: IO_ERROR, out of memory: RESOURCE_EXHAUSTED).
+// - Transaction rolls back on destruction unless committed; nothing of an abandoned
+//   transaction is visible.
+// - The library never throws: DuckDB's C API reports errors as values.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/query_result.h"
+#include "engine/table_function.h"
+
+namespace millrace::engine {
+
+struct DatabaseOptions {
+  std::string path;          // "" or ":memory:" for an in-memory database
+  std::string memory_limit;  // e.g. "1GB"; empty: DuckDB's default (80% of RAM)
+  int threads = 0;           // 0: DuckDB's default (one per core)
+  bool read_only = false;
+};
+
+class Connection;
+
+class Database {
+ public:
+  static Result<std::unique_ptr<Database>> Open(const DatabaseOptions& options);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Result<std::unique_ptr<Connection>> Connect();
+
+  // Makes `function` callable from SQL on every connection, as
+  // `name(param := 'value', ...)`. The database shares ownership of the function.
+  Status RegisterTableFunction(std::shared_ptr<TableFunction> function);
+
+  const DatabaseOptions& options() const { return options_; }
+
+ private:
+  Database(void* db, DatabaseOptions options);
+  void* db_;  // duckdb_database, owned
+  DatabaseOptions options_;
+};
+
+class PreparedStatement {
+ public:
+  ~PreparedStatement();
+  PreparedStatement(const PreparedStatement&) = delete;
+  PreparedStatement& operator=(const PreparedStatement&) = delete;
+
+  size_t parameter_count() const;
+  // Parameters are numbered from 1, as in SQL ($1, ?).
+  Status BindNull(size_t index);
+  Status BindBool(size_t index, bool value);
+  Status BindInt64(size_t index, int64_t value);
+  Status BindDouble(size_t index, double value);
+  Status BindString(size_t index, std::string_view value);
+  Status BindBlob(size_t index, std::string_view bytes);
+  Status ClearBindings();
+
+  // Runs the statement with the current bindings and streams its result.
+  Result<std::unique_ptr<QueryResult>> Execute();
+
+ private:
+  friend class Connection;
+  explicit PreparedStatement(void* prepared) : prepared_(prepared) {}
+  Status CheckBind(int state, size_t index, const char* what);
+  void* prepared_;  // duckdb_prepared_statement, owned
+};
+
+class Transaction;
+
+class Connection {
+ public:
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one or more statements and discards their results.
+  Status Execute(std::string_view sql);
+  // Runs the statements in `sql`; all but the last run to completion, the last one streams.
+  Result<std::unique_ptr<QueryResult>> Query(std::string_view sql);
+  Result<std::unique_ptr<PreparedStatement>> Prepare(std::string_view sql);
+
+  // Starts a transaction; see Transaction.
+  Result<Transaction> Begin();
+
+  // Cancels the statement running on this connection, from any thread. The statement fails
+  // with CANCELLED.
+  void Interrupt();
+
+ private:
+  friend class Database;
+  explicit Connection(void* conn) : conn_(conn) {}
+  void* conn_;  // duckdb_connection, owned
+};
+
+class Transaction {
+ public:
+  Transaction(Transaction&& other) noexcept;
+  Transaction& operator=(Transaction&& other) noexcept;
+  // Rolls back if still active.
+  ~Transaction();
+
+  Status Commit();
+  Status Rollback();
+  bool active() const { return conn_ != nullptr; }
+
+ private:
+  friend class Connection;
+  explicit Transaction(Connection* conn) : conn_(conn) {}
+  Connection* conn_;  // not owned; nullptr once finished
+};
+
+// The version of the DuckDB library loaded at run time, e.g. "v1.4.4".
+std::string LibraryVersion();
+
+// Quotes an identifier for DuckDB SQL ("a""b").
+std::string QuoteIdentifier(std::string_view name);
+// Quotes a string literal for DuckDB SQL ('it''s').
+std::string QuoteLiteral(std::string_view value);
+
+}  // namespace millrace::engine

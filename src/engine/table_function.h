@@ -1,0 +1,75 @@
+// TableFunction: a C++ table function callable from SQL, e.g. jobs(type := 'insert').
+//
+// Contract
+// - Parameters are named and VARCHAR-typed (the SQL router turns Doris `fn("k" = "v")` into
+//   `fn(k := 'v')`). Bind receives the parameters given, validates them and declares the
+//   result columns; an error from Bind or Scan becomes the statement's error, message intact.
+// - Scan is called once per execution and returns a TableScan that fills output chunks until
+//   it returns 0 rows. DuckDB applies WHERE, ORDER BY, LIMIT on top, like on any table.
+// - A TableFunction may be called from many connections at once: Bind and Scan must be
+//   thread-safe; each TableScan is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/types.h"
+
+namespace millrace::engine {
+
+struct ColumnDef {
+  std::string name;
+  TypeId type;  // one of: kBoolean, kBigInt, kDouble, kVarchar, kTimestamp
+};
+
+class TableFunctionArgs {
+ public:
+  explicit TableFunctionArgs(std::map<std::string, std::string, std::less<>> values)
+      : values_(std::move(values)) {}
+  std::optional<std::string> Get(std::string_view name) const;
+  const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
+
+ private:
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+// Write access to one output chunk of a table function.
+class OutputChunk {
+ public:
+  explicit OutputChunk(void* chunk) : chunk_(chunk) {}
+  size_t capacity() const;
+  void SetNull(size_t col, size_t row);
+  void SetBool(size_t col, size_t row, bool value);
+  void SetInt64(size_t col, size_t row, int64_t value);
+  void SetDouble(size_t col, size_t row, double value);
+  void SetString(size_t col, size_t row, std::string_view value);
+  // Microseconds since the Unix epoch.
+  void SetTimestamp(size_t col, size_t row, int64_t epoch_micros);
+
+ private:
+  void* chunk_;  // duckdb_data_chunk, not owned
+};
+
+class TableScan {
+ public:
+  virtual ~TableScan() = default;
+  // Writes up to out.capacity() rows starting at row 0; returns how many (0: finished).
+  virtual Result<size_t> Fill(OutputChunk& out) = 0;
+};
+
+class TableFunction {
+ public:
+  virtual ~TableFunction() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<std::string> parameter_names() const = 0;
+  virtual Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) = 0;
+  virtual Result<std::unique_ptr<TableScan>> Scan(const TableFunctionArgs& args) = 0;
+};
+
+}  // namespace millrace::engine
