@@ -1,0 +1,200 @@
+#include "source/local_source.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <vector>
+
+#include "source/listing_builder.h"
+
+namespace millrace::source {
+namespace {
+
+constexpr size_t kCopyBufferBytes = 1 << 20;
+
+Clock::WallTime ToWallTime(int64_t ns) {
+  return Clock::WallTime(
+      std::chrono::duration_cast<Clock::WallTime::duration>(std::chrono::nanoseconds(ns)));
+}
+
+// Every string that starts with `prefix` is <= `bound`: nothing under it is past an offset.
+bool AllExtensionsAtMost(const std::string& prefix, const std::string& bound) {
+  return prefix < bound && !bound.starts_with(prefix);
+}
+
+Status WriteAll(int fd, const char* data, size_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t wrote = ::write(fd, data, n);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "cannot write", path);
+    }
+    data += wrote;
+    n -= static_cast<size_t>(wrote);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string LocalEtag(const FileStat& stat) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%llx-%llx-%llx", static_cast<unsigned long long>(stat.size),
+                static_cast<unsigned long long>(stat.mtime_ns),
+                static_cast<unsigned long long>(stat.inode));
+  return buf;
+}
+
+bool LocalSource::IsHiddenOrTemporary(std::string_view name) {
+  return name.starts_with('.') || name.ends_with(".tmp") || name.ends_with(".part") ||
+         name.ends_with("._COPYING_");
+}
+
+Result<std::unique_ptr<LocalSource>> LocalSource::Create(std::string_view pattern,
+                                                         LocalSourceOptions options) {
+  if (!pattern.starts_with('/')) {
+    return Status::InvalidArgument("local file pattern \"" + std::string(pattern) +
+                                   "\" is not an absolute path");
+  }
+  MR_ASSIGN_OR_RETURN(Glob glob, Glob::Compile(pattern));
+  if (options.file_system == nullptr) options.file_system = LocalFileSystem::Posix();
+  if (options.clock == nullptr) options.clock = Clock::Real();
+  // The walk starts at the deepest directory every match lies in.
+  const std::string& prefix = glob.LiteralPrefix();
+  std::string root = prefix.substr(0, prefix.rfind('/'));
+  if (root.empty()) root = "/";
+  return std::unique_ptr<LocalSource>(new LocalSource(std::move(glob), std::move(root), options));
+}
+
+Status LocalSource::Walk(const std::string& directory, const std::string& start_after,
+                         std::vector<Candidate>* out) const {
+  auto entries = options_.file_system->ListDirectory(directory);
+  if (!entries.ok()) {
+    // A directory removed while we walk held nothing we could take.
+    if (entries.status().code() == StatusCode::kNotFound) return Status::Ok();
+    return entries.status();
+  }
+  const std::string base = directory == "/" ? "" : directory;
+  for (const DirectoryEntry& entry : *entries) {
+    if (IsHiddenOrTemporary(entry.name)) continue;
+    std::string path = base + "/" + entry.name;
+    auto stat = options_.file_system->Stat(path);
+    if (!stat.ok()) {
+      // Gone since readdir, or a dangling symlink: not a file to take.
+      if (stat.status().code() == StatusCode::kNotFound) continue;
+      return stat.status();
+    }
+    if (stat->is_directory) {
+      const std::string as_prefix = path + "/";
+      if (entry.is_symlink || !glob_.CouldMatchWithPrefix(as_prefix) ||
+          AllExtensionsAtMost(as_prefix, start_after)) {
+        continue;
+      }
+      MR_RETURN_IF_ERROR(Walk(path, start_after, out));
+    } else if (stat->is_regular && path > start_after && glob_.Matches(path)) {
+      out->push_back({std::move(path), *stat});
+    }
+  }
+  return Status::Ok();
+}
+
+bool LocalSource::Settled(const FileStat& stat) const {
+  const auto changed = ToWallTime(std::max(stat.mtime_ns, stat.ctime_ns));
+  return options_.clock->WallNow() - changed >= options_.settle_time;
+}
+
+FileInfo LocalSource::ToFileInfo(const std::string& path, const FileStat& stat) const {
+  return FileInfo{path, LocalEtag(stat), stat.size, ToWallTime(stat.mtime_ns)};
+}
+
+Result<Listing> LocalSource::List(const ListOptions& options) {
+  std::vector<Candidate> candidates;
+  auto root = options_.file_system->Stat(root_);
+  if (!root.ok() && root.status().code() != StatusCode::kNotFound) return root.status();
+  if (root.ok() && root->is_directory &&
+      (root_ == "/" || !AllExtensionsAtMost(root_ + "/", options.start_after))) {
+    MR_RETURN_IF_ERROR(Walk(root_, options.start_after, &candidates));
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return a.path < b.path; });
+
+  ListingBuilder builder(options);
+  bool holding_back = false;
+  for (Candidate& candidate : candidates) {
+    if (holding_back) {
+      builder.SawMatching(candidate.path);
+      builder.HoldBack();
+      continue;
+    }
+    if (builder.full()) {  // only marks `more` and the last key
+      builder.Offer(ToFileInfo(candidate.path, candidate.stat));
+      continue;
+    }
+    bool settled = Settled(candidate.stat);
+    if (settled) {  // second look
+      auto again = options_.file_system->Stat(candidate.path);
+      if (!again.ok()) {
+        if (again.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
+        return again.status();
+      }
+      settled = again->SameVersion(candidate.stat);
+    }
+    if (!settled) {
+      holding_back = true;
+      builder.SawMatching(candidate.path);
+      builder.HoldBack();
+      continue;
+    }
+    builder.Offer(ToFileInfo(candidate.path, candidate.stat));
+  }
+  return std::move(builder).Finish();
+}
+
+Result<FileInfo> LocalSource::Stat(const std::string& key) {
+  if (!glob_.Matches(key)) {
+    return Status::InvalidArgument("file " + key + " does not match " + glob_.pattern());
+  }
+  MR_ASSIGN_OR_RETURN(FileStat stat, options_.file_system->Stat(key));
+  if (!stat.is_regular) return Status::InvalidArgument(key + " is not a regular file");
+  return ToFileInfo(key, stat);
+}
+
+Status LocalSource::CopyListedVersion(const FileInfo& file, ReadableFile* in, int out_fd,
+                                      const std::string& local_path) const {
+  auto changed = [&](std::string_view how) {
+    return Status::Aborted("file " + file.key + " changed since it was listed (" +
+                           std::string(how) + ")");
+  };
+  MR_ASSIGN_OR_RETURN(FileStat before, in->Stat());
+  if (LocalEtag(before) != file.etag) return changed("etag " + LocalEtag(before));
+  std::vector<char> buffer(kCopyBufferBytes);
+  uint64_t copied = 0;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(size_t got, in->Read(buffer.data(), buffer.size()));
+    if (got == 0) break;
+    copied += got;
+    if (copied > file.size) return changed("grew while copying");
+    MR_RETURN_IF_ERROR(WriteAll(out_fd, buffer.data(), got, local_path));
+  }
+  if (copied != file.size) return changed("shrank while copying");
+  // A rewrite in place that kept the size still moves mtime.
+  MR_ASSIGN_OR_RETURN(FileStat after, in->Stat());
+  if (!after.SameVersion(before)) return changed("modified while copying");
+  return Status::Ok();
+}
+
+Status LocalSource::Download(const FileInfo& file, const std::string& local_path) {
+  auto in = options_.file_system->OpenForRead(file.key);
+  if (!in.ok()) return in.status();
+  const int out_fd = ::open(local_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out_fd < 0) return ErrnoStatus(errno, "cannot create", local_path);
+  Status status = CopyListedVersion(file, in->get(), out_fd, local_path);
+  if (::close(out_fd) != 0 && status.ok()) status = ErrnoStatus(errno, "cannot write", local_path);
+  if (!status.ok()) ::unlink(local_path.c_str());  // never leave a partial copy behind
+  return status;
+}
+
+}  // namespace millrace::source

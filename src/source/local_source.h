@@ -1,0 +1,86 @@
+// LocalSource: a FileSource over a local directory tree, for patterns like
+// "/data/in/*.csv" or "/data/in/{a,b}/**/*.json".
+//
+// Contract (beyond file_source.h)
+// - The glob applies to the whole absolute path. List walks only from the directory of the
+//   pattern's literal prefix, descends only into directories under which a path could match
+//   and that can hold keys > start_after, never into hidden directories ('.' names) or
+//   symlinked ones (no cycles); symlinks to files are followed. A missing start directory
+//   lists nothing (like an empty S3 prefix); an unreadable directory fails the listing.
+// - Settle rule (files still being written are not taken): a file is taken only when
+//     (1) its last change — the later of mtime and ctime — is at least settle_time old by the
+//         injected Clock's wall time (ctime because a copy that preserves an old mtime, like
+//         `cp -p` or rsync -t, still bumps ctime while writing and when setting the mtime),
+//     and
+//     (2) its size, mtime, ctime and inode are equal on two looks: the walk's stat and a
+//         second stat just before it is returned.
+//   The listing stops before the first matching file that fails the rule (unsettled_files
+//   counts the held-back ones), so a late-settling file is never skipped by the offset.
+//   Writers that want their file taken at once write it under a hidden or temporary name
+//   (".x.csv", "x.csv.tmp", "x.csv.part", "x.csv._COPYING_"), which is never listed, and
+//   rename it into place.
+// - ETag: "<size>-<mtime ns>-<inode>" in hex.
+// - Download copies the listed version: it fails with ABORTED naming the file if the size,
+//   mtime or inode differ from the listing (before, during or after the copy), NOT_FOUND if
+//   the file is gone, PERMISSION_DENIED / IO_ERROR naming it if it cannot be read; the
+//   partial copy is removed.
+// - Thread-safety: all methods may be called concurrently (the source holds no mutable state).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "source/file_source.h"
+#include "source/glob.h"
+#include "source/local_file_system.h"
+
+namespace millrace::source {
+
+struct LocalSourceOptions {
+  Clock* clock = Clock::Real();  // must outlive the source
+  std::chrono::milliseconds settle_time{1000};
+  LocalFileSystem* file_system = nullptr;  // nullptr: the real one; must outlive the source
+};
+
+class LocalSource final : public FileSource {
+ public:
+  // `pattern` must be an absolute path pattern.
+  static Result<std::unique_ptr<LocalSource>> Create(std::string_view pattern,
+                                                     LocalSourceOptions options);
+
+  Result<Listing> List(const ListOptions& options) override;
+  Result<FileInfo> Stat(const std::string& key) override;
+  Status Download(const FileInfo& file, const std::string& local_path) override;
+  std::string Describe() const override { return glob_.pattern(); }
+
+  // True for names a writer uses while a file is incomplete (never listed).
+  static bool IsHiddenOrTemporary(std::string_view name);
+
+ private:
+  struct Candidate {
+    std::string path;
+    FileStat stat;
+  };
+
+  LocalSource(Glob glob, std::string root, LocalSourceOptions options)
+      : glob_(std::move(glob)), root_(std::move(root)), options_(options) {}
+
+  Status Walk(const std::string& directory, const std::string& start_after,
+              std::vector<Candidate>* out) const;
+  bool Settled(const FileStat& stat) const;
+  FileInfo ToFileInfo(const std::string& path, const FileStat& stat) const;
+  Status CopyListedVersion(const FileInfo& file, ReadableFile* in, int out_fd,
+                           const std::string& local_path) const;
+
+  const Glob glob_;
+  const std::string root_;  // directory the walk starts from, without trailing '/'
+  const LocalSourceOptions options_;
+};
+
+// The ETag a local file's state gets (see the contract).
+std::string LocalEtag(const FileStat& stat);
+
+}  // namespace millrace::source
