@@ -36,6 +36,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "s3/s3_client.h"
 
 namespace millrace::source {
 
@@ -72,5 +73,18 @@ class FileSource {
   // The pattern as the user wrote it, e.g. "s3://landing/ev/*.csv".
   virtual std::string Describe() const = 0;
 };
+
+struct SourceOptions {
+  Clock* clock = Clock::Real();  // must outlive the source
+  // Local sources: how long a file must be unchanged before it is taken.
+  std::chrono::milliseconds settle_time{1000};
+  // S3 sources: endpoint, region, credentials, retries.
+  s3::S3Config s3;
+};
+
+// Builds an S3 source for "s3://bucket/pattern", a local one for an absolute path pattern.
+// INVALID_ARGUMENT names the pattern when it is neither or its glob does not parse.
+Result<std::unique_ptr<FileSource>> MakeSource(std::string_view pattern,
+                                               const SourceOptions& options);
 
 }  // namespace millrace::source
