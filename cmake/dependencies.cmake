@@ -3,6 +3,12 @@
 find_package(Threads REQUIRED)
 find_package(GTest REQUIRED)
 
+# Compression codecs Millrace decodes itself (DuckDB reads gzip and zstd natively).
+find_package(ZLIB REQUIRED)
+find_library(BZ2_LIBRARY bz2 REQUIRED)
+find_library(LZ4_LIBRARY lz4 REQUIRED)
+find_library(ZSTD_LIBRARY zstd REQUIRED)
+
 # DuckDB: by default the header of npm `duckdb@1.4.4` and libduckdb.so of
 # `@duckdb/node-bindings-linux-<arch>@1.4.4-r.4`, both under third_party/npm/node_modules.
 # -DMILLRACE_SYSTEM_DUCKDB=ON uses a system libduckdb (same version) found by find_library.

@@ -70,7 +70,7 @@ class [[nodiscard]] Result {
 
 // MR_ASSIGN_OR_RETURN(auto x, Foo()); — declares/assigns from a Result, or returns its Status.
 #define MR_ASSIGN_OR_RETURN(lhs, expr) \
-  MR_ASSIGN_OR_RETURN_IMPL_(MR_CONCAT_(mr_result_, __LINE__), lhs, expr)
+  MR_ASSIGN_OR_RETURN_IMPL_(MR_CONCAT_(mr_result_, __COUNTER__), lhs, expr)
 #define MR_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                              \
   if (!tmp.ok()) return tmp.status();             \

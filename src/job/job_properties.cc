@@ -1,0 +1,252 @@
+#include "job/job_properties.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+
+namespace millrace::job {
+namespace {
+
+std::string SupportedKeys() {
+  std::string out;
+  for (const JobPropertySpec& spec : JobPropertySpecs()) {
+    if (!out.empty()) out += ", ";
+    out += spec.name;
+  }
+  return out;
+}
+
+Status BadValue(std::string_view key, std::string_view value, std::string_view accepted) {
+  return Status::InvalidArgument("property \"" + std::string(key) + "\" must be " +
+                                 std::string(accepted) + ", got '" + std::string(value) + "'");
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool ParseInt(std::string_view text, int64_t* out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+// "10", "10s", "5m", "1h" -> seconds.
+bool ParseSeconds(std::string_view text, int64_t* out) {
+  int64_t unit = 1;
+  if (!text.empty()) {
+    switch (std::tolower(static_cast<unsigned char>(text.back()))) {
+      case 's': unit = 1; text.remove_suffix(1); break;
+      case 'm': unit = 60; text.remove_suffix(1); break;
+      case 'h': unit = 3600; text.remove_suffix(1); break;
+      default: break;
+    }
+  }
+  int64_t n = 0;
+  if (!ParseInt(text, &n) || n < 1 || n > 86400 * 365) return false;
+  *out = n * unit;
+  return true;
+}
+
+// "10G", "512MB", "1048576" -> bytes.
+bool ParseBytes(std::string_view text, int64_t* out) {
+  std::string lower = Lower(text);
+  if (lower.size() > 1 && lower.back() == 'b' && !std::isdigit(static_cast<unsigned char>(lower[lower.size() - 2]))) {
+    lower.pop_back();
+  }
+  int64_t unit = 1;
+  if (!lower.empty()) {
+    switch (lower.back()) {
+      case 'k': unit = 1LL << 10; lower.pop_back(); break;
+      case 'm': unit = 1LL << 20; lower.pop_back(); break;
+      case 'g': unit = 1LL << 30; lower.pop_back(); break;
+      case 't': unit = 1LL << 40; lower.pop_back(); break;
+      default: break;
+    }
+  }
+  int64_t n = 0;
+  if (!ParseInt(lower, &n) || n < 1 || n > (INT64_MAX / unit)) return false;
+  *out = n * unit;
+  return true;
+}
+
+bool ParseBool(std::string_view text, bool* out) {
+  const std::string lower = Lower(text);
+  if (lower == "true" || lower == "1") {
+    *out = true;
+    return true;
+  }
+  if (lower == "false" || lower == "0") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<JobPropertySpec>& JobPropertySpecs() {
+  static const std::vector<JobPropertySpec> kSpecs = {
+      {"max_interval", "10", "seconds (\"10\", \"10s\", \"5m\")",
+       "seconds between polls when no new file was found"},
+      {"s3.max_batch_files", "256", "an integer from 1 to 100000", "most files in one task"},
+      {"s3.max_batch_bytes", "10G", "a size (\"1048576\", \"512M\", \"10G\")",
+       "most bytes in one task (the file that crosses it is included)"},
+      {"offset", "", "{\"fileName\":\"key\"}", "start after this key; also settable by ALTER"},
+      {"s3.ingestion_mode", "STREAMING", "STREAMING or ONCE",
+       "ONCE: load what matches now, then the job is FINISHED"},
+      {"late_files", "load", "load or ignore",
+       "load: files that appear below the offset are still loaded, exactly once; ignore: they "
+       "are skipped and counted"},
+      {"reconcile_interval", "300", "seconds",
+       "seconds between reconciliation listings that find late files"},
+      {"on_error", "pause", "pause or skip_file",
+       "after a task exhausts its retries: pause the job, or quarantine the failing file and go "
+       "on"},
+      {"session.insert_max_filter_ratio", "0", "a number from 0 to 1",
+       "share of rows that may be filtered before the task fails"},
+      {"session.enable_insert_strict", "true", "true or false",
+       "strict: a row with a value that cannot convert is filtered; not strict: the value "
+       "becomes NULL"},
+  };
+  return kSpecs;
+}
+
+Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
+  JobProperties p;
+  for (const auto& entry : values) {
+    const std::string& key = entry.first;
+    const std::string& value = entry.second;
+    const auto& specs = JobPropertySpecs();
+    auto spec = std::find_if(specs.begin(), specs.end(),
+                             [&](const JobPropertySpec& s) { return s.name == key; });
+    if (spec == specs.end()) {
+      return Status::InvalidArgument("unknown job property \"" + key +
+                                     "\"; supported: " + SupportedKeys());
+    }
+    bool ok = true;
+    if (key == "max_interval") {
+      ok = ParseSeconds(value, &p.max_interval_seconds);
+    } else if (key == "s3.max_batch_files") {
+      ok = ParseInt(value, &p.max_batch_files) && p.max_batch_files >= 1 &&
+           p.max_batch_files <= 100000;
+    } else if (key == "s3.max_batch_bytes") {
+      ok = ParseBytes(value, &p.max_batch_bytes);
+    } else if (key == "offset") {
+      auto offset = ParseOffset(value);
+      if (!offset.ok()) return offset.status();
+      p.offset = *offset;
+      p.has_offset = true;
+    } else if (key == "s3.ingestion_mode") {
+      const std::string mode = Lower(value);
+      ok = mode == "streaming" || mode == "once";
+      p.ingestion_mode = mode == "once" ? IngestionMode::kOnce : IngestionMode::kStreaming;
+    } else if (key == "late_files") {
+      const std::string mode = Lower(value);
+      ok = mode == "load" || mode == "ignore";
+      p.late_files = mode == "ignore" ? LateFiles::kIgnore : LateFiles::kLoad;
+    } else if (key == "reconcile_interval") {
+      ok = ParseSeconds(value, &p.reconcile_interval_seconds);
+    } else if (key == "on_error") {
+      const std::string mode = Lower(value);
+      ok = mode == "pause" || mode == "skip_file";
+      p.on_error = mode == "skip_file" ? OnError::kSkipFile : OnError::kPause;
+    } else if (key == "session.insert_max_filter_ratio") {
+      char* end = nullptr;
+      const std::string text(value);
+      p.max_filter_ratio = std::strtod(text.c_str(), &end);
+      ok = !text.empty() && end == text.c_str() + text.size() && p.max_filter_ratio >= 0 &&
+           p.max_filter_ratio <= 1;
+    } else if (key == "session.enable_insert_strict") {
+      ok = ParseBool(value, &p.strict);
+    }
+    if (!ok) return BadValue(key, value, spec->accepted);
+  }
+  p.given = values;
+  return p;
+}
+
+Result<JobProperties> JobProperties::Merge(const PropertyMap& changes) const {
+  PropertyMap merged = given;
+  for (const auto& [key, value] : changes) merged[key] = value;
+  return Parse(merged);
+}
+
+std::string JsonQuote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string JobProperties::ToJson() const {
+  std::string out = "{";
+  for (const auto& [key, value] : given) {
+    if (out.size() > 1) out += ",";
+    out += JsonQuote(key) + ":" + JsonQuote(value);
+  }
+  return out + "}";
+}
+
+Result<std::string> ParseOffset(std::string_view value) {
+  auto bad = [&] {
+    return Status::InvalidArgument("property \"offset\" must be {\"fileName\":\"key\"}, got '" +
+                                   std::string(value) + "'");
+  };
+  std::string_view v = value;
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+  std::string key(v);
+  if (!v.empty() && v.front() == '{') {
+    // {"fileName": "key"}: a one-field JSON object whose string may hold \" and \\ escapes.
+    const size_t name = v.find("\"fileName\"");
+    const size_t colon = name == std::string_view::npos ? name : v.find(':', name);
+    const size_t open = colon == std::string_view::npos ? colon : v.find('"', colon);
+    if (open == std::string_view::npos) return bad();
+    key.clear();
+    size_t i = open + 1;
+    for (; i < v.size() && v[i] != '"'; ++i) {
+      if (v[i] == '\\' && i + 1 < v.size()) ++i;
+      key += v[i];
+    }
+    if (i >= v.size() || v.find('}', i) == std::string_view::npos) return bad();
+  }
+  // A full s3://bucket/key names the key.
+  if (key.rfind("s3://", 0) == 0) {
+    const size_t slash = key.find('/', 5);
+    key = slash == std::string::npos ? "" : key.substr(slash + 1);
+  }
+  return key;
+}
+
+std::string OffsetJson(std::string_view key) { return "{\"fileName\":" + JsonQuote(key) + "}"; }
+
+std::string JobPropertiesMarkdown() {
+  std::string out = "| property | default | accepted | meaning |\n| --- | --- | --- | --- |\n";
+  for (const JobPropertySpec& spec : JobPropertySpecs()) {
+    out += "| `" + std::string(spec.name) + "` | " +
+           (spec.default_value.empty() ? "" : "`" + std::string(spec.default_value) + "`") +
+           " | " + std::string(spec.accepted) + " | " + std::string(spec.description) + " |\n";
+  }
+  return out;
+}
+
+}  // namespace millrace::job

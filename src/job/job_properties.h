@@ -1,0 +1,72 @@
+// Streaming job properties (SPEC section 3), declared once.
+//
+// JobPropertySpecs() is the single declaration of every property: the parser accepts only its
+// keys, the validator checks values against its types, the Properties column of jobs() lists
+// them, and docs/jobs.md is generated from it (a test keeps the two in sync).
+//
+// Contract
+// - Parse rejects an unknown key with INVALID_ARGUMENT listing the supported keys, and a bad
+//   value naming the key, the value and what is accepted. Keys are case-sensitive, as in Doris.
+// - Merge (for ALTER JOB) applies new values over existing ones and validates the result.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace millrace::job {
+
+enum class IngestionMode { kStreaming, kOnce };
+enum class LateFiles { kLoad, kIgnore };
+enum class OnError { kPause, kSkipFile };
+
+struct JobPropertySpec {
+  std::string_view name;
+  std::string_view default_value;  // "" when none
+  std::string_view accepted;       // human description of accepted values
+  std::string_view description;
+};
+
+const std::vector<JobPropertySpec>& JobPropertySpecs();
+
+using PropertyMap = std::map<std::string, std::string, std::less<>>;
+
+struct JobProperties {
+  int64_t max_interval_seconds = 10;
+  int64_t max_batch_files = 256;
+  int64_t max_batch_bytes = 10LL * 1024 * 1024 * 1024;
+  std::string offset;  // start after this key; "" from the beginning
+  bool has_offset = false;
+  IngestionMode ingestion_mode = IngestionMode::kStreaming;
+  LateFiles late_files = LateFiles::kLoad;
+  int64_t reconcile_interval_seconds = 300;
+  OnError on_error = OnError::kPause;
+  double max_filter_ratio = 0;
+  bool strict = true;
+
+  // The properties as the user gave them (normalized keys), for jobs().Properties and ALTER.
+  PropertyMap given;
+
+  static Result<JobProperties> Parse(const PropertyMap& values);
+  // `given` of this object with `changes` applied, parsed again.
+  Result<JobProperties> Merge(const PropertyMap& changes) const;
+  // {"key":"value",...} of the given properties, in key order.
+  std::string ToJson() const;
+};
+
+// Parses `{"fileName":"key"}` (or a bare key / s3:// URI) into the key.
+Result<std::string> ParseOffset(std::string_view value);
+// {"fileName":"key"}
+std::string OffsetJson(std::string_view key);
+
+// The property table as Markdown (for docs/jobs.md).
+std::string JobPropertiesMarkdown();
+
+// A JSON string literal with escapes.
+std::string JsonQuote(std::string_view text);
+
+}  // namespace millrace::job

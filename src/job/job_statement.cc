@@ -1,0 +1,251 @@
+#include "job/job_statement.h"
+
+#include "sql/lexer.h"
+
+namespace millrace::job {
+namespace {
+
+using sql::Token;
+using sql::TokenKind;
+
+// A cursor over the significant tokens of one statement.
+class Parser {
+ public:
+  Parser(std::string_view sql, std::string_view what)
+      : sql_(sql), tokens_(sql::SignificantTokens(sql)), what_(what) {}
+
+  bool AtEnd() const { return pos_ >= tokens_.size() || IsPunct(";"); }
+  const Token* Peek() const { return pos_ < tokens_.size() ? &tokens_[pos_] : nullptr; }
+  size_t Offset() const { return pos_ < tokens_.size() ? tokens_[pos_].begin : sql_.size(); }
+
+  bool IsKeyword(std::string_view keyword) const {
+    return Peek() != nullptr && sql::IsKeyword(sql_, *Peek(), keyword);
+  }
+  bool IsPunct(std::string_view punct) const {
+    return Peek() != nullptr && Peek()->kind == TokenKind::kPunct && Peek()->Text(sql_) == punct;
+  }
+  bool AcceptKeyword(std::string_view keyword) {
+    if (!IsKeyword(keyword)) return false;
+    ++pos_;
+    return true;
+  }
+  bool AcceptPunct(std::string_view punct) {
+    if (!IsPunct(punct)) return false;
+    ++pos_;
+    return true;
+  }
+
+  Status Error(std::string_view expected) const {
+    std::string found = Peek() == nullptr ? "the end of the statement"
+                                          : "'" + std::string(Peek()->Text(sql_)) + "'";
+    return Status::InvalidArgument(std::string(what_) + ": expected " + std::string(expected) +
+                                   " at offset " + std::to_string(Offset()) + ", found " + found);
+  }
+
+  Status ExpectKeyword(std::string_view keyword) {
+    return AcceptKeyword(keyword) ? Status::Ok() : Error(keyword);
+  }
+  Status ExpectPunct(std::string_view punct) {
+    return AcceptPunct(punct) ? Status::Ok() : Error("'" + std::string(punct) + "'");
+  }
+
+  Result<std::string> Identifier(std::string_view what) {
+    if (Peek() == nullptr || !sql::IsIdentifier(*Peek())) return Error(what);
+    return sql::IdentifierValue(sql_, tokens_[pos_++]);
+  }
+
+  // A quoted string, or (when allow_number) a bare number.
+  Result<std::string> Literal(std::string_view what, bool allow_number) {
+    const Token* t = Peek();
+    if (t == nullptr) return Error(what);
+    if (t->kind == TokenKind::kString || t->kind == TokenKind::kQuotedIdent) {
+      ++pos_;
+      return sql::Unquote(sql_, *t);
+    }
+    if (allow_number && t->kind == TokenKind::kNumber) {
+      ++pos_;
+      return std::string(t->Text(sql_));
+    }
+    return Error(what);
+  }
+
+  // PROPERTIES ( "k" = "v" [, ...] )
+  Status Properties(PropertyMap* out) {
+    MR_RETURN_IF_ERROR(ExpectPunct("("));
+    while (!AcceptPunct(")")) {
+      if (!out->empty()) MR_RETURN_IF_ERROR(ExpectPunct(","));
+      MR_ASSIGN_OR_RETURN(std::string key, Literal("a quoted property name", false));
+      MR_RETURN_IF_ERROR(ExpectPunct("="));
+      MR_ASSIGN_OR_RETURN(std::string value, Literal("a quoted value or a number", true));
+      if (!out->emplace(key, value).second) {
+        return Status::InvalidArgument(std::string(what_) + ": property \"" + key +
+                                       "\" is given twice");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // WHERE jobname = 'name'
+  Result<std::string> WhereJobName() {
+    MR_RETURN_IF_ERROR(ExpectKeyword("WHERE"));
+    MR_RETURN_IF_ERROR(ExpectKeyword("jobname"));
+    MR_RETURN_IF_ERROR(ExpectPunct("="));
+    return Literal("a quoted job name", false);
+  }
+
+  // The rest of the statement from the current token, without a trailing ';'.
+  std::string Rest() const {
+    std::string_view rest = sql_.substr(Offset());
+    while (!rest.empty() && (rest.back() == ';' || std::isspace(static_cast<unsigned char>(rest.back())))) {
+      rest.remove_suffix(1);
+    }
+    return std::string(rest);
+  }
+
+  Status ExpectEnd() { return AtEnd() ? Status::Ok() : Error("the end of the statement"); }
+
+ private:
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  std::string_view what_;
+};
+
+Result<JobStatement> ParseCreate(std::string_view text) {
+  Parser p(text, "CREATE JOB");
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("CREATE"));
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("JOB"));
+  CreateJobStatement stmt;
+  MR_ASSIGN_OR_RETURN(stmt.name, p.Identifier("a job name"));
+  bool have_properties = false;
+  if (p.AcceptKeyword("PROPERTIES")) {
+    MR_RETURN_IF_ERROR(p.Properties(&stmt.properties));
+    have_properties = true;
+  }
+  if (!p.AcceptKeyword("ON")) return p.Error("ON STREAMING");
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("STREAMING"));
+  if (!have_properties && p.AcceptKeyword("PROPERTIES")) {
+    MR_RETURN_IF_ERROR(p.Properties(&stmt.properties));
+  }
+  if (p.AcceptKeyword("COMMENT")) {
+    MR_ASSIGN_OR_RETURN(stmt.comment, p.Literal("a quoted comment", false));
+  }
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("DO"));
+  if (!p.IsKeyword("INSERT")) return p.Error("INSERT INTO ... SELECT");
+  stmt.insert_sql = p.Rest();
+  return JobStatement(std::move(stmt));
+}
+
+Result<JobStatement> ParseControl(std::string_view text, JobControl action, std::string_view verb) {
+  const std::string what = std::string(verb) + " JOB";
+  Parser p(text, what);
+  MR_RETURN_IF_ERROR(p.ExpectKeyword(verb));
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("JOB"));
+  ControlJobStatement stmt{action, "", false};
+  if (action == JobControl::kDrop && p.AcceptKeyword("IF")) {
+    MR_RETURN_IF_ERROR(p.ExpectKeyword("EXISTS"));
+    stmt.if_exists = true;
+  }
+  MR_ASSIGN_OR_RETURN(stmt.name, p.WhereJobName());
+  MR_RETURN_IF_ERROR(p.ExpectEnd());
+  return JobStatement(std::move(stmt));
+}
+
+Result<JobStatement> ParseAlter(std::string_view text) {
+  Parser p(text, "ALTER JOB");
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("ALTER"));
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("JOB"));
+  AlterJobStatement stmt;
+  MR_ASSIGN_OR_RETURN(stmt.name, p.Identifier("a job name"));
+  if (p.AcceptKeyword("PROPERTIES")) MR_RETURN_IF_ERROR(p.Properties(&stmt.properties));
+  p.AcceptKeyword("DO");
+  if (p.IsKeyword("INSERT")) {
+    stmt.insert_sql = p.Rest();
+  } else {
+    MR_RETURN_IF_ERROR(p.ExpectEnd());
+  }
+  if (stmt.properties.empty() && stmt.insert_sql.empty()) {
+    return Status::InvalidArgument("ALTER JOB " + stmt.name +
+                                   ": nothing to change (give PROPERTIES or an INSERT)");
+  }
+  return JobStatement(std::move(stmt));
+}
+
+}  // namespace
+
+bool IsJobStatement(std::string_view text) {
+  const auto tokens = sql::SignificantTokens(text);
+  if (tokens.size() < 2 || !sql::IsKeyword(text, tokens[1], "JOB")) return false;
+  for (std::string_view verb : {"CREATE", "PAUSE", "RESUME", "DROP", "ALTER"}) {
+    if (sql::IsKeyword(text, tokens[0], verb)) return true;
+  }
+  return false;
+}
+
+Result<JobStatement> ParseJobStatement(std::string_view text) {
+  const auto tokens = sql::SignificantTokens(text);
+  if (tokens.empty()) return Status::InvalidArgument("empty job statement");
+  if (sql::IsKeyword(text, tokens[0], "CREATE")) return ParseCreate(text);
+  if (sql::IsKeyword(text, tokens[0], "ALTER")) return ParseAlter(text);
+  if (sql::IsKeyword(text, tokens[0], "PAUSE")) return ParseControl(text, JobControl::kPause, "PAUSE");
+  if (sql::IsKeyword(text, tokens[0], "RESUME")) {
+    return ParseControl(text, JobControl::kResume, "RESUME");
+  }
+  if (sql::IsKeyword(text, tokens[0], "DROP")) return ParseControl(text, JobControl::kDrop, "DROP");
+  return Status::InvalidArgument("not a job statement");
+}
+
+Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
+  Parser p(text, "the job's INSERT");
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("INSERT"));
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("INTO"));
+  InsertAnalysis analysis;
+  const size_t table_begin = p.Offset();
+  MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
+  while (p.AcceptPunct(".")) MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
+  analysis.target_table = std::string(text.substr(table_begin, p.Offset() - table_begin));
+  while (!analysis.target_table.empty() && std::isspace(static_cast<unsigned char>(analysis.target_table.back()))) {
+    analysis.target_table.pop_back();
+  }
+  if (p.AcceptPunct("(")) {
+    do {
+      MR_ASSIGN_OR_RETURN(std::string column, p.Identifier("a column name"));
+      analysis.columns.push_back(std::move(column));
+    } while (p.AcceptPunct(","));
+    MR_RETURN_IF_ERROR(p.ExpectPunct(")"));
+  }
+  if (!p.IsKeyword("SELECT")) return p.Error("SELECT");
+
+  MR_ASSIGN_OR_RETURN(auto calls, sql::FindDorisCalls(text, [](std::string_view name) {
+                        return name == "s3" || name == "local";
+                      }));
+  if (calls.size() != 1) {
+    return Status::InvalidArgument(
+        "a streaming job reads exactly one S3(...) or local(...) table function; found " +
+        std::to_string(calls.size()));
+  }
+  sql::DorisCall& call = calls.front();
+  analysis.source = call.name == "s3" ? SourceType::kS3 : SourceType::kLocal;
+  analysis.args = std::move(call.args);
+  analysis.call_begin = call.begin;
+  analysis.call_end = call.end;
+  return analysis;
+}
+
+std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
+  std::string call = std::string(insert_sql.substr(analysis.call_begin,
+                                                   analysis.call_end - analysis.call_begin));
+  for (const char* secret_key : {"s3.secret_key", "s3.session_token"}) {
+    auto it = analysis.args.find(secret_key);
+    if (it == analysis.args.end() || it->second.empty()) continue;
+    size_t pos = 0;
+    while ((pos = call.find(it->second, pos)) != std::string::npos) {
+      call.replace(pos, it->second.size(), "***");
+      pos += 3;
+    }
+  }
+  return std::string(insert_sql.substr(0, analysis.call_begin)) + call +
+         std::string(insert_sql.substr(analysis.call_end));
+}
+
+}  // namespace millrace::job

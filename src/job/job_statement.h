@@ -1,0 +1,72 @@
+// Parser for the streaming-job statements, in the Doris grammar (SPEC section 2):
+//
+//   CREATE JOB name ON STREAMING [PROPERTIES (...)] [COMMENT 'text'] DO INSERT INTO ...
+//   CREATE JOB name [PROPERTIES (...)] ON STREAMING [COMMENT 'text'] DO INSERT INTO ...
+//   PAUSE JOB WHERE jobname = 'name'
+//   RESUME JOB WHERE jobname = 'name'
+//   DROP JOB [IF EXISTS] WHERE jobname = 'name'
+//   ALTER JOB name [PROPERTIES (...)] [[DO] INSERT INTO ...]
+//
+// Contract
+// - Keywords are case-insensitive. A property value is a quoted string or a bare number.
+// - Errors are INVALID_ARGUMENT naming what was expected and what was found, with the byte
+//   offset, e.g. "CREATE JOB: expected ON STREAMING at offset 18, found 'ONN'".
+// - The INSERT is analyzed (AnalyzeInsert): its target table, optional column list, and exactly
+//   one S3(...) or local(...) call, whose byte range lets the task substitute the batch reader.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/result.h"
+#include "job/job_model.h"
+#include "job/job_properties.h"
+#include "sql/doris_table_functions.h"
+
+namespace millrace::job {
+
+struct CreateJobStatement {
+  std::string name;
+  PropertyMap properties;
+  std::string comment;
+  std::string insert_sql;  // the text after DO
+};
+
+enum class JobControl { kPause, kResume, kDrop };
+
+struct ControlJobStatement {
+  JobControl action;
+  std::string name;
+  bool if_exists = false;  // DROP JOB IF EXISTS
+};
+
+struct AlterJobStatement {
+  std::string name;
+  PropertyMap properties;
+  std::string insert_sql;  // "" when the statement does not change it
+};
+
+using JobStatement = std::variant<CreateJobStatement, ControlJobStatement, AlterJobStatement>;
+
+// True when the text starts with CREATE JOB, PAUSE JOB, RESUME JOB, DROP JOB or ALTER JOB.
+bool IsJobStatement(std::string_view sql);
+Result<JobStatement> ParseJobStatement(std::string_view sql);
+
+struct InsertAnalysis {
+  std::string target_table;  // as written, e.g. shop.events or "shop"."events"
+  std::vector<std::string> columns;
+  SourceType source = SourceType::kS3;
+  sql::DorisArgs args;     // of the S3()/local() call
+  size_t call_begin = 0;   // byte range of the call in the INSERT text
+  size_t call_end = 0;
+};
+
+Result<InsertAnalysis> AnalyzeInsert(std::string_view insert_sql);
+
+// The INSERT text with the call's secrets replaced by "***".
+std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis);
+
+}  // namespace millrace::job

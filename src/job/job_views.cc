@@ -1,0 +1,188 @@
+#include "job/job_views.h"
+
+#include "common/clock.h"
+#include "engine/database.h"
+
+namespace millrace::job {
+namespace {
+
+using engine::ColumnDef;
+using engine::OutputChunk;
+using engine::TableFunctionArgs;
+using engine::TypeId;
+
+std::string TimeText(int64_t micros) {
+  if (micros == 0) return "";
+  return FormatUtc(Clock::WallTime(std::chrono::microseconds(micros)));
+}
+
+Status CheckType(const TableFunctionArgs& args, const std::string& fn) {
+  auto type = args.Get("type");
+  if (!type || (*type != "insert" && *type != "INSERT")) {
+    return Status::InvalidArgument(fn + "() needs \"type\" = \"insert\"" +
+                                   (type ? ", got '" + *type + "'" : std::string()));
+  }
+  return Status::Ok();
+}
+
+// Writes rows of type Row, one call of `write(out, row_index, row)` per row.
+template <typename Row, typename Write>
+class SnapshotScan final : public engine::TableScan {
+ public:
+  SnapshotScan(std::vector<Row> rows, Write write) : rows_(std::move(rows)), write_(write) {}
+  Result<size_t> Fill(OutputChunk& out) override {
+    size_t n = 0;
+    for (; n < out.capacity() && next_ < rows_.size(); ++n, ++next_) write_(out, n, rows_[next_]);
+    return n;
+  }
+
+ private:
+  std::vector<Row> rows_;
+  Write write_;
+  size_t next_ = 0;
+};
+
+// Sets a VARCHAR cell, NULL when empty (Doris shows \N for absent values).
+void SetText(OutputChunk& out, size_t col, size_t row, const std::string& text) {
+  if (text.empty()) {
+    out.SetNull(col, row);
+  } else {
+    out.SetString(col, row, text);
+  }
+}
+
+class JobsFunction final : public engine::TableFunction {
+ public:
+  explicit JobsFunction(JobSnapshotSource* source) : source_(source) {}
+  std::string name() const override { return "jobs"; }
+  std::vector<std::string> parameter_names() const override { return {"type"}; }
+  Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
+    MR_RETURN_IF_ERROR(CheckType(args, "jobs"));
+    return std::vector<ColumnDef>{
+        {"Id", TypeId::kBigInt},           {"Name", TypeId::kVarchar},
+        {"Definer", TypeId::kVarchar},     {"ExecuteType", TypeId::kVarchar},
+        {"RecurringStrategy", TypeId::kVarchar}, {"Status", TypeId::kVarchar},
+        {"ExecuteSql", TypeId::kVarchar},  {"CreateTime", TypeId::kVarchar},
+        {"SucceedTaskCount", TypeId::kBigInt}, {"FailedTaskCount", TypeId::kBigInt},
+        {"CanceledTaskCount", TypeId::kBigInt}, {"Comment", TypeId::kVarchar},
+        {"Properties", TypeId::kVarchar},  {"CurrentOffset", TypeId::kVarchar},
+        {"EndOffset", TypeId::kVarchar},   {"LoadStatistic", TypeId::kVarchar},
+        {"ErrorMsg", TypeId::kVarchar},    {"JobRuntimeMsg", TypeId::kVarchar},
+        {"Lag", TypeId::kVarchar},         {"LastTaskSuccessTime", TypeId::kVarchar}};
+  }
+  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs&) override {
+    auto write = [](OutputChunk& out, size_t r, const JobRow& row) {
+      const JobRecord& j = row.record;
+      size_t c = 0;
+      out.SetInt64(c++, r, j.id);
+      out.SetString(c++, r, j.name);
+      out.SetString(c++, r, j.definer);
+      out.SetString(c++, r, "STREAMING");
+      out.SetNull(c++, r);  // RecurringStrategy: streaming jobs have none
+      out.SetString(c++, r, std::string(JobStateName(j.state)));
+      out.SetString(c++, r, j.masked_sql);
+      out.SetString(c++, r, TimeText(j.create_time_us));
+      out.SetInt64(c++, r, j.succeed_tasks);
+      out.SetInt64(c++, r, j.failed_tasks);
+      out.SetInt64(c++, r, j.canceled_tasks);
+      out.SetString(c++, r, j.comment);
+      out.SetString(c++, r, j.properties.ToJson());
+      SetText(out, c++, r, j.current_offset.empty() ? "" : OffsetJson(j.current_offset));
+      SetText(out, c++, r, j.end_offset.empty() ? "" : OffsetJson(j.end_offset));
+      out.SetString(c++, r, j.stats.ToJson());
+      SetText(out, c++, r, j.ErrorMsgJson());
+      SetText(out, c++, r, j.runtime_msg);
+      out.SetString(c++, r, "{\"files\":" + std::to_string(row.lag_files) +
+                                ",\"bytes\":" + std::to_string(row.lag_bytes) + "}");
+      SetText(out, c++, r, TimeText(j.last_success_time_us));
+    };
+    return std::unique_ptr<engine::TableScan>(
+        std::make_unique<SnapshotScan<JobRow, decltype(write)>>(source_->SnapshotJobs(), write));
+  }
+
+ private:
+  JobSnapshotSource* source_;
+};
+
+class TasksFunction final : public engine::TableFunction {
+ public:
+  explicit TasksFunction(JobSnapshotSource* source) : source_(source) {}
+  std::string name() const override { return "tasks"; }
+  std::vector<std::string> parameter_names() const override { return {"type"}; }
+  Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
+    MR_RETURN_IF_ERROR(CheckType(args, "tasks"));
+    return std::vector<ColumnDef>{
+        {"TaskId", TypeId::kBigInt},        {"JobId", TypeId::kBigInt},
+        {"JobName", TypeId::kVarchar},      {"Label", TypeId::kVarchar},
+        {"Status", TypeId::kVarchar},       {"ErrorMsg", TypeId::kVarchar},
+        {"CreateTime", TypeId::kVarchar},   {"StartTime", TypeId::kVarchar},
+        {"FinishTime", TypeId::kVarchar},   {"TrackingUrl", TypeId::kVarchar},
+        {"LoadStatistic", TypeId::kVarchar}, {"User", TypeId::kVarchar},
+        {"FirstErrorMsg", TypeId::kVarchar}, {"RunningOffset", TypeId::kVarchar}};
+  }
+  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs&) override {
+    auto write = [](OutputChunk& out, size_t r, const TaskRecord& t) {
+      size_t c = 0;
+      out.SetInt64(c++, r, t.task_id);
+      out.SetInt64(c++, r, t.job_id);
+      out.SetString(c++, r, t.job_name);
+      out.SetString(c++, r, t.Label());
+      out.SetString(c++, r, std::string(TaskStateName(t.state)));
+      SetText(out, c++, r, t.error_msg);
+      SetText(out, c++, r, TimeText(t.create_time_us));
+      SetText(out, c++, r, TimeText(t.start_time_us));
+      SetText(out, c++, r, TimeText(t.finish_time_us));
+      out.SetNull(c++, r);  // TrackingUrl: bad rows are in the filtered-rows table instead
+      out.SetString(c++, r, t.stats.ToJson());
+      out.SetString(c++, r, "root");
+      SetText(out, c++, r, t.first_error_msg);
+      out.SetString(c++, r, t.RunningOffsetJson());
+    };
+    return std::unique_ptr<engine::TableScan>(
+        std::make_unique<SnapshotScan<TaskRecord, decltype(write)>>(source_->SnapshotTasks(),
+                                                                    write));
+  }
+
+ private:
+  JobSnapshotSource* source_;
+};
+
+class JobFilesExpander final : public sql::TableFunctionExpander {
+ public:
+  Result<sql::Expansion> Expand(const sql::DorisArgs& args) override {
+    for (const auto& [key, value] : args) {
+      if (key != "job") {
+        return Status::InvalidArgument("job_files(): unknown parameter \"" + key +
+                                       "\"; supported: job");
+      }
+    }
+    auto job = args.find("job");
+    std::string filter;
+    if (job != args.end()) {
+      filter = " WHERE j.name = " + engine::QuoteLiteral(job->second);
+    }
+    return sql::Expansion{
+        "(SELECT j.name AS JobName, f.key AS FileName, f.etag AS ETag, f.size AS Size, "
+        "f.state AS State, f.task_id AS TaskId, f.rows AS Rows, "
+        "make_timestamp(f.load_time_us) AS LoadTime, nullif(f.error, '') AS Error "
+        "FROM __millrace.files f JOIN __millrace.jobs j ON j.id = f.job_id" +
+            filter + ")",
+        nullptr};
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* source) {
+  return std::make_shared<JobsFunction>(source);
+}
+
+std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source) {
+  return std::make_shared<TasksFunction>(source);
+}
+
+std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander() {
+  return std::make_shared<JobFilesExpander>();
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,40 @@
+// The monitoring views of SPEC section 4: jobs("type"="insert"), tasks("type"="insert") as
+// engine table functions over a snapshot of the job service, and job_files("job"="name") over
+// the ledger table.
+//
+// Contract
+// - Columns and their order are exactly Doris's (see kJobsColumns / kTasksColumns in the .cc).
+// - "type" must be "insert"; anything else is an error naming the accepted value.
+// - Secrets never appear: ExecuteSql is the masked statement; Properties hold no secrets.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/table_function.h"
+#include "job/job_model.h"
+#include "sql/doris_table_functions.h"
+
+namespace millrace::job {
+
+struct JobRow {
+  JobRecord record;
+  int64_t lag_files = 0;
+  int64_t lag_bytes = 0;
+};
+
+// What the views read; implemented by the job service.
+class JobSnapshotSource {
+ public:
+  virtual ~JobSnapshotSource() = default;
+  virtual std::vector<JobRow> SnapshotJobs() = 0;
+  virtual std::vector<TaskRecord> SnapshotTasks() = 0;
+};
+
+std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* source);
+std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source);
+// job_files("job" = "name"): key, etag, size, state, task, rows, load time and error of every
+// file the job has seen.
+std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander();
+
+}  // namespace millrace::job

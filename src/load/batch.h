@@ -1,0 +1,45 @@
+// Fetching a batch of source files into a work directory where DuckDB's readers can open them.
+//
+// Contract
+// - WorkDir creates a fresh directory under a root and removes it, with its contents, when
+//   destroyed; it is the StatementResources that keeps downloaded files alive for a statement.
+// - FetchFiles downloads (S3) or copies (local, when `copy_local`) the listed version of each file,
+//   `parallelism` at a time, then prepares each for DuckDB (see PrepareLocalFile). It returns
+//   the readable paths in the order of `files`. The first failure is returned, naming the file;
+//   the other downloads are abandoned.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "load/file_params.h"
+#include "source/file_source.h"
+#include "sql/doris_table_functions.h"
+
+namespace millrace::load {
+
+class WorkDir final : public sql::StatementResources {
+ public:
+  static Result<std::unique_ptr<WorkDir>> Create(const std::string& root);
+  ~WorkDir() override;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit WorkDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+struct FetchOptions {
+  std::optional<Compression> compression;  // nullopt: by suffix
+  int parallelism = 4;
+  bool copy_local = false;  // local files: read in place (false) or copy the listed version
+};
+
+Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,
+                                            const std::vector<source::FileInfo>& files,
+                                            const FetchOptions& options,
+                                            const std::string& work_dir);
+
+}  // namespace millrace::load

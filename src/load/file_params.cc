@@ -1,0 +1,318 @@
+#include "load/file_params.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "common/logging.h"
+
+namespace millrace::load {
+namespace {
+
+constexpr bool kS3 = true;
+constexpr bool kLocal = true;
+
+bool ParseBool(std::string_view value, bool* out) {
+  std::string lower(value);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "true" || lower == "1") {
+    *out = true;
+    return true;
+  }
+  if (lower == "false" || lower == "0") {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+std::string SupportedKeys(SourceKind kind) {
+  std::string out;
+  for (const ParamSpec& spec : FileFunctionParams()) {
+    if (kind == SourceKind::kS3 ? !spec.for_s3 : !spec.for_local) continue;
+    if (!out.empty()) out += ", ";
+    out += spec.name;
+  }
+  return out;
+}
+
+const ParamSpec* FindSpec(std::string_view name, SourceKind kind) {
+  for (const ParamSpec& spec : FileFunctionParams()) {
+    if (spec.name != name) continue;
+    if (kind == SourceKind::kS3 ? spec.for_s3 : spec.for_local) return &spec;
+  }
+  return nullptr;
+}
+
+std::string FunctionName(SourceKind kind) { return kind == SourceKind::kS3 ? "S3()" : "local()"; }
+
+// Doris writes separators with escapes ("\t", "\n", "\x01"); turn them into bytes.
+Result<std::string> Unescape(std::string_view key, std::string_view value) {
+  std::string out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] != '\\' || i + 1 == value.size()) {
+      out += value[i];
+      continue;
+    }
+    const char next = value[++i];
+    switch (next) {
+      case 't': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case '\\': out += '\\'; break;
+      case 'x': {
+        if (i + 2 >= value.size()) {
+          return Status::InvalidArgument("\"" + std::string(key) + "\": bad \\x escape in '" +
+                                         std::string(value) + "'");
+        }
+        unsigned byte = 0;
+        auto [ptr, ec] = std::from_chars(value.data() + i + 1, value.data() + i + 3, byte, 16);
+        if (ec != std::errc() || ptr != value.data() + i + 3) {
+          return Status::InvalidArgument("\"" + std::string(key) + "\": bad \\x escape in '" +
+                                         std::string(value) + "'");
+        }
+        out += static_cast<char>(byte);
+        i += 2;
+        break;
+      }
+      default: out += '\\'; out += next; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& FileFunctionParams() {
+  static const std::vector<ParamSpec> kParams = {
+      {"uri", ParamType::kString, "", "s3://bucket/key pattern; globs * ? [...] {a,b}", kS3, false},
+      {"file_path", ParamType::kString, "", "absolute local path pattern; globs * ? [...] {a,b}",
+       false, kLocal},
+      {"backend_id", ParamType::kString, "", "accepted for Doris compatibility and ignored", false,
+       kLocal},
+      {"format", ParamType::kChoice, "csv", "file format", kS3, kLocal,
+       {"csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet"}},
+      {"column_separator", ParamType::kString, "\\t", "CSV field separator (escapes \\t, \\x01)",
+       kS3, kLocal},
+      {"line_delimiter", ParamType::kString, "\\n", "CSV line delimiter: \\n, \\r\\n or \\r", kS3,
+       kLocal},
+      {"enclose", ParamType::kString, "", "CSV quote character; none by default", kS3, kLocal},
+      {"escape", ParamType::kString, "", "CSV escape character inside enclosed fields", kS3,
+       kLocal},
+      {"trim_double_quotes", ParamType::kBool, "false",
+       "strip the outer double quotes of each CSV field", kS3, kLocal},
+      {"skip_lines", ParamType::kInt, "0", "lines skipped at the start of each CSV file", kS3,
+       kLocal},
+      {"compress_type", ParamType::kChoice, "",
+       "compression; inferred from the file suffix when absent", kS3, kLocal,
+       {"plain", "gz", "zstd", "bz2", "lz4frame", "deflate"}},
+      {"read_json_by_line", ParamType::kBool, "true", "JSON: one document per line", kS3, kLocal},
+      {"strip_outer_array", ParamType::kBool, "false",
+       "JSON: the file is one array whose elements are the rows", kS3, kLocal},
+      {"json_root", ParamType::kString, "", "JSON: path of the element holding the rows ($.a.b)",
+       kS3, kLocal},
+      {"jsonpaths", ParamType::kString, "",
+       "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3, kLocal},
+      {"s3.endpoint", ParamType::kString, "", "http(s)://host:port of the S3 service", kS3, false},
+      {"s3.region", ParamType::kString, "us-east-1", "S3 region", kS3, false},
+      {"s3.access_key", ParamType::kString, "", "access key; else AWS_ACCESS_KEY_ID", kS3, false},
+      {"s3.secret_key", ParamType::kString, "", "secret key; else AWS_SECRET_ACCESS_KEY", kS3,
+       false, {}, true},
+      {"s3.session_token", ParamType::kString, "", "session token; else AWS_SESSION_TOKEN", kS3,
+       false, {}, true},
+      {"use_path_style", ParamType::kBool, "false", "path-style addressing (endpoint/bucket/key)",
+       kS3, false},
+  };
+  return kParams;
+}
+
+std::string_view FormatName(Format format) {
+  switch (format) {
+    case Format::kCsv: return "csv";
+    case Format::kCsvWithNames: return "csv_with_names";
+    case Format::kCsvWithNamesAndTypes: return "csv_with_names_and_types";
+    case Format::kJson: return "json";
+    case Format::kParquet: return "parquet";
+  }
+  return "csv";
+}
+
+std::string_view CompressionName(Compression compression) {
+  switch (compression) {
+    case Compression::kPlain: return "plain";
+    case Compression::kGzip: return "gz";
+    case Compression::kZstd: return "zstd";
+    case Compression::kBzip2: return "bz2";
+    case Compression::kLz4Frame: return "lz4frame";
+    case Compression::kDeflate: return "deflate";
+  }
+  return "plain";
+}
+
+Compression CompressionFromSuffix(std::string_view path) {
+  auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with(".gz") || ends_with(".gzip")) return Compression::kGzip;
+  if (ends_with(".zst") || ends_with(".zstd")) return Compression::kZstd;
+  if (ends_with(".bz2")) return Compression::kBzip2;
+  if (ends_with(".lz4")) return Compression::kLz4Frame;
+  if (ends_with(".deflate")) return Compression::kDeflate;
+  return Compression::kPlain;
+}
+
+Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& args) {
+  const std::string fn = FunctionName(kind);
+  // Validate every key and value against the table first, so errors name the user's key.
+  for (const auto& [key, value] : args) {
+    const ParamSpec* spec = FindSpec(key, kind);
+    if (spec == nullptr) {
+      return Status::InvalidArgument(fn + ": unknown parameter \"" + key +
+                                     "\"; supported: " + SupportedKeys(kind));
+    }
+    if (spec->secret) Logger::Default().AddSecret(value);
+    bool flag = false;
+    int64_t number = 0;
+    switch (spec->type) {
+      case ParamType::kBool:
+        if (!ParseBool(value, &flag)) {
+          return Status::InvalidArgument(fn + ": \"" + key + "\" must be true or false, got '" +
+                                         value + "'");
+        }
+        break;
+      case ParamType::kInt: {
+        auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+        if (ec != std::errc() || ptr != value.data() + value.size() || number < 0) {
+          return Status::InvalidArgument(fn + ": \"" + key +
+                                         "\" must be a non-negative integer, got '" + value + "'");
+        }
+        break;
+      }
+      case ParamType::kChoice: {
+        std::string lower(value);
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (std::find(spec->choices.begin(), spec->choices.end(), lower) == spec->choices.end()) {
+          std::string choices;
+          for (std::string_view choice : spec->choices) {
+            if (!choices.empty()) choices += ", ";
+            choices += choice;
+          }
+          return Status::InvalidArgument(fn + ": \"" + key + "\" must be one of " + choices +
+                                         ", got '" + value + "'");
+        }
+        break;
+      }
+      case ParamType::kString:
+        break;
+    }
+  }
+  // Values with their defaults from the table.
+  auto get = [&](std::string_view key) -> std::string {
+    if (auto it = args.find(key); it != args.end()) return it->second;
+    const ParamSpec* spec = FindSpec(key, kind);
+    return spec != nullptr ? std::string(spec->default_value) : std::string();
+  };
+  auto get_bool = [&](std::string_view key) {
+    bool value = false;
+    return ParseBool(get(key), &value) && value;
+  };
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+
+  FileFunctionOptions options;
+  options.kind = kind;
+  options.pattern = get(kind == SourceKind::kS3 ? "uri" : "file_path");
+  if (options.pattern.empty()) {
+    return Status::InvalidArgument(fn + ": \"" +
+                                   std::string(kind == SourceKind::kS3 ? "uri" : "file_path") +
+                                   "\" is required");
+  }
+  if (kind == SourceKind::kS3) {
+    MR_RETURN_IF_ERROR(s3::S3Uri::Parse(options.pattern).status().WithContext(fn + " \"uri\""));
+  } else if (options.pattern.front() != '/') {
+    return Status::InvalidArgument(fn + ": \"file_path\" must be an absolute path, got '" +
+                                   options.pattern + "'");
+  }
+
+  const std::string format = lower(get("format"));
+  if (format == "csv") options.format = Format::kCsv;
+  if (format == "csv_with_names") options.format = Format::kCsvWithNames;
+  if (format == "csv_with_names_and_types") options.format = Format::kCsvWithNamesAndTypes;
+  if (format == "json") options.format = Format::kJson;
+  if (format == "parquet") options.format = Format::kParquet;
+
+  if (const std::string compress = lower(get("compress_type")); !compress.empty()) {
+    for (Compression c : {Compression::kPlain, Compression::kGzip, Compression::kZstd,
+                          Compression::kBzip2, Compression::kLz4Frame, Compression::kDeflate}) {
+      if (CompressionName(c) == compress) options.compression = c;
+    }
+  }
+
+  MR_ASSIGN_OR_RETURN(options.csv.column_separator,
+                      Unescape("column_separator", get("column_separator")));
+  MR_ASSIGN_OR_RETURN(options.csv.line_delimiter, Unescape("line_delimiter", get("line_delimiter")));
+  if (options.csv.column_separator.empty()) {
+    return Status::InvalidArgument(fn + ": \"column_separator\" must not be empty");
+  }
+  const std::string& newline = options.csv.line_delimiter;
+  if (newline != "\n" && newline != "\r\n" && newline != "\r") {
+    return Status::InvalidArgument(fn + ": \"line_delimiter\" must be \\n, \\r\\n or \\r");
+  }
+  options.csv.enclose = get("enclose");
+  options.csv.escape = get("escape");
+  if (options.csv.enclose.size() > 1 || options.csv.escape.size() > 1) {
+    return Status::InvalidArgument(fn + ": \"enclose\" and \"escape\" take one character");
+  }
+  options.csv.trim_double_quotes = get_bool("trim_double_quotes");
+  options.csv.skip_lines = std::stoll(get("skip_lines"));
+
+  options.json.read_json_by_line = get_bool("read_json_by_line");
+  options.json.strip_outer_array = get_bool("strip_outer_array");
+  options.json.json_root = get("json_root");
+  options.json.jsonpaths = get("jsonpaths");
+
+  if (kind == SourceKind::kS3) {
+    options.s3.endpoint = get("s3.endpoint");
+    options.s3.region = get("s3.region");
+    options.s3.use_path_style = get_bool("use_path_style");
+    options.s3.credentials = s3::Credentials::FromEnvironment();
+    if (args.count("s3.access_key") != 0) {
+      options.s3.credentials.access_key = get("s3.access_key");
+      options.s3.credentials.secret_key = get("s3.secret_key");
+      options.s3.credentials.session_token = get("s3.session_token");
+    }
+  }
+  return options;
+}
+
+std::string FileFunctionParamsMarkdown() {
+  std::string out =
+      "| parameter | S3() | local() | type | default | meaning |\n"
+      "| --- | --- | --- | --- | --- | --- |\n";
+  for (const ParamSpec& spec : FileFunctionParams()) {
+    std::string type;
+    switch (spec.type) {
+      case ParamType::kString: type = "string"; break;
+      case ParamType::kBool: type = "true/false"; break;
+      case ParamType::kInt: type = "integer"; break;
+      case ParamType::kChoice:
+        for (std::string_view choice : spec.choices) {
+          if (!type.empty()) type += ", ";
+          type += "`" + std::string(choice) + "`";
+        }
+        break;
+    }
+    std::string def(spec.default_value);
+    out += "| `" + std::string(spec.name) + "` | " + (spec.for_s3 ? "yes" : "") + " | " +
+           (spec.for_local ? "yes" : "") + " | " + type + " | " +
+           (def.empty() ? "" : "`" + def + "`") + " | " + std::string(spec.description) + " |\n";
+  }
+  return out;
+}
+
+}  // namespace millrace::load

@@ -1,0 +1,84 @@
+// Parameters of the S3() and local() table functions, declared once.
+//
+// The table below (FileFunctionParams) is the single declaration of every parameter: the
+// parser reads it to accept or reject keys, the validator to check values, and
+// docs/table_functions.md is generated from it (a test keeps the two in sync).
+//
+// Contract
+// - ParseFileFunctionArgs accepts the Doris parameter names of SPEC section 2. An unknown key
+//   is INVALID_ARGUMENT naming it and listing the supported keys; a bad value names the key and
+//   the accepted values. Secrets (s3.secret_key, s3.session_token) are registered with the
+//   logger as soon as they are parsed, so they are masked everywhere.
+// - local(): `file_path` is an absolute path or glob; Doris's `backend_id` is accepted and
+//   ignored (Millrace has one node).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "s3/s3_client.h"
+#include "sql/doris_table_functions.h"
+
+namespace millrace::load {
+
+enum class SourceKind { kS3, kLocal };
+
+enum class ParamType { kString, kBool, kInt, kChoice };
+
+struct ParamSpec {
+  std::string_view name;
+  ParamType type;
+  std::string_view default_value;  // "" when none
+  std::string_view description;
+  bool for_s3;
+  bool for_local;
+  std::vector<std::string_view> choices = {};  // for kChoice
+  bool secret = false;
+};
+
+const std::vector<ParamSpec>& FileFunctionParams();
+
+enum class Format { kCsv, kCsvWithNames, kCsvWithNamesAndTypes, kJson, kParquet };
+enum class Compression { kPlain, kGzip, kZstd, kBzip2, kLz4Frame, kDeflate };
+
+std::string_view FormatName(Format format);
+std::string_view CompressionName(Compression compression);
+// Infers compression from a file name suffix (.gz, .zst, .bz2, .lz4, .deflate); plain otherwise.
+Compression CompressionFromSuffix(std::string_view path);
+
+struct CsvOptions {
+  std::string column_separator = "\t";
+  std::string line_delimiter = "\n";
+  std::string enclose;  // "" : no quote character (Doris default)
+  std::string escape;
+  bool trim_double_quotes = false;
+  int64_t skip_lines = 0;
+};
+
+struct JsonOptions {
+  bool read_json_by_line = true;
+  bool strip_outer_array = false;
+  std::string json_root;  // "$.data" style; "" for the document itself
+  std::string jsonpaths;  // '["$.a", "$.b"]' style; "" for all fields
+};
+
+struct FileFunctionOptions {
+  SourceKind kind = SourceKind::kS3;
+  std::string pattern;  // s3://bucket/glob, or an absolute local path glob
+  Format format = Format::kCsv;
+  std::optional<Compression> compression;  // nullopt: inferred per file from its suffix
+  CsvOptions csv;
+  JsonOptions json;
+  s3::S3Config s3;  // for kS3
+};
+
+Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& args);
+
+// The parameter table as Markdown (for docs/table_functions.md).
+std::string FileFunctionParamsMarkdown();
+
+}  // namespace millrace::load

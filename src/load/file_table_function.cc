@@ -1,0 +1,50 @@
+#include "load/file_table_function.h"
+
+#include "load/reader_sql.h"
+
+namespace millrace::load {
+
+SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time) {
+  return [clock, settle_time](const FileFunctionOptions& options)
+             -> Result<std::unique_ptr<source::FileSource>> {
+    source::SourceOptions source_options;
+    source_options.clock = clock;
+    source_options.settle_time = settle_time;
+    source_options.s3 = options.s3;
+    return source::MakeSource(options.pattern, source_options);
+  };
+}
+
+Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
+  MR_ASSIGN_OR_RETURN(FileFunctionOptions options, ParseFileFunctionArgs(kind_, args));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<source::FileSource> source, config_.make_source(options));
+
+  std::vector<source::FileInfo> files;
+  source::ListOptions list;
+  list.max_files = config_.max_files + 1;
+  list.max_bytes = UINT64_MAX;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(source::Listing listing, source->List(list));
+    for (auto& file : listing.files) files.push_back(std::move(file));
+    if (!listing.more || listing.files.empty() || files.size() > config_.max_files) break;
+    list.start_after = files.back().key;
+  }
+  if (files.empty()) return Status::NotFound("no file matches " + source->Describe());
+  if (files.size() > config_.max_files) {
+    return Status::ResourceExhausted(source->Describe() + " matches more than " +
+                                     std::to_string(config_.max_files) +
+                                     " files; narrow the pattern or load it with a streaming job");
+  }
+
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<WorkDir> work, WorkDir::Create(config_.work_root));
+  FetchOptions fetch;
+  fetch.compression = options.compression;
+  fetch.parallelism = config_.download_parallelism;
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> readable,
+                      FetchFiles(*source, kind_, files, fetch, work->path()));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> sniff, config_.db->Connect());
+  MR_ASSIGN_OR_RETURN(std::string sql, BuildReadSql(options, readable, *sniff));
+  return sql::Expansion{std::move(sql), std::move(work)};
+}
+
+}  // namespace millrace::load

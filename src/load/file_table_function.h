@@ -1,0 +1,52 @@
+// S3(...) and local(...): the Doris file table functions, as expanders for the SQL layer.
+//
+// Contract
+// - Expand validates the arguments (see file_params.h), lists every file matching the pattern,
+//   fetches them into a work directory and returns a parenthesized SELECT over DuckDB's
+//   readers, plus the work directory as the statement's resources.
+// - No matching file is NOT_FOUND naming the pattern. Listing, download and format errors name
+//   the file. More than `max_files` matches is RESOURCE_EXHAUSTED (a streaming job is the tool
+//   for unbounded sets).
+// - Thread-safety: Expand may be called concurrently; each call uses its own connection to sniff.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/database.h"
+#include "load/batch.h"
+#include "load/file_params.h"
+#include "source/file_source.h"
+#include "sql/doris_table_functions.h"
+
+namespace millrace::load {
+
+using SourceFactory =
+    std::function<Result<std::unique_ptr<source::FileSource>>(const FileFunctionOptions&)>;
+
+// The production factory: S3 or local by the pattern's scheme (source::MakeSource), with the
+// function's S3 settings.
+SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time);
+
+struct FileTableFunctionConfig {
+  engine::Database* db = nullptr;  // not owned; used to sniff file shapes
+  std::string work_root;           // where work directories are created
+  SourceFactory make_source;
+  int download_parallelism = 4;
+  size_t max_files = 10'000;
+};
+
+class FileTableFunction final : public sql::TableFunctionExpander {
+ public:
+  FileTableFunction(SourceKind kind, FileTableFunctionConfig config)
+      : kind_(kind), config_(std::move(config)) {}
+  Result<sql::Expansion> Expand(const sql::DorisArgs& args) override;
+
+ private:
+  SourceKind kind_;
+  FileTableFunctionConfig config_;
+};
+
+}  // namespace millrace::load

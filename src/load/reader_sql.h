@@ -1,0 +1,37 @@
+// Turning a batch of local files and the S3()/local() options into the DuckDB SELECT that reads
+// them, with Doris's column conventions.
+//
+// Contract
+// - PrepareLocalFile makes a file readable by DuckDB's readers: files compressed with a codec
+//   DuckDB lacks (bz2, lz4frame, deflate) are decompressed into `work_dir`; files whose
+//   compression is gzip or zstd but whose name lacks the suffix DuckDB keys on get a symlink
+//   with it. Errors name the file (a truncated or corrupt stream is DATA_LOSS).
+// - BuildReadSql returns a parenthesized SELECT usable where a table stands. Columns:
+//   csv -> c1..cN, all VARCHAR (as Doris); csv_with_names -> names from the header, VARCHAR;
+//   csv_with_names_and_types -> names from line 1, line 2 (types) skipped, VARCHAR;
+//   json -> the documents' fields with DuckDB's inferred types (json_root selects the element
+//   holding the rows, jsonpaths selects fields named by their last path segment);
+//   parquet -> the file's schema. The schema comes from the first file; later files that do
+//   not fit fail with DuckDB's error naming the file.
+// - `sniff` is used to read the first file's shape; it runs no statement that writes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/database.h"
+#include "load/file_params.h"
+
+namespace millrace::load {
+
+Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Compression> declared,
+                                     const std::string& work_dir, int index);
+
+Result<std::string> BuildReadSql(const FileFunctionOptions& options,
+                                 const std::vector<std::string>& files, engine::Connection& sniff);
+
+// Decompresses `in` (bz2, lz4frame, deflate/zlib, gzip or zstd) into `out`.
+Status DecompressFile(Compression compression, const std::string& in, const std::string& out);
+
+}  // namespace millrace::load

@@ -1,0 +1,100 @@
+// Helpers for the job tests: a database with a running JobService over local directories.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "engine/engine_test_util.h"
+#include "job/job_service.h"
+#include "source/local_source.h"
+#include "testing/temp_dir.h"
+
+namespace millrace::job {
+
+inline void WriteFile(const std::string& path, const std::string& content) {
+  // Written under a temporary name and renamed, as a well-behaved producer does.
+  {
+    std::ofstream out(path + ".tmp", std::ios::binary);
+    out << content;
+  }
+  std::rename((path + ".tmp").c_str(), path.c_str());
+}
+
+// Polls `condition` until it holds or `timeout` passes; returns whether it held. Tests assert on
+// the outcome, never on how long it took.
+inline bool WaitFor(const std::function<bool()>& condition,
+                    std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return condition();
+}
+
+class JobServiceHarness {
+ public:
+  explicit JobServiceHarness(const std::string& db_path) : db_path_(db_path) {}
+
+  void Start() {
+    db_ = engine::OpenOrDie({.path = db_path_});
+    conn_ = engine::ConnectOrDie(*db_);
+    JobServiceConfig config;
+    config.db = db_.get();
+    config.clock = Clock::Real();
+    config.work_root = db_path_ + ".work";
+    config.retry_backoff = std::chrono::milliseconds(10);
+    config.make_source = [](const load::FileFunctionOptions& options)
+        -> Result<std::unique_ptr<source::FileSource>> {
+      source::LocalSourceOptions local;
+      local.settle_time = std::chrono::milliseconds(100);
+      MR_ASSIGN_OR_RETURN(auto src, source::LocalSource::Create(options.pattern, local));
+      return std::unique_ptr<source::FileSource>(std::move(src));
+    };
+    auto service = JobService::Start(std::move(config));
+    ASSERT_TRUE(service.ok()) << service.status().ToString();
+    service_ = std::move(service).value();
+    ASSERT_TRUE(service_->RegisterViews(&registry_).ok());
+  }
+
+  void Stop() {
+    service_.reset();
+    conn_.reset();
+    db_.reset();
+  }
+
+  Result<std::string> Run(const std::string& statement) { return service_->Execute(statement); }
+
+  std::vector<std::vector<std::string>> Query(const std::string& sql) {
+    return engine::QueryRows(*conn_, sql);
+  }
+  // Runs `sql` after expanding the Doris-style table functions the service registered.
+  std::vector<std::vector<std::string>> QueryExpanded(const std::string& sql) {
+    auto expanded = registry_.Expand(sql);
+    EXPECT_TRUE(expanded.ok()) << expanded.status().ToString();
+    if (!expanded.ok()) return {};
+    return engine::QueryRows(*conn_, expanded->sql);
+  }
+  std::string Value(const std::string& sql) { return engine::QueryValue(*conn_, sql); }
+  engine::Connection& conn() { return *conn_; }
+
+  // The value of `column` of job `name` in jobs().
+  std::string JobColumn(const std::string& name, const std::string& column) {
+    return Value("SELECT coalesce(CAST(" + column +
+                 " AS VARCHAR), 'NULL') FROM jobs(type := 'insert') WHERE Name = '" + name + "'");
+  }
+
+ private:
+  std::string db_path_;
+  std::unique_ptr<engine::Database> db_;
+  std::unique_ptr<engine::Connection> conn_;
+  sql::TableFunctionRegistry registry_;
+  std::unique_ptr<JobService> service_;
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,103 @@
+#include "load/file_params.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/logging.h"
+
+namespace millrace::load {
+namespace {
+
+TEST(FileParamsTest, DefaultsComeFromTheTable) {
+  auto options = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*.csv"}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(options->format, Format::kCsv);
+  EXPECT_EQ(options->csv.column_separator, "\t");
+  EXPECT_EQ(options->csv.line_delimiter, "\n");
+  EXPECT_FALSE(options->compression.has_value());
+  EXPECT_EQ(options->s3.region, "us-east-1");
+  EXPECT_TRUE(options->json.read_json_by_line);
+}
+
+TEST(FileParamsTest, EveryValueIsParsed) {
+  auto options = ParseFileFunctionArgs(
+      SourceKind::kS3, {{"uri", "s3://b/k"},
+                        {"format", "JSON"},
+                        {"column_separator", "\\x01"},
+                        {"compress_type", "bz2"},
+                        {"s3.endpoint", "http://127.0.0.1:9000"},
+                        {"s3.access_key", "AK"},
+                        {"s3.secret_key", "verysecretvalue"},
+                        {"use_path_style", "true"},
+                        {"strip_outer_array", "true"}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(options->format, Format::kJson);
+  EXPECT_EQ(options->csv.column_separator, std::string(1, '\x01'));
+  EXPECT_EQ(options->compression, Compression::kBzip2);
+  EXPECT_TRUE(options->s3.use_path_style);
+  EXPECT_EQ(options->s3.credentials.access_key, "AK");
+  EXPECT_EQ(options->s3.credentials.secret_key, "verysecretvalue");
+  EXPECT_TRUE(options->json.strip_outer_array);
+  // The secret is masked in logs from the moment it was parsed.
+  EXPECT_EQ(Logger::Default().Redact("key=verysecretvalue"), "key=****");
+}
+
+TEST(FileParamsTest, UnknownKeysAndBadValuesAreNamed) {
+  auto unknown = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k"}, {"colour", "red"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown parameter \"colour\""), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("column_separator"), std::string::npos);
+
+  auto local_only = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k"}, {"file_path", "/x"}});
+  EXPECT_FALSE(local_only.ok());
+
+  auto format = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"format", "orc"}});
+  ASSERT_FALSE(format.ok());
+  EXPECT_NE(format.status().message().find("\"format\" must be one of csv"), std::string::npos);
+
+  auto skip = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"skip_lines", "-1"}});
+  ASSERT_FALSE(skip.ok());
+  EXPECT_NE(skip.status().message().find("skip_lines"), std::string::npos);
+
+  auto flag = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"trim_double_quotes", "maybe"}});
+  ASSERT_FALSE(flag.ok());
+  EXPECT_NE(flag.status().message().find("trim_double_quotes"), std::string::npos);
+
+  auto relative = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "data/*.csv"}});
+  ASSERT_FALSE(relative.ok());
+  EXPECT_NE(relative.status().message().find("absolute"), std::string::npos);
+
+  auto missing = ParseFileFunctionArgs(SourceKind::kS3, {{"format", "csv"}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("\"uri\" is required"), std::string::npos);
+
+  auto bad_uri = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "http://b/k"}});
+  EXPECT_FALSE(bad_uri.ok());
+
+  auto newline = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"line_delimiter", "|"}});
+  EXPECT_FALSE(newline.ok());
+}
+
+TEST(FileParamsTest, SuffixInference) {
+  EXPECT_EQ(CompressionFromSuffix("a/b.csv.gz"), Compression::kGzip);
+  EXPECT_EQ(CompressionFromSuffix("b.json.zst"), Compression::kZstd);
+  EXPECT_EQ(CompressionFromSuffix("b.csv.bz2"), Compression::kBzip2);
+  EXPECT_EQ(CompressionFromSuffix("b.lz4"), Compression::kLz4Frame);
+  EXPECT_EQ(CompressionFromSuffix("b.deflate"), Compression::kDeflate);
+  EXPECT_EQ(CompressionFromSuffix("b.csv"), Compression::kPlain);
+}
+
+// docs/table_functions.md holds the generated parameter table; it must match the code.
+TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
+  std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  EXPECT_NE(doc.str().find(FileFunctionParamsMarkdown()), std::string::npos)
+      << "regenerate the table in docs/table_functions.md:\n"
+      << FileFunctionParamsMarkdown();
+}
+
+}  // namespace
+}  // namespace millrace::load

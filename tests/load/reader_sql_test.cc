@@ -1,0 +1,223 @@
+#include "load/reader_sql.h"
+
+#include <bzlib.h>
+#include <gtest/gtest.h>
+#include <lz4frame.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <fstream>
+
+#include "engine/database.h"
+#include "engine/engine_test_util.h"
+#include "load/file_params.h"
+#include "testing/temp_dir.h"
+
+namespace millrace::load {
+namespace {
+
+using engine::QueryRows;
+using Rows = std::vector<std::vector<std::string>>;
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+std::string Compress(Compression c, const std::string& in) {
+  std::string out;
+  switch (c) {
+    case Compression::kGzip:
+    case Compression::kDeflate: {
+      z_stream zs{};
+      deflateInit2(&zs, 6, Z_DEFLATED, c == Compression::kGzip ? 15 + 16 : 15, 8,
+                   Z_DEFAULT_STRATEGY);
+      out.resize(deflateBound(&zs, in.size()) + 64);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+      zs.avail_in = static_cast<uInt>(in.size());
+      zs.next_out = reinterpret_cast<Bytef*>(out.data());
+      zs.avail_out = static_cast<uInt>(out.size());
+      deflate(&zs, Z_FINISH);
+      out.resize(zs.total_out);
+      deflateEnd(&zs);
+      return out;
+    }
+    case Compression::kZstd:
+      out.resize(ZSTD_compressBound(in.size()));
+      out.resize(ZSTD_compress(out.data(), out.size(), in.data(), in.size(), 3));
+      return out;
+    case Compression::kBzip2: {
+      unsigned int size = static_cast<unsigned int>(in.size() * 1.01 + 600);
+      out.resize(size);
+      BZ2_bzBuffToBuffCompress(out.data(), &size, const_cast<char*>(in.data()),
+                               static_cast<unsigned>(in.size()), 9, 0, 0);
+      out.resize(size);
+      return out;
+    }
+    case Compression::kLz4Frame:
+      out.resize(LZ4F_compressFrameBound(in.size(), nullptr));
+      out.resize(LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), nullptr));
+      return out;
+    case Compression::kPlain:
+      return in;
+  }
+  return in;
+}
+
+class ReaderSqlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = engine::OpenOrDie({});
+    conn_ = engine::ConnectOrDie(*db_);
+  }
+
+  FileFunctionOptions Options(sql::DorisArgs args) {
+    args.emplace("file_path", dir_.Join("*"));
+    auto options = ParseFileFunctionArgs(SourceKind::kLocal, args);
+    EXPECT_TRUE(options.ok()) << options.status().ToString();
+    return options.ok() ? *options : FileFunctionOptions{};
+  }
+
+  // Reads `files` (names in dir_) with `args` and returns the rows of `select` over them.
+  Rows Read(const sql::DorisArgs& args, const std::vector<std::string>& names,
+            const std::string& select = "SELECT * FROM t") {
+    FileFunctionOptions options = Options(args);
+    std::vector<std::string> files;
+    int index = 0;
+    for (const std::string& name : names) {
+      auto prepared = PrepareLocalFile(dir_.Join(name), options.compression, work_.path(), index++);
+      EXPECT_TRUE(prepared.ok()) << prepared.status().ToString();
+      if (!prepared.ok()) return {};
+      files.push_back(*prepared);
+    }
+    auto sql = BuildReadSql(options, files, *conn_);
+    EXPECT_TRUE(sql.ok()) << sql.status().ToString();
+    if (!sql.ok()) return {};
+    std::string query = select;
+    query.replace(query.find("FROM t"), 6, "FROM " + *sql + " AS t");
+    return QueryRows(*conn_, query);
+  }
+
+  testing::TempDir dir_;
+  testing::TempDir work_;
+  std::unique_ptr<engine::Database> db_;
+  std::unique_ptr<engine::Connection> conn_;
+};
+
+TEST_F(ReaderSqlTest, CsvColumnsAreC1ToCnAsText) {
+  WriteFile(dir_.Join("a.csv"), "1,alice,3.5\n2,bob,\n");
+  EXPECT_EQ(Read({{"column_separator", ","}}, {"a.csv"}, "SELECT c1, c2, c3 FROM t ORDER BY c1"),
+            (Rows{{"1", "alice", "3.5"}, {"2", "bob", "NULL"}}));
+  EXPECT_EQ(Read({{"column_separator", ","}}, {"a.csv"},
+                 "SELECT typeof(c1), count(*) FROM t GROUP BY ALL"),
+            (Rows{{"VARCHAR", "2"}}));
+}
+
+TEST_F(ReaderSqlTest, CsvDefaultSeparatorIsTabAndQuotesAreDataWithoutEnclose) {
+  WriteFile(dir_.Join("a.tsv"), "1\t\"x, y\"\n");
+  EXPECT_EQ(Read({}, {"a.tsv"}), (Rows{{"1", "\"x, y\""}}));
+}
+
+TEST_F(ReaderSqlTest, CsvEncloseEscapeCrlfBomAndSkipLines) {
+  WriteFile(dir_.Join("a.csv"),
+            "\xEF\xBB\xBFjunk line\r\n1,\"quoted, with comma\",\"say \\\"hi\\\"\"\r\n"
+            "2,\"multi\r\nline\",plain\r\n");
+  EXPECT_EQ(Read({{"column_separator", ","},
+                  {"enclose", "\""},
+                  {"escape", "\\"},
+                  {"line_delimiter", "\\r\\n"},
+                  {"skip_lines", "1"}},
+                 {"a.csv"}, "SELECT c1, c2, c3 FROM t ORDER BY c1"),
+            (Rows{{"1", "quoted, with comma", "say \"hi\""}, {"2", "multi\r\nline", "plain"}}));
+}
+
+TEST_F(ReaderSqlTest, CsvTrimDoubleQuotes) {
+  WriteFile(dir_.Join("a.csv"), "\"1\",\"a\"\n");
+  EXPECT_EQ(Read({{"column_separator", ","}, {"trim_double_quotes", "true"}}, {"a.csv"}),
+            (Rows{{"1", "a"}}));
+}
+
+TEST_F(ReaderSqlTest, CsvWithNamesAndWithNamesAndTypes) {
+  WriteFile(dir_.Join("n.csv"), "id,name\n1,a\n2,b\n");
+  EXPECT_EQ(Read({{"column_separator", ","}, {"format", "csv_with_names"}}, {"n.csv"},
+                 "SELECT name, id FROM t ORDER BY id"),
+            (Rows{{"a", "1"}, {"b", "2"}}));
+  WriteFile(dir_.Join("t.csv"), "id,name\nINT,VARCHAR(10)\n1,a\n");
+  EXPECT_EQ(Read({{"column_separator", ","}, {"format", "csv_with_names_and_types"}}, {"t.csv"},
+                 "SELECT id, name FROM t"),
+            (Rows{{"1", "a"}}));
+}
+
+TEST_F(ReaderSqlTest, EveryCompressionReadsTheSameRows) {
+  const std::string csv = "1,x\n2,y\n3,z\n";
+  const std::vector<std::pair<Compression, std::string>> cases = {
+      {Compression::kPlain, "p.csv"},     {Compression::kGzip, "g.csv.gz"},
+      {Compression::kZstd, "z.csv.zst"},  {Compression::kBzip2, "b.csv.bz2"},
+      {Compression::kLz4Frame, "l.csv.lz4"}, {Compression::kDeflate, "d.csv.deflate"}};
+  for (const auto& [compression, name] : cases) {
+    WriteFile(dir_.Join(name), Compress(compression, csv));
+    // Inferred from the suffix ...
+    EXPECT_EQ(Read({{"column_separator", ","}}, {name}, "SELECT count(*), max(c2) FROM t"),
+              (Rows{{"3", "z"}}))
+        << name;
+    // ... and declared on a file without one.
+    const std::string bare = "bare_" + std::string(CompressionName(compression));
+    WriteFile(dir_.Join(bare), Compress(compression, csv));
+    EXPECT_EQ(Read({{"column_separator", ","},
+                    {"compress_type", std::string(CompressionName(compression))}},
+                   {bare}, "SELECT count(*), max(c2) FROM t"),
+              (Rows{{"3", "z"}}))
+        << bare;
+  }
+}
+
+TEST_F(ReaderSqlTest, TruncatedCompressedFileIsDataLossNamingTheFile) {
+  for (Compression c : {Compression::kBzip2, Compression::kLz4Frame, Compression::kDeflate}) {
+    const std::string full = Compress(c, std::string(100000, 'x') + "\n");
+    const std::string name = "trunc_" + std::string(CompressionName(c));
+    WriteFile(dir_.Join(name), full.substr(0, full.size() / 2));
+    auto prepared = PrepareLocalFile(dir_.Join(name), c, work_.path(), 99);
+    ASSERT_FALSE(prepared.ok()) << name;
+    EXPECT_EQ(prepared.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(prepared.status().message().find(name), std::string::npos);
+  }
+}
+
+TEST_F(ReaderSqlTest, JsonLinesArraysRootAndPaths) {
+  WriteFile(dir_.Join("l.json"), "{\"id\": 1, \"u\": {\"name\": \"a\"}}\n{\"id\": 2, \"u\": {\"name\": \"b\"}}\n");
+  EXPECT_EQ(Read({{"format", "json"}}, {"l.json"}, "SELECT id, u.name FROM t ORDER BY id"),
+            (Rows{{"1", "a"}, {"2", "b"}}));
+  EXPECT_EQ(Read({{"format", "json"}, {"jsonpaths", "[\"$.id\", \"$.u.name\"]"}}, {"l.json"},
+                 "SELECT id, name FROM t ORDER BY id"),
+            (Rows{{"1", "a"}, {"2", "b"}}));
+
+  WriteFile(dir_.Join("a.json"), "[{\"id\": 3}, {\"id\": 4}]");
+  EXPECT_EQ(Read({{"format", "json"}, {"strip_outer_array", "true"}, {"read_json_by_line", "false"}},
+                 {"a.json"}, "SELECT id FROM t ORDER BY id"),
+            (Rows{{"3"}, {"4"}}));
+
+  WriteFile(dir_.Join("r.json"), "{\"data\": [{\"id\": 5, \"v\": \"x\"}, {\"id\": 6, \"v\": \"y\"}]}\n");
+  EXPECT_EQ(Read({{"format", "json"}, {"json_root", "$.data"}, {"strip_outer_array", "true"}},
+                 {"r.json"}, "SELECT id, v FROM t ORDER BY id"),
+            (Rows{{"5", "x"}, {"6", "y"}}));
+}
+
+TEST_F(ReaderSqlTest, ParquetWrittenByDuckDB) {
+  ASSERT_TRUE(conn_->Execute("COPY (SELECT range AS id, 'v' || range AS v FROM range(1000)) TO " +
+                             engine::QuoteLiteral(dir_.Join("p.parquet")) + " (FORMAT parquet)")
+                  .ok());
+  EXPECT_EQ(Read({{"format", "parquet"}}, {"p.parquet", "p.parquet"},
+                 "SELECT count(*), sum(id), max(v) FROM t"),
+            (Rows{{"2000", "999000", "v999"}}));
+}
+
+TEST_F(ReaderSqlTest, SeveralFilesAreOneTable) {
+  WriteFile(dir_.Join("1.csv"), "1,a\n");
+  WriteFile(dir_.Join("2.csv"), "2,b\n3,c\n");
+  EXPECT_EQ(Read({{"column_separator", ","}}, {"1.csv", "2.csv"},
+                 "SELECT count(*), string_agg(c2, '' ORDER BY c1) FROM t"),
+            (Rows{{"3", "abc"}}));
+}
+
+}  // namespace
+}  // namespace millrace::load
