@@ -11,7 +11,6 @@
 
 #include "engine/engine_test_util.h"
 #include "job/job_service.h"
-#include "source/local_source.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::job {
@@ -49,13 +48,8 @@ class JobServiceHarness {
     config.clock = Clock::Real();
     config.work_root = db_path_ + ".work";
     config.retry_backoff = std::chrono::milliseconds(10);
-    config.make_source = [](const load::FileFunctionOptions& options)
-        -> Result<std::unique_ptr<source::FileSource>> {
-      source::LocalSourceOptions local;
-      local.settle_time = std::chrono::milliseconds(100);
-      MR_ASSIGN_OR_RETURN(auto src, source::LocalSource::Create(options.pattern, local));
-      return std::unique_ptr<source::FileSource>(std::move(src));
-    };
+    // Local files settle quickly in tests; S3 sources ignore the setting.
+    config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
     auto service = JobService::Start(std::move(config));
     ASSERT_TRUE(service.ok()) << service.status().ToString();
     service_ = std::move(service).value();
