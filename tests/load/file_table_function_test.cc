@@ -1,0 +1,104 @@
+// S3(...) and local(...) as the SQL layer expands them, against s3rver and a temp directory.
+#include "load/file_table_function.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "engine/engine_test_util.h"
+#include "testing/s3rver.h"
+#include "testing/temp_dir.h"
+
+namespace millrace::load {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+class FileTableFunctionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto server = testing::S3rver::Start({"data"});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    s3_ = std::move(server).value();
+    db_ = engine::OpenOrDie({});
+    conn_ = engine::ConnectOrDie(*db_);
+    FileTableFunctionConfig config;
+    config.db = db_.get();
+    config.work_root = work_.path();
+    config.make_source = DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(0));
+    registry_.Register("s3", std::make_shared<FileTableFunction>(SourceKind::kS3, config));
+    registry_.Register("local", std::make_shared<FileTableFunction>(SourceKind::kLocal, config));
+  }
+
+  std::string S3(const std::string& uri, const std::string& extra = "") {
+    return "S3(\"uri\" = \"" + uri + "\", \"s3.endpoint\" = \"" + s3_->endpoint() +
+           "\", \"s3.access_key\" = \"S3RVER\", \"s3.secret_key\" = \"S3RVER\", "
+           "\"use_path_style\" = \"true\"" + extra + ")";
+  }
+
+  Result<Rows> Run(const std::string& sql) {
+    MR_ASSIGN_OR_RETURN(auto expanded, registry_.Expand(sql));
+    auto rows = engine::QueryRows(*conn_, expanded.sql);
+    return rows;
+  }
+
+  std::unique_ptr<testing::S3rver> s3_;
+  testing::TempDir work_;
+  testing::TempDir local_;
+  std::unique_ptr<engine::Database> db_;
+  std::unique_ptr<engine::Connection> conn_;
+  sql::TableFunctionRegistry registry_;
+};
+
+TEST_F(FileTableFunctionTest, S3SelectOverAGlob) {
+  ASSERT_TRUE(s3_->PutObject("data", "d/2026-01.csv", "1\ta\n2\tb\n").ok());
+  ASSERT_TRUE(s3_->PutObject("data", "d/2026-02.csv", "3\tc\n").ok());
+  ASSERT_TRUE(s3_->PutObject("data", "d/2026-03.tsv", "9\tz\n").ok());
+  auto rows = Run("SELECT c1, c2 FROM " + S3("s3://data/d/2026-0{1,2}.csv") + " ORDER BY c1");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Rows{{"1", "a"}, {"2", "b"}, {"3", "c"}}));
+}
+
+TEST_F(FileTableFunctionTest, S3InsertSelectWithCompressionAndJson) {
+  ASSERT_TRUE(conn_->Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
+  ASSERT_TRUE(s3_->PutObject("data", "j/a.json", "{\"id\": 1, \"name\": \"x\"}\n{\"id\": 2, \"name\": \"y\"}\n").ok());
+  auto expanded = registry_.Expand("INSERT INTO t SELECT id, name FROM " + S3("s3://data/j/*.json", ", \"format\" = \"json\""));
+  ASSERT_TRUE(expanded.ok()) << expanded.status().ToString();
+  ASSERT_TRUE(conn_->Execute(expanded->sql).ok());
+  EXPECT_EQ(engine::QueryRows(*conn_, "SELECT * FROM t ORDER BY id"), (Rows{{"1", "x"}, {"2", "y"}}));
+}
+
+TEST_F(FileTableFunctionTest, LocalSelect) {
+  {
+    std::ofstream out(local_.Join("a.csv"));
+    out << "k,v\n1,one\n";
+  }
+  auto rows = Run("SELECT v FROM local(\"file_path\" = \"" + local_.Join("*.csv") +
+                  "\", \"format\" = \"csv_with_names\", \"column_separator\" = \",\")");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Rows{{"one"}}));
+}
+
+TEST_F(FileTableFunctionTest, ErrorsNameTheProblem) {
+  auto none = Run("SELECT * FROM " + S3("s3://data/nothing/*.csv"));
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(none.status().message().find("no file matches s3://data/nothing/*.csv"),
+            std::string::npos) << none.status().message();
+
+  auto unknown = Run("SELECT * FROM " + S3("s3://data/d/*.csv", ", \"colour\" = \"red\""));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("\"colour\""), std::string::npos);
+
+  auto bucket = Run("SELECT * FROM " + S3("s3://nobucket/d/*.csv"));
+  ASSERT_FALSE(bucket.ok());
+  EXPECT_NE(bucket.status().message().find("nobucket"), std::string::npos)
+      << bucket.status().message();
+
+  auto local = Run("SELECT * FROM local(\"file_path\" = \"relative/*.csv\")");
+  ASSERT_FALSE(local.ok());
+  EXPECT_NE(local.status().message().find("absolute"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace millrace::load
