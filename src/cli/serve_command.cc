@@ -1,15 +1,30 @@
+// `millrace serve`: opens the database, starts the MySQL and HTTP servers, and runs until
+// SIGTERM or SIGINT.
+//
+// Ports: once both servers listen, the actual ports (useful with --mysql-port 0 / --http-port
+// 0) are logged ("mysql listening on 127.0.0.1:NNNNN") and written to <data-dir>/ports.json as
+// {"mysql_port": N, "http_port": N, "pid": N}; the file is removed on shutdown.
+//
+// Shutdown: stop accepting, close idle connections, give running statements --shutdown-grace
+// seconds, interrupt what is left, then close the database (checkpoint).
 #include <signal.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
+#include "asio.hpp"
 #include "cli/commands.h"
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/server_config.h"
 #include "engine/database.h"
+#include "http/http_server.h"
+#include "http/metrics.h"
+#include "server/mysql_server.h"
+#include "sql/router.h"
 
 namespace millrace::cli {
 namespace {
@@ -21,29 +36,89 @@ Status EnsureDirectory(const std::string& path) {
   return Status::Ok();
 }
 
-// Blocks SIGINT/SIGTERM in every thread (call before starting any) and returns the set, so
-// that one thread can wait for them with sigwait.
-sigset_t BlockShutdownSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
+std::string PortsFile(const ServerConfig& config) {
+  return config.data_dir + "/ports.json";
+}
+
+// Written to a temporary name and renamed, so a reader never sees a partial file.
+Status WritePortsFile(const ServerConfig& config, uint16_t mysql_port, uint16_t http_port) {
+  const std::string path = PortsFile(config);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << "{\"mysql_port\": " << mysql_port << ", \"http_port\": " << http_port
+        << ", \"pid\": " << getpid() << "}\n";
+    if (!out.flush()) return Status::IoError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IoError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+void RemovePortsFile(const ServerConfig& config) {
+  std::error_code ec;
+  std::filesystem::remove(PortsFile(config), ec);
+  if (ec) {
+    MR_LOG(kWarning) << "cannot remove " << PortsFile(config) << ": " << ec.message();
+  }
+}
+
+// Blocks until SIGINT or SIGTERM and returns its number.
+int WaitForShutdownSignal() {
+  asio::io_context io;
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  int received = 0;
+  signals.async_wait([&received](const asio::error_code& ec, int number) {
+    if (!ec) received = number;
+  });
+  io.run();
+  return received;
+}
+
+// /api/health: the database answers a query.
+class DatabaseHealth {
+ public:
+  explicit DatabaseHealth(std::unique_ptr<engine::Connection> conn) : conn_(std::move(conn)) {}
+
+  http::HealthReport Check() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    http::HealthReport report;
+    report.fields.emplace_back("duckdb", http::JsonQuote(engine::LibraryVersion()));
+    auto result = conn_->Query("SELECT 1");
+    Status status = result.status();
+    if (result.ok()) status = (*result)->Next().status();
+    if (!status.ok()) {
+      report.healthy = false;
+      report.reason = "the database does not answer: " + status.message();
+    }
+    return report;
+  }
+
+ private:
+  Mutex mu_;
+  std::unique_ptr<engine::Connection> conn_ GUARDED_BY(mu_);
+};
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "millrace serve: %s\n", status.message().c_str());
+  return 1;
 }
 
 }  // namespace
 
 int RunServe(const std::vector<std::string>& args) {
   const EnvLookup env = ProcessEnv();
-  auto flags = ParseFlags(args, ServerConfig::Flags(), env);
+  std::vector<FlagSpec> specs = ServerConfig::Flags();
+  const std::vector<FlagSpec>& mysql_specs = server::MySqlServerOptions::Flags();
+  specs.insert(specs.end(), mysql_specs.begin(), mysql_specs.end());
+  auto flags = ParseFlags(args, specs, env);
   if (!flags.ok()) {
     std::fprintf(stderr, "millrace serve: %s\n", flags.status().message().c_str());
     return 2;
   }
   if (flags->help()) {
-    std::printf("usage: millrace serve [options]\n\n%s",
-                FlagsHelp(ServerConfig::Flags()).c_str());
+    std::printf("usage: millrace serve [options]\n\n%s", FlagsHelp(specs).c_str());
     return 0;
   }
   auto config = ServerConfig::FromFlags(*flags, env);
@@ -51,30 +126,64 @@ int RunServe(const std::vector<std::string>& args) {
     std::fprintf(stderr, "millrace serve: %s\n", config.status().message().c_str());
     return 2;
   }
+  auto mysql_options = server::MySqlServerOptions::FromFlags(*config, *flags);
+  if (!mysql_options.ok()) {
+    std::fprintf(stderr, "millrace serve: %s\n", mysql_options.status().message().c_str());
+    return 2;
+  }
   Logger::Default().SetLevel(ParseLogLevel(config->log_level).value_or(LogLevel::kInfo));
 
-  if (Status status = EnsureDirectory(config->data_dir); !status.ok()) {
-    std::fprintf(stderr, "millrace serve: %s\n", status.message().c_str());
-    return 1;
-  }
-  const sigset_t signals = BlockShutdownSignals();
+  if (Status status = EnsureDirectory(config->data_dir); !status.ok()) return Fail(status);
+  RemovePortsFile(*config);  // a stale file from a killed run must not mislead anyone
 
   engine::DatabaseOptions options;
   options.path = config->DatabasePath();
   options.memory_limit = config->memory_limit;
   options.threads = config->threads;
   auto db = engine::Database::Open(options);
-  if (!db.ok()) {
-    std::fprintf(stderr, "millrace serve: %s\n", db.status().message().c_str());
-    return 1;
-  }
+  if (!db.ok()) return Fail(db.status());
   MR_LOG(kInfo) << "database open at " << options.path;
-  MR_LOG(kInfo) << "the SQL server is not part of this build yet: serve holds the database "
-                   "open and waits for SIGTERM or SIGINT";
+  auto health_conn = (*db)->Connect();
+  if (!health_conn.ok()) return Fail(health_conn.status());
 
   int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  MR_LOG(kInfo) << "received " << strsignal(signal_number) << ", shutting down";
+  {
+    http::MetricsRegistry metrics;
+    metrics.AddCallbackGauge("process_resident_memory_bytes", "resident memory of the process",
+                             http::ProcessResidentBytes);
+    sql::RouterOptions router_options;
+    router_options.system_variables = mysql_options->SystemVariables();
+    sql::Router router(db->get(), router_options);
+    server::MySqlServer mysql(*mysql_options, &router, &metrics);
+    if (Status status = mysql.Start(); !status.ok()) return Fail(status);
+
+    DatabaseHealth health(std::move(health_conn).value());
+    http::HttpServer http_server(
+        {config->bind_address, config->http_port}, &metrics,
+        [&health, &mysql] {
+          http::HealthReport report = health.Check();
+          report.fields.emplace_back("mysql_connections", std::to_string(mysql.active_sessions()));
+          return report;
+        },
+        Clock::Real());
+    if (Status status = http_server.Start(); !status.ok()) {
+      mysql.Shutdown(std::chrono::milliseconds(0));
+      return Fail(status);
+    }
+    MR_LOG(kInfo) << "mysql listening on " << config->bind_address << ":" << mysql.port();
+    MR_LOG(kInfo) << "http listening on " << config->bind_address << ":" << http_server.port();
+    if (Status status = WritePortsFile(*config, mysql.port(), http_server.port()); !status.ok()) {
+      http_server.Stop();
+      mysql.Shutdown(std::chrono::milliseconds(0));
+      return Fail(status);
+    }
+
+    signal_number = WaitForShutdownSignal();
+    MR_LOG(kInfo) << "received " << strsignal(signal_number) << ", shutting down";
+    RemovePortsFile(*config);
+    http_server.Stop();
+    mysql.Shutdown(mysql_options->shutdown_grace);
+  }
   db->reset();  // closes the database cleanly (checkpoint) before exit
   MR_LOG(kInfo) << "stopped";
   return 0;

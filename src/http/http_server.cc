@@ -1,0 +1,140 @@
+#include "http/http_server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <cstdio>
+#include <exception>
+
+#include "common/logging.h"
+#include "common/version.h"
+
+namespace millrace::http {
+
+struct HttpServer::Impl {
+  httplib::Server server;
+};
+
+std::string JsonQuote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+HttpServer::HttpServer(HttpServerOptions options, MetricsRegistry* metrics, HealthCheck health,
+                       Clock* clock)
+    : options_(std::move(options)),
+      metrics_(metrics),
+      health_(std::move(health)),
+      clock_(clock),
+      started_(clock->SteadyNow()),
+      requests_(metrics->AddCounter("millrace_http_requests_total", "HTTP requests served")),
+      impl_(std::make_unique<Impl>()) {}
+
+HttpServer::~HttpServer() {
+  Stop();
+}
+
+void HttpServer::Get(std::string path, Handler handler) {
+  routes_.emplace_back(std::move(path), std::move(handler));
+}
+
+HttpResponse HttpServer::Health() {
+  HealthReport report = health_ ? health_() : HealthReport{};
+  const auto uptime =
+      std::chrono::duration_cast<std::chrono::seconds>(clock_->SteadyNow() - started_).count();
+  std::string body = "{\"status\":" + JsonQuote(report.healthy ? "ok" : "unavailable");
+  if (!report.healthy) body += ",\"reason\":" + JsonQuote(report.reason);
+  body += ",\"version\":" + JsonQuote(kMillraceVersion);
+  body += ",\"uptime_seconds\":" + std::to_string(uptime);
+  for (const auto& [name, value] : report.fields)
+    body += "," + JsonQuote(name) + ":" + value;
+  body += "}\n";
+  return HttpResponse{report.healthy ? 200 : 503, "application/json", std::move(body)};
+}
+
+Status HttpServer::Start() {
+  httplib::Server& server = impl_->server;
+  auto serve = [this](Handler handler) {
+    return
+        [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+          requests_->Add();
+          HttpRequest request{req.path, {}};
+          for (const auto& [key, value] : req.params)
+            request.params[key] = value;
+          HttpResponse response = handler(request);
+          res.status = response.status;
+          res.set_content(response.body, response.content_type.c_str());
+        };
+  };
+  server.Get("/api/health", serve([this](const HttpRequest&) { return Health(); }));
+  server.Get("/metrics", serve([this](const HttpRequest&) {
+               return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
+                                   metrics_->RenderPrometheus()};
+             }));
+  for (auto& [path, handler] : routes_)
+    server.Get(path, serve(handler));
+  server.set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
+        MR_LOG(kError) << "HTTP handler for " << req.path << " failed with an exception";
+        res.status = 500;
+        res.set_content("{\"error\":\"internal error\"}\n", "application/json");
+      });
+
+  int port = options_.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(options_.bind_address);
+  } else if (!server.bind_to_port(options_.bind_address, port)) {
+    port = -1;
+  }
+  if (port <= 0) {
+    return Status::Unavailable("cannot listen for HTTP on " + options_.bind_address + ":" +
+                               std::to_string(options_.port));
+  }
+  port_ = static_cast<uint16_t>(port);
+  auto listen_returned = std::make_shared<std::atomic<bool>>(false);
+  thread_ = std::thread([&server, listen_returned] {
+    if (!server.listen_after_bind()) {
+      MR_LOG(kError) << "the HTTP server stopped on an error";
+    }
+    listen_returned->store(true);
+  });
+  // stop() is a no-op until the server runs: wait for it so Stop() cannot be lost.
+  while (!server.is_running() && !listen_returned->load())
+    std::this_thread::yield();
+  return Status::Ok();
+}
+
+void HttpServer::Stop() {
+  if (!thread_.joinable()) return;
+  impl_->server.stop();
+  thread_.join();
+}
+
+}  // namespace millrace::http

@@ -1,0 +1,274 @@
+#include "server/mysql_server.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <system_error>
+#include <thread>
+
+#include "common/logging.h"
+#include "server/channel.h"
+#include "server/mysql_session.h"
+#include "server/protocol.h"
+#include "server/server_metrics.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::server {
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const std::vector<FlagSpec>& MySqlServerOptions::Flags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"idle-timeout", "MILLRACE_IDLE_TIMEOUT", "28800",
+       "seconds a MySQL connection may wait for its next command before it is closed"},
+      {"net-timeout", "MILLRACE_NET_TIMEOUT", "60",
+       "seconds to finish receiving a started packet, or sending buffered results"},
+      {"max-packet-size", "MILLRACE_MAX_PACKET_SIZE", "67108864",
+       "largest MySQL packet accepted from a client, in bytes (max_allowed_packet)"},
+      {"max-connections", "MILLRACE_MAX_CONNECTIONS", "512", "most concurrent MySQL connections"},
+      {"shutdown-grace", "MILLRACE_SHUTDOWN_GRACE", "30",
+       "seconds running statements get to finish on SIGTERM before they are interrupted"},
+  };
+  return kFlags;
+}
+
+Result<MySqlServerOptions> MySqlServerOptions::FromFlags(const ServerConfig& config,
+                                                         const ParsedFlags& flags) {
+  MySqlServerOptions options;
+  options.bind_address = config.bind_address;
+  options.port = config.mysql_port;
+  options.root_password = config.root_password;
+  MR_ASSIGN_OR_RETURN(int64_t idle, flags.GetInt("idle-timeout", 1, 31'536'000));
+  MR_ASSIGN_OR_RETURN(int64_t net, flags.GetInt("net-timeout", 1, 86'400));
+  MR_ASSIGN_OR_RETURN(int64_t packet, flags.GetInt("max-packet-size", 1024, int64_t{1} << 30));
+  MR_ASSIGN_OR_RETURN(int64_t connections, flags.GetInt("max-connections", 1, 100'000));
+  MR_ASSIGN_OR_RETURN(int64_t grace, flags.GetInt("shutdown-grace", 0, 86'400));
+  options.idle_timeout = std::chrono::seconds(idle);
+  options.net_timeout = std::chrono::seconds(net);
+  options.max_packet_size = static_cast<size_t>(packet);
+  options.max_connections = static_cast<int>(connections);
+  options.shutdown_grace = std::chrono::seconds(grace);
+  return options;
+}
+
+std::vector<sql::SystemVariable> MySqlServerOptions::SystemVariables() const {
+  auto number = [](std::string name, int64_t value) {
+    return sql::SystemVariable{std::move(name), std::to_string(value), true};
+  };
+  return {
+      number("interactive_timeout", idle_timeout.count()),
+      number("wait_timeout", idle_timeout.count()),
+      number("net_read_timeout", net_timeout.count()),
+      number("net_write_timeout", net_timeout.count()),
+      number("max_allowed_packet", static_cast<int64_t>(max_packet_size)),
+      number("max_connections", max_connections),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server
+
+class MySqlServer::Impl {
+ public:
+  Impl(MySqlServerOptions options, sql::Router* router, http::MetricsRegistry* metrics)
+      : options_(std::move(options)),
+        metrics_(metrics),
+        env_{router, &options_, &metrics_, &stopping_},
+        acceptor_(accept_io_),
+        retry_timer_(accept_io_) {}
+
+  ~Impl() { Shutdown(std::chrono::milliseconds(0)); }
+
+  Status Start() {
+    asio::error_code ec;
+    asio::ip::tcp::resolver resolver(accept_io_);
+    const auto endpoints = resolver.resolve(
+        options_.bind_address, std::to_string(options_.port),
+        asio::ip::tcp::resolver::passive | asio::ip::tcp::resolver::numeric_service, ec);
+    const std::string where = options_.bind_address + ":" + std::to_string(options_.port);
+    if (ec || endpoints.empty()) {
+      return Status::InvalidArgument("cannot resolve MySQL bind address " + where + ": " +
+                                     ec.message());
+    }
+    const asio::ip::tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return Status::Unavailable("cannot listen for MySQL on " + where + ": " + ec.message());
+    port_ = acceptor_.local_endpoint(ec).port();
+    if (ec) return Status::Unavailable("cannot read the MySQL listening port: " + ec.message());
+    AcceptNext();
+    accept_thread_ = std::thread([this] { accept_io_.run(); });
+    started_ = true;
+    return Status::Ok();
+  }
+
+  uint16_t port() const { return port_; }
+
+  size_t active_sessions() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    size_t active = 0;
+    for (const auto& [id, slot] : slots_)
+      active += slot.done ? 0 : 1;
+    return active;
+  }
+
+  void Shutdown(std::chrono::milliseconds grace) EXCLUDES(mu_) {
+    if (!started_) return;
+    started_ = false;
+    stopping_ = true;
+    asio::post(accept_io_, [this] {
+      asio::error_code ignored;  // closing a listening socket only fails if it is already closed
+      acceptor_.close(ignored);
+      retry_timer_.cancel();
+    });
+    accept_thread_.join();
+
+    std::map<uint32_t, Slot> slots;
+    {
+      MutexLock lock(&mu_);
+      for (auto& [id, slot] : slots_)
+        slot.session->RequestStop();
+      const bool finished =
+          WaitOnFor(cv_, &mu_, grace, [this]() NO_THREAD_SAFETY_ANALYSIS { return AllDone(); });
+      if (!finished) {
+        MR_LOG(kWarning) << "interrupting the statements still running after the " << grace.count()
+                         << " ms shutdown grace period";
+        for (auto& [id, slot] : slots_) {
+          if (!slot.done) slot.session->ForceStop();
+        }
+        WaitOn(cv_, &mu_, [this]() NO_THREAD_SAFETY_ANALYSIS { return AllDone(); });
+      }
+      slots.swap(slots_);
+    }
+    for (auto& [id, slot] : slots)
+      slot.thread.join();
+  }
+
+ private:
+  struct Slot {
+    std::unique_ptr<MySqlSession> session;
+    std::thread thread;
+    bool done = false;
+  };
+
+  bool AllDone() REQUIRES(mu_) {
+    for (const auto& [id, slot] : slots_) {
+      if (!slot.done) return false;
+    }
+    return true;
+  }
+
+  void AcceptNext() {
+    auto io = std::make_unique<asio::io_context>();
+    asio::io_context& context = *io;
+    acceptor_.async_accept(
+        context, [this, io = std::move(io)](const asio::error_code& ec,
+                                            asio::ip::tcp::socket socket) mutable {
+          if (stopping_ || ec == asio::error::operation_aborted) return;
+          if (ec) {
+            // E.g. out of file descriptors: back off instead of spinning on the error.
+            MR_LOG(kWarning) << "accepting a MySQL connection failed: " << ec.message();
+            retry_timer_.expires_after(std::chrono::milliseconds(100));
+            retry_timer_.async_wait([this](const asio::error_code& wait_error) {
+              if (!wait_error && !stopping_) AcceptNext();
+            });
+            return;
+          }
+          OnAccept(std::move(io), std::move(socket));
+          AcceptNext();
+        });
+  }
+
+  void OnAccept(std::unique_ptr<asio::io_context> io, asio::ip::tcp::socket socket) EXCLUDES(mu_) {
+    metrics_.connections->Add();
+    Reap();
+    if (active_sessions() >= static_cast<size_t>(options_.max_connections)) {
+      metrics_.rejected->Add();
+      std::string packet;
+      uint8_t sequence = 0;
+      AppendPacket(BuildErr(sql::kErConCount, "08004", "Too many connections"), &sequence, &packet);
+      asio::error_code ignored;  // a refused client that cannot read its refusal is still refused
+      asio::write(socket, asio::buffer(packet), ignored);
+      socket.close(ignored);
+      return;
+    }
+    const uint32_t id = next_id_++;
+    auto channel =
+        std::make_unique<Channel>(std::move(io), std::move(socket), options_.max_packet_size,
+                                  metrics_.bytes_received, metrics_.bytes_sent);
+    auto session = std::make_unique<MySqlSession>(id, std::move(channel), env_);
+    MySqlSession* raw = session.get();
+    MutexLock lock(&mu_);
+    Slot& slot = slots_[id];
+    slot.session = std::move(session);
+    try {
+      slot.thread = std::thread([this, raw, id] {
+        raw->Run();
+        MutexLock done_lock(&mu_);
+        slots_[id].done = true;
+        cv_.notify_all();
+      });
+    } catch (const std::system_error& e) {
+      MR_LOG(kError) << "cannot start a thread for MySQL connection " << id << ": " << e.what();
+      slots_.erase(id);
+    }
+  }
+
+  // Joins the threads of finished sessions.
+  void Reap() EXCLUDES(mu_) {
+    std::vector<Slot> finished;
+    {
+      MutexLock lock(&mu_);
+      for (auto it = slots_.begin(); it != slots_.end();) {
+        if (it->second.done) {
+          finished.push_back(std::move(it->second));
+          it = slots_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (Slot& slot : finished)
+      slot.thread.join();
+  }
+
+  MySqlServerOptions options_;
+  ServerMetrics metrics_;
+  std::atomic<bool> stopping_{false};
+  SessionEnvironment env_;
+  asio::io_context accept_io_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::steady_timer retry_timer_;
+  std::thread accept_thread_;
+  uint16_t port_ = 0;
+  bool started_ = false;
+  std::atomic<uint32_t> next_id_{1};
+
+  Mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint32_t, Slot> slots_ GUARDED_BY(mu_);
+};
+
+MySqlServer::MySqlServer(MySqlServerOptions options, sql::Router* router,
+                         http::MetricsRegistry* metrics)
+    : impl_(std::make_unique<Impl>(std::move(options), router, metrics)) {}
+
+MySqlServer::~MySqlServer() = default;
+
+Status MySqlServer::Start() {
+  return impl_->Start();
+}
+uint16_t MySqlServer::port() const {
+  return impl_->port();
+}
+void MySqlServer::Shutdown(std::chrono::milliseconds grace) {
+  impl_->Shutdown(grace);
+}
+size_t MySqlServer::active_sessions() const {
+  return impl_->active_sessions();
+}
+
+}  // namespace millrace::server

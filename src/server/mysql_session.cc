@@ -1,0 +1,279 @@
+#include "server/mysql_session.h"
+
+#include "common/logging.h"
+#include "server/column_types.h"
+#include "server/protocol.h"
+#include "sql/lexer.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::server {
+namespace {
+
+// Output is sent whenever this much is buffered, so a result never accumulates in memory.
+constexpr size_t kFlushThreshold = 64 * 1024;
+
+// Keeps the running-statements gauge right on every path out of a statement.
+class RunningStatement {
+ public:
+  explicit RunningStatement(http::Gauge* gauge) : gauge_(gauge) { gauge_->Add(1); }
+  ~RunningStatement() { gauge_->Add(-1); }
+  RunningStatement(const RunningStatement&) = delete;
+  RunningStatement& operator=(const RunningStatement&) = delete;
+
+ private:
+  http::Gauge* gauge_;
+};
+
+std::string HostOf(const std::string& peer) {
+  const size_t colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
+}  // namespace
+
+MySqlSession::MySqlSession(uint32_t id, std::unique_ptr<Channel> channel, SessionEnvironment env)
+    : id_(id), channel_(std::move(channel)), env_(env), peer_(channel_->Peer()) {}
+
+MySqlSession::~MySqlSession() = default;
+
+void MySqlSession::Run() {
+  env_.metrics->active->Add(1);
+  MR_LOG(kDebug) << "connection " << id_ << " from " << peer_ << " opened";
+  const Status status = Serve();
+  channel_->Close();
+  {
+    MutexLock lock(&mu_);
+    interruptible_ = nullptr;
+  }
+  session_.reset();  // the DuckDB connection closes on this thread, not the server's
+  MR_LOG(kDebug) << "connection " << id_ << " closed: " << status.ToString();
+  env_.metrics->active->Add(-1);
+}
+
+void MySqlSession::RequestStop() {
+  channel_->Post([this] {
+    if (idle_) channel_->Close();
+  });
+}
+
+void MySqlSession::ForceStop() {
+  {
+    MutexLock lock(&mu_);
+    if (interruptible_ != nullptr) interruptible_->Interrupt();
+  }
+  channel_->Post([this] { channel_->Close(); });
+}
+
+std::chrono::milliseconds MySqlSession::net_timeout() const {
+  return env_.options->net_timeout;
+}
+
+Status MySqlSession::Serve() {
+  MR_RETURN_IF_ERROR(Handshake());
+  return CommandLoop();
+}
+
+Result<Packet> MySqlSession::ReadPacket(std::chrono::milliseconds idle_timeout) {
+  Result<Packet> packet = channel_->Read(idle_timeout, net_timeout());
+  if (packet.ok()) return packet;
+  const Status& status = packet.status();
+  if (status.code() == StatusCode::kResourceExhausted) {
+    env_.metrics->protocol_errors->Add();
+    SendErrorAndFlush(sql::kErNetPacketTooLarge, "08S01", status.message()).IgnoreError();
+  } else if (status.code() == StatusCode::kDataLoss) {
+    env_.metrics->protocol_errors->Add();
+    SendErrorAndFlush(sql::kErNetPacketsOutOfOrder, "08S01", status.message()).IgnoreError();
+  }
+  return status;  // the connection closes; a failed farewell ERR changes nothing
+}
+
+void MySqlSession::WriteError(uint16_t code, std::string_view sqlstate, std::string_view message) {
+  channel_->Write(BuildErr(code, sqlstate, Logger::Default().Redact(message)));
+}
+
+void MySqlSession::WriteError(const Status& status) {
+  env_.metrics->query_errors->Add();
+  const sql::MySqlError error = sql::ClassifyError(status);
+  WriteError(error.code, error.sqlstate, status.message());
+}
+
+Status MySqlSession::SendErrorAndFlush(uint16_t code, std::string_view sqlstate,
+                                       std::string_view message) {
+  WriteError(code, sqlstate, message);
+  return channel_->Flush(net_timeout());
+}
+
+uint16_t MySqlSession::StatusFlags(bool more) const {
+  uint16_t flags = 0;
+  if (session_ == nullptr || session_->autocommit()) flags |= kServerStatusAutocommit;
+  if (more) flags |= kServerMoreResultsExists;
+  return flags;
+}
+
+Status MySqlSession::Handshake() {
+  MR_ASSIGN_OR_RETURN(scramble_, GenerateScramble());
+  const sql::RouterOptions& router_options = env_.router->options();
+  channel_->ResetSequence();
+  channel_->Write(
+      BuildHandshakeV10(router_options.server_version, id_, scramble_, kServerStatusAutocommit));
+  MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
+
+  MR_ASSIGN_OR_RETURN(Packet packet, ReadPacket(net_timeout()));
+  Result<HandshakeResponse> response = ParseHandshakeResponse(packet.payload);
+  if (!response.ok()) {
+    env_.metrics->protocol_errors->Add();
+    SendErrorAndFlush(sql::kErHandshake, "08S01", "Bad handshake: " + response.status().message())
+        .IgnoreError();  // the connection closes either way
+    return response.status();
+  }
+  capabilities_ = response->capabilities & kServerCapabilities;
+  std::string auth = response->auth_response;
+  if ((capabilities_ & kClientPluginAuth) != 0 && !response->auth_plugin.empty() &&
+      response->auth_plugin != kNativePasswordPlugin) {
+    // E.g. caching_sha2_password: ask the client to answer the scramble the native way.
+    channel_->Write(BuildAuthSwitchRequest(kNativePasswordPlugin, scramble_));
+    MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
+    MR_ASSIGN_OR_RETURN(Packet reply, ReadPacket(net_timeout()));
+    auth = std::move(reply.payload);
+  }
+  const std::string host = HostOf(peer_);
+  if (response->user != "root" ||
+      !VerifyNativePassword(env_.options->root_password, scramble_, auth)) {
+    env_.metrics->auth_failures->Add();
+    const std::string message = "Access denied for user '" + response->user + "'@'" + host +
+                                "' (using password: " + (auth.empty() ? "NO" : "YES") + ")";
+    MR_LOG(kWarning) << "connection " << id_ << ": " << message;
+    SendErrorAndFlush(sql::kErAccessDenied, "28000", message).IgnoreError();  // closing anyway
+    return Status::PermissionDenied(message);
+  }
+
+  MR_ASSIGN_OR_RETURN(session_,
+                      env_.router->NewSession(sql::SessionInfo{id_, response->user, host}));
+  {
+    MutexLock lock(&mu_);
+    interruptible_ = session_.get();
+  }
+  if (response->database) {
+    if (Status status = session_->Use(*response->database); !status.ok()) {
+      const sql::MySqlError error = sql::ClassifyError(status);
+      SendErrorAndFlush(error.code, error.sqlstate, status.message()).IgnoreError();
+      return status;
+    }
+  }
+  channel_->Write(BuildOk(0, StatusFlags(false)));
+  return channel_->Flush(net_timeout());
+}
+
+Status MySqlSession::CommandLoop() {
+  while (!env_.stopping->load()) {
+    channel_->ResetSequence();
+    idle_ = true;
+    Result<Packet> packet = ReadPacket(env_.options->idle_timeout);
+    idle_ = false;
+    if (!packet.ok()) return packet.status();
+    if (packet->payload.empty()) {
+      env_.metrics->protocol_errors->Add();
+      return Status::InvalidArgument("empty command packet");
+    }
+    const uint8_t command = static_cast<uint8_t>(packet->payload[0]);
+    const std::string_view body = std::string_view(packet->payload).substr(1);
+    switch (command) {
+      case kComQuit:
+        return Status::Ok();
+      case kComPing:
+        channel_->Write(BuildOk(0, StatusFlags(false)));
+        break;
+      case kComInitDb: {
+        Status status = session_->Use(body);
+        if (status.ok()) {
+          channel_->Write(BuildOk(0, StatusFlags(false)));
+        } else {
+          WriteError(status);
+        }
+        break;
+      }
+      case kComQuery:
+        MR_RETURN_IF_ERROR(HandleQuery(body));
+        break;
+      default:
+        env_.metrics->query_errors->Add();
+        WriteError(sql::kErUnknownCommand, "08S01",
+                   "Command " + CommandName(command) + " is not supported by Millrace");
+        break;
+    }
+    MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
+  }
+  return Status::Ok();
+}
+
+Status MySqlSession::HandleQuery(std::string_view text) {
+  std::vector<std::string_view> statements = sql::SplitStatements(text);
+  if (statements.size() > 1 && (capabilities_ & kClientMultiStatements) == 0) {
+    env_.metrics->queries->Add();
+    WriteError(sql::SyntaxError(
+        "several statements in one query need the client option CLIENT_MULTI_STATEMENTS"));
+    return Status::Ok();
+  }
+  if (statements.empty()) statements.push_back(text);  // reported as "Query was empty"
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const bool more = i + 1 < statements.size();
+    env_.metrics->queries->Add();
+    RunningStatement running(env_.metrics->running);
+    MR_LOG(kDebug) << "connection " << id_ << ": " << statements[i];
+    Result<sql::StatementResult> result = session_->Execute(statements[i]);
+    if (!result.ok()) {
+      WriteError(result.status());
+      return Status::Ok();  // the first error ends the batch, as in MySQL
+    }
+    if (result->rows == nullptr) {
+      channel_->Write(BuildOk(static_cast<uint64_t>(result->affected_rows), StatusFlags(more)));
+      continue;
+    }
+    bool failed = false;
+    MR_RETURN_IF_ERROR(SendResultSet(*result, more, &failed));
+    if (failed) return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool* failed) {
+  engine::QueryResult& rows = *result.rows;
+  const size_t columns = rows.column_count();
+  WireWriter w;
+  w.LenEncInt(columns);
+  channel_->Write(w.data());
+  const std::string schema = session_->database().value_or("");
+  std::vector<engine::TypeId> types;
+  types.reserve(columns);
+  for (size_t c = 0; c < columns; ++c) {
+    types.push_back(rows.column_type(c).id);
+    channel_->Write(
+        BuildColumnDefinition(schema, rows.column_name(c), MySqlColumnFor(rows.column_type(c))));
+  }
+  const bool deprecate_eof = (capabilities_ & kClientDeprecateEof) != 0;
+  if (!deprecate_eof) channel_->Write(BuildEof(StatusFlags(more)));
+  while (true) {
+    Result<std::unique_ptr<engine::DataChunk>> chunk = rows.Next();
+    if (!chunk.ok()) {
+      session_->RecordError(chunk.status());
+      WriteError(chunk.status());
+      *failed = true;
+      return Status::Ok();
+    }
+    if (*chunk == nullptr) break;
+    const engine::DataChunk& data = **chunk;
+    for (size_t r = 0; r < data.size(); ++r) {
+      w.Clear();
+      for (size_t c = 0; c < columns; ++c)
+        AppendTextCell(data, c, r, types[c], &w);
+      channel_->Write(w.data());
+    }
+    env_.metrics->rows_sent->Add(data.size());
+    if (channel_->buffered() >= kFlushThreshold) MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
+  }
+  channel_->Write(deprecate_eof ? BuildOk(0, StatusFlags(more), /*eof_header=*/true)
+                                : BuildEof(StatusFlags(more)));
+  return Status::Ok();
+}
+
+}  // namespace millrace::server

@@ -1,0 +1,68 @@
+// Internal to the server module: one client connection, from handshake to close, run on its
+// own thread (see mysql_server.h for the protocol it speaks).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/thread_annotations.h"
+#include "server/channel.h"
+#include "server/mysql_server.h"
+#include "server/server_metrics.h"
+#include "sql/router.h"
+
+namespace millrace::server {
+
+// What all sessions share; owned by the server.
+struct SessionEnvironment {
+  sql::Router* router;
+  const MySqlServerOptions* options;
+  ServerMetrics* metrics;
+  const std::atomic<bool>* stopping;
+};
+
+class MySqlSession {
+ public:
+  MySqlSession(uint32_t id, std::unique_ptr<Channel> channel, SessionEnvironment env);
+  ~MySqlSession();
+
+  // Serves the connection until the client quits, an error closes it, or the server stops.
+  void Run();
+  // Any thread: closes the connection if it is waiting for a command; a running statement
+  // finishes first and the session then ends.
+  void RequestStop();
+  // Any thread: interrupts the running statement and closes the connection.
+  void ForceStop() EXCLUDES(mu_);
+
+ private:
+  Status Serve();
+  Status Handshake();
+  Status CommandLoop();
+  Status HandleQuery(std::string_view text);
+  // Sends one result set. A statement error while streaming becomes an ERR packet and sets
+  // `*failed`; the returned status is not OK only when the connection is broken.
+  Status SendResultSet(sql::StatementResult& result, bool more, bool* failed);
+  // Reads a packet; an oversized or out-of-order one is answered with ERR before the error
+  // is returned.
+  Result<Packet> ReadPacket(std::chrono::milliseconds idle_timeout);
+  void WriteError(const Status& status);
+  void WriteError(uint16_t code, std::string_view sqlstate, std::string_view message);
+  Status SendErrorAndFlush(uint16_t code, std::string_view sqlstate, std::string_view message);
+  uint16_t StatusFlags(bool more) const;
+  std::chrono::milliseconds net_timeout() const;
+
+  const uint32_t id_;
+  std::unique_ptr<Channel> channel_;
+  SessionEnvironment env_;
+  std::string peer_;
+  std::string scramble_;
+  uint32_t capabilities_ = 0;
+  bool idle_ = false;  // waiting for a command; touched on the session thread only
+  std::unique_ptr<sql::Session> session_;
+  Mutex mu_;
+  sql::Session* interruptible_ GUARDED_BY(mu_) = nullptr;  // session_, for ForceStop
+};
+
+}  // namespace millrace::server

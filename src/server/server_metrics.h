@@ -1,0 +1,46 @@
+// Internal to the server module: the counters the MySQL server exports on /metrics.
+#pragma once
+
+#include "http/metrics.h"
+
+namespace millrace::server {
+
+struct ServerMetrics {
+  explicit ServerMetrics(http::MetricsRegistry* registry)
+      : connections(
+            registry->AddCounter("millrace_mysql_connections_total", "MySQL connections accepted")),
+        rejected(registry->AddCounter("millrace_mysql_connections_rejected_total",
+                                      "MySQL connections refused (too many connections)")),
+        active(registry->AddGauge("millrace_mysql_connections_active",
+                                  "MySQL connections currently open")),
+        auth_failures(registry->AddCounter("millrace_mysql_auth_failures_total",
+                                           "MySQL logins refused (wrong user or password)")),
+        protocol_errors(
+            registry->AddCounter("millrace_mysql_protocol_errors_total",
+                                 "MySQL connections closed for a malformed or oversized packet")),
+        queries(registry->AddCounter("millrace_mysql_queries_total", "SQL statements executed")),
+        query_errors(registry->AddCounter("millrace_mysql_query_errors_total",
+                                          "SQL statements that ended in an error")),
+        running(registry->AddGauge("millrace_mysql_statements_running",
+                                   "SQL statements currently executing")),
+        rows_sent(registry->AddCounter("millrace_mysql_rows_sent_total",
+                                       "result rows sent to MySQL clients")),
+        bytes_received(registry->AddCounter("millrace_mysql_bytes_received_total",
+                                            "bytes received from MySQL clients")),
+        bytes_sent(registry->AddCounter("millrace_mysql_bytes_sent_total",
+                                        "bytes sent to MySQL clients")) {}
+
+  http::Counter* connections;
+  http::Counter* rejected;
+  http::Gauge* active;
+  http::Counter* auth_failures;
+  http::Counter* protocol_errors;
+  http::Counter* queries;
+  http::Counter* query_errors;
+  http::Gauge* running;
+  http::Counter* rows_sent;
+  http::Counter* bytes_received;
+  http::Counter* bytes_sent;
+};
+
+}  // namespace millrace::server

@@ -1,0 +1,11 @@
+// Internal to the sql module: the MySQL statements the router answers itself (USE, SHOW ...,
+// DESC, CREATE/DROP DATABASE, SET of session variables), registered as StatementHandlers.
+#pragma once
+
+namespace millrace::sql {
+
+class Router;
+
+void RegisterBuiltinStatements(Router& router);
+
+}  // namespace millrace::sql

@@ -1,0 +1,330 @@
+#include "sql/router.h"
+
+#include <algorithm>
+#include <array>
+
+#include "common/version.h"
+#include "sql/builtin_statements.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::sql {
+namespace {
+
+constexpr std::array<std::string_view, 2> kAlwaysHidden = {"main", "pg_catalog"};
+
+// Keywords that end a select-list item.
+constexpr std::array<std::string_view, 12> kItemTerminators = {
+    "FROM",  "LIMIT", "WHERE",  "ORDER",     "GROUP",  "HAVING",
+    "UNION", "INTO",  "EXCEPT", "INTERSECT", "WINDOW", "QUALIFY"};
+
+// Clauses after which a depth's select list is over.
+bool EndsSelectList(std::string_view sql, const Token& token) {
+  return std::any_of(kItemTerminators.begin(), kItemTerminators.end(),
+                     [&](std::string_view kw) { return IsKeyword(sql, token, kw); });
+}
+
+std::string Literal(const std::optional<std::string>& value, bool numeric) {
+  if (!value) return "CAST(NULL AS VARCHAR)";
+  if (numeric) return *value;
+  return engine::QuoteLiteral(*value);
+}
+
+// Rewrites the MySQL-only lexical forms of one statement into DuckDB SQL.
+class Translator {
+ public:
+  Translator(std::string_view sql, Session& session)
+      : sql_(sql), session_(session), tokens_(Tokenize(sql)) {}
+
+  Result<std::string> Run() {
+    std::vector<bool> in_select_list = {false};  // per parenthesis depth
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& token = tokens_[i];
+      const std::string_view text = token.Text(sql_);
+      switch (token.kind) {
+        case TokenKind::kComment:
+          if (text.front() == '#') Replace(token.begin, token.end, " ");
+          continue;
+        case TokenKind::kBacktickIdent:
+          Replace(token.begin, token.end, engine::QuoteIdentifier(Unquote(sql_, token)));
+          continue;
+        case TokenKind::kVariable:
+          if (text.starts_with("@@")) {
+            MR_ASSIGN_OR_RETURN(SystemVariable variable, Variable(text.substr(2)));
+            Substitute(i, i, Literal(variable.value, variable.numeric), in_select_list.back());
+          }
+          continue;
+        case TokenKind::kPunct:
+          if (text == "(") in_select_list.push_back(false);
+          if (text == ")" && in_select_list.size() > 1) in_select_list.pop_back();
+          continue;
+        case TokenKind::kWord: {
+          if (IsKeyword(sql_, token, "SELECT")) in_select_list.back() = true;
+          if (EndsSelectList(sql_, token)) in_select_list.back() = false;
+          size_t close = 0;
+          std::optional<std::string> literal = SessionFunction(i, &close);
+          if (literal) {
+            Substitute(i, close, *literal, in_select_list.back());
+            i = close;
+          }
+          continue;
+        }
+        default:
+          continue;
+      }
+    }
+    out_.append(sql_.substr(copied_));
+    return std::move(out_);
+  }
+
+ private:
+  Result<SystemVariable> Variable(std::string_view name) {
+    for (std::string_view scope : {"session.", "global.", "local."}) {
+      if (name.size() > scope.size() && EqualsIgnoreCase(name.substr(0, scope.size()), scope)) {
+        name.remove_prefix(scope.size());
+        break;
+      }
+    }
+    return session_.variables().Get(name);
+  }
+
+  // DATABASE() and friends: the literal replacing tokens [i, *close].
+  std::optional<std::string> SessionFunction(size_t i, size_t* close) {
+    const size_t open = NextSignificant(i);
+    const size_t end = NextSignificant(open);
+    if (end >= tokens_.size() || tokens_[open].Text(sql_) != "(" ||
+        tokens_[end].Text(sql_) != ")") {
+      return std::nullopt;
+    }
+    const size_t prev = PrevSignificant(i);
+    if (prev < tokens_.size() && tokens_[prev].Text(sql_) == ".") return std::nullopt;
+    const std::string name = ToUpper(tokens_[i].Text(sql_));
+    const SessionInfo& info = session_.info();
+    std::optional<std::string> literal;
+    if (name == "DATABASE" || name == "SCHEMA") {
+      literal = Literal(session_.database(), false);
+    } else if (name == "USER" || name == "SESSION_USER" || name == "SYSTEM_USER") {
+      literal = engine::QuoteLiteral(info.user + "@" + info.host);
+    } else if (name == "CURRENT_USER") {
+      literal = engine::QuoteLiteral(info.user + "@%");
+    } else if (name == "CONNECTION_ID") {
+      literal = std::to_string(info.connection_id);
+    } else if (name == "VERSION") {
+      literal = engine::QuoteLiteral(session_.router().options().server_version);
+    } else if (name == "LAST_INSERT_ID") {
+      literal = "0";
+    }
+    if (literal) *close = end;
+    return literal;
+  }
+
+  // Replaces tokens [first, last] by `literal`, named after the original text when the
+  // tokens form a whole select-list item (as MySQL names such columns).
+  void Substitute(size_t first, size_t last, const std::string& literal, bool in_select_list) {
+    const size_t begin = tokens_[first].begin;
+    const size_t end = tokens_[last].end;
+    std::string replacement = literal;
+    if (in_select_list && IsWholeItem(first, last)) {
+      replacement += " AS " + engine::QuoteIdentifier(sql_.substr(begin, end - begin));
+    }
+    Replace(begin, end, replacement);
+  }
+
+  bool IsWholeItem(size_t first, size_t last) const {
+    const size_t prev = PrevSignificant(first);
+    if (prev >= tokens_.size()) return false;
+    const Token& p = tokens_[prev];
+    if (!(IsKeyword(sql_, p, "SELECT") || IsKeyword(sql_, p, "DISTINCT") ||
+          IsKeyword(sql_, p, "ALL") || p.Text(sql_) == ",")) {
+      return false;
+    }
+    const size_t next = NextSignificant(last);
+    if (next >= tokens_.size()) return true;
+    const Token& n = tokens_[next];
+    const std::string_view t = n.Text(sql_);
+    return t == "," || t == ";" || t == ")" || EndsSelectList(sql_, n);
+  }
+
+  size_t NextSignificant(size_t i) const {
+    do {
+      ++i;
+    } while (i < tokens_.size() && tokens_[i].kind == TokenKind::kComment);
+    return i;
+  }
+  // tokens_.size() when there is none.
+  size_t PrevSignificant(size_t i) const {
+    while (i > 0) {
+      --i;
+      if (tokens_[i].kind != TokenKind::kComment) return i;
+    }
+    return tokens_.size();
+  }
+
+  void Replace(size_t begin, size_t end, std::string_view text) {
+    out_.append(sql_.substr(copied_, begin - copied_));
+    out_.append(text);
+    copied_ = end;
+  }
+
+  std::string_view sql_;
+  Session& session_;
+  std::vector<Token> tokens_;
+  std::string out_;
+  size_t copied_ = 0;
+};
+
+}  // namespace
+
+std::string DefaultServerVersion() {
+  return std::string("5.7.99-millrace-") + kMillraceVersion;
+}
+
+std::string DefaultVersionComment() {
+  return std::string("Millrace ") + kMillraceVersion + " (DuckDB " + engine::LibraryVersion() + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Router
+
+Router::Router(engine::Database* db, RouterOptions options)
+    : db_(db), options_(std::move(options)) {
+  if (options_.server_version.empty()) options_.server_version = DefaultServerVersion();
+  if (options_.version_comment.empty()) options_.version_comment = DefaultVersionComment();
+  variables_ = DefaultSystemVariables(options_.server_version, options_.version_comment);
+  variables_.insert(variables_.end(), options_.system_variables.begin(),
+                    options_.system_variables.end());
+  RegisterBuiltinStatements(*this);
+}
+
+Router::~Router() = default;
+
+void Router::RegisterStatement(std::vector<std::string> keywords,
+                               std::shared_ptr<StatementHandler> handler) {
+  for (std::string& keyword : keywords)
+    keyword = ToUpper(keyword);
+  MutexLock lock(&mu_);
+  for (auto& [existing, existing_handler] : handlers_) {
+    if (existing == keywords) {
+      existing_handler = std::move(handler);
+      return;
+    }
+  }
+  handlers_.emplace_back(std::move(keywords), std::move(handler));
+}
+
+std::shared_ptr<StatementHandler> Router::FindHandler(std::string_view sql,
+                                                      const std::vector<Token>& tokens) const {
+  MutexLock lock(&mu_);
+  std::shared_ptr<StatementHandler> best;
+  size_t best_length = 0;
+  for (const auto& [keywords, handler] : handlers_) {
+    if (keywords.size() <= best_length || keywords.size() > tokens.size()) continue;
+    bool match = true;
+    for (size_t i = 0; i < keywords.size() && match; ++i) {
+      match = IsKeyword(sql, tokens[i], keywords[i]);
+    }
+    if (match) {
+      best = handler;
+      best_length = keywords.size();
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> Router::HiddenDatabases() const {
+  std::vector<std::string> hidden(kAlwaysHidden.begin(), kAlwaysHidden.end());
+  hidden.insert(hidden.end(), options_.hidden_databases.begin(), options_.hidden_databases.end());
+  return hidden;
+}
+
+bool Router::IsHiddenDatabase(std::string_view name) const {
+  const std::vector<std::string> hidden = HiddenDatabases();
+  return std::any_of(hidden.begin(), hidden.end(),
+                     [&](std::string_view h) { return EqualsIgnoreCase(h, name); });
+}
+
+Result<std::unique_ptr<Session>> Router::NewSession(SessionInfo info) {
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, db_->Connect());
+  return std::unique_ptr<Session>(new Session(this, std::move(conn), std::move(info)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session
+
+Session::Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info)
+    : router_(router),
+      conn_(std::move(conn)),
+      info_(std::move(info)),
+      variables_(router->variables_) {}
+
+Session::~Session() = default;
+
+Result<StatementResult> Session::Execute(std::string_view statement) {
+  const std::vector<Token> tokens = SignificantTokens(statement);
+  if (tokens.empty()) {
+    last_error_ = EmptyQueryError();
+    return last_error_;
+  }
+  std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
+  Result<StatementResult> result =
+      handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
+                         : ExecuteDuckDb(statement);
+  if (handler == nullptr || !handler->PreservesDiagnostics()) last_error_ = result.status();
+  return result;
+}
+
+Result<StatementResult> Session::ExecuteDuckDb(std::string_view statement) {
+  MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
+  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
+                      router_->table_functions().Expand(translated));
+  StatementResult result;
+  result.resources = std::move(rewritten.resources);
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> rows, conn_->Query(rewritten.sql));
+  if (rows->returns_rows()) {
+    result.rows = std::move(rows);
+  } else {
+    result.affected_rows = rows->rows_changed();
+  }
+  return result;
+}
+
+void Session::RecordError(const Status& status) {
+  last_error_ = status;
+}
+
+Result<std::optional<std::string>> Session::QueryScalar(std::string_view sql) {
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> result, conn_->Query(sql));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::DataChunk> chunk, result->Next());
+  if (chunk == nullptr || chunk->size() == 0 || chunk->column_count() == 0 || chunk->IsNull(0, 0)) {
+    return std::optional<std::string>();
+  }
+  return std::optional<std::string>(chunk->GetText(0, 0));
+}
+
+Result<std::optional<std::string>> Session::FindDatabase(std::string_view name) {
+  const std::string literal = engine::QuoteLiteral(name);
+  // An exact match wins over a case-insensitive one.
+  return QueryScalar(
+      "SELECT schema_name FROM information_schema.schemata WHERE catalog_name = "
+      "current_database() AND lower(schema_name) = lower(" +
+      literal + ") ORDER BY schema_name = " + literal + " DESC LIMIT 1");
+}
+
+Status Session::Use(std::string_view database) {
+  MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, FindDatabase(database));
+  if (!canonical) return UnknownDatabaseError(database);
+  MR_RETURN_IF_ERROR(conn_->Execute("SET schema = " + engine::QuoteLiteral(*canonical)));
+  database_ = std::move(canonical);
+  return Status::Ok();
+}
+
+Status Session::ClearDatabase() {
+  database_.reset();
+  return conn_->Execute("SET schema = 'main'");
+}
+
+bool Session::autocommit() const {
+  auto value = variables_.Get("autocommit");
+  return !value.ok() || value->value != "0";
+}
+
+}  // namespace millrace::sql

@@ -1,0 +1,188 @@
+// The SQL layer: routes the statements of MySQL clients to DuckDB, to built-in MySQL
+// statements, or to registered statement handlers (job statements).
+//
+// Model
+// - A database is a DuckDB schema of the one database file. A session starts with no database
+//   selected (DATABASE() is NULL) unless the client names one at connect; unqualified names then
+//   resolve in DuckDB's `main` schema, which is hidden from SHOW DATABASES along with
+//   `pg_catalog` and the schemas given in RouterOptions::hidden_databases. USE d selects d for
+//   everything unqualified (DuckDB `SET schema`).
+// - Routing of one statement, by its leading keywords (case-insensitive, comments skipped):
+//   1. a registered StatementHandler whose keywords match (the longest match wins). The
+//      built-ins are registered the same way: USE, CREATE/DROP DATABASE|SCHEMA, SHOW
+//      DATABASES|TABLES|COLUMNS|CREATE TABLE|VARIABLES|WARNINGS|COLLATION|CHARACTER SET...,
+//      DESC/DESCRIBE t, SET of MySQL session variables, COMMIT/ROLLBACK without a transaction.
+//   2. everything else is DuckDB SQL, translated first: `backtick` identifiers become "double
+//      quoted" ones, `# comments` are dropped, @@system_variables and the session functions
+//      DATABASE(), SCHEMA(), USER(), CURRENT_USER(), CONNECTION_ID(), VERSION(),
+//      LAST_INSERT_ID() become literals (named as MySQL names the column), and Doris-style
+//      table-function calls are expanded (doris_table_functions.h). Double quotes keep
+//      DuckDB's meaning (identifiers); strings are single-quoted.
+// - Errors are Status values whose message is DuckDB's own or MySQL's wording; ClassifyError
+//   (mysql_errors.h) gives the MySQL error number and SQLSTATE.
+//
+// Thread-safety
+// - Router is shared by all sessions; registration may happen while sessions run.
+// - A Session belongs to one client connection and is used by one thread at a time, except
+//   Interrupt(), which any thread may call.
+//
+// Ownership
+// - The Router borrows the engine::Database, which must outlive the Router and its sessions.
+// - A StatementResult's rows must be consumed or destroyed before the session runs another
+//   statement; its resources are released after the rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "common/thread_annotations.h"
+#include "engine/database.h"
+#include "sql/doris_table_functions.h"
+#include "sql/lexer.h"
+#include "sql/session_variables.h"
+
+namespace millrace::sql {
+
+struct StatementResult {
+  // Set when the statement returns rows (streamed); null for statements answered by OK.
+  std::unique_ptr<engine::QueryResult> rows;
+  int64_t affected_rows = 0;
+  // Kept alive until the rows are consumed (downloaded files of a table function...); the
+  // destructor releases the rows first.
+  std::vector<std::unique_ptr<StatementResources>> resources;
+
+  StatementResult() = default;
+  StatementResult(StatementResult&&) = default;
+  StatementResult& operator=(StatementResult&&) = default;
+  ~StatementResult() { rows.reset(); }
+};
+
+class Session;
+
+struct StatementContext {
+  std::string_view sql;              // one statement, without its ';'
+  const std::vector<Token>& tokens;  // its significant tokens (comments dropped)
+  Session& session;
+};
+
+// Executes the statements that start with the keywords it is registered under.
+class StatementHandler {
+ public:
+  virtual ~StatementHandler() = default;
+  virtual Result<StatementResult> Execute(const StatementContext& ctx) = 0;
+  // True for statements that report diagnostics (SHOW WARNINGS) and so must not reset them.
+  virtual bool PreservesDiagnostics() const { return false; }
+};
+
+// Who is connected, for USER(), CONNECTION_ID() and messages.
+struct SessionInfo {
+  uint32_t connection_id = 0;
+  std::string user = "root";
+  std::string host = "localhost";
+};
+
+struct RouterOptions {
+  std::string server_version;   // reported as @@version and in the handshake
+  std::string version_comment;  // @@version_comment
+  // Extra or overriding system variables (the server's port, timeouts, packet size).
+  std::vector<SystemVariable> system_variables;
+  // Schemas kept out of SHOW DATABASES and protected from DROP DATABASE.
+  std::vector<std::string> hidden_databases;
+};
+
+// "5.7.99-millrace-<version>": MySQL 5.7 wire behaviour, which every client accepts.
+std::string DefaultServerVersion();
+// "Millrace <version> (DuckDB <version>)".
+std::string DefaultVersionComment();
+
+class Router {
+ public:
+  Router(engine::Database* db, RouterOptions options);
+  ~Router();
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+
+  // Routes statements starting with `keywords` (e.g. {"CREATE", "JOB"}) to `handler`,
+  // replacing an earlier registration of the same keywords.
+  void RegisterStatement(std::vector<std::string> keywords,
+                         std::shared_ptr<StatementHandler> handler) EXCLUDES(mu_);
+  TableFunctionRegistry& table_functions() { return table_functions_; }
+
+  Result<std::unique_ptr<Session>> NewSession(SessionInfo info);
+
+  const RouterOptions& options() const { return options_; }
+  bool IsHiddenDatabase(std::string_view name) const;
+  // `main`, `pg_catalog` and RouterOptions::hidden_databases.
+  std::vector<std::string> HiddenDatabases() const;
+
+ private:
+  friend class Session;
+  // The handler registered for the longest keyword prefix of `tokens`, or null.
+  std::shared_ptr<StatementHandler> FindHandler(std::string_view sql,
+                                                const std::vector<Token>& tokens) const
+      EXCLUDES(mu_);
+
+  engine::Database* db_;
+  RouterOptions options_;
+  std::vector<SystemVariable> variables_;
+  TableFunctionRegistry table_functions_;
+  mutable Mutex mu_;
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<StatementHandler>>> handlers_
+      GUARDED_BY(mu_);
+};
+
+class Session {
+ public:
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs one statement (see SplitStatements for multi-statement text). Records the outcome
+  // for SHOW WARNINGS.
+  Result<StatementResult> Execute(std::string_view statement);
+  // Runs MySQL-dialect SQL on DuckDB after translation (step 2 of the routing), skipping the
+  // handlers. For handlers that delegate.
+  Result<StatementResult> ExecuteDuckDb(std::string_view statement);
+  // Records an error raised after Execute returned (while streaming rows).
+  void RecordError(const Status& status);
+
+  // Selects a database (USE d); unknown names are MySQL error 1049.
+  Status Use(std::string_view database);
+  const std::optional<std::string>& database() const { return database_; }
+  // Forgets the current database (it was dropped); unqualified names go back to `main`.
+  Status ClearDatabase();
+
+  // The canonical name of an existing database (names match case-insensitively), or nullopt.
+  Result<std::optional<std::string>> FindDatabase(std::string_view name);
+  // The first cell of the first row of `sql`, or nullopt when there is no row or it is NULL.
+  Result<std::optional<std::string>> QueryScalar(std::string_view sql);
+
+  SessionVariables& variables() { return variables_; }
+  const SessionInfo& info() const { return info_; }
+  Router& router() { return *router_; }
+  engine::Connection& connection() { return *conn_; }
+  bool autocommit() const;
+  // The last statement's error, for SHOW WARNINGS/ERRORS; OK when it succeeded.
+  const Status& last_error() const { return last_error_; }
+
+  // Cancels the running statement from any thread; it fails with MySQL error 1317.
+  void Interrupt() { conn_->Interrupt(); }
+
+ private:
+  friend class Router;
+  Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
+
+  Router* router_;
+  std::unique_ptr<engine::Connection> conn_;
+  SessionInfo info_;
+  SessionVariables variables_;
+  std::optional<std::string> database_;
+  Status last_error_;
+};
+
+}  // namespace millrace::sql
