@@ -15,6 +15,12 @@ SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settl
   };
 }
 
+void RegisterFileTableFunctions(sql::TableFunctionRegistry* registry,
+                                const FileTableFunctionConfig& config) {
+  registry->Register("s3", std::make_shared<FileTableFunction>(SourceKind::kS3, config));
+  registry->Register("local", std::make_shared<FileTableFunction>(SourceKind::kLocal, config));
+}
+
 Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
   MR_ASSIGN_OR_RETURN(FileFunctionOptions options, ParseFileFunctionArgs(kind_, args));
   MR_ASSIGN_OR_RETURN(std::unique_ptr<source::FileSource> source, config_.make_source(options));

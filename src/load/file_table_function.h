@@ -38,6 +38,10 @@ struct FileTableFunctionConfig {
   size_t max_files = 10'000;
 };
 
+// Registers S3 and local with `registry`.
+void RegisterFileTableFunctions(sql::TableFunctionRegistry* registry,
+                                const FileTableFunctionConfig& config);
+
 class FileTableFunction final : public sql::TableFunctionExpander {
  public:
   FileTableFunction(SourceKind kind, FileTableFunctionConfig config)

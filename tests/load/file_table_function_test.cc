@@ -26,8 +26,7 @@ class FileTableFunctionTest : public ::testing::Test {
     config.db = db_.get();
     config.work_root = work_.path();
     config.make_source = DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(0));
-    registry_.Register("s3", std::make_shared<FileTableFunction>(SourceKind::kS3, config));
-    registry_.Register("local", std::make_shared<FileTableFunction>(SourceKind::kLocal, config));
+    RegisterFileTableFunctions(&registry_, config);
   }
 
   std::string S3(const std::string& uri, const std::string& extra = "") {
