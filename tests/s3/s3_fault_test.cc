@@ -14,12 +14,15 @@
 
 #include "s3/s3_client.h"
 #include "source/s3_source.h"
+#include "source/source_test_util.h"
 #include "testing/fault_proxy.h"
 #include "testing/s3rver.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::s3 {
 namespace {
+
+using millrace::source::ReadFileBytes;
 
 using millrace::testing::Fault;
 using millrace::testing::FaultProxy;
@@ -55,11 +58,6 @@ std::string RandomBytes(size_t size, uint64_t seed) {
     std::memcpy(&out[i], &v, std::min<size_t>(8, size - i));
   }
   return out;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 class S3FaultTest : public ::testing::Test {
@@ -105,7 +103,7 @@ class S3FaultTest : public ::testing::Test {
       EXPECT_FALSE(std::filesystem::exists(path)) << "partial download left behind";
       return info.status();
     }
-    return ReadFile(path);
+    return ReadFileBytes(path);
   }
 
   std::vector<std::string> RangesOfGets() {
@@ -341,7 +339,7 @@ TEST_F(S3FaultTest, SeededRandomFaultsNeverYieldWrongBytes) {
     const std::string path = dir_.Join("r" + std::to_string(i));
     const Status status = (*source)->Download(listing->files[i], path);
     ASSERT_TRUE(status.ok()) << listing->files[i].key << ": " << status.ToString();
-    EXPECT_EQ(Digest(ReadFile(path)), Digest(data[i])) << listing->files[i].key;
+    EXPECT_EQ(Digest(ReadFileBytes(path)), Digest(data[i])) << listing->files[i].key;
   }
   // A cut past the end of a short ranged body is picked but changes nothing, so retries can
   // be fewer than faults picked, never more.

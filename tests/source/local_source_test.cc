@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "source/source_test_util.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::source {
@@ -29,24 +30,12 @@ void WriteFile(const std::string& path, const std::string& content) {
   ASSERT_TRUE(out.good()) << path;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void SetMtime(const std::string& path, Clock::WallTime t) {
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch());
   struct timespec times[2];
   times[0].tv_sec = times[1].tv_sec = ns.count() / 1'000'000'000;
   times[0].tv_nsec = times[1].tv_nsec = ns.count() % 1'000'000'000;
   ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
-}
-
-std::vector<std::string> Keys(const Listing& listing) {
-  std::vector<std::string> keys;
-  for (const FileInfo& f : listing.files)
-    keys.push_back(f.key);
-  return keys;
 }
 
 // The real file system with hooks that run before a call reaches it, so a test can change a
@@ -325,7 +314,7 @@ TEST_F(LocalSourceDownloadTest, DownloadCopiesTheListedBytes) {
   EXPECT_EQ(file.size, content.size());
   const std::string out = dir_.Join("out.bin");
   ASSERT_TRUE(source->Download(file, out).ok());
-  EXPECT_EQ(ReadFile(out), content);
+  EXPECT_EQ(ReadFileBytes(out), content);
 
   auto stat = source->Stat(file.key);
   ASSERT_TRUE(stat.ok());

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "source/local_source.h"
+#include "source/source_test_util.h"
 #include "testing/s3rver.h"
 #include "testing/temp_dir.h"
 
@@ -21,18 +22,6 @@ using millrace::testing::S3rver;
 using millrace::testing::TempDir;
 
 constexpr char kBucket[] = "landing";
-
-std::vector<std::string> Keys(const Listing& listing) {
-  std::vector<std::string> keys;
-  for (const FileInfo& f : listing.files)
-    keys.push_back(f.key);
-  return keys;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 class S3SourceTest : public ::testing::Test {
  protected:
@@ -192,7 +181,7 @@ TEST_F(S3SourceTest, DownloadFetchesTheListedVersionOrFailsClearly) {
 
   const std::string out = dir_.Join("x.csv");
   ASSERT_TRUE(source->Download(x, out).ok());
-  EXPECT_EQ(ReadFile(out), v1);
+  EXPECT_EQ(ReadFileBytes(out), v1);
 
   auto stat = source->Stat("d/x.csv");
   ASSERT_TRUE(stat.ok()) << stat.status().ToString();
