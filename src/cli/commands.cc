@@ -17,6 +17,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"serve", "run the server (MySQL protocol, HTTP, streaming jobs)", RunServe},
+    {"s3", "list, print or presign objects of an S3 bucket (ls, cat, presign)", RunS3},
     {"version", "print the version", RunVersion},
 };
 

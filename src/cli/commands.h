@@ -11,6 +11,7 @@ namespace millrace::cli {
 int Main(const std::vector<std::string>& args);
 
 int RunServe(const std::vector<std::string>& args);
+int RunS3(const std::vector<std::string>& args);
 int RunVersion(const std::vector<std::string>& args);
 
 }  // namespace millrace::cli

@@ -24,7 +24,31 @@ struct Exchange {
   const BodyCallback* on_body = nullptr;
   const HeadersCallback* on_headers = nullptr;
   HttpResponse* response = nullptr;
+  Clock* clock = nullptr;
+  // Stall detection: when bytes last moved, and how many had moved by then.
+  Clock::SteadyTime last_progress;
+  curl_off_t last_transferred = 0;
+  bool stalled = false;
 };
+
+void NoteProgress(Exchange* exchange) {
+  exchange->last_progress = exchange->clock->SteadyNow();
+}
+
+int OnProgress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+               curl_off_t ulnow) {
+  auto* exchange = static_cast<Exchange*>(user);
+  if (dlnow + ulnow != exchange->last_transferred) {
+    exchange->last_transferred = dlnow + ulnow;
+    NoteProgress(exchange);
+    return 0;
+  }
+  if (exchange->clock->SteadyNow() - exchange->last_progress >= exchange->request->stall_timeout) {
+    exchange->stalled = true;
+    return 1;  // makes libcurl stop with CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
 
 std::string TrimCopy(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
@@ -38,6 +62,7 @@ std::string TrimCopy(std::string_view text) {
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* exchange = static_cast<Exchange*>(user);
+  NoteProgress(exchange);
   const std::string_view line(data, size * count);
   HttpResponse& response = *exchange->response;
   if (line.starts_with("HTTP/")) {
@@ -101,7 +126,8 @@ size_t OnUpload(char* buffer, size_t size, size_t count, void* user) {
   return exchange->request->body_reader(buffer, size * count);
 }
 
-TransportError Classify(CURLcode code, const HttpResponse& response) {
+TransportError Classify(CURLcode code, const Exchange& exchange) {
+  const HttpResponse& response = *exchange.response;
   switch (code) {
     case CURLE_OK:
       return TransportError::kNone;
@@ -112,6 +138,8 @@ TransportError Classify(CURLcode code, const HttpResponse& response) {
       return TransportError::kConnect;
     case CURLE_OPERATION_TIMEDOUT:
       return TransportError::kTimeout;
+    case CURLE_ABORTED_BY_CALLBACK:
+      return exchange.stalled ? TransportError::kTimeout : TransportError::kOther;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
@@ -178,7 +206,7 @@ std::string_view TransportErrorName(TransportError error) {
   return "transfer failed";
 }
 
-HttpTransport::HttpTransport() {
+HttpTransport::HttpTransport(Clock* clock) : clock_(clock) {
   GlobalInit();
 }
 
@@ -223,7 +251,12 @@ HttpResponse HttpTransport::Perform(const HttpRequest& request, const BodyCallba
     response.error_detail = "curl_easy_init failed";
     return response;
   }
-  Exchange exchange{&request, &on_body, &on_headers, &response};
+  Exchange exchange{.request = &request,
+                    .on_body = &on_body,
+                    .on_headers = &on_headers,
+                    .response = &response,
+                    .clock = clock_};
+  NoteProgress(&exchange);
 
   Slist headers;
   for (const auto& [name, value] : request.headers) {
@@ -247,10 +280,14 @@ HttpResponse HttpTransport::Perform(const HttpRequest& request, const BodyCallba
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::max<int64_t>(1, request.connect_timeout.count())));
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &exchange);
+  // Backstop in real time, for clocks that do not move on their own (tests' ManualClock).
   const auto stall_seconds =
       std::max<int64_t>(1, std::chrono::ceil<std::chrono::seconds>(request.stall_timeout).count());
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(stall_seconds));
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(2 * stall_seconds));
   if (request.total_timeout.count() > 0) {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));
   }
@@ -271,8 +308,11 @@ HttpResponse HttpTransport::Perform(const HttpRequest& request, const BodyCallba
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     response.status = static_cast<int>(status);
   }
-  response.error = Classify(code, response);
-  if (code != CURLE_OK) {
+  response.error = Classify(code, exchange);
+  if (exchange.stalled) {
+    response.error_detail =
+        "no data moved for " + std::to_string(request.stall_timeout.count()) + " ms";
+  } else if (code != CURLE_OK) {
     response.error_detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
   }
   Release(curl);

@@ -7,9 +7,10 @@
 //   in HttpResponse::error_body (first 64 KiB) so the caller can parse the S3 error.
 // - Transport failures are classified (TransportError) rather than turned into Status here:
 //   the caller decides what is retryable and names the endpoint, bucket and key.
-// - Timeouts: connect_timeout bounds connection set-up; stall_timeout aborts a transfer that
-//   moves no byte for that long (curl's low-speed limit, whole seconds, at least one);
-//   total_timeout, when non-zero, bounds the whole exchange.
+// - Timeouts: connect_timeout bounds connection set-up; stall_timeout aborts an exchange in
+//   which no byte (header or body, either direction) moved for that long, measured on the
+//   injected Clock (libcurl's own low-speed check averages over seconds and misses a stall that
+//   follows a burst); total_timeout, when non-zero, bounds the whole exchange.
 // - Connections are reused: easy handles return to a pool after each request and keep their
 //   connection cache. Thread-safety: Perform may be called from many threads at once.
 // - Requests are sent as given: the URL path is not normalized ("/a/../b" stays), nothing is
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "common/thread_annotations.h"
 #include "s3/sigv4.h"
@@ -73,7 +75,7 @@ using HeadersCallback = std::function<Status(const HttpResponse& response)>;
 
 class HttpTransport {
  public:
-  HttpTransport();
+  explicit HttpTransport(Clock* clock);
   ~HttpTransport();
   HttpTransport(const HttpTransport&) = delete;
   HttpTransport& operator=(const HttpTransport&) = delete;
@@ -85,6 +87,7 @@ class HttpTransport {
   void* Acquire() EXCLUDES(mu_);
   void Release(void* handle) EXCLUDES(mu_);
 
+  Clock* const clock_;
   Mutex mu_;
   std::vector<void*> idle_ GUARDED_BY(mu_);  // CURL* easy handles
 };

@@ -352,11 +352,20 @@ Result<ObjectInfo> S3ClientImpl::GetObject(const GetRequest& request, const Body
                  true};
     } else {
       failure = transport_->Classify(call, response);
-      if (response.status == 412) {
+      // What the server said, without the "GetObject s3://..." prefix repeated.
+      const std::string said = failure.status.message().substr(
+          failure.status.message().starts_with(what + ": ") ? what.size() + 2 : 0);
+      if (response.status == 416 && have_info) {
+        // The range started inside the object as first seen: the object has shrunk since.
+        failure.status = Status::Aborted(what +
+                                         ": object changed during download (now shorter "
+                                         "than " +
+                                         std::to_string(next) + " bytes; " + said + ")");
+      } else if (response.status == 412) {
         failure.status = Status::Aborted(what +
                                          ": object changed during download (ETag is no "
                                          "longer " +
-                                         etag + "): " + failure.status.message());
+                                         etag + "; " + said + ")");
       }
     }
     if (!failure.retryable) return failure.status;

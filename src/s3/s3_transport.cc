@@ -154,7 +154,8 @@ S3Transport::S3Transport(S3Config config, Clock* clock, std::string scheme, std:
       signer_(SignerConfig{.access_key = config_.credentials.access_key,
                            .secret_key = config_.credentials.secret_key,
                            .session_token = config_.credentials.session_token,
-                           .region = config_.region}) {}
+                           .region = config_.region}),
+      http_(clock) {}
 
 S3Transport::Target S3Transport::Address(const std::string& bucket, const std::string& key) const {
   if (!config_.use_path_style && !host_is_ip_ && IsDnsLabel(bucket)) {

@@ -190,6 +190,19 @@ TEST_F(LocalSourceTest, HiddenAndTemporaryFilesAreNeverListed) {
             (std::vector<std::string>{dir_.Join("in/ok.csv"), dir_.Join("in/sub/ok2.csv")}));
 }
 
+TEST_F(LocalSourceTest, SymlinkedFilesAreFollowedSymlinkedDirectoriesAreNot) {
+  WriteFile(dir_.Join("data/real.csv"), "12345");
+  WriteFile(dir_.Join("in/sub/x.csv"), "x");
+  std::filesystem::create_symlink(dir_.Join("data/real.csv"), dir_.Join("in/link.csv"));
+  std::filesystem::create_symlink(dir_.Join("in"), dir_.Join("in/sub/loop"));  // a cycle
+  std::filesystem::create_symlink(dir_.Join("nowhere.csv"), dir_.Join("in/dangling.csv"));
+  auto source = MakeLocal(dir_.Join("in/**.csv"));
+  const Listing listing = ListOrDie(*source);
+  EXPECT_EQ(Keys(listing),
+            (std::vector<std::string>{dir_.Join("in/link.csv"), dir_.Join("in/sub/x.csv")}));
+  EXPECT_EQ(listing.files[0].size, 5u);  // the target's size
+}
+
 TEST_F(LocalSourceTest, MissingDirectoryListsNothing) {
   auto source = MakeLocal(dir_.Join("not-yet/*.csv"));
   Listing listing = ListOrDie(*source);

@@ -1,0 +1,274 @@
+#include "testing/s3rver.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "common/clock.h"
+#include "s3/s3_transport.h"
+
+extern char** environ;
+
+namespace millrace::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// PATH lookup done before fork, so the child only calls async-signal-safe functions.
+std::string FindExecutable(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return name;
+}
+
+std::string_view VariableName(std::string_view entry) {
+  return entry.substr(0, entry.find('='));
+}
+
+// The process environment with `extra` applied in order: a later entry replaces an earlier one
+// of the same name (getenv would otherwise see the first).
+std::vector<std::string> MergedEnvironment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** var = environ; *var != nullptr; ++var)
+    env.emplace_back(*var);
+  for (const std::string& entry : extra) {
+    std::erase_if(env, [&](const std::string& existing) {
+      return VariableName(existing) == VariableName(entry);
+    });
+    env.push_back(entry);
+  }
+  return env;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings)
+    out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Waits up to `timeout` for the child; true (and its wait status) once it exited.
+bool WaitFor(pid_t pid, milliseconds timeout, int* wait_status) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, wait_status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+}
+
+int ExitCode(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return -1;
+}
+
+}  // namespace
+
+Result<pid_t> SpawnProcess(const std::vector<std::string>& argv,
+                           const std::vector<std::string>& extra_env,
+                           const std::string& stdout_path, const std::string& stderr_path) {
+  if (argv.empty()) return Status::InvalidArgument("SpawnProcess: empty argv");
+  const std::string program = FindExecutable(argv[0]);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = MergedEnvironment(extra_env);
+  std::vector<char*> c_args = CStrings(args);
+  std::vector<char*> c_env = CStrings(env);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return Status::Internal(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) ::dup2(null_fd, 0);
+    const std::string* paths[] = {&stdout_path, &stderr_path};
+    for (int fd = 1; fd <= 2; ++fd) {
+      if (paths[fd - 1]->empty()) continue;
+      const int out = ::open(paths[fd - 1]->c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (out < 0) ::_exit(126);
+      ::dup2(out, fd);
+    }
+    ::execve(program.c_str(), c_args.data(), c_env.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& extra_env, milliseconds timeout) {
+  TempDir dir;
+  const std::string out_path = dir.Join("stdout");
+  const std::string err_path = dir.Join("stderr");
+  MR_ASSIGN_OR_RETURN(pid_t pid, SpawnProcess(argv, extra_env, out_path, err_path));
+  int wait_status = 0;
+  if (!WaitFor(pid, timeout, &wait_status)) {
+    ::kill(pid, SIGKILL);
+    WaitFor(pid, std::chrono::seconds(5), &wait_status);
+    return Status::DeadlineExceeded(argv[0] + " did not finish within " +
+                                    std::to_string(timeout.count()) +
+                                    " ms; stderr: " + ReadFile(err_path));
+  }
+  return ProcessResult{ExitCode(wait_status), ReadFile(out_path), ReadFile(err_path)};
+}
+
+Result<std::unique_ptr<S3rver>> S3rver::Start(const std::vector<std::string>& buckets) {
+  std::unique_ptr<S3rver> server(new S3rver());
+  const std::string data = server->dir_.Join("data");
+  const std::string log = server->dir_.Join("s3rver.log");
+  if (::mkdir(data.c_str(), 0755) != 0) return Status::IoError("cannot create " + data);
+  std::vector<std::string> argv = {
+      "node",        std::string(MILLRACE_NPM_DIR) + "/s3rver/bin/s3rver.js",
+      "--directory", data,
+      "--address",   "127.0.0.1",
+      "--port",      "0",
+      "--silent",    "--service-endpoint",
+      "localhost"};
+  for (const std::string& bucket : buckets) {
+    argv.push_back("--configure-bucket");
+    argv.push_back(bucket);
+  }
+  MR_ASSIGN_OR_RETURN(server->pid_,
+                      SpawnProcess(argv, {"NODE_OPTIONS=--openssl-legacy-provider"}, log, log));
+
+  // s3rver prints "S3rver listening on 127.0.0.1:<port>" once it accepts connections.
+  const std::regex listening(R"(listening on 127\.0\.0\.1:(\d+))");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    std::smatch match;
+    const std::string output = ReadFile(log);
+    if (std::regex_search(output, match, listening)) {
+      server->port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
+      break;
+    }
+    int wait_status = 0;
+    if (::waitpid(server->pid_, &wait_status, WNOHANG) == server->pid_) {
+      server->pid_ = -1;
+      return Status::Unavailable("s3rver exited with status " +
+                                 std::to_string(ExitCode(wait_status)) + ": " + output);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::DeadlineExceeded("s3rver did not start within 30 s: " + output);
+    }
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  server->endpoint_ = "http://127.0.0.1:" + std::to_string(server->port_);
+  MR_ASSIGN_OR_RETURN(server->transport_, s3::S3Transport::Create(server->Config(), Clock::Real()));
+  return server;
+}
+
+S3rver::~S3rver() {
+  transport_.reset();
+  if (pid_ <= 0) return;
+  int wait_status = 0;
+  ::kill(pid_, SIGTERM);
+  if (!WaitFor(pid_, std::chrono::seconds(5), &wait_status)) {
+    ::kill(pid_, SIGKILL);
+    WaitFor(pid_, std::chrono::seconds(5), &wait_status);
+  }
+}
+
+s3::S3Config S3rver::Config() const {
+  s3::S3Config config;
+  config.endpoint = endpoint_;
+  config.region = "us-east-1";
+  config.use_path_style = true;
+  config.credentials = {kAccessKey, kSecretKey, ""};
+  config.retry.max_attempts = 4;
+  config.retry.base_backoff = milliseconds(20);
+  config.retry.max_backoff = milliseconds(200);
+  config.retry.total_budget = std::chrono::seconds(10);
+  config.retry.connect_timeout = std::chrono::seconds(2);
+  config.retry.request_timeout = std::chrono::seconds(10);
+  return config;
+}
+
+s3::S3Config S3rver::VirtualHostConfig() const {
+  s3::S3Config config = Config();
+  config.endpoint = "http://s3.localhost:" + std::to_string(port_);
+  config.use_path_style = false;
+  return config;
+}
+
+Status S3rver::Send(const std::string& op, const std::string& method, const std::string& bucket,
+                    const std::string& key, uint64_t size,
+                    std::function<size_t(char* buf, size_t len)> reader) {
+  s3::S3Call call{.op = op, .method = method, .bucket = bucket, .key = key};
+  call.body_reader = std::move(reader);
+  call.body_size = size;
+  const s3::HttpResponse response = transport_->Send(call, {});
+  if (response.error == s3::TransportError::kNone && response.ok_status()) return Status::Ok();
+  return transport_->Classify(call, response).status;
+}
+
+Status S3rver::CreateBucket(const std::string& bucket) {
+  return Send("CreateBucket", "PUT", bucket, "", 0, nullptr);
+}
+
+Status S3rver::PutObject(const std::string& bucket, const std::string& key, std::string_view data) {
+  return PutGenerated(bucket, key, data.size(), [data](uint64_t offset, char* buf, size_t len) {
+    std::memcpy(buf, data.data() + offset, len);
+  });
+}
+
+Status S3rver::PutGenerated(const std::string& bucket, const std::string& key, uint64_t size,
+                            const std::function<void(uint64_t, char*, size_t)>& fill) {
+  auto offset = std::make_shared<uint64_t>(0);
+  return Send("PutObject", "PUT", bucket, key, size, [=](char* buf, size_t len) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(len, size - *offset));
+    fill(*offset, buf, n);
+    *offset += n;
+    return n;
+  });
+}
+
+Status S3rver::PutObjects(const std::string& bucket,
+                          const std::vector<std::pair<std::string, std::string>>& objects) {
+  constexpr size_t kWriters = 4;
+  std::vector<Status> results(kWriters);
+  std::vector<std::thread> writers;
+  for (size_t w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      for (size_t i = w; i < objects.size() && results[w].ok(); i += kWriters) {
+        results[w] = PutObject(bucket, objects[i].first, objects[i].second);
+      }
+    });
+  }
+  for (std::thread& writer : writers)
+    writer.join();
+  for (const Status& status : results)
+    MR_RETURN_IF_ERROR(status);
+  return Status::Ok();
+}
+
+Status S3rver::DeleteObject(const std::string& bucket, const std::string& key) {
+  return Send("DeleteObject", "DELETE", bucket, key, 0, nullptr);
+}
+
+}  // namespace millrace::testing
