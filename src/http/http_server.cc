@@ -1,6 +1,7 @@
 #include "http/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <cstdio>
@@ -107,6 +108,14 @@ Status HttpServer::Start() {
         res.set_content("{\"error\":\"internal error\"}\n", "application/json");
       });
 
+  // httplib's default also sets SO_REUSEPORT, which would let a second server share the port
+  // silently; SO_REUSEADDR alone allows quick restarts and still refuses a busy port.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    if (setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes)) != 0) {
+      MR_LOG(kWarning) << "cannot set SO_REUSEADDR on the HTTP socket";
+    }
+  });
   int port = options_.port;
   if (port == 0) {
     port = server.bind_to_any_port(options_.bind_address);

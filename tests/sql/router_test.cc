@@ -1,0 +1,276 @@
+#include "sql/router.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "engine/engine_test_util.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::sql {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+struct Table {
+  std::vector<std::string> columns;
+  Rows rows;
+  int64_t affected_rows = 0;
+  bool has_rows = false;
+};
+
+Result<Table> RunStatement(Session& session, std::string_view sql) {
+  MR_ASSIGN_OR_RETURN(StatementResult result, session.Execute(sql));
+  Table table;
+  table.affected_rows = result.affected_rows;
+  if (result.rows == nullptr) return table;
+  table.has_rows = true;
+  for (size_t c = 0; c < result.rows->column_count(); ++c) {
+    table.columns.push_back(result.rows->column_name(c));
+  }
+  while (true) {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::DataChunk> chunk, result.rows->Next());
+    if (chunk == nullptr) break;
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      std::vector<std::string> row;
+      for (size_t c = 0; c < chunk->column_count(); ++c)
+        row.push_back(chunk->GetText(c, r));
+      table.rows.push_back(std::move(row));
+    }
+  }
+  return table;
+}
+
+class RouterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = engine::OpenOrDie({});
+    RouterOptions options;
+    options.hidden_databases = {"internal_jobs"};
+    options.system_variables = {{"wait_timeout", "77", true}};
+    router_ = std::make_unique<Router>(db_.get(), options);
+    auto session = router_->NewSession(SessionInfo{42, "root", "10.1.2.3"});
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    session_ = std::move(session).value();
+  }
+
+  Table Ok(std::string_view sql) {
+    auto table = RunStatement(*session_, sql);
+    EXPECT_TRUE(table.ok()) << sql << ": " << table.status().ToString();
+    return table.ok() ? std::move(table).value() : Table{};
+  }
+  Rows Query(std::string_view sql) { return Ok(sql).rows; }
+  // The MySQL error number of a failing statement (0 when it succeeds).
+  int ErrorCode(std::string_view sql) {
+    auto table = RunStatement(*session_, sql);
+    return table.ok() ? 0 : ClassifyError(table.status()).code;
+  }
+
+  std::unique_ptr<engine::Database> db_;
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(RouterTest, DatabasesAreSchemasWithNoneSelectedAtStart) {
+  EXPECT_EQ(Query("SELECT DATABASE()"), (Rows{{"NULL"}}));
+  EXPECT_EQ(ErrorCode("SHOW TABLES"), kErNoDb);
+  EXPECT_EQ(ErrorCode("USE nope"), kErBadDb);
+
+  EXPECT_EQ(Ok("CREATE DATABASE shop").affected_rows, 1);
+  EXPECT_EQ(ErrorCode("CREATE DATABASE shop"), kErDbCreateExists);
+  EXPECT_EQ(ErrorCode("CREATE DATABASE IF NOT EXISTS shop DEFAULT CHARACTER SET utf8mb4"), 0);
+  Ok("CREATE SCHEMA `Other`");
+  Ok("CREATE SCHEMA internal_jobs");
+  const Table dbs = Ok("SHOW DATABASES");
+  EXPECT_EQ(dbs.columns, (std::vector<std::string>{"Database"}));
+  EXPECT_EQ(dbs.rows, (Rows{{"Other"}, {"shop"}}));  // main and the hidden schema are not listed
+  EXPECT_EQ(Query("SHOW DATABASES LIKE 'SH%'"), (Rows{{"shop"}}));
+
+  Ok("use SHOP");
+  EXPECT_EQ(Query("SELECT DATABASE(), schema()"), (Rows{{"shop", "shop"}}));
+  Ok("CREATE TABLE `order items` (id INTEGER PRIMARY KEY, sku VARCHAR UNIQUE, "
+     "qty DECIMAL(10,2) NOT NULL DEFAULT 1)");
+  // The table went into the selected database, and resolves unqualified there.
+  EXPECT_EQ(Query("SELECT table_schema FROM information_schema.tables WHERE table_name = "
+                  "'order items'"),
+            (Rows{{"shop"}}));
+  Ok("INSERT INTO `order items` VALUES (1, 'a', 2.5)");
+  const Table tables = Ok("SHOW FULL TABLES");
+  EXPECT_EQ(tables.columns, (std::vector<std::string>{"Tables_in_shop", "Table_type"}));
+  EXPECT_EQ(tables.rows, (Rows{{"order items", "BASE TABLE"}}));
+  EXPECT_EQ(Query("SHOW TABLES FROM Other"), (Rows{}));
+  EXPECT_EQ(ErrorCode("SHOW TABLES FROM nope"), kErBadDb);
+
+  EXPECT_EQ(ErrorCode("DROP DATABASE internal_jobs"), kErDbAccessDenied);
+  EXPECT_EQ(ErrorCode("DROP DATABASE nope"), kErDbDropExists);
+  EXPECT_EQ(ErrorCode("DROP DATABASE IF EXISTS nope"), 0);
+  EXPECT_EQ(Ok("DROP DATABASE shop").affected_rows, 1);
+  EXPECT_EQ(Query("SELECT DATABASE()"), (Rows{{"NULL"}}));
+  EXPECT_EQ(ErrorCode("SELECT * FROM shop.\"order items\""), kErNoSuchTable);
+}
+
+TEST_F(RouterTest, DescribeShowColumnsAndShowCreateTable) {
+  Ok("CREATE DATABASE d");
+  Ok("USE d");
+  Ok("CREATE TABLE t (id INTEGER PRIMARY KEY, sku VARCHAR UNIQUE, qty DECIMAL(10,2) NOT NULL "
+     "DEFAULT 1)");
+  const Table desc = Ok("DESC t");
+  EXPECT_EQ(desc.columns,
+            (std::vector<std::string>{"Field", "Type", "Null", "Key", "Default", "Extra"}));
+  EXPECT_EQ(desc.rows, (Rows{{"id", "INTEGER", "NO", "PRI", "NULL", ""},
+                             {"sku", "VARCHAR", "YES", "UNI", "NULL", ""},
+                             {"qty", "DECIMAL(10,2)", "NO", "", "1", ""}}));
+  EXPECT_EQ(Ok("DESCRIBE d.T").rows, desc.rows);
+  EXPECT_EQ(Ok("SHOW COLUMNS FROM t FROM d").rows, desc.rows);
+  EXPECT_EQ(Query("SHOW COLUMNS FROM t LIKE 's%'"),
+            (Rows{{"sku", "VARCHAR", "YES", "UNI", "NULL", ""}}));
+  EXPECT_EQ(Query("DESC t qty"), (Rows{{"qty", "DECIMAL(10,2)", "NO", "", "1", ""}}));
+  EXPECT_EQ(Ok("SHOW FULL COLUMNS FROM t").columns.size(), 9u);
+  EXPECT_EQ(Query("SHOW COLUMNS FROM t WHERE `Key` = 'PRI'"),
+            (Rows{{"id", "INTEGER", "NO", "PRI", "NULL", ""}}));
+  // DuckDB's own DESCRIBE of a query still works.
+  EXPECT_EQ(Ok("DESCRIBE SELECT 1 AS one").rows.size(), 1u);
+
+  const Table create = Ok("SHOW CREATE TABLE t");
+  EXPECT_EQ(create.columns, (std::vector<std::string>{"Table", "Create Table"}));
+  ASSERT_EQ(create.rows.size(), 1u);
+  EXPECT_EQ(create.rows[0][0], "t");
+  EXPECT_EQ(create.rows[0][1].rfind("CREATE TABLE d.t(", 0), 0u) << create.rows[0][1];
+  EXPECT_EQ(Query("SHOW CREATE DATABASE D"), (Rows{{"d", "CREATE DATABASE `d`"}}));
+
+  EXPECT_EQ(ErrorCode("DESC nope"), kErNoSuchTable);
+  auto missing = RunStatement(*session_, "SHOW CREATE TABLE nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "Table 'd.nope' doesn't exist");
+  EXPECT_EQ(ErrorCode("DESC other.t"), kErBadDb);
+}
+
+TEST_F(RouterTest, SystemVariablesAndSessionFunctionsAnswerAsMySql) {
+  const Table comment = Ok("SELECT @@version_comment LIMIT 1");
+  EXPECT_EQ(comment.columns, (std::vector<std::string>{"@@version_comment"}));
+  EXPECT_EQ(comment.rows, (Rows{{router_->options().version_comment}}));
+  const Table t =
+      Ok("select @@session.auto_increment_increment AS auto_increment_increment, "
+         "@@character_set_client, @@wait_timeout, connection_id(), USER(), current_user(), "
+         "VERSION(), concat(@@version, '!') AS v");
+  EXPECT_EQ(t.columns, (std::vector<std::string>{
+                           "auto_increment_increment", "@@character_set_client", "@@wait_timeout",
+                           "connection_id()", "USER()", "current_user()", "VERSION()", "v"}));
+  EXPECT_EQ(t.rows,
+            (Rows{{"1", "utf8mb4", "77", "42", "root@10.1.2.3", "root@%",
+                   router_->options().server_version, router_->options().server_version + "!"}}));
+  EXPECT_EQ(ErrorCode("SELECT @@no_such_variable"), kErUnknownSystemVariable);
+
+  Ok("SET NAMES latin1");
+  Ok("SET autocommit=0, @@session.sql_select_limit = DEFAULT, character_set_results = NULL");
+  EXPECT_FALSE(session_->autocommit());
+  EXPECT_EQ(Query("SELECT @@autocommit, @@character_set_client, @@character_set_results"),
+            (Rows{{"0", "latin1", "NULL"}}));
+  Ok("SET SESSION autocommit = ON");
+  EXPECT_TRUE(session_->autocommit());
+  EXPECT_EQ(ErrorCode("SET autocommit = 'maybe'"), kErWrongValueForVar);
+  EXPECT_EQ(ErrorCode("SET GLOBAL autocommit = 1"), kErNotSupportedYet);
+  EXPECT_EQ(ErrorCode("SET no_such_setting = 1"), kErUnknownSystemVariable);  // DuckDB's answer
+  Ok("SET threads = 2");  // a DuckDB setting goes to DuckDB
+  EXPECT_EQ(Query("SELECT current_setting('threads')"), (Rows{{"2"}}));
+  Ok("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+
+  const Table vars = Ok("SHOW VARIABLES LIKE 'auto%'");
+  EXPECT_EQ(vars.columns, (std::vector<std::string>{"Variable_name", "Value"}));
+  EXPECT_EQ(vars.rows, (Rows{{"auto_increment_increment", "1"}, {"autocommit", "1"}}));
+  EXPECT_EQ(Query("SHOW SESSION VARIABLES WHERE Variable_name = 'wait_timeout'"),
+            (Rows{{"wait_timeout", "77"}}));
+  EXPECT_EQ(Query("SHOW COLLATION LIKE 'utf8mb4_general_ci'"),
+            (Rows{{"utf8mb4_general_ci", "utf8mb4", "45", "Yes", "Yes", "1"}}));
+  EXPECT_EQ(Query("SHOW CHARACTER SET WHERE Charset = 'utf8mb4'"),
+            (Rows{{"utf8mb4", "UTF-8 Unicode", "utf8mb4_general_ci", "4"}}));
+}
+
+TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
+  Ok("CREATE TABLE `we\"ird` (`select` INTEGER)");
+  Ok("INSERT INTO `we\"ird` VALUES (1) # a MySQL comment");
+  EXPECT_EQ(Query("SELECT `select` FROM `we\"ird` WHERE '`' = '`' -- x"), (Rows{{"1"}}));
+  // Not a session function when qualified or when it takes arguments.
+  EXPECT_EQ(Query("SELECT length(version()) > 0, '@@version'"), (Rows{{"true", "@@version"}}));
+}
+
+TEST_F(RouterTest, ErrorsCarryMySqlCodes) {
+  EXPECT_EQ(ErrorCode("SELEC 1"), kErParse);
+  EXPECT_EQ(ErrorCode("SELECT * FROM nope"), kErNoSuchTable);
+  EXPECT_EQ(ErrorCode("SELECT nope FROM (SELECT 1 AS a)"), kErBadField);
+  EXPECT_EQ(ErrorCode("SELECT no_such_function(1)"), kErSpDoesNotExist);
+  EXPECT_EQ(ErrorCode("  /* only a comment */ "), kErEmptyQuery);
+  Ok("CREATE TABLE t (a INTEGER PRIMARY KEY, b INTEGER NOT NULL)");
+  EXPECT_EQ(ErrorCode("CREATE TABLE t (a INTEGER)"), kErTableExists);
+  Ok("INSERT INTO t VALUES (1, 1)");
+  EXPECT_EQ(ErrorCode("INSERT INTO t VALUES (1, 2)"), kErDupEntry);
+  EXPECT_EQ(ErrorCode("INSERT INTO t VALUES (2, NULL)"), kErBadNull);
+  EXPECT_EQ(ErrorCode("SELECT 'x'::INTEGER"), kErTruncatedWrongValue);
+  // COMMIT/ROLLBACK without a transaction succeed as in MySQL; a real transaction works.
+  EXPECT_EQ(ErrorCode("COMMIT"), 0);
+  EXPECT_EQ(ErrorCode("ROLLBACK"), 0);
+  Ok("START TRANSACTION");
+  Ok("INSERT INTO t VALUES (5, 5)");
+  Ok("ROLLBACK");
+  EXPECT_EQ(Query("SELECT count(*) FROM t"), (Rows{{"1"}}));
+}
+
+TEST_F(RouterTest, ShowWarningsReportsThePreviousError) {
+  EXPECT_EQ(Query("SHOW WARNINGS"), (Rows{}));
+  EXPECT_EQ(ErrorCode("SELECT * FROM nope"), kErNoSuchTable);
+  const Table warnings = Ok("SHOW WARNINGS");
+  EXPECT_EQ(warnings.columns, (std::vector<std::string>{"Level", "Code", "Message"}));
+  ASSERT_EQ(warnings.rows.size(), 1u);
+  EXPECT_EQ(warnings.rows[0][0], "Error");
+  EXPECT_EQ(warnings.rows[0][1], "1146");
+  EXPECT_NE(warnings.rows[0][2].find("Table with name nope does not exist"), std::string::npos);
+  EXPECT_EQ(Query("SHOW ERRORS").size(), 1u);  // still the same diagnostics
+  Ok("SELECT 1");
+  EXPECT_EQ(Query("SHOW WARNINGS"), (Rows{}));
+}
+
+// A job-like statement handler, registered by leading keywords.
+class RecordingHandler final : public StatementHandler {
+ public:
+  explicit RecordingHandler(std::string answer) : answer_(std::move(answer)) {}
+  Result<StatementResult> Execute(const StatementContext& ctx) override {
+    seen.emplace_back(ctx.sql);
+    return ctx.session.ExecuteDuckDb("SELECT " + engine::QuoteLiteral(answer_) + " AS handled");
+  }
+  std::vector<std::string> seen;
+
+ private:
+  std::string answer_;
+};
+
+TEST_F(RouterTest, RegisteredHandlersWinByLongestKeywordMatch) {
+  auto create_job = std::make_shared<RecordingHandler>("create job");
+  auto pause = std::make_shared<RecordingHandler>("pause");
+  router_->RegisterStatement({"create", "job"}, create_job);
+  router_->RegisterStatement({"PAUSE"}, pause);
+  const std::string job =
+      "/* c */ Create  JOB j ON STREAMING DO INSERT INTO t SELECT * FROM S3(\"uri\" = \"x\")";
+  EXPECT_EQ(Query(job), (Rows{{"create job"}}));
+  EXPECT_EQ(create_job->seen, (std::vector<std::string>{job}));  // raw text, nothing expanded
+  EXPECT_EQ(Query("pause job where jobname = 'j'"), (Rows{{"pause"}}));
+  // CREATE DATABASE still reaches the built-in; other CREATEs reach DuckDB.
+  EXPECT_EQ(ErrorCode("CREATE DATABASE x"), 0);
+  EXPECT_EQ(ErrorCode("CREATE TABLE x.t (a INTEGER)"), 0);
+  EXPECT_EQ(create_job->seen.size(), 1u);
+}
+
+TEST_F(RouterTest, DorisTableFunctionsExpandInsideStatements) {
+  router_->table_functions().Register("gen", std::make_shared<NamedParameterExpander>("range"));
+  // range() takes no named parameters: DuckDB's binder reports the expanded call.
+  auto result = RunStatement(*session_, "SELECT * FROM gen(\"step\" = 1)");
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("\"step\""), std::string::npos)
+      << result.status().message();
+  // A syntax error in the Doris arguments is reported before DuckDB sees anything.
+  auto bad = RunStatement(*session_, "SELECT * FROM gen(\"step\" 1)");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("gen(): expected '='"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace millrace::sql
