@@ -18,9 +18,14 @@
 #include "asio.hpp"
 #include "cli/commands.h"
 #include "common/clock.h"
+#include "common/fail_point.h"
 #include "common/logging.h"
 #include "common/server_config.h"
 #include "engine/database.h"
+#include "job/job_catalog.h"
+#include "job/job_service.h"
+#include "job/job_sql.h"
+#include "load/file_table_function.h"
 #include "http/http_server.h"
 #include "http/metrics.h"
 #include "server/mysql_server.h"
@@ -100,6 +105,9 @@ class DatabaseHealth {
   std::unique_ptr<engine::Connection> conn_ GUARDED_BY(mu_);
 };
 
+// Local files are taken once unchanged for this long (see source/local_source.h).
+constexpr std::chrono::milliseconds kLocalSettleTime{1000};
+
 int Fail(const Status& status) {
   std::fprintf(stderr, "millrace serve: %s\n", status.message().c_str());
   return 1;
@@ -133,6 +141,8 @@ int RunServe(const std::vector<std::string>& args) {
   }
   Logger::Default().SetLevel(ParseLogLevel(config->log_level).value_or(LogLevel::kInfo));
 
+  auto fail_points = FailPoints::FromEnv(env);
+  if (!fail_points.ok()) return Fail(fail_points.status());
   if (Status status = EnsureDirectory(config->data_dir); !status.ok()) return Fail(status);
   RemovePortsFile(*config);  // a stale file from a killed run must not mislead anyone
 
@@ -153,7 +163,30 @@ int RunServe(const std::vector<std::string>& args) {
                              http::ProcessResidentBytes);
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
+    router_options.hidden_databases = {job::catalog::kSchema};
     sql::Router router(db->get(), router_options);
+
+    // S3()/local() and the streaming jobs. Work directories of a killed run are stale.
+    const std::string work_root = config->data_dir + "/work";
+    std::error_code ignored;
+    std::filesystem::remove_all(work_root, ignored);
+    load::FileTableFunctionConfig files;
+    files.db = db->get();
+    files.work_root = work_root;
+    files.make_source = load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime);
+    load::RegisterFileTableFunctions(&router.table_functions(), files);
+    job::JobServiceConfig jobs_config;
+    jobs_config.db = db->get();
+    jobs_config.clock = Clock::Real();
+    jobs_config.work_root = work_root;
+    jobs_config.make_source = files.make_source;
+    jobs_config.fail_points = &*fail_points;
+    auto jobs = job::JobService::Start(std::move(jobs_config));
+    if (!jobs.ok()) return Fail(jobs.status());
+    if (Status status = (*jobs)->RegisterViews(&router.table_functions()); !status.ok()) {
+      return Fail(status);
+    }
+    job::RegisterJobStatements(&router, jobs->get());
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);
 
