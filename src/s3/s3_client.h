@@ -20,8 +20,16 @@
 //   within RetryPolicy. A GetObject that breaks mid-body resumes with a Range request from the
 //   last byte received and If-Match on the ETag of the first response, so the bytes delivered
 //   are always of one object version; if the object changed, the call fails with ABORTED.
+//   A download that made progress since its last failure starts a fresh allowance of attempts
+//   and budget, so a long transfer survives many breaks as long as each attempt moves it on.
+//   If a resumed response shows another ETag or size, or the resumed range no longer fits
+//   (HTTP 416), the object changed: ABORTED, even against servers that ignore If-Match.
 // - GetObject never buffers a whole object: the body is handed to the sink as it arrives.
-// - Time (for signing and backoff sleeps) comes from the injected Clock.
+//   A range that starts at or past the end of a non-empty object is OUT_OF_RANGE (as S3 says).
+// - Addressing: virtual-hosted unless use_path_style, an IP-address endpoint, or a bucket name
+//   that is not one DNS label (then path style, as the AWS SDKs do). With no credentials in
+//   the config or the environment, requests are sent unsigned (public buckets).
+// - Time (for signing, stall detection and backoff sleeps) comes from the injected Clock.
 #pragma once
 
 #include <chrono>
@@ -51,9 +59,9 @@ struct RetryPolicy {
   int max_attempts = 8;                            // per request, first try included
   std::chrono::milliseconds base_backoff{100};     // first retry waits up to this
   std::chrono::milliseconds max_backoff{5000};     // cap of one wait
-  std::chrono::milliseconds total_budget{60'000};  // all attempts of one call
+  std::chrono::milliseconds total_budget{60'000};  // all attempts of one call; 0: none
   std::chrono::milliseconds connect_timeout{5000};
-  std::chrono::milliseconds request_timeout{30'000};  // no progress for this long: timeout
+  std::chrono::milliseconds request_timeout{30'000};  // no byte moved for this long: timeout
 };
 
 struct S3Config {

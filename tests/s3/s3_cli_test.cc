@@ -98,6 +98,10 @@ TEST_F(S3CliTest, LsPrintsLikeTheAwsCli) {
   const ProcessResult deep = Run({"ls", "s3://data/**.csv"});
   EXPECT_EQ(Lines(deep.out).size(), 4u) << deep.out;
 
+  const ProcessResult bucket = Run({"ls", "s3://data"});
+  EXPECT_EQ(bucket.exit_code, 0) << bucket.err;
+  EXPECT_EQ(Lines(bucket.out).size(), 5u) << bucket.out;
+
   const ProcessResult none = Run({"ls", "s3://data/nothing-here/"});
   EXPECT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out, "");

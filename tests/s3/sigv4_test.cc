@@ -271,31 +271,38 @@ TEST(SigV4S3ExampleTest, PutObject) {
   EXPECT_EQ(parts.signature, "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
 }
 
-TEST(SigV4S3ExampleTest, GetBucketLifecycle) {
-  SigningRequest request{.method = "GET",
-                         .path = "/",
-                         .query = {{"lifecycle", ""}},
-                         .headers = {{"Host", kExampleHost}},
-                         .payload_hash = std::string(kEmptyPayloadSha256)};
-  const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
-  EXPECT_EQ(parts.canonical_request.substr(0, 17), "GET\n/\nlifecycle=\n");
-  EXPECT_EQ(LastLine(parts.string_to_sign),
-            "9766c798316ff2757b517bc739a67f6213b4ab36dd5da2f94eaebf79c77395ca");
-  EXPECT_EQ(parts.signature, "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
-}
-
-TEST(SigV4S3ExampleTest, GetBucketListObjects) {
-  // Given out of order: the canonical query sorts them.
-  SigningRequest request{.method = "GET",
-                         .path = "/",
-                         .query = {{"prefix", "J"}, {"max-keys", "2"}},
-                         .headers = {{"Host", kExampleHost}},
-                         .payload_hash = std::string(kEmptyPayloadSha256)};
-  const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
-  EXPECT_EQ(parts.canonical_request.substr(0, 26), "GET\n/\nmax-keys=2&prefix=J\n");
-  EXPECT_EQ(LastLine(parts.string_to_sign),
-            "df57d21db20da04d7fa30298dd4488ba3a2b47ca3a489c74750e0f1e7df1b9b7");
-  EXPECT_EQ(parts.signature, "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+// GET Bucket lifecycle (a parameter without a value) and GET Bucket (List Objects), whose
+// parameters are given out of order: the canonical query sorts them.
+TEST(SigV4S3ExampleTest, GetBucketLifecycleAndListObjects) {
+  struct Example {
+    NameValues query;
+    std::string canonical_query;
+    std::string canonical_request_hash;
+    std::string signature;
+  };
+  const Example examples[] = {
+      {{{"lifecycle", ""}},
+       "lifecycle=",
+       "9766c798316ff2757b517bc739a67f6213b4ab36dd5da2f94eaebf79c77395ca",
+       "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543"},
+      {{{"prefix", "J"}, {"max-keys", "2"}},
+       "max-keys=2&prefix=J",
+       "df57d21db20da04d7fa30298dd4488ba3a2b47ca3a489c74750e0f1e7df1b9b7",
+       "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"},
+  };
+  for (const Example& example : examples) {
+    SCOPED_TRACE(example.canonical_query);
+    SigningRequest request{.method = "GET",
+                           .path = "/",
+                           .query = example.query,
+                           .headers = {{"Host", kExampleHost}},
+                           .payload_hash = std::string(kEmptyPayloadSha256)};
+    const SignatureParts parts = ExampleSigner().SignHeaders(&request, ExampleTime());
+    EXPECT_TRUE(parts.canonical_request.starts_with("GET\n/\n" + example.canonical_query + "\n"))
+        << parts.canonical_request;
+    EXPECT_EQ(LastLine(parts.string_to_sign), example.canonical_request_hash);
+    EXPECT_EQ(parts.signature, example.signature);
+  }
 }
 
 constexpr char kPresignedExample[] =
