@@ -107,6 +107,9 @@ Status Init(Connection& conn) {
       start_time_us BIGINT, finish_time_us BIGINT, scanned_rows BIGINT, load_bytes BIGINT,
       file_number BIGINT, file_size BIGINT, filtered_rows BIGINT, first_error_msg VARCHAR,
       start_file VARCHAR, end_file VARCHAR);
+    CREATE TABLE IF NOT EXISTS __millrace.filtered_rows (
+      job_id BIGINT, task_id BIGINT, file VARCHAR, line BIGINT, column_name VARCHAR,
+      value VARCHAR, reason VARCHAR, time_us BIGINT);
     CREATE TABLE IF NOT EXISTS __millrace.files (
       job_id BIGINT, key VARCHAR, etag VARCHAR, size BIGINT, state VARCHAR, task_id BIGINT,
       rows BIGINT, load_time_us BIGINT, error VARCHAR);
@@ -261,7 +264,7 @@ Status SaveJob(Connection& conn, const JobRecord& j, const std::string& insert_s
 }
 
 Status DeleteJob(Connection& conn, int64_t job_id) {
-  for (const char* table : {"jobs", "job_properties", "tasks", "files"}) {
+  for (const char* table : {"jobs", "job_properties", "tasks", "files", "filtered_rows"}) {
     const std::string column = std::string(table) == "jobs" ? "id" : "job_id";
     MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, std::string("DELETE FROM __millrace.") +
                                                                 table + " WHERE " + column +
@@ -307,6 +310,17 @@ Status PruneTasks(Connection& conn, int64_t job_id, int keep) {
       Statement::Prepare(conn,
                          "DELETE FROM __millrace.tasks WHERE job_id = ? AND task_id <= "
                          "(SELECT max(task_id) FROM __millrace.tasks WHERE job_id = ?) - ?"));
+  return stmt.Int(job_id).Int(job_id).Int(keep).Run().status();
+}
+
+Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(conn,
+                         "DELETE FROM __millrace.filtered_rows WHERE job_id = ? AND task_id < "
+                         "(SELECT coalesce(min(task_id), 0) FROM (SELECT task_id FROM "
+                         "__millrace.filtered_rows WHERE job_id = ? ORDER BY task_id DESC "
+                         "LIMIT ?))"));
   return stmt.Int(job_id).Int(job_id).Int(keep).Run().status();
 }
 

@@ -53,6 +53,9 @@ Status InsertTask(engine::Connection& conn, const TaskRecord& task);
 // Keeps the newest `keep` tasks of the job.
 Status PruneTasks(engine::Connection& conn, int64_t job_id, int keep);
 
+// Keeps about the newest `keep` filtered rows of the job (whole tasks are dropped).
+Status PruneFilteredRows(engine::Connection& conn, int64_t job_id, int64_t keep);
+
 Status InsertLedger(engine::Connection& conn, const std::vector<LedgerEntry>& entries);
 // Keys of the job's ledger (any state) in [from, to] (to = "" means no upper bound).
 Result<std::vector<std::string>> LedgerKeys(engine::Connection& conn, int64_t job_id,

@@ -8,6 +8,7 @@
 
 #include "common/logging.h"
 #include "common/thread_annotations.h"
+#include "job/batch_loader.h"
 #include "job/job_catalog.h"
 #include "job/job_statement.h"
 #include "job/job_views.h"
@@ -18,6 +19,9 @@ namespace millrace::job {
 namespace {
 
 using Steady = Clock::SteadyTime;
+
+// Filtered rows kept per job in __millrace.filtered_rows (older tasks' rows are dropped).
+constexpr int64_t kFilteredRowsKept = 10'000;
 
 // How soon a job looks again at local files that were still being written.
 constexpr std::chrono::milliseconds kUnsettledPoll{200};
@@ -113,6 +117,12 @@ class JobService::Impl final : public JobSnapshotSource {
   Result<LoadStatistic> LoadBatch(JobEntry* entry, const JobRecord& snapshot,
                                   const std::vector<source::FileInfo>& files, TaskRecord* task,
                                   engine::Connection* conn, TaskFailure* failure);
+  Result<LoadStatistic> CommitBatch(JobEntry* entry, const JobRecord& snapshot,
+                                    const std::vector<source::FileInfo>& files,
+                                    engine::Transaction txn, const LoadStatistic& stats,
+                                    const std::vector<LedgerEntry>& ledger,
+                                    const std::string& first_error, TaskRecord* task,
+                                    engine::Connection* conn, TaskFailure* failure);
   void FailTaskLocked(JobEntry* entry, TaskRecord* task, const TaskFailure& failure,
                       engine::Connection* conn) REQUIRES(mu_);
   void UpdateHistoryLocked(JobEntry* entry, const TaskRecord& task) REQUIRES(mu_);
@@ -600,7 +610,11 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
       }
       return;
     }
-    if (failure.status.code() == StatusCode::kCancelled) break;
+    // Cancellation and too many bad rows are not transient: retrying cannot help.
+    if (failure.status.code() == StatusCode::kCancelled ||
+        failure.code == kTooManyFailureRowsErr) {
+      break;
+    }
   }
 
   MutexLock lock(&mu_);
@@ -625,56 +639,128 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
     return status;
   };
   std::shared_ptr<source::FileSource> source;
-  load::FileFunctionOptions options;
-  InsertAnalysis analysis;
-  std::string insert_sql;
+  LoadSpec spec;
   {
     MutexLock lock(&mu_);
     source = entry->source;
-    options = entry->options;
-    analysis = entry->analysis;
-    insert_sql = entry->insert_sql;
+    spec.options = entry->options;
+    spec.analysis = entry->analysis;
+    spec.insert_sql = entry->insert_sql;
   }
+  spec.job_id = snapshot.id;
+  spec.task_id = task->task_id;
+  spec.strict = snapshot.properties.strict;
+  spec.now_us = MicrosSinceEpoch(config_.clock->WallNow());
+  const bool skip_bad_files = snapshot.properties.on_error == OnError::kSkipFile;
 
   auto work = load::WorkDir::Create(config_.work_root);
   if (!work.ok()) return fail(work.status(), kLoadErr);
   load::FetchOptions fetch;
-  fetch.compression = options.compression;
+  fetch.compression = spec.options.compression;
   fetch.parallelism = config_.download_parallelism;
   fetch.copy_local = true;  // the ledger records the version that was read
-  auto readable = load::FetchFiles(*source, KindOf(analysis.source), files, fetch, (*work)->path());
-  if (!readable.ok()) return fail(readable.status(), kGetRemoteDataErr);
+  const std::vector<load::FetchedFile> fetched =
+      load::FetchEach(*source, KindOf(spec.analysis.source), files, fetch, (*work)->path());
+  // Files set aside for this task (on_error = skip_file), with the reason.
+  std::map<size_t, std::string> quarantined;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (fetched[i].status.ok()) continue;
+    if (!skip_bad_files) {
+      return fail(fetched[i].status, fetched[i].download_failed ? kGetRemoteDataErr : kLoadErr);
+    }
+    quarantined[i] = fetched[i].status.message();
+  }
   if (config_.fail_points != nullptr) {
     MR_RETURN_IF_ERROR(fail(config_.fail_points->Check("task.after_download"), kLoadErr));
   }
-
   if (Status s = UseDatabase(*conn, snapshot.database); !s.ok()) return fail(s, kLoadErr);
-  auto txn = conn->Begin();
-  if (!txn.ok()) return fail(txn.status(), kLoadErr);
-  LoadStatistic stats;
-  std::vector<LedgerEntry> ledger;
-  const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
-  for (size_t i = 0; i < files.size(); ++i) {
-    // One statement per file: rows are counted per file for the ledger, and an error names the
-    // file it came from.
-    auto read_sql = load::BuildReadSql(options, {(*readable)[i]}, *conn);
-    if (!read_sql.ok()) {
-      return fail(read_sql.status().WithContext("file " + files[i].key), kLoadErr);
-    }
-    const std::string sql = insert_sql.substr(0, analysis.call_begin) + *read_sql +
-                            insert_sql.substr(analysis.call_end);
-    auto result = conn->Query(sql);
-    if (!result.ok()) return fail(result.status().WithContext("file " + files[i].key), kLoadErr);
-    const int64_t rows = (*result)->rows_changed();
-    stats.scanned_rows += rows;
-    stats.load_bytes += static_cast<int64_t>(files[i].size);
-    stats.file_size += static_cast<int64_t>(files[i].size);
-    stats.file_number += 1;
-    ledger.push_back(LedgerEntry{snapshot.id, files[i].key, files[i].etag,
-                                 static_cast<int64_t>(files[i].size), FileState::kLoaded,
-                                 task->task_id, rows, now_us, ""});
-  }
 
+  // Fast first; a row-level error switches the whole batch to the careful load, and a bad file
+  // (with skip_file) is set aside and the batch loaded again without it. Each round starts a
+  // fresh transaction because a DuckDB error aborts the one it happens in.
+  bool careful = false;
+  for (size_t round = 0; round <= files.size() + 1; ++round) {
+    auto txn = conn->Begin();
+    if (!txn.ok()) return fail(txn.status(), kLoadErr);
+    BatchLoader loader(conn, spec);
+    LoadStatistic stats;
+    std::vector<LedgerEntry> ledger;
+    std::string first_error;
+    Status file_error;
+    size_t bad_file = 0;
+    bool switch_to_careful = false;
+    for (size_t i = 0; i < files.size(); ++i) {
+      LedgerEntry row{snapshot.id, files[i].key, files[i].etag, static_cast<int64_t>(files[i].size),
+                      FileState::kLoaded, task->task_id, 0, spec.now_us, ""};
+      if (auto q = quarantined.find(i); q != quarantined.end()) {
+        row.state = FileState::kQuarantined;
+        row.error = q->second;
+        ledger.push_back(std::move(row));
+        continue;
+      }
+      auto loaded = careful ? loader.LoadCareful(files[i].key, fetched[i].path)
+                            : loader.LoadFast(files[i].key, fetched[i].path);
+      if (!loaded.ok()) {
+        if (!careful && BatchLoader::IsRowLevelError(loaded.status())) {
+          switch_to_careful = true;
+        } else {
+          file_error = loaded.status();
+          bad_file = i;
+        }
+        break;
+      }
+      row.rows = loaded->rows;
+      stats.scanned_rows += loaded->rows + loaded->filtered;
+      stats.filtered_rows += loaded->filtered;
+      stats.load_bytes += static_cast<int64_t>(files[i].size);
+      stats.file_size += static_cast<int64_t>(files[i].size);
+      stats.file_number += 1;
+      if (first_error.empty()) first_error = loaded->first_error;
+      ledger.push_back(std::move(row));
+    }
+    if (switch_to_careful) {
+      txn->Rollback().IgnoreError();  // the failed statement already aborted it
+      careful = true;
+      continue;
+    }
+    if (!file_error.ok()) {
+      txn->Rollback().IgnoreError();
+      if (!skip_bad_files) return fail(file_error, kLoadErr);
+      MR_LOG(kWarning) << "job " << snapshot.name << ": quarantining " << files[bad_file].key
+                       << ": " << file_error.message();
+      quarantined[bad_file] = file_error.message();
+      continue;
+    }
+    if (stats.filtered_rows > 0 &&
+        static_cast<double>(stats.filtered_rows) >
+            snapshot.properties.max_filter_ratio * static_cast<double>(stats.scanned_rows)) {
+      txn->Rollback().IgnoreError();
+      task->first_error_msg = first_error;
+      return fail(Status::InvalidArgument(
+                      std::to_string(stats.filtered_rows) + " of " +
+                      std::to_string(stats.scanned_rows) +
+                      " rows were filtered, more than session.insert_max_filter_ratio = " +
+                      std::to_string(snapshot.properties.max_filter_ratio) + "; first: " +
+                      first_error),
+                  kTooManyFailureRowsErr);
+    }
+    return CommitBatch(entry, snapshot, files, std::move(*txn), stats, ledger, first_error, task,
+                       conn, failure);
+  }
+  return fail(Status::Internal("the batch could not be loaded"), kLoadErr);
+}
+
+Result<LoadStatistic> JobService::Impl::CommitBatch(
+    JobEntry* entry, const JobRecord& snapshot, const std::vector<source::FileInfo>& files,
+    engine::Transaction txn, const LoadStatistic& stats, const std::vector<LedgerEntry>& ledger,
+    const std::string& first_error, TaskRecord* task, engine::Connection* conn,
+    TaskFailure* failure) {
+  auto fail = [&](Status status) -> Status {
+    failure->status = status;
+    failure->code = std::string(kLoadErr);
+    return status;
+  };
+  const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
   JobRecord updated = snapshot;
   updated.current_offset = files.back().key;
   updated.succeed_tasks += 1;
@@ -684,29 +770,34 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
   TaskRecord done = *task;
   done.state = TaskState::kSuccess;
   done.stats = stats;
-  done.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+  done.first_error_msg = first_error;
+  done.finish_time_us = now_us;
 
   auto advanced = catalog::AdvanceOffset(*conn, updated, snapshot.current_offset, snapshot.epoch);
-  if (!advanced.ok()) return fail(advanced.status(), kLoadErr);
+  if (!advanced.ok()) return fail(advanced.status());
   if (!*advanced) {
-    return fail(Status::Cancelled("the job no longer expects this task"), kLoadErr);
+    return fail(Status::Cancelled("the job no longer expects this task"));
   }
-  if (Status s = catalog::InsertLedger(*conn, ledger); !s.ok()) return fail(s, kLoadErr);
-  if (Status s = catalog::InsertTask(*conn, done); !s.ok()) return fail(s, kLoadErr);
+  if (Status s = catalog::InsertLedger(*conn, ledger); !s.ok()) return fail(s);
+  if (Status s = catalog::InsertTask(*conn, done); !s.ok()) return fail(s);
   if (Status s = catalog::PruneTasks(*conn, snapshot.id, config_.task_history); !s.ok()) {
-    return fail(s, kLoadErr);
+    return fail(s);
+  }
+  if (stats.filtered_rows > 0) {
+    Status s = catalog::PruneFilteredRows(*conn, snapshot.id, kFilteredRowsKept);
+    if (!s.ok()) return fail(s);
   }
   if (config_.fail_points != nullptr) {
-    MR_RETURN_IF_ERROR(fail(config_.fail_points->Check("task.before_commit"), kLoadErr));
+    MR_RETURN_IF_ERROR(fail(config_.fail_points->Check("task.before_commit")));
   }
   {
     // The epoch check and the commit are one step for PAUSE/ALTER/DROP, which take mu_ to bump
     // the epoch: a task commits only if no such statement came first.
     MutexLock lock(&mu_);
     if (entry->record.epoch != snapshot.epoch) {
-      return fail(Status::Cancelled("the job was paused, altered or dropped"), kLoadErr);
+      return fail(Status::Cancelled("the job was paused, altered or dropped"));
     }
-    if (Status s = txn->Commit(); !s.ok()) return fail(s, kLoadErr);
+    if (Status s = txn.Commit(); !s.ok()) return fail(s);
     if (config_.fail_points != nullptr) {
       config_.fail_points->Check("task.after_commit").IgnoreError();  // crash or nothing
     }
@@ -786,6 +877,7 @@ Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
   registry->Register("jobs", std::make_shared<sql::NamedParameterExpander>("jobs"));
   registry->Register("tasks", std::make_shared<sql::NamedParameterExpander>("tasks"));
   registry->Register("job_files", MakeJobFilesExpander());
+  registry->Register("filtered_rows", MakeFilteredRowsExpander());
   return Status::Ok();
 }
 

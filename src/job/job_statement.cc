@@ -215,6 +215,7 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
     MR_RETURN_IF_ERROR(p.ExpectPunct(")"));
   }
   if (!p.IsKeyword("SELECT")) return p.Error("SELECT");
+  analysis.select_begin = p.Offset();
 
   MR_ASSIGN_OR_RETURN(auto calls, sql::FindDorisCalls(text, [](std::string_view name) {
                         return name == "s3" || name == "local";

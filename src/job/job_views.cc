@@ -147,28 +147,26 @@ class TasksFunction final : public engine::TableFunction {
   JobSnapshotSource* source_;
 };
 
-class JobFilesExpander final : public sql::TableFunctionExpander {
+// A view over a catalog table, optionally for one job: name("job" = "x").
+class CatalogViewExpander final : public sql::TableFunctionExpander {
  public:
+  CatalogViewExpander(std::string name, std::string select) : name_(std::move(name)), select_(std::move(select)) {}
   Result<sql::Expansion> Expand(const sql::DorisArgs& args) override {
     for (const auto& [key, value] : args) {
       if (key != "job") {
-        return Status::InvalidArgument("job_files(): unknown parameter \"" + key +
+        return Status::InvalidArgument(name_ + "(): unknown parameter \"" + key +
                                        "\"; supported: job");
       }
     }
     auto job = args.find("job");
-    std::string filter;
-    if (job != args.end()) {
-      filter = " WHERE j.name = " + engine::QuoteLiteral(job->second);
-    }
-    return sql::Expansion{
-        "(SELECT j.name AS JobName, f.key AS FileName, f.etag AS ETag, f.size AS Size, "
-        "f.state AS State, f.task_id AS TaskId, f.rows AS Rows, "
-        "make_timestamp(f.load_time_us) AS LoadTime, nullif(f.error, '') AS Error "
-        "FROM __millrace.files f JOIN __millrace.jobs j ON j.id = f.job_id" +
-            filter + ")",
-        nullptr};
+    const std::string filter =
+        job == args.end() ? "" : " WHERE j.name = " + engine::QuoteLiteral(job->second);
+    return sql::Expansion{"(" + select_ + filter + ")", nullptr};
   }
+
+ private:
+  std::string name_;
+  std::string select_;
 };
 
 }  // namespace
@@ -182,7 +180,21 @@ std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* sour
 }
 
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander() {
-  return std::make_shared<JobFilesExpander>();
+  return std::make_shared<CatalogViewExpander>(
+      "job_files",
+      "SELECT j.name AS JobName, f.key AS FileName, f.etag AS ETag, f.size AS Size, "
+      "f.state AS State, f.task_id AS TaskId, f.rows AS Rows, "
+      "make_timestamp(f.load_time_us) AS LoadTime, nullif(f.error, '') AS Error "
+      "FROM __millrace.files f JOIN __millrace.jobs j ON j.id = f.job_id");
+}
+
+std::shared_ptr<sql::TableFunctionExpander> MakeFilteredRowsExpander() {
+  return std::make_shared<CatalogViewExpander>(
+      "filtered_rows",
+      "SELECT j.name AS JobName, r.task_id AS TaskId, r.file AS FileName, r.line AS Line, "
+      "r.column_name AS ColumnName, r.value AS Value, r.reason AS Reason, "
+      "make_timestamp(r.time_us) AS Time "
+      "FROM __millrace.filtered_rows r JOIN __millrace.jobs j ON j.id = r.job_id");
 }
 
 }  // namespace millrace::job

@@ -36,5 +36,8 @@ std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* sour
 // job_files("job" = "name"): key, etag, size, state, task, rows, load time and error of every
 // file the job has seen.
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander();
+// filtered_rows("job" = "name"): the rows a job filtered, with file, line, column, value and
+// reason (the newest ones; see kFilteredRowsKept in job_service.cc).
+std::shared_ptr<sql::TableFunctionExpander> MakeFilteredRowsExpander();
 
 }  // namespace millrace::job

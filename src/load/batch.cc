@@ -45,35 +45,42 @@ WorkDir::~WorkDir() {
   std::filesystem::remove_all(path_, ec);  // best effort: a leftover is cleaned at start-up
 }
 
-Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,
-                                            const std::vector<source::FileInfo>& files,
-                                            const FetchOptions& options,
-                                            const std::string& work_dir) {
-  std::vector<std::string> readable(files.size());
-  std::vector<Status> errors(files.size());
+namespace {
+
+// Fetches files[i] for every i, `parallelism` at a time, until `stop` says to stop.
+template <typename Stop>
+std::vector<FetchedFile> FetchParallel(source::FileSource& source, SourceKind kind,
+                                       const std::vector<source::FileInfo>& files,
+                                       const FetchOptions& options, const std::string& work_dir,
+                                       Stop stop) {
+  std::vector<FetchedFile> out(files.size());
   std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
+  std::atomic<bool> stopped{false};
+  auto fetch_one = [&](size_t i) -> Result<std::string> {
+    std::string local = files[i].key;
+    if (kind == SourceKind::kS3 || options.copy_local) {
+      local = work_dir + "/d" + std::to_string(i) + SuffixOf(files[i].key);
+      Status downloaded = source.Download(files[i], local);
+      if (!downloaded.ok()) {
+        out[i].download_failed = true;
+        return downloaded;
+      }
+    }
+    // A 0-byte file holds no rows, whatever its name says about compression.
+    if (files[i].size == 0) return local;
+    return PrepareLocalFile(local, options.compression, work_dir, static_cast<int>(i));
+  };
   auto worker = [&] {
-    while (!failed) {
+    while (!stopped) {
       const size_t i = next++;
       if (i >= files.size()) return;
-      std::string local = files[i].key;
-      if (kind == SourceKind::kS3 || options.copy_local) {
-        local = work_dir + "/d" + std::to_string(i) + SuffixOf(files[i].key);
-        Status status = source.Download(files[i], local);
-        if (!status.ok()) {
-          errors[i] = status;
-          failed = true;
-          return;
-        }
+      auto fetched = fetch_one(i);
+      if (fetched.ok()) {
+        out[i].path = std::move(fetched).value();
+      } else {
+        out[i].status = fetched.status().WithContext("file " + files[i].key);
+        if (stop()) stopped = true;
       }
-      auto prepared = PrepareLocalFile(local, options.compression, work_dir, static_cast<int>(i));
-      if (!prepared.ok()) {
-        errors[i] = prepared.status();
-        failed = true;
-        return;
-      }
-      readable[i] = std::move(prepared).value();
     }
   };
   const int threads =
@@ -82,10 +89,28 @@ Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKi
   for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  for (const Status& error : errors) {
-    if (!error.ok()) return error;
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,
+                                            const std::vector<source::FileInfo>& files,
+                                            const FetchOptions& options,
+                                            const std::string& work_dir) {
+  auto fetched = FetchParallel(source, kind, files, options, work_dir, [] { return true; });
+  for (const FetchedFile& file : fetched) {
+    if (!file.status.ok()) return file.status;
   }
+  std::vector<std::string> readable;
+  for (FetchedFile& file : fetched) readable.push_back(std::move(file.path));
   return readable;
+}
+
+std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
+                                   const std::vector<source::FileInfo>& files,
+                                   const FetchOptions& options, const std::string& work_dir) {
+  return FetchParallel(source, kind, files, options, work_dir, [] { return false; });
 }
 
 }  // namespace millrace::load

@@ -5,7 +5,8 @@
 //   destroyed; it is the StatementResources that keeps downloaded files alive for a statement.
 // - FetchFiles downloads (S3) or copies (local, when `copy_local`) the listed version of each file,
 //   `parallelism` at a time, then prepares each for DuckDB (see PrepareLocalFile). It returns
-//   the readable paths in the order of `files`. The first failure is returned, naming the file;
+//   the readable paths in the order of `files`. A 0-byte file is returned as it is: it holds no
+//   rows (see BatchLoader), even when named .gz. The first failure is returned, naming the file;
 //   the other downloads are abandoned.
 #pragma once
 
@@ -41,5 +42,18 @@ Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKi
                                             const std::vector<source::FileInfo>& files,
                                             const FetchOptions& options,
                                             const std::string& work_dir);
+
+// One file of FetchEach: its readable path, or why it could not be fetched.
+struct FetchedFile {
+  std::string path;
+  Status status;                  // names the file's key
+  bool download_failed = false;   // the source failed (else the file's content is bad)
+};
+
+// Like FetchFiles, but fetches every file and reports each one's outcome (a job that skips bad
+// files needs to know which ones failed).
+std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
+                                   const std::vector<source::FileInfo>& files,
+                                   const FetchOptions& options, const std::string& work_dir);
 
 }  // namespace millrace::load

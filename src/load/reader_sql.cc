@@ -36,10 +36,13 @@ Status CorruptError(const std::string& in, Compression c, const std::string& det
                           " stream: " + detail);
 }
 
-// Streams `in` through `step` (which consumes input and produces output) until the codec says
-// the stream has ended; input that ends first is a truncated stream.
-template <typename Step>
-Status Pump(const std::string& in, const std::string& out, Compression c, Step step) {
+// Streams `in` through `step` (which consumes input and produces output) and checks that the
+// codec saw the end of its stream: input that ends first is a truncated stream. When the stream
+// ends with input left over, `reset` starts the next member (gzip and zstd files may hold
+// several concatenated streams); without a reset the leftover is an error.
+template <typename Step, typename Reset>
+Status Pump(const std::string& in, const std::string& out, Compression c, Step step,
+            Reset reset) {
   File src(std::fopen(in.c_str(), "rb"));
   if (!src) return Status::IoError("cannot read '" + in + "'");
   File dst(std::fopen(out.c_str(), "wb"));
@@ -47,30 +50,42 @@ Status Pump(const std::string& in, const std::string& out, Compression c, Step s
   std::vector<char> input(kChunk);
   std::vector<char> output(kChunk);
   bool ended = false;
-  while (!ended) {
+  auto run = [&](const char* next, size_t avail, size_t* consumed, size_t* produced) -> Status {
+    Status r = step(next, avail, output.data(), output.size(), consumed, produced, &ended);
+    if (!r.ok()) return CorruptError(in, c, r.message());
+    if (*produced > 0 && std::fwrite(output.data(), 1, *produced, dst.get()) != *produced) {
+      return Status::IoError("cannot write '" + out + "'");
+    }
+    return Status::Ok();
+  };
+  while (true) {
     const size_t n = std::fread(input.data(), 1, input.size(), src.get());
     if (n == 0) break;
     const char* next = input.data();
     size_t avail = n;
-    while (avail > 0 || !ended) {
-      size_t produced = 0;
+    while (avail > 0) {
+      if (ended) {
+        if (!reset()) return CorruptError(in, c, "trailing data after the end of the stream");
+        ended = false;
+      }
       size_t consumed = 0;
-      auto r = step(next, avail, output.data(), output.size(), &consumed, &produced, &ended);
-      if (!r.ok()) return CorruptError(in, c, r.message());
-      if (produced > 0 && std::fwrite(output.data(), 1, produced, dst.get()) != produced) {
-        return Status::IoError("cannot write '" + out + "'");
+      size_t produced = 0;
+      MR_RETURN_IF_ERROR(run(next, avail, &consumed, &produced));
+      if (consumed == 0 && produced == 0 && !ended) {
+        return CorruptError(in, c, "the decoder makes no progress");
       }
       next += consumed;
       avail -= consumed;
-      if (ended) break;
-      if (consumed == 0 && produced == 0) break;  // needs more input
     }
-    if (ended && avail > 0) {
-      // Concatenated streams are legal for gzip/bz2; we treat trailing data as an error for
-      // the others and keep it simple: restart is not supported.
-      return CorruptError(in, c, "trailing data after the end of the stream");
+    // Output the decoder still holds for the input it has consumed.
+    while (!ended) {
+      size_t consumed = 0;
+      size_t produced = 0;
+      MR_RETURN_IF_ERROR(run(nullptr, 0, &consumed, &produced));
+      if (produced == 0) break;
     }
   }
+  if (std::ferror(src.get())) return Status::IoError("cannot read '" + in + "'");
   if (!ended) return CorruptError(in, c, "truncated (the stream ends before its end marker)");
   if (std::fflush(dst.get()) != 0) return Status::IoError("cannot write '" + out + "'");
   return Status::Ok();
@@ -100,7 +115,8 @@ Status InflateZlib(const std::string& in, const std::string& out, Compression c)
                   return Status::DataLoss(zs.msg != nullptr ? zs.msg : "inflate failed");
                 }
                 return Status::Ok();
-              });
+              },
+              [&] { return c == Compression::kGzip && inflateReset(&zs) == Z_OK; });
 }
 
 Status DecompressBzip2(const std::string& in, const std::string& out) {
@@ -123,6 +139,10 @@ Status DecompressBzip2(const std::string& in, const std::string& out) {
                 }
                 if (rc != BZ_OK) return Status::DataLoss("bzip2 error " + std::to_string(rc));
                 return Status::Ok();
+              },
+              [&] {  // pbzip2 writes one stream per block
+                BZ2_bzDecompressEnd(&bz);
+                return BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
               });
 }
 
@@ -143,7 +163,8 @@ Status DecompressLz4(const std::string& in, const std::string& out) {
                 *made = dst_size;
                 *ended = hint == 0;
                 return Status::Ok();
-              });
+              },
+              [] { return true; });  // the next frame starts with its own header
 }
 
 Status DecompressZstd(const std::string& in, const std::string& out) {
@@ -162,15 +183,8 @@ Status DecompressZstd(const std::string& in, const std::string& out) {
                 *made = output.pos;
                 *ended = rc == 0;
                 return Status::Ok();
-              });
-}
-
-// Number of columns (and their names) of the first file as DuckDB's reader sees it.
-Result<std::vector<std::string>> SniffColumns(engine::Connection& sniff, const std::string& sql) {
-  MR_ASSIGN_OR_RETURN(auto result, sniff.Query(sql + " LIMIT 0"));
-  std::vector<std::string> names;
-  for (size_t i = 0; i < result->column_count(); ++i) names.push_back(result->column_name(i));
-  return names;
+              },
+              [] { return true; });  // ZSTD_decompressStream continues with the next frame
 }
 
 // First `rows` records of the first file, each a list of fields.
@@ -212,38 +226,108 @@ std::string ColumnsStruct(const std::vector<std::string>& names) {
   return out + "}";
 }
 
+// The fields of the first record after `skip` lines, parsed with the job's dialect. DuckDB's
+// sniffer is not used: it gives up on a file whose rows disagree on the column count, and the
+// error must then come from the read, naming the line.
+Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const CsvOptions& csv,
+                                                 int64_t skip) {
+  File file(std::fopen(path.c_str(), "rb"));
+  if (!file) return Status::IoError("cannot read '" + path + "'");
+  constexpr size_t kMaxRecord = 16 << 20;
+  std::string data;
+  std::vector<char> buf(kChunk);
+  const std::string& newline = csv.line_delimiter;
+  const std::string& sep = csv.column_separator;
+  const char quote = csv.enclose.empty() ? (csv.trim_double_quotes ? '"' : '\0') : csv.enclose[0];
+  const char escape = csv.escape.empty() ? '\0' : csv.escape[0];
+  size_t pos = 0;
+  auto fill = [&]() {
+    const size_t n = std::fread(buf.data(), 1, buf.size(), file.get());
+    data.append(buf.data(), n);
+    return n > 0;
+  };
+  auto at = [&](size_t i) -> int {
+    while (i >= data.size()) {
+      if (data.size() > kMaxRecord || !fill()) return -1;
+    }
+    return static_cast<unsigned char>(data[i]);
+  };
+  auto starts_with = [&](size_t i, const std::string& token) {
+    for (size_t k = 0; k < token.size(); ++k) {
+      if (at(i + k) != static_cast<unsigned char>(token[k])) return false;
+    }
+    return true;
+  };
+  if (starts_with(0, "\xEF\xBB\xBF")) pos = 3;
+  for (int64_t line = 0; line < skip; ++line) {
+    while (at(pos) >= 0 && !starts_with(pos, newline)) ++pos;
+    if (at(pos) < 0) return std::vector<std::string>();
+    pos += newline.size();
+  }
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  while (true) {
+    const int ch = at(pos);
+    if (ch < 0) break;
+    if (quoted) {
+      if (escape != '\0' && ch == escape && escape != quote && at(pos + 1) >= 0) {
+        fields.back() += static_cast<char>(at(pos + 1));
+        pos += 2;
+      } else if (ch == quote) {
+        if (at(pos + 1) == quote) {
+          fields.back() += quote;
+          pos += 2;
+        } else {
+          quoted = false;
+          ++pos;
+        }
+      } else {
+        fields.back() += static_cast<char>(ch);
+        ++pos;
+      }
+      continue;
+    }
+    if (starts_with(pos, newline)) break;
+    if (starts_with(pos, sep)) {
+      fields.emplace_back();
+      pos += sep.size();
+    } else if (quote != '\0' && ch == quote && fields.back().empty()) {
+      quoted = true;
+      ++pos;
+    } else {
+      fields.back() += static_cast<char>(ch);
+      ++pos;
+    }
+    if (pos > kMaxRecord) {
+      return Status::InvalidArgument("file '" + path + "': the first record is longer than 16 MiB");
+    }
+  }
+  if (fields.size() == 1 && fields[0].empty() && at(pos) < 0 && pos <= 3) {
+    return std::vector<std::string>();  // no record at all
+  }
+  return fields;
+}
+
 Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
-                                const std::vector<std::string>& files, engine::Connection& sniff) {
+                                const std::vector<std::string>& files) {
   const CsvOptions& csv = options.csv;
   const std::string dialect = CsvDialect(csv);
-  const std::string first = "read_csv(" + QuoteLiteral(files.front()) + ", " + dialect +
-                            ", all_varchar=true, header=false, skip=" +
-                            std::to_string(csv.skip_lines) + ")";
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> first,
+                      ReadFirstRecord(files.front(), csv, csv.skip_lines));
+  if (first.empty()) {
+    return Status::InvalidArgument("file '" + files.front() + "' has no record to read");
+  }
   std::vector<std::string> names;
   int64_t skip = csv.skip_lines;
   bool header = false;
-  switch (options.format) {
-    case Format::kCsv: {
-      MR_ASSIGN_OR_RETURN(auto sniffed, SniffColumns(sniff, "SELECT * FROM " + first));
-      for (size_t i = 0; i < sniffed.size(); ++i) names.push_back("c" + std::to_string(i + 1));
-      break;
-    }
-    case Format::kCsvWithNames:
-    case Format::kCsvWithNamesAndTypes: {
-      MR_ASSIGN_OR_RETURN(auto rows, SniffRows(sniff, "SELECT * FROM " + first, 1));
-      if (rows.empty()) {
-        return Status::InvalidArgument("file '" + files.front() +
-                                       "' has no header line (format " +
-                                       std::string(FormatName(options.format)) + ")");
-      }
-      names = rows.front();
-      header = options.format == Format::kCsvWithNames;
-      // The types line is skipped, values stay text (Doris casts on insert the same way).
-      if (!header) skip += 2;
-      break;
-    }
-    default:
-      return Status::Internal("not a CSV format");
+  if (options.format == Format::kCsv) {
+    for (size_t i = 0; i < first.size(); ++i) names.push_back("c" + std::to_string(i + 1));
+  } else {
+    names = std::move(first);
+    // csv_with_names lets DuckDB skip the header; with types, the types line is skipped too and
+    // values stay text (Doris casts on insert the same way).
+    header = options.format == Format::kCsvWithNames;
+    if (!header) skip += 2;
   }
   std::string sql = "(SELECT * FROM read_csv(" + FileList(files) + ", " + dialect +
                     ", header=" + (header ? "true" : "false") + ", skip=" + std::to_string(skip) +
@@ -372,29 +456,17 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
                                      const std::string& work_dir, int index) {
   const Compression compression = declared.value_or(CompressionFromSuffix(path));
   const std::string base = work_dir + "/f" + std::to_string(index);
-  switch (compression) {
-    case Compression::kPlain:
-      // A declared "plain" on a file named .gz must not be decompressed by DuckDB's suffix rule.
-      if (CompressionFromSuffix(path) == Compression::kPlain) return path;
-      break;
-    case Compression::kGzip:
-      if (CompressionFromSuffix(path) == Compression::kGzip) return path;
-      break;
-    case Compression::kZstd:
-      if (CompressionFromSuffix(path) == Compression::kZstd) return path;
-      break;
-    case Compression::kBzip2:
-    case Compression::kLz4Frame:
-    case Compression::kDeflate: {
-      const std::string out = base + ".plain";
-      MR_RETURN_IF_ERROR(DecompressFile(compression, path, out));
-      return out;
-    }
+  if (compression != Compression::kPlain) {
+    // Every codec is decoded here, gzip and zstd included: DuckDB's readers accept a truncated
+    // gzip or zstd stream without an error, which would load part of a file silently. A plain
+    // file also lets DuckDB read a CSV in parallel.
+    const std::string out = base + ".plain";
+    MR_RETURN_IF_ERROR(DecompressFile(compression, path, out));
+    return out;
   }
-  // Name the file so DuckDB's suffix-based detection sees the declared compression.
-  const std::string link = base + (compression == Compression::kGzip   ? ".gz"
-                                   : compression == Compression::kZstd ? ".zst"
-                                                                       : ".plain");
+  // A file named .gz that is declared plain must not be decompressed by DuckDB's suffix rule.
+  if (CompressionFromSuffix(path) == Compression::kPlain) return path;
+  const std::string link = base + ".plain";
   std::error_code ec;
   std::filesystem::create_symlink(std::filesystem::absolute(path), link, ec);
   if (ec) return Status::IoError("cannot link '" + path + "' into " + work_dir + ": " + ec.message());
@@ -408,7 +480,7 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
     case Format::kCsv:
     case Format::kCsvWithNames:
     case Format::kCsvWithNamesAndTypes:
-      return BuildCsvSql(options, files, sniff);
+      return BuildCsvSql(options, files);
     case Format::kJson:
       return BuildJsonSql(options, files, sniff);
     case Format::kParquet:

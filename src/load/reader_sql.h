@@ -2,10 +2,10 @@
 // them, with Doris's column conventions.
 //
 // Contract
-// - PrepareLocalFile makes a file readable by DuckDB's readers: files compressed with a codec
-//   DuckDB lacks (bz2, lz4frame, deflate) are decompressed into `work_dir`; files whose
-//   compression is gzip or zstd but whose name lacks the suffix DuckDB keys on get a symlink
-//   with it. Errors name the file (a truncated or corrupt stream is DATA_LOSS).
+// - PrepareLocalFile makes a file readable by DuckDB's readers: a compressed file (any codec)
+//   is decompressed into `work_dir` — DuckDB's own gzip and zstd readers accept truncated
+//   streams silently, ours do not; a plain file whose name suggests compression gets a plain
+//   name. Errors name the file (a truncated or corrupt stream is DATA_LOSS).
 // - BuildReadSql returns a parenthesized SELECT usable where a table stands. Columns:
 //   csv -> c1..cN, all VARCHAR (as Doris); csv_with_names -> names from the header, VARCHAR;
 //   csv_with_names_and_types -> names from line 1, line 2 (types) skipped, VARCHAR;

@@ -172,7 +172,8 @@ TEST_F(ReaderSqlTest, EveryCompressionReadsTheSameRows) {
 }
 
 TEST_F(ReaderSqlTest, TruncatedCompressedFileIsDataLossNamingTheFile) {
-  for (Compression c : {Compression::kBzip2, Compression::kLz4Frame, Compression::kDeflate}) {
+  for (Compression c : {Compression::kGzip, Compression::kZstd, Compression::kBzip2,
+                        Compression::kLz4Frame, Compression::kDeflate}) {
     const std::string full = Compress(c, std::string(100000, 'x') + "\n");
     const std::string name = "trunc_" + std::string(CompressionName(c));
     WriteFile(dir_.Join(name), full.substr(0, full.size() / 2));
@@ -180,6 +181,18 @@ TEST_F(ReaderSqlTest, TruncatedCompressedFileIsDataLossNamingTheFile) {
     ASSERT_FALSE(prepared.ok()) << name;
     EXPECT_EQ(prepared.status().code(), StatusCode::kDataLoss);
     EXPECT_NE(prepared.status().message().find(name), std::string::npos);
+  }
+}
+
+TEST_F(ReaderSqlTest, ConcatenatedStreamsAreReadWhole) {
+  for (Compression c : {Compression::kGzip, Compression::kZstd, Compression::kBzip2,
+                        Compression::kLz4Frame}) {
+    const std::string name = "multi_" + std::string(CompressionName(c));
+    WriteFile(dir_.Join(name), Compress(c, "1,a\n2,b\n") + Compress(c, "3,c\n"));
+    EXPECT_EQ(Read({{"column_separator", ","}, {"compress_type", std::string(CompressionName(c))}},
+                   {name}, "SELECT count(*), string_agg(c2, '' ORDER BY c1) FROM t"),
+              (Rows{{"3", "abc"}}))
+        << name;
   }
 }
 

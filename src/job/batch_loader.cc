@@ -1,0 +1,197 @@
+#include "job/batch_loader.h"
+
+#include <filesystem>
+
+#include "load/reader_sql.h"
+#include "sql/lexer.h"
+
+namespace millrace::job {
+namespace {
+
+using engine::QuoteIdentifier;
+using engine::QuoteLiteral;
+
+constexpr const char* kStage = "__millrace_stage";
+
+// Records before the first data record of a file: header lines and skipped lines.
+int64_t LinesBeforeData(const load::FileFunctionOptions& options) {
+  int64_t lines = options.csv.skip_lines;
+  if (options.format == load::Format::kCsvWithNames) lines += 1;
+  if (options.format == load::Format::kCsvWithNamesAndTypes) lines += 2;
+  return options.format == load::Format::kParquet || options.format == load::Format::kJson
+             ? 0
+             : lines;
+}
+
+Result<std::vector<std::vector<std::string>>> Rows(engine::Connection& conn,
+                                                   const std::string& sql) {
+  MR_ASSIGN_OR_RETURN(auto result, conn.Query(sql));
+  std::vector<std::vector<std::string>> rows;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
+    if (!chunk) break;
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      std::vector<std::string> row;
+      for (size_t c = 0; c < chunk->column_count(); ++c) {
+        row.push_back(chunk->IsNull(c, r) ? std::string() : chunk->GetText(c, r));
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+bool IsEmptyFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::file_size(path, ec) == 0 && !ec;
+}
+
+}  // namespace
+
+bool BatchLoader::IsRowLevelError(const Status& status) {
+  const std::string& msg = status.message();
+  return msg.find("Conversion Error") != std::string::npos ||
+         msg.find("NOT NULL constraint failed") != std::string::npos;
+}
+
+Result<std::string> BatchLoader::SelectOver(const std::string& readable) {
+  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, {readable}, *conn_));
+  const InsertAnalysis& a = spec_.analysis;
+  return spec_.insert_sql.substr(a.select_begin, a.call_begin - a.select_begin) + reader +
+         spec_.insert_sql.substr(a.call_end);
+}
+
+Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
+  if (IsEmptyFile(readable)) return FileLoad();
+  auto select = SelectOver(readable);
+  if (!select.ok()) return select.status().WithContext("file " + key);
+  const InsertAnalysis& a = spec_.analysis;
+  const std::string sql = spec_.insert_sql.substr(0, a.select_begin) + *select;
+  auto result = conn_->Query(sql);
+  if (!result.ok()) return result.status().WithContext("file " + key);
+  FileLoad load;
+  load.rows = (*result)->rows_changed();
+  return load;
+}
+
+Status BatchLoader::LoadTargetColumns() {
+  if (!targets_.empty()) return Status::Ok();
+  MR_ASSIGN_OR_RETURN(auto described, Rows(*conn_, "DESCRIBE " + spec_.analysis.target_table));
+  std::vector<TargetColumn> all;
+  for (const auto& row : described) {
+    if (row.size() < 3) return Status::Internal("unexpected DESCRIBE output");
+    all.push_back(TargetColumn{row[0], row[1], row[2] == "NO"});
+  }
+  if (spec_.analysis.columns.empty()) {
+    targets_ = std::move(all);
+    return Status::Ok();
+  }
+  for (const std::string& wanted : spec_.analysis.columns) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const TargetColumn& c) {
+      return sql::EqualsIgnoreCase(c.name, wanted);
+    });
+    if (it == all.end()) {
+      return Status::InvalidArgument("table " + spec_.analysis.target_table + " has no column " +
+                                     wanted);
+    }
+    targets_.push_back(*it);
+  }
+  return Status::Ok();
+}
+
+Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::string& readable) {
+  if (IsEmptyFile(readable)) return FileLoad();
+  auto with_file = [&](const Status& s) { return s.WithContext("file " + key); };
+  if (Status s = LoadTargetColumns(); !s.ok()) return with_file(s);
+  auto select = SelectOver(readable);
+  if (!select.ok()) return with_file(select.status());
+  // Record numbers follow the reader's order (DuckDB preserves insertion order).
+  Status staged = conn_->Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStage +
+                                 " AS SELECT row_number() OVER () AS __millrace_row, * FROM (" +
+                                 *select + ") AS __millrace_src");
+  if (!staged.ok()) return with_file(staged);
+  MR_ASSIGN_OR_RETURN(auto stage_columns,
+                      Rows(*conn_, std::string("SELECT column_name FROM (DESCRIBE ") + kStage +
+                                       ")"));
+  if (stage_columns.size() != targets_.size() + 1) {
+    return with_file(Status::InvalidArgument(
+        "the job's SELECT returns " + std::to_string(stage_columns.size() - 1) +
+        " columns, the INSERT expects " + std::to_string(targets_.size())));
+  }
+
+  // Per column: its converted value, and the condition that filters the row.
+  std::string converted;
+  std::string bad_any;
+  std::string which_column = "CASE";
+  std::string bad_value = "CASE";
+  std::string reason = "CASE";
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    const std::string src = QuoteIdentifier(stage_columns[i + 1][0]);
+    const TargetColumn& t = targets_[i];
+    const std::string cast = "TRY_CAST(" + src + " AS " + t.type + ")";
+    std::string bad;
+    std::string why;
+    if (spec_.strict) {
+      bad = "(" + src + " IS NOT NULL AND " + cast + " IS NULL)";
+      why = "value cannot be converted to " + t.type;
+      if (t.not_null) bad = "(" + bad + " OR " + src + " IS NULL)";
+    } else {
+      bad = t.not_null ? "(" + cast + " IS NULL)" : "false";
+      why = "value is NULL or cannot be converted for NOT NULL column of type " + t.type;
+    }
+    if (i > 0) {
+      converted += ", ";
+      bad_any += " OR ";
+    }
+    converted += cast;
+    bad_any += bad;
+    which_column += " WHEN " + bad + " THEN " + QuoteLiteral(t.name);
+    bad_value += " WHEN " + bad + " THEN CAST(" + src + " AS VARCHAR)";
+    reason += " WHEN " + bad + " THEN " +
+              (t.not_null ? "CASE WHEN " + src + " IS NULL THEN 'NULL value for NOT NULL column' ELSE " +
+                                QuoteLiteral(why) + " END"
+                          : QuoteLiteral(why));
+  }
+  which_column += " END";
+  bad_value += " END";
+  reason += " END";
+
+  std::string columns;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    if (i > 0) columns += ", ";
+    columns += QuoteIdentifier(targets_[i].name);
+  }
+  FileLoad load;
+  auto inserted = conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + columns +
+                               ") SELECT " + converted + " FROM " + kStage + " WHERE NOT (" +
+                               bad_any + ")");
+  if (!inserted.ok()) return with_file(inserted.status());
+  load.rows = (*inserted)->rows_changed();
+  inserted->reset();
+
+  MR_ASSIGN_OR_RETURN(auto counted, Rows(*conn_, std::string("SELECT count(*) FROM ") + kStage +
+                                                     " WHERE " + bad_any));
+  load.filtered = counted.empty() ? 0 : std::stoll(counted[0][0]);
+  if (load.filtered > 0) {
+    const int64_t offset = LinesBeforeData(spec_.options);
+    const std::string details = "SELECT __millrace_row + " + std::to_string(offset) +
+                                " AS line, " + which_column + " AS col, " + bad_value +
+                                " AS val, " + reason + " AS why FROM " + kStage + " WHERE " +
+                                bad_any + " ORDER BY __millrace_row LIMIT " +
+                                std::to_string(kFilteredRowsKeptPerFile);
+    Status recorded = conn_->Execute(
+        "INSERT INTO __millrace.filtered_rows SELECT " + std::to_string(spec_.job_id) + ", " +
+        std::to_string(spec_.task_id) + ", " + QuoteLiteral(key) + ", line, col, val, why, " +
+        std::to_string(spec_.now_us) + " FROM (" + details + ")");
+    if (!recorded.ok()) return with_file(recorded);
+    MR_ASSIGN_OR_RETURN(auto first, Rows(*conn_, "SELECT * FROM (" + details + ") LIMIT 1"));
+    if (!first.empty()) {
+      load.first_error = "file " + key + " line " + first[0][0] + " column " + first[0][1] +
+                         ": " + first[0][3] + " (value '" + first[0][2] + "')";
+    }
+  }
+  if (Status s = conn_->Execute(std::string("DROP TABLE ") + kStage); !s.ok()) return with_file(s);
+  return load;
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,76 @@
+// BatchLoader: loads the files of one task into the job's table, inside the transaction the
+// caller has open on the connection.
+//
+// Two ways to load a file:
+// - Fast: the job's INSERT as written, with its S3()/local() call replaced by DuckDB's reader
+//   over the file. Any bad value fails the statement (and with it the transaction).
+// - Careful: the job's SELECT over the file is staged in a temporary table; each value is
+//   converted to its target column's type with TRY_CAST; rows whose conversion fails (strict
+//   mode) or that would put NULL in a NOT NULL column are filtered and recorded in
+//   __millrace.filtered_rows with file, record number, column, value and reason; in non-strict
+//   mode a value that cannot convert becomes NULL where the column allows it.
+// The job service loads a batch fast first and, when a file fails with a row-level error
+// (IsRowLevelError), rolls back and loads the whole batch carefully: bad rows are rare, and the
+// fast way costs one pass over each file.
+//
+// An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
+// task.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/database.h"
+#include "job/job_statement.h"
+#include "load/file_params.h"
+
+namespace millrace::job {
+
+struct FileLoad {
+  int64_t rows = 0;      // rows inserted
+  int64_t filtered = 0;  // rows filtered (careful mode)
+  std::string first_error;  // description of the first filtered row, "" when none
+};
+
+struct LoadSpec {
+  int64_t job_id = 0;
+  int64_t task_id = 0;
+  std::string insert_sql;
+  InsertAnalysis analysis;
+  load::FileFunctionOptions options;
+  bool strict = true;
+  int64_t now_us = 0;
+};
+
+// Rows kept in __millrace.filtered_rows per file (the count is always exact).
+inline constexpr int kFilteredRowsKeptPerFile = 1000;
+
+class BatchLoader {
+ public:
+  BatchLoader(engine::Connection* conn, const LoadSpec& spec) : conn_(conn), spec_(spec) {}
+
+  Result<FileLoad> LoadFast(const std::string& key, const std::string& readable);
+  Result<FileLoad> LoadCareful(const std::string& key, const std::string& readable);
+
+  // True for errors a careful load turns into filtered rows: conversion failures and NULLs in
+  // NOT NULL columns.
+  static bool IsRowLevelError(const Status& status);
+
+ private:
+  struct TargetColumn {
+    std::string name;
+    std::string type;
+    bool not_null = false;
+  };
+  Status LoadTargetColumns();
+  // The job's SELECT with the file function replaced by the reader over `readable`.
+  Result<std::string> SelectOver(const std::string& readable);
+
+  engine::Connection* conn_;
+  const LoadSpec& spec_;
+  std::vector<TargetColumn> targets_;  // filled on the first careful load
+};
+
+}  // namespace millrace::job

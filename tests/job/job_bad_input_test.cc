@@ -1,0 +1,170 @@
+// Bad inputs of every kind (tests/job/corpus, one file per kind) loaded by streaming jobs, each
+// with its exact outcome: rows loaded, rows filtered, error text, ledger state, job state.
+#include <gtest/gtest.h>
+
+#include "job/job_test_util.h"
+
+namespace millrace::job {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+const std::string kCorpus = MILLRACE_SOURCE_DIR "/tests/job/corpus/";
+
+class JobBadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    in_ = dir_.Join("in");
+    std::filesystem::create_directories(in_);
+    harness_.Start();
+    ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
+  }
+
+  // Copies corpus files into the watched directory, under new names (they sort in this order).
+  void Stage(const std::vector<std::pair<std::string, std::string>>& files) {
+    for (const auto& [corpus, name] : files) {
+      std::filesystem::copy_file(kCorpus + corpus, in_ + "/" + name);
+    }
+  }
+
+  void Create(const std::string& properties, const std::string& pattern = "*",
+              const std::string& format = "csv", const std::string& select = "SELECT c1, c2") {
+    auto created = harness_.Run(
+        "CREATE JOB b ON STREAMING PROPERTIES (\"max_interval\" = \"1\"" + properties +
+        ") DO INSERT INTO t " + select + " FROM local(\"file_path\" = \"" + in_ + "/" + pattern +
+        "\", \"format\" = \"" + format + "\", \"column_separator\" = \",\")");
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+
+  std::string Column(const std::string& column) { return harness_.JobColumn("b", column); }
+  bool WaitForStatus(const std::string& status) {
+    return WaitFor([&] { return Column("Status") == status; });
+  }
+  bool WaitForTasks(int succeeded) {
+    return WaitFor([&] { return Column("SucceedTaskCount") == std::to_string(succeeded); });
+  }
+  Rows Ledger() {
+    return harness_.QueryExpanded(
+        "SELECT regexp_replace(FileName, '.*/', ''), State, Rows, Error IS NOT NULL FROM "
+        "job_files(\"job\" = \"b\") ORDER BY FileName");
+  }
+
+  testing::TempDir dir_;
+  std::string in_;
+  JobServiceHarness harness_{dir_.Join("db.duckdb")};
+};
+
+// Each bad file, alone, pauses a default job (on_error = pause) with an error naming it.
+TEST_F(JobBadInputTest, EachBadFilePausesTheJobNamingTheFile) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"truncated.csv.gz", "csv", "truncated (the stream ends before its end marker)"},
+      {"truncated.csv.zst", "csv", "truncated (the stream ends before its end marker)"},
+      {"corrupt.parquet", "parquet", "No magic bytes found at end of file"},
+      {"invalid.json", "json", "Malformed JSON"},
+      {"wrong_columns.csv", "csv", "Expected Number of Columns: 2 Found: 3"},
+  };
+  for (const auto& [file, format, error] : cases) {
+    SCOPED_TRACE(file);
+    std::filesystem::remove_all(in_);
+    std::filesystem::create_directories(in_);
+    Stage({{file, "a_" + file}});
+    Create("", "*", format, format == "csv" ? "SELECT c1, c2" : "SELECT id, name");
+    ASSERT_TRUE(WaitForStatus("PAUSED"));
+    const std::string msg = Column("ErrorMsg");
+    EXPECT_EQ(msg.rfind("{\"code\":\"LOAD_ERR\",\"msg\":\"", 0), 0u) << msg;
+    EXPECT_NE(msg.find("a_" + file), std::string::npos) << msg;
+    EXPECT_NE(msg.find(error), std::string::npos) << msg;
+    EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "0");
+    EXPECT_EQ(Column("FailedTaskCount"), "1");
+    EXPECT_EQ(harness_.Value("SELECT Status FROM tasks(type := 'insert') ORDER BY TaskId DESC "
+                             "LIMIT 1"),
+              "FAILED");
+    // Failures resume automatically later (not a manual pause).
+    EXPECT_NE(Column("JobRuntimeMsg").find("resumes automatically in 10 s"), std::string::npos);
+    ASSERT_TRUE(harness_.Run("DROP JOB WHERE jobname = 'b'").ok());
+  }
+}
+
+TEST_F(JobBadInputTest, SkipFileQuarantinesOnlyTheBadFiles) {
+  Stage({{"good.csv", "a.csv"},
+         {"truncated.csv.gz", "b.csv.gz"},
+         {"empty.csv", "c.csv"},
+         {"wrong_columns.csv", "d.csv"},
+         {"good.csv", "e.csv"}});
+  Create(", \"on_error\" = \"skip_file\"");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(Column("Status"), "RUNNING");
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
+                            {"b.csv.gz", "QUARANTINED", "0", "true"},
+                            {"c.csv", "LOADED", "0", "false"},
+                            {"d.csv", "QUARANTINED", "0", "true"},
+                            {"e.csv", "LOADED", "2", "false"}}));
+  EXPECT_NE(harness_
+                .QueryExpanded("SELECT Error FROM job_files(\"job\" = \"b\") WHERE FileName LIKE "
+                               "'%b.csv.gz'")[0][0]
+                .find("truncated"),
+            std::string::npos);
+  EXPECT_EQ(Column("CurrentOffset"), "{\"fileName\":\"" + in_ + "/e.csv\"}");
+}
+
+TEST_F(JobBadInputTest, StrictBadRowsOverTheRatioPauseWithoutAutoResume) {
+  Stage({{"bad_rows.csv", "a.csv"}});
+  Create("");
+  ASSERT_TRUE(WaitForStatus("PAUSED"));
+  const std::string msg = Column("ErrorMsg");
+  EXPECT_NE(msg.find("TOO_MANY_FAILURE_ROWS_ERR"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("1 of 4 rows were filtered"), std::string::npos) << msg;
+  EXPECT_EQ(Column("JobRuntimeMsg"), "NULL");  // no automatic resume
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "0");
+  EXPECT_EQ(harness_.Value("SELECT FirstErrorMsg FROM tasks(type := 'insert')"),
+            "file " + in_ + "/a.csv line 2 column id: value cannot be converted to INTEGER "
+            "(value 'x')");
+}
+
+TEST_F(JobBadInputTest, BadRowsWithinTheRatioAreFilteredAndRecorded) {
+  Stage({{"bad_rows.csv", "a.csv"}});
+  Create(", \"session.insert_max_filter_ratio\" = \"0.5\"");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY name"),
+            (Rows{{"1", "a"}, {"3", "c"}, {"NULL", "d"}}));
+  EXPECT_NE(Column("LoadStatistic").find("\"scannedRows\":4,"), std::string::npos);
+  EXPECT_NE(Column("LoadStatistic").find("\"filteredRows\":1}"), std::string::npos);
+  EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Line, ColumnName, "
+                                   "Value, Reason FROM filtered_rows(\"job\" = \"b\")"),
+            (Rows{{"a.csv", "2", "id", "x", "value cannot be converted to INTEGER"}}));
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "3", "false"}}));
+}
+
+TEST_F(JobBadInputTest, NonStrictTurnsUnconvertibleValuesIntoNull) {
+  Stage({{"bad_rows.csv", "a.csv"}});
+  Create(", \"session.enable_insert_strict\" = \"false\"");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY name"),
+            (Rows{{"1", "a"}, {"NULL", "b"}, {"3", "c"}, {"NULL", "d"}}));
+  EXPECT_NE(Column("LoadStatistic").find("\"filteredRows\":0}"), std::string::npos);
+}
+
+TEST_F(JobBadInputTest, NullIntoNotNullColumnIsFiltered) {
+  ASSERT_TRUE(harness_.conn().Execute("DROP TABLE t").ok());
+  ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER NOT NULL, name VARCHAR)").ok());
+  Stage({{"bad_rows.csv", "a.csv"}});
+  Create(", \"session.insert_max_filter_ratio\" = \"0.5\", \"session.enable_insert_strict\" = "
+         "\"false\"");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY name"), (Rows{{"1", "a"}, {"3", "c"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT Line, Value, Reason FROM filtered_rows(\"job\" = \"b\") "
+                                   "ORDER BY Line"),
+            (Rows{{"2", "x", "value is NULL or cannot be converted for NOT NULL column of type INTEGER"},
+                  {"4", "NULL", "NULL value for NOT NULL column"}}));
+}
+
+TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
+  Stage({{"empty.csv", "a.csv"}, {"good.csv", "b.csv"}});
+  Create("");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "0", "false"}, {"b.csv", "LOADED", "2", "false"}}));
+}
+
+}  // namespace
+}  // namespace millrace::job
