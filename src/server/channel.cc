@@ -39,8 +39,12 @@ asio::error_code Channel::Run(const std::function<void(Completion)>& start,
 Result<Packet> Channel::Read(std::chrono::milliseconds idle_timeout,
                              std::chrono::milliseconds timeout) {
   while (true) {
-    MR_ASSIGN_OR_RETURN(std::optional<Packet> packet, decoder_.Next(&sequence_));
-    if (packet) return std::move(*packet);
+    Result<std::optional<Packet>> packet = decoder_.Next(&sequence_);
+    if (!packet.ok()) {
+      ++sequence_;  // an ERR reply follows the offending packet
+      return packet.status();
+    }
+    if (*packet) return std::move(**packet);
     const bool partial = decoder_.HasPartial();
     size_t n = 0;
     const asio::error_code ec = Run(

@@ -38,7 +38,9 @@ constexpr std::array kRules = {
          "",
          {kErUnknownSystemVariable, "HY000"}},
     Rule{"Binder Error: Referenced column", "not found", {kErBadField, "42S22"}},
-    Rule{"Constraint Error: Duplicate key", "", {kErDupEntry, "23000"}},
+    // "Duplicate key ... violates primary key constraint" (against stored rows) and
+    // "PRIMARY KEY or UNIQUE constraint violation: duplicate key" (within one statement).
+    Rule{"Constraint Error:", "uplicate key", {kErDupEntry, "23000"}},
     Rule{"Constraint Error: NOT NULL constraint failed", "", {kErBadNull, "23000"}},
     Rule{"Conversion Error", "", {kErTruncatedWrongValue, "HY000"}},
     Rule{"Out of Range Error", "", {kErDataOutOfRange, "22003"}},

@@ -53,6 +53,17 @@ class Translator {
             Substitute(i, i, Literal(variable.value, variable.numeric), in_select_list.back());
           }
           continue;
+        case TokenKind::kString:
+          // MySQL names a literal column after its value ('abc' -> abc), DuckDB after its
+          // source text ('abc').
+          if (text.front() == '\'' && !token.unterminated && in_select_list.back() &&
+              IsWholeItem(i, i)) {
+            const std::string value = Unquote(sql_, token);
+            if (!value.empty())
+              Replace(token.begin, token.end,
+                      std::string(text) + " AS " + engine::QuoteIdentifier(value));
+          }
+          continue;
         case TokenKind::kPunct:
           if (text == "(") in_select_list.push_back(false);
           if (text == ")" && in_select_list.size() > 1) in_select_list.pop_back();
@@ -60,6 +71,12 @@ class Translator {
         case TokenKind::kWord: {
           if (IsKeyword(sql_, token, "SELECT")) in_select_list.back() = true;
           if (EndsSelectList(sql_, token)) in_select_list.back() = false;
+          if ((IsKeyword(sql_, token, "TRUE") || IsKeyword(sql_, token, "FALSE")) &&
+              in_select_list.back() && IsWholeItem(i, i)) {
+            Replace(token.begin, token.end,
+                    std::string(text) + " AS " + engine::QuoteIdentifier(text));
+            continue;
+          }
           size_t close = 0;
           std::optional<std::string> literal = SessionFunction(i, &close);
           if (literal) {

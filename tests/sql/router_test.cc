@@ -192,6 +192,10 @@ TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
   EXPECT_EQ(Query("SELECT `select` FROM `we\"ird` WHERE '`' = '`' -- x"), (Rows{{"1"}}));
   // Not a session function when qualified or when it takes arguments.
   EXPECT_EQ(Query("SELECT length(version()) > 0, '@@version'"), (Rows{{"true", "@@version"}}));
+  // Literal columns are named as MySQL names them.
+  const Table literals = Ok("SELECT 'abc', 'it''s' , TRUE, false, '', 'x' AS y, 'a' || 'b'");
+  EXPECT_EQ(literals.columns,
+            (std::vector<std::string>{"abc", "it's", "TRUE", "false", "''", "y", "('a' || 'b')"}));
 }
 
 TEST_F(RouterTest, ErrorsCarryMySqlCodes) {
@@ -204,6 +208,7 @@ TEST_F(RouterTest, ErrorsCarryMySqlCodes) {
   EXPECT_EQ(ErrorCode("CREATE TABLE t (a INTEGER)"), kErTableExists);
   Ok("INSERT INTO t VALUES (1, 1)");
   EXPECT_EQ(ErrorCode("INSERT INTO t VALUES (1, 2)"), kErDupEntry);
+  EXPECT_EQ(ErrorCode("INSERT INTO t VALUES (3, 3), (3, 3)"), kErDupEntry);
   EXPECT_EQ(ErrorCode("INSERT INTO t VALUES (2, NULL)"), kErBadNull);
   EXPECT_EQ(ErrorCode("SELECT 'x'::INTEGER"), kErTruncatedWrongValue);
   // COMMIT/ROLLBACK without a transaction succeed as in MySQL; a real transaction works.

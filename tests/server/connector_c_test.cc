@@ -1,0 +1,251 @@
+// The real `millrace serve` binary driven by MariaDB Connector/C: large streamed results,
+// many concurrent clients, result metadata, multi-statements and authentication.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <barrier>
+#include <thread>
+
+#include "server/mysql_test_util.h"
+
+namespace millrace::server {
+namespace {
+
+class ConnectorCTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    mysql_library_init(0, nullptr, nullptr);  // before any thread calls mysql_init
+    dir_ = new testing::TempDir();
+    auto server = ServerProcess::Start(dir_->path(), {{"--threads", "2"}, {}});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value().release();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  static MysqlPtr Connect(unsigned long flags = 0) {
+    std::string error;
+    MysqlPtr mysql = ConnectorC(server_->mysql_port(), "", flags, nullptr, &error);
+    EXPECT_NE(mysql, nullptr) << error;
+    return mysql;
+  }
+
+  static testing::TempDir* dir_;
+  static ServerProcess* server_;
+};
+
+testing::TempDir* ConnectorCTest::dir_ = nullptr;
+ServerProcess* ConnectorCTest::server_ = nullptr;
+
+// Runs statements that return no rows; false (with the error recorded) on failure.
+bool Exec(MYSQL* mysql, const std::string& sql) {
+  if (mysql_query(mysql, sql.c_str()) != 0) {
+    ADD_FAILURE() << sql << ": " << mysql_errno(mysql) << " " << mysql_error(mysql);
+    return false;
+  }
+  // Drain any result so the connection is ready for the next statement.
+  do {
+    MYSQL_RES* res = mysql_store_result(mysql);
+    if (res != nullptr) mysql_free_result(res);
+  } while (mysql_next_result(mysql) == 0);
+  return true;
+}
+
+// The first column of the first row.
+std::string Scalar(MYSQL* mysql, const std::string& sql) {
+  if (mysql_query(mysql, sql.c_str()) != 0) {
+    ADD_FAILURE() << sql << ": " << mysql_error(mysql);
+    return "";
+  }
+  MYSQL_RES* res = mysql_store_result(mysql);
+  if (res == nullptr) return "";
+  MYSQL_ROW row = mysql_fetch_row(res);
+  std::string value = row != nullptr && row[0] != nullptr ? row[0] : "NULL";
+  mysql_free_result(res);
+  return value;
+}
+
+TEST_F(ConnectorCTest, AMillionRowsStreamWithFlatServerMemory) {
+  MysqlPtr mysql = Connect();
+  ASSERT_NE(mysql, nullptr);
+  // Each row carries ~300 bytes: the whole result is ~300 MB of text.
+  const std::string sql =
+      "SELECT i, 'row-' || i::VARCHAR || '-' || repeat('x', 280) AS payload "
+      "FROM range(1000000) t(i)";
+  ASSERT_EQ(Scalar(mysql.get(), "SELECT count(*) FROM (" + sql + ")"), "1000000");
+  const size_t baseline = server_->RssBytes();
+  ASSERT_GT(baseline, 0u);
+
+  ASSERT_EQ(mysql_query(mysql.get(), sql.c_str()), 0) << mysql_error(mysql.get());
+  MYSQL_RES* res = mysql_use_result(mysql.get());  // rows are read as they arrive
+  ASSERT_NE(res, nullptr);
+  ASSERT_EQ(mysql_num_fields(res), 2u);
+  EXPECT_EQ(mysql_fetch_field_direct(res, 0)->type, MYSQL_TYPE_LONGLONG);
+  EXPECT_EQ(mysql_fetch_field_direct(res, 1)->type, MYSQL_TYPE_VAR_STRING);
+  size_t rows = 0;
+  size_t bytes = 0;
+  size_t peak = baseline;
+  bool in_order = true;
+  while (MYSQL_ROW row = mysql_fetch_row(res)) {
+    unsigned long* lengths = mysql_fetch_lengths(res);
+    bytes += lengths[0] + lengths[1];
+    in_order = in_order && std::stoul(row[0]) == rows;
+    ++rows;
+    if (rows % 50000 == 0) peak = std::max(peak, server_->RssBytes());
+    if (rows == 200000) {
+      // A slow reader: the server blocks on its socket instead of buffering.
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      peak = std::max(peak, server_->RssBytes());
+    }
+  }
+  EXPECT_EQ(mysql_errno(mysql.get()), 0u) << mysql_error(mysql.get());
+  mysql_free_result(res);
+  EXPECT_EQ(rows, 1000000u);
+  EXPECT_TRUE(in_order);
+  EXPECT_GT(bytes, 290u * 1000000);
+  // The server's memory grows by far less than the result it sent.
+  EXPECT_LT(peak - baseline, 100u << 20) << "baseline " << baseline << " peak " << peak;
+  std::printf("server RSS: baseline %zu MiB, peak while streaming %zu MiB\n", baseline >> 20,
+              peak >> 20);
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT 'next'"), "next");
+}
+
+TEST_F(ConnectorCTest, FiftyConcurrentClientsEachDoRealWork) {
+  MysqlPtr admin = Connect(CLIENT_MULTI_STATEMENTS);
+  ASSERT_NE(admin, nullptr);
+  ASSERT_TRUE(Exec(admin.get(),
+                   "CREATE DATABASE conc; CREATE TABLE conc.shared AS SELECT i, i % 10 AS k "
+                   "FROM range(100000) t(i)"));
+  constexpr int kClients = 50;
+  std::barrier start(kClients);
+  std::atomic<int> succeeded{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c) {
+    threads.emplace_back([&, c] {
+      std::string error;
+      MysqlPtr mysql =
+          ConnectorC(server_->mysql_port(), "", CLIENT_MULTI_STATEMENTS, "conc", &error);
+      start.arrive_and_wait();
+      if (mysql == nullptr) {
+        ADD_FAILURE() << "client " << c << ": " << error;
+        return;
+      }
+      const std::string table = "w" + std::to_string(c);
+      bool ok = Exec(mysql.get(), "CREATE TABLE " + table + " (id INTEGER, v VARCHAR)");
+      for (int i = 0; ok && i < 10; ++i) {
+        ok = Exec(mysql.get(), "INSERT INTO " + table + " VALUES (" + std::to_string(i) + ", 'v" +
+                                   std::to_string(c) + "')");
+      }
+      ok = ok && Exec(mysql.get(),
+                      "INSERT INTO " + table + " SELECT i, 'bulk' FROM range(10, 1000) t(i)");
+      ok = ok && Scalar(mysql.get(), "SELECT sum(id) FROM " + table) == "499500";
+      ok = ok && Scalar(mysql.get(), "SELECT count(*) FROM " + table + " WHERE v = 'v" +
+                                         std::to_string(c) + "'") == "10";
+      // shared holds i in [0, 100000) with k = i % 10: sum = 10000 * k + 10 * sum(0..9999).
+      const int k = c % 10;
+      ok = ok && Scalar(mysql.get(), "SELECT sum(i) FROM shared WHERE k = " + std::to_string(k)) ==
+                     std::to_string(499950000 + 10000 * k);
+      ok = ok && Exec(mysql.get(), "DROP TABLE " + table);
+      if (ok) ++succeeded;
+    });
+  }
+  for (std::thread& t : threads)
+    t.join();
+  EXPECT_EQ(succeeded.load(), kClients);
+  EXPECT_EQ(Scalar(admin.get(),
+                   "SELECT count(*) FROM information_schema.tables WHERE "
+                   "table_schema = 'conc'"),
+            "1");
+  auto metrics = HttpGet(server_->http_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_GE(PrometheusValue(metrics->body, "millrace_mysql_connections_total"), kClients + 1);
+}
+
+TEST_F(ConnectorCTest, MetadataAffectedRowsMultiResultsAndErrors) {
+  MysqlPtr mysql = Connect(CLIENT_MULTI_STATEMENTS);
+  ASSERT_NE(mysql, nullptr);
+  ASSERT_TRUE(Exec(mysql.get(),
+                   "CREATE DATABASE meta; USE meta; CREATE TABLE t (a INTEGER, "
+                   "d DECIMAL(9,2), ts TIMESTAMP, b BOOLEAN, bl BLOB, u UINTEGER)"));
+  ASSERT_EQ(mysql_query(mysql.get(),
+                        "INSERT INTO t VALUES (1, 2.50, TIMESTAMP '2024-01-02 03:04:05', true, "
+                        "'\\x00\\xff'::BLOB, 7), (2, NULL, NULL, false, NULL, NULL)"),
+            0)
+      << mysql_error(mysql.get());
+  EXPECT_EQ(mysql_affected_rows(mysql.get()), 2u);
+  EXPECT_STREQ(mysql_get_server_info(mysql.get()) + 0, "5.7.99-millrace-0.1.0");
+
+  ASSERT_EQ(mysql_query(mysql.get(), "SELECT * FROM t ORDER BY a"), 0);
+  MYSQL_RES* res = mysql_store_result(mysql.get());
+  ASSERT_NE(res, nullptr);
+  MYSQL_FIELD* fields = mysql_fetch_fields(res);
+  EXPECT_EQ(fields[0].type, MYSQL_TYPE_LONG);
+  EXPECT_EQ(fields[1].type, MYSQL_TYPE_NEWDECIMAL);
+  EXPECT_EQ(fields[1].decimals, 2u);
+  EXPECT_EQ(fields[2].type, MYSQL_TYPE_DATETIME);
+  EXPECT_EQ(fields[3].type, MYSQL_TYPE_TINY);
+  EXPECT_EQ(fields[4].type, MYSQL_TYPE_BLOB);
+  EXPECT_EQ(fields[4].charsetnr, 63u);
+  EXPECT_TRUE(fields[5].flags & UNSIGNED_FLAG);
+  EXPECT_STREQ(fields[0].db, "meta");
+  MYSQL_ROW row = mysql_fetch_row(res);
+  unsigned long* lengths = mysql_fetch_lengths(res);
+  EXPECT_STREQ(row[1], "2.50");
+  EXPECT_STREQ(row[2], "2024-01-02 03:04:05");
+  EXPECT_STREQ(row[3], "1");
+  EXPECT_EQ(std::string(row[4], lengths[4]), std::string("\x00\xff", 2));
+  row = mysql_fetch_row(res);
+  EXPECT_EQ(row[1], nullptr);
+  EXPECT_EQ(row[4], nullptr);
+  EXPECT_STREQ(row[3], "0");
+  mysql_free_result(res);
+
+  // Several statements, several results.
+  ASSERT_EQ(
+      mysql_query(mysql.get(), "SELECT 1; UPDATE t SET a = a + 10; SELECT a FROM t ORDER BY a"), 0);
+  std::vector<std::string> seen;
+  do {
+    MYSQL_RES* r = mysql_store_result(mysql.get());
+    if (r != nullptr) {
+      while (MYSQL_ROW rr = mysql_fetch_row(r))
+        seen.push_back(rr[0]);
+      mysql_free_result(r);
+    } else {
+      seen.push_back("affected " + std::to_string(mysql_affected_rows(mysql.get())));
+    }
+  } while (mysql_next_result(mysql.get()) == 0);
+  EXPECT_EQ(seen, (std::vector<std::string>{"1", "affected 2", "11", "12"}));
+
+  EXPECT_NE(mysql_query(mysql.get(), "SELECT * FROM missing"), 0);
+  EXPECT_EQ(mysql_errno(mysql.get()), 1146u);
+  EXPECT_STREQ(mysql_sqlstate(mysql.get()), "42S02");
+  EXPECT_NE(mysql_select_db(mysql.get(), "nope"), 0);
+  EXPECT_EQ(mysql_errno(mysql.get()), 1049u);
+  EXPECT_EQ(mysql_ping(mysql.get()), 0);
+}
+
+TEST(ConnectorCAuthTest, PasswordsAndTheCachingSha2Switch) {
+  mysql_library_init(0, nullptr, nullptr);
+  testing::TempDir dir;
+  auto server = ServerProcess::Start(dir.path(), {{}, {"MILLRACE_ROOT_PASSWORD=pa55word"}});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  std::string error;
+  EXPECT_NE(ConnectorC((*server)->mysql_port(), "pa55word", 0, nullptr, &error), nullptr) << error;
+  EXPECT_EQ(ConnectorC((*server)->mysql_port(), "nope", 0, nullptr, &error), nullptr);
+  EXPECT_EQ(error.rfind("1045 (28000): Access denied for user 'root'", 0), 0u) << error;
+
+  MysqlPtr mysql(mysql_init(nullptr));
+  mysql_optionsv(mysql.get(), MYSQL_DEFAULT_AUTH, "caching_sha2_password");
+  ASSERT_NE(mysql_real_connect(mysql.get(), "127.0.0.1", "root", "pa55word", nullptr,
+                               (*server)->mysql_port(), nullptr, 0),
+            nullptr)
+      << mysql_error(mysql.get());
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT CURRENT_USER()"), "root@%");
+}
+
+}  // namespace
+}  // namespace millrace::server

@@ -1,0 +1,246 @@
+// The real `millrace serve` binary driven by the real `mariadb` command-line client.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "server/mysql_test_util.h"
+
+namespace millrace::server {
+namespace {
+
+class MysqlCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    auto server = ServerProcess::Start(dir_->path(), {});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value().release();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  // Runs the statements; expects success and returns stdout.
+  static std::string Run(const std::string& sql, const std::vector<std::string>& extra = {}) {
+    auto result = MariaDb(server_->mysql_port(), sql, extra);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return "";
+    EXPECT_EQ(result->exit_code, 0) << sql << "\n" << result->err;
+    return result->out;
+  }
+  // Runs a failing statement and returns the client's error line.
+  static std::string Fail(const std::string& sql, const std::vector<std::string>& extra = {}) {
+    auto result = MariaDb(server_->mysql_port(), sql, extra);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return "";
+    EXPECT_EQ(result->exit_code, 1) << sql << "\n" << result->out;
+    return result->err;
+  }
+
+  static testing::TempDir* dir_;
+  static ServerProcess* server_;
+};
+
+testing::TempDir* MysqlCliTest::dir_ = nullptr;
+ServerProcess* MysqlCliTest::server_ = nullptr;
+
+TEST_F(MysqlCliTest, EveryCommonTypeComesBackAsExactText) {
+  Run(R"sql(
+    CREATE DATABASE types_db;
+    USE types_db;
+    CREATE TABLE t (
+      id INTEGER, ti TINYINT, si SMALLINT, i INTEGER, bi BIGINT, ubi UBIGINT, hi HUGEINT,
+      dec DECIMAL(18,3), f FLOAT, d DOUBLE, b BOOLEAN, dt DATE, tm TIME, ts TIMESTAMP,
+      tz TIMESTAMPTZ, s VARCHAR, bl BLOB, u UUID, iv INTERVAL, l INTEGER[], st STRUCT(a INTEGER,
+      b VARCHAR), m MAP(VARCHAR, INTEGER));
+    INSERT INTO t VALUES (1, -128, 32767, -2147483648, 9223372036854775807,
+      18446744073709551615, 170141183460469231731687303715884105727, 12345.678, 1.5, 0.1, true,
+      DATE '2024-02-29', TIME '13:45:30.123456', TIMESTAMP '2024-02-29 13:45:30.5',
+      TIMESTAMPTZ '2024-02-29 13:45:30+00', 'héllo wörld ✓', '\x61\x00\x62'::BLOB,
+      '12345678-1234-5678-1234-567812345678', INTERVAL '1 year 2 days 03:04:05', [1, 2, 3],
+      {'a': 1, 'b': 'x'}, MAP {'k': 1});
+    INSERT INTO t (id, b) VALUES (2, false);
+    INSERT INTO t (id) VALUES (3);
+  )sql");
+  const std::string out = Run("SELECT * FROM types_db.t ORDER BY id");
+  EXPECT_EQ(out,
+            "id\tti\tsi\ti\tbi\tubi\thi\tdec\tf\td\tb\tdt\ttm\tts\ttz\ts\tbl\tu\tiv\tl\tst\tm\n"
+            "1\t-128\t32767\t-2147483648\t9223372036854775807\t18446744073709551615\t"
+            "170141183460469231731687303715884105727\t12345.678\t1.5\t0.1\t1\t2024-02-29\t"
+            "13:45:30.123456\t2024-02-29 13:45:30.5\t2024-02-29 13:45:30\théllo wörld ✓\ta\\0b\t"
+            "12345678-1234-5678-1234-567812345678\t1 year 2 days 03:04:05\t[1, 2, 3]\t"
+            "{'a': 1, 'b': x}\t{k=1}\n"
+            "2\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\t0\tNULL\tNULL\tNULL\tNULL\t"
+            "NULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\n"
+            "3\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\t"
+            "NULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\n");
+  // An empty result prints nothing; an empty string is not NULL.
+  EXPECT_EQ(Run("SELECT * FROM types_db.t WHERE id > 100"), "");
+  EXPECT_EQ(Run("SELECT '' AS e, NULL AS n"), "e\tn\n\tNULL\n");
+}
+
+TEST_F(MysqlCliTest, ClientStartupStatementsAnswerAsMySql) {
+  EXPECT_EQ(Run("SELECT @@version_comment LIMIT 1"),
+            "@@version_comment\nMillrace 0.1.0 (DuckDB v1.4.4)\n");
+  EXPECT_EQ(Run("SET NAMES utf8mb4; SET autocommit=1; SELECT @@autocommit, DATABASE()", {"-N"}),
+            "1\tNULL\n");
+  EXPECT_EQ(Run("SHOW VARIABLES LIKE 'character_set_client'"),
+            "Variable_name\tValue\ncharacter_set_client\tutf8mb4\n");
+  EXPECT_EQ(Run("SHOW WARNINGS"), "");
+  // The interactive client's `status` and connect-time queries work through the same path.
+  EXPECT_NE(Run("SELECT @@version").find("5.7.99-millrace-"), std::string::npos);
+}
+
+TEST_F(MysqlCliTest, DatabasesTablesAndDescribe) {
+  Run("CREATE DATABASE shop; CREATE TABLE shop.orders (id INTEGER PRIMARY KEY, amount "
+      "DECIMAL(10,2) NOT NULL, note VARCHAR)");
+  const std::string databases = Run("SHOW DATABASES");
+  EXPECT_NE(databases.find("\nshop\n"), std::string::npos) << databases;
+  EXPECT_EQ(databases.find("\nmain\n"), std::string::npos) << databases;
+  EXPECT_EQ(Run("SHOW TABLES", {"-D", "shop"}), "Tables_in_shop\norders\n");
+  EXPECT_EQ(Run("USE shop; DESC orders"),
+            "Field\tType\tNull\tKey\tDefault\tExtra\n"
+            "id\tINTEGER\tNO\tPRI\tNULL\t\n"
+            "amount\tDECIMAL(10,2)\tNO\t\tNULL\t\n"
+            "note\tVARCHAR\tYES\t\tNULL\t\n");
+  EXPECT_EQ(Run("SHOW CREATE TABLE orders", {"-N", "-D", "shop"}),
+            "orders\tCREATE TABLE shop.orders(id INTEGER PRIMARY KEY, amount DECIMAL(10,2) NOT "
+            "NULL, note VARCHAR)\n");
+  Run("USE shop; INSERT INTO `orders` VALUES (1, 9.99, 'a'), (2, 0.01, NULL)");
+  EXPECT_EQ(Run("SELECT count(*), sum(amount) FROM orders", {"-N", "-D", "shop"}), "2\t10.00\n");
+  EXPECT_NE(Fail("SELECT 1", {"-D", "nope"}).find("ERROR 1049 (42000)"), std::string::npos);
+}
+
+TEST_F(MysqlCliTest, ErrorsCarryMySqlCodesAndStates) {
+  EXPECT_NE(Fail("SELECT * FROM nope").find("ERROR 1146 (42S02)"), std::string::npos);
+  EXPECT_NE(Fail("SELEC 1").find("ERROR 1064 (42000)"), std::string::npos);
+  const std::string use = Fail("USE nope");  // the client sends COM_INIT_DB
+  EXPECT_NE(use.find("ERROR 1049 (42000)"), std::string::npos) << use;
+  EXPECT_NE(use.find("Unknown database 'nope'"), std::string::npos) << use;
+  const std::string show = Fail("SHOW TABLES");
+  EXPECT_NE(show.find("ERROR 1046 (3D000)"), std::string::npos) << show;
+  EXPECT_NE(show.find("No database selected"), std::string::npos) << show;
+  Run("CREATE DATABASE errs; CREATE TABLE errs.t (a INTEGER PRIMARY KEY)");
+  EXPECT_NE(Fail("CREATE TABLE errs.t (a INTEGER)").find("ERROR 1050 (42S01)"), std::string::npos);
+  EXPECT_NE(Fail("CREATE DATABASE errs").find("ERROR 1007 (HY000)"), std::string::npos);
+  EXPECT_NE(Fail("INSERT INTO errs.t VALUES (1), (1)").find("ERROR 1062 (23000)"),
+            std::string::npos);
+  EXPECT_NE(Fail("SELECT nope FROM errs.t").find("ERROR 1054 (42S22)"), std::string::npos);
+  // The batch stops at the first error, like MySQL, after printing what came before.
+  auto result = MariaDb(server_->mysql_port(), "SELECT 'before'; SELECT * FROM nope; SELECT 2");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->exit_code, 1);
+  EXPECT_EQ(result->out, "before\nbefore\n");
+}
+
+TEST_F(MysqlCliTest, HttpEndpointsOfTheRunningServer) {
+  auto health = HttpGet(server_->http_port(), "/api/health");
+  ASSERT_TRUE(health.ok()) << health.status().ToString();
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(health->body.rfind("{\"status\":\"ok\",\"version\":\"0.1.0\"", 0), 0u) << health->body;
+  EXPECT_NE(health->body.find("\"duckdb\":\"v1.4.4\""), std::string::npos);
+  Run("SELECT 1");
+  auto metrics = HttpGet(server_->http_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_EQ(metrics->status, 200);
+  for (const char* name : {"millrace_mysql_connections_total", "millrace_mysql_queries_total",
+                           "millrace_mysql_query_errors_total", "millrace_mysql_bytes_sent_total",
+                           "millrace_mysql_bytes_received_total", "millrace_mysql_rows_sent_total",
+                           "millrace_mysql_connections_active", "process_resident_memory_bytes"}) {
+    EXPECT_NE(metrics->body.find(std::string("\n") + name + " "), std::string::npos) << name;
+  }
+  EXPECT_EQ(metrics->body.find("\nmillrace_mysql_queries_total 0\n"), std::string::npos);
+}
+
+TEST(MysqlCliPasswordTest, PasswordsAuthSwitchAndSecretsInLogs) {
+  testing::TempDir dir;
+  const std::string password = "Tr0ub4dor&3-secret";
+  auto server = ServerProcess::Start(dir.path(), {{}, {"MILLRACE_ROOT_PASSWORD=" + password}});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const uint16_t port = (*server)->mysql_port();
+
+  auto ok = MariaDb(port, "SELECT 'in'", {"--password=" + password});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->exit_code, 0) << ok->err;
+  EXPECT_EQ(ok->out, "in\nin\n");
+  // A client preferring caching_sha2_password is switched to mysql_native_password.
+  auto switched = MariaDb(port, "SELECT 'switched'",
+                          {"--password=" + password, "--default-auth=caching_sha2_password"});
+  ASSERT_TRUE(switched.ok());
+  EXPECT_EQ(switched->exit_code, 0) << switched->err;
+
+  auto wrong = MariaDb(port, "SELECT 1", {"--password=" + password + "x"});
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_EQ(wrong->exit_code, 1);
+  EXPECT_NE(wrong->err.find("ERROR 1045 (28000): Access denied for user 'root'@'127.0.0.1' "
+                            "(using password: YES)"),
+            std::string::npos)
+      << wrong->err;
+  auto none = MariaDb(port, "SELECT 1");
+  ASSERT_TRUE(none.ok());
+  EXPECT_NE(none->err.find("ERROR 1045 (28000)"), std::string::npos) << none->err;
+  EXPECT_NE(none->err.find("(using password: NO)"), std::string::npos) << none->err;
+
+  // Statements echoing the password are masked in the server's log.
+  auto echoed = MariaDb(port, "SELECT '" + password + "' AS leak", {"--password=" + password});
+  ASSERT_TRUE(echoed.ok());
+  EXPECT_EQ(echoed->exit_code, 0);
+  auto terminated = (*server)->Terminate();
+  ASSERT_TRUE(terminated.ok());
+  EXPECT_EQ(*terminated, 0);
+  EXPECT_EQ((*server)->Log().find(password), std::string::npos) << (*server)->Log();
+}
+
+TEST(MysqlCliShutdownTest, SigtermStopsCleanlyAndDataSurvivesARestart) {
+  testing::TempDir dir;
+  {
+    auto server = ServerProcess::Start(dir.path(), {{"--log-level", "debug"}, {}});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    auto created = MariaDb((*server)->mysql_port(),
+                           "CREATE DATABASE keep; CREATE TABLE keep.t AS SELECT * FROM range(5)");
+    ASSERT_TRUE(created.ok());
+    ASSERT_EQ(created->exit_code, 0) << created->err;
+    EXPECT_TRUE(std::filesystem::exists(dir.Join("ports.json")));
+    auto status = (*server)->Terminate();
+    ASSERT_TRUE(status.ok()) << status.status().ToString();
+    EXPECT_EQ(*status, 0) << (*server)->Log();
+    const std::string log = (*server)->Log();
+    EXPECT_NE(log.find("received Terminated, shutting down"), std::string::npos) << log;
+    EXPECT_NE(log.find("INFO stopped"), std::string::npos) << log;
+    EXPECT_FALSE(std::filesystem::exists(dir.Join("ports.json")));
+  }
+  auto again = ServerProcess::Start(dir.path(), {});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  auto count = MariaDb((*again)->mysql_port(), "SELECT count(*) FROM keep.t", {"-N"});
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count->out, "5\n") << count->err;
+}
+
+TEST(MysqlCliStartupTest, RefusesABusyPortAndNonLoopbackWithoutPassword) {
+  testing::TempDir dir;
+  auto first = ServerProcess::Start(dir.path(), {});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  testing::TempDir other;
+  auto busy = testing::RunProcess({std::string(MILLRACE_BINARY_DIR) + "/millrace", "serve",
+                                   "--data-dir", other.path(), "--mysql-port",
+                                   std::to_string((*first)->mysql_port()), "--http-port", "0"});
+  ASSERT_TRUE(busy.ok());
+  EXPECT_EQ(busy->exit_code, 1);
+  EXPECT_NE(busy->err.find("cannot listen for MySQL on 127.0.0.1:" +
+                           std::to_string((*first)->mysql_port())),
+            std::string::npos)
+      << busy->err;
+  auto open = testing::RunProcess({std::string(MILLRACE_BINARY_DIR) + "/millrace", "serve",
+                                   "--data-dir", other.path(), "--bind", "0.0.0.0"},
+                                  {"MILLRACE_ROOT_PASSWORD="});
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(open->exit_code, 2);
+  EXPECT_NE(open->err.find("refusing to listen on non-loopback address 0.0.0.0"), std::string::npos)
+      << open->err;
+}
+
+}  // namespace
+}  // namespace millrace::server
