@@ -11,25 +11,25 @@ void AppendLittleEndian(std::string* buf, uint64_t v, int bytes) {
 
 }  // namespace
 
-WireWriter& WireWriter::Int1(uint8_t v) {
-  buf_.push_back(static_cast<char>(v));
+WireWriter& WireWriter::Fixed(uint64_t v, int bytes) {
+  AppendLittleEndian(&buf_, v, bytes);
   return *this;
+}
+
+WireWriter& WireWriter::Int1(uint8_t v) {
+  return Fixed(v, 1);
 }
 WireWriter& WireWriter::Int2(uint16_t v) {
-  AppendLittleEndian(&buf_, v, 2);
-  return *this;
+  return Fixed(v, 2);
 }
 WireWriter& WireWriter::Int3(uint32_t v) {
-  AppendLittleEndian(&buf_, v, 3);
-  return *this;
+  return Fixed(v, 3);
 }
 WireWriter& WireWriter::Int4(uint32_t v) {
-  AppendLittleEndian(&buf_, v, 4);
-  return *this;
+  return Fixed(v, 4);
 }
 WireWriter& WireWriter::Int8(uint64_t v) {
-  AppendLittleEndian(&buf_, v, 8);
-  return *this;
+  return Fixed(v, 8);
 }
 
 WireWriter& WireWriter::LenEncInt(uint64_t v) {

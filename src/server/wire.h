@@ -36,6 +36,8 @@ class WireWriter {
   void Clear() { buf_.clear(); }
 
  private:
+  WireWriter& Fixed(uint64_t v, int bytes);
+
   std::string buf_;
 };
 

@@ -6,49 +6,6 @@
 namespace millrace::sql {
 namespace {
 
-// MySQL/Doris string-literal escapes: \n \t \r \b \0 \Z, \% and \_ kept for LIKE, any other
-// escaped character stands for itself.
-std::string ResolveBackslashes(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\\' || i + 1 == text.size()) {
-      out.push_back(text[i]);
-      continue;
-    }
-    const char c = text[++i];
-    switch (c) {
-      case 'n':
-        out.push_back('\n');
-        break;
-      case 't':
-        out.push_back('\t');
-        break;
-      case 'r':
-        out.push_back('\r');
-        break;
-      case 'b':
-        out.push_back('\b');
-        break;
-      case '0':
-        out.push_back('\0');
-        break;
-      case 'Z':
-        out.push_back('\x1a');
-        break;
-      case '%':
-      case '_':
-        out.push_back('\\');
-        out.push_back(c);
-        break;
-      default:
-        out.push_back(c);
-        break;
-    }
-  }
-  return out;
-}
-
 bool IsQuotedString(std::string_view sql, const Token& token) {
   if (token.kind == TokenKind::kQuotedIdent) return true;
   return token.kind == TokenKind::kString && token.Text(sql).front() == '\'';

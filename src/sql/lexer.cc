@@ -204,22 +204,38 @@ class Scanner {
   size_t pos_ = 0;
 };
 
-char UnescapeBackslash(char c) {
+// The character(s) `\c` stands for in a MySQL/Doris string literal.
+void AppendBackslashEscape(char c, std::string* out) {
   switch (c) {
     case 'n':
-      return '\n';
+      out->push_back('\n');
+      break;
     case 't':
-      return '\t';
+      out->push_back('\t');
+      break;
     case 'r':
-      return '\r';
+      out->push_back('\r');
+      break;
     case 'b':
-      return '\b';
+      out->push_back('\b');
+      break;
     case 'f':
-      return '\f';
+      out->push_back('\f');
+      break;
     case '0':
-      return '\0';
+      out->push_back('\0');
+      break;
+    case 'Z':
+      out->push_back('\x1a');
+      break;
+    case '%':
+    case '_':  // kept escaped, for LIKE patterns
+      out->push_back('\\');
+      out->push_back(c);
+      break;
     default:
-      return c;
+      out->push_back(c);
+      break;
   }
 }
 
@@ -260,12 +276,25 @@ std::string Unquote(std::string_view sql, const Token& token) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (backslash && c == '\\' && i + 1 < text.size()) {
-      out.push_back(UnescapeBackslash(text[++i]));
+      AppendBackslashEscape(text[++i], &out);
     } else if (c == quote && i + 1 < text.size() && text[i + 1] == quote) {
       out.push_back(quote);
       ++i;
     } else {
       out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string ResolveBackslashes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      AppendBackslashEscape(text[++i], &out);
+    } else {
+      out.push_back(text[i]);
     }
   }
   return out;

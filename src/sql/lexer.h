@@ -49,6 +49,10 @@ std::vector<Token> SignificantTokens(std::string_view sql);
 // strings, backslash escapes) resolved. Other tokens are returned as they are.
 std::string Unquote(std::string_view sql, const Token& token);
 
+// Resolves the backslash escapes of MySQL/Doris string literals: \n \t \r \b \f \0 \Z; \% and
+// \_ stay escaped (for LIKE); any other escaped character stands for itself.
+std::string ResolveBackslashes(std::string_view text);
+
 // True when `token` is a kWord equal to `keyword` ignoring ASCII case.
 bool IsKeyword(std::string_view sql, const Token& token, std::string_view keyword);
 

@@ -11,35 +11,38 @@
 namespace millrace::server {
 namespace {
 
-class ConnectorCTest : public ::testing::Test {
+class ConnectorCTest : public SharedServerTest {
  protected:
   static void SetUpTestSuite() {
     mysql_library_init(0, nullptr, nullptr);  // before any thread calls mysql_init
-    dir_ = new testing::TempDir();
-    auto server = ServerProcess::Start(dir_->path(), {{"--threads", "2"}, {}});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value().release();
+    StartServer({{"--threads", "2"}, {}});
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
-  }
+  static void TearDownTestSuite() { StopServer(); }
 
   static MysqlPtr Connect(unsigned long flags = 0) {
     std::string error;
-    MysqlPtr mysql = ConnectorC(server_->mysql_port(), "", flags, nullptr, &error);
+    MysqlPtr mysql = ConnectorC(server().mysql_port(), "", flags, nullptr, &error);
     EXPECT_NE(mysql, nullptr) << error;
     return mysql;
   }
-
-  static testing::TempDir* dir_;
-  static ServerProcess* server_;
 };
 
-testing::TempDir* ConnectorCTest::dir_ = nullptr;
-ServerProcess* ConnectorCTest::server_ = nullptr;
+// Every result of the statements just sent: the first column of each row, or "affected N"
+// for a statement without rows.
+std::vector<std::string> AllResults(MYSQL* mysql) {
+  std::vector<std::string> seen;
+  do {
+    MYSQL_RES* res = mysql_store_result(mysql);
+    if (res != nullptr) {
+      while (MYSQL_ROW row = mysql_fetch_row(res))
+        seen.push_back(row[0] ? row[0] : "NULL");
+      mysql_free_result(res);
+    } else {
+      seen.push_back("affected " + std::to_string(mysql_affected_rows(mysql)));
+    }
+  } while (mysql_next_result(mysql) == 0);
+  return seen;
+}
 
 // Runs statements that return no rows; false (with the error recorded) on failure.
 bool Exec(MYSQL* mysql, const std::string& sql) {
@@ -47,11 +50,7 @@ bool Exec(MYSQL* mysql, const std::string& sql) {
     ADD_FAILURE() << sql << ": " << mysql_errno(mysql) << " " << mysql_error(mysql);
     return false;
   }
-  // Drain any result so the connection is ready for the next statement.
-  do {
-    MYSQL_RES* res = mysql_store_result(mysql);
-    if (res != nullptr) mysql_free_result(res);
-  } while (mysql_next_result(mysql) == 0);
+  AllResults(mysql);  // drained, so the connection is ready for the next statement
   return true;
 }
 
@@ -77,7 +76,7 @@ TEST_F(ConnectorCTest, AMillionRowsStreamWithFlatServerMemory) {
       "SELECT i, 'row-' || i::VARCHAR || '-' || repeat('x', 280) AS payload "
       "FROM range(1000000) t(i)";
   ASSERT_EQ(Scalar(mysql.get(), "SELECT count(*) FROM (" + sql + ")"), "1000000");
-  const size_t baseline = server_->RssBytes();
+  const size_t baseline = server().RssBytes();
   ASSERT_GT(baseline, 0u);
 
   ASSERT_EQ(mysql_query(mysql.get(), sql.c_str()), 0) << mysql_error(mysql.get());
@@ -95,11 +94,11 @@ TEST_F(ConnectorCTest, AMillionRowsStreamWithFlatServerMemory) {
     bytes += lengths[0] + lengths[1];
     in_order = in_order && std::stoul(row[0]) == rows;
     ++rows;
-    if (rows % 50000 == 0) peak = std::max(peak, server_->RssBytes());
+    if (rows % 50000 == 0) peak = std::max(peak, server().RssBytes());
     if (rows == 200000) {
       // A slow reader: the server blocks on its socket instead of buffering.
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      peak = std::max(peak, server_->RssBytes());
+      peak = std::max(peak, server().RssBytes());
     }
   }
   EXPECT_EQ(mysql_errno(mysql.get()), 0u) << mysql_error(mysql.get());
@@ -128,7 +127,7 @@ TEST_F(ConnectorCTest, FiftyConcurrentClientsEachDoRealWork) {
     threads.emplace_back([&, c] {
       std::string error;
       MysqlPtr mysql =
-          ConnectorC(server_->mysql_port(), "", CLIENT_MULTI_STATEMENTS, "conc", &error);
+          ConnectorC(server().mysql_port(), "", CLIENT_MULTI_STATEMENTS, "conc", &error);
       start.arrive_and_wait();
       if (mysql == nullptr) {
         ADD_FAILURE() << "client " << c << ": " << error;
@@ -160,7 +159,7 @@ TEST_F(ConnectorCTest, FiftyConcurrentClientsEachDoRealWork) {
                    "SELECT count(*) FROM information_schema.tables WHERE "
                    "table_schema = 'conc'"),
             "1");
-  auto metrics = HttpGet(server_->http_port(), "/metrics");
+  auto metrics = HttpGet(server().http_port(), "/metrics");
   ASSERT_TRUE(metrics.ok());
   EXPECT_GE(PrometheusValue(metrics->body, "millrace_mysql_connections_total"), kClients + 1);
 }
@@ -207,17 +206,7 @@ TEST_F(ConnectorCTest, MetadataAffectedRowsMultiResultsAndErrors) {
   // Several statements, several results.
   ASSERT_EQ(
       mysql_query(mysql.get(), "SELECT 1; UPDATE t SET a = a + 10; SELECT a FROM t ORDER BY a"), 0);
-  std::vector<std::string> seen;
-  do {
-    MYSQL_RES* r = mysql_store_result(mysql.get());
-    if (r != nullptr) {
-      while (MYSQL_ROW rr = mysql_fetch_row(r))
-        seen.push_back(rr[0]);
-      mysql_free_result(r);
-    } else {
-      seen.push_back("affected " + std::to_string(mysql_affected_rows(mysql.get())));
-    }
-  } while (mysql_next_result(mysql.get()) == 0);
+  const std::vector<std::string> seen = AllResults(mysql.get());
   EXPECT_EQ(seen, (std::vector<std::string>{"1", "affected 2", "11", "12"}));
 
   EXPECT_NE(mysql_query(mysql.get(), "SELECT * FROM missing"), 0);

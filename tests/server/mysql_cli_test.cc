@@ -8,44 +8,28 @@
 namespace millrace::server {
 namespace {
 
-class MysqlCliTest : public ::testing::Test {
+class MysqlCliTest : public SharedServerTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new testing::TempDir();
-    auto server = ServerProcess::Start(dir_->path(), {});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value().release();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-    delete dir_;
-    dir_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartServer(); }
+  static void TearDownTestSuite() { StopServer(); }
 
-  // Runs the statements; expects success and returns stdout.
+  // Runs the statements, expects the client to exit with `exit_code`, and returns its stdout
+  // (on success) or stderr (on failure).
+  static std::string Client(const std::string& sql, const std::vector<std::string>& extra,
+                            int exit_code) {
+    auto result = MariaDb(server().mysql_port(), sql, extra);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return "";
+    EXPECT_EQ(result->exit_code, exit_code) << sql << "\n" << result->out << result->err;
+    return exit_code == 0 ? result->out : result->err;
+  }
   static std::string Run(const std::string& sql, const std::vector<std::string>& extra = {}) {
-    auto result = MariaDb(server_->mysql_port(), sql, extra);
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-    if (!result.ok()) return "";
-    EXPECT_EQ(result->exit_code, 0) << sql << "\n" << result->err;
-    return result->out;
+    return Client(sql, extra, 0);
   }
-  // Runs a failing statement and returns the client's error line.
   static std::string Fail(const std::string& sql, const std::vector<std::string>& extra = {}) {
-    auto result = MariaDb(server_->mysql_port(), sql, extra);
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-    if (!result.ok()) return "";
-    EXPECT_EQ(result->exit_code, 1) << sql << "\n" << result->out;
-    return result->err;
+    return Client(sql, extra, 1);
   }
-
-  static testing::TempDir* dir_;
-  static ServerProcess* server_;
 };
-
-testing::TempDir* MysqlCliTest::dir_ = nullptr;
-ServerProcess* MysqlCliTest::server_ = nullptr;
 
 TEST_F(MysqlCliTest, EveryCommonTypeComesBackAsExactText) {
   Run(R"sql(
@@ -130,20 +114,20 @@ TEST_F(MysqlCliTest, ErrorsCarryMySqlCodesAndStates) {
             std::string::npos);
   EXPECT_NE(Fail("SELECT nope FROM errs.t").find("ERROR 1054 (42S22)"), std::string::npos);
   // The batch stops at the first error, like MySQL, after printing what came before.
-  auto result = MariaDb(server_->mysql_port(), "SELECT 'before'; SELECT * FROM nope; SELECT 2");
+  auto result = MariaDb(server().mysql_port(), "SELECT 'before'; SELECT * FROM nope; SELECT 2");
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->exit_code, 1);
   EXPECT_EQ(result->out, "before\nbefore\n");
 }
 
 TEST_F(MysqlCliTest, HttpEndpointsOfTheRunningServer) {
-  auto health = HttpGet(server_->http_port(), "/api/health");
+  auto health = HttpGet(server().http_port(), "/api/health");
   ASSERT_TRUE(health.ok()) << health.status().ToString();
   EXPECT_EQ(health->status, 200);
   EXPECT_EQ(health->body.rfind("{\"status\":\"ok\",\"version\":\"0.1.0\"", 0), 0u) << health->body;
   EXPECT_NE(health->body.find("\"duckdb\":\"v1.4.4\""), std::string::npos);
   Run("SELECT 1");
-  auto metrics = HttpGet(server_->http_port(), "/metrics");
+  auto metrics = HttpGet(server().http_port(), "/metrics");
   ASSERT_TRUE(metrics.ok());
   EXPECT_EQ(metrics->status, 200);
   for (const char* name : {"millrace_mysql_connections_total", "millrace_mysql_queries_total",

@@ -156,6 +156,23 @@ std::string ServerProcess::Log() const {
   return ReadFile(log_path_);
 }
 
+testing::TempDir* SharedServerTest::dir_ = nullptr;
+ServerProcess* SharedServerTest::server_ = nullptr;
+
+void SharedServerTest::StartServer(const ServerProcess::Options& options) {
+  dir_ = new testing::TempDir();
+  auto server = ServerProcess::Start(dir_->path(), options);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  server_ = std::move(server).value().release();
+}
+
+void SharedServerTest::StopServer() {
+  delete server_;
+  server_ = nullptr;
+  delete dir_;
+  dir_ = nullptr;
+}
+
 Result<HttpReply> HttpGet(uint16_t port, const std::string& path) {
   httplib::Client client("127.0.0.1", port);
   client.set_read_timeout(std::chrono::seconds(10));

@@ -3,6 +3,7 @@
 // MariaDB Connector/C.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <mysql.h>
 #include <sys/types.h>
 
@@ -78,6 +79,18 @@ class ServerProcess {
   uint16_t mysql_port_ = 0;
   uint16_t http_port_ = 0;
   std::string log_path_;
+};
+
+// A fixture whose tests share one `millrace serve` process, started once per suite.
+class SharedServerTest : public ::testing::Test {
+ protected:
+  static void StartServer(const ServerProcess::Options& options = {});
+  static void StopServer();
+  static ServerProcess& server() { return *server_; }
+
+ private:
+  static testing::TempDir* dir_;
+  static ServerProcess* server_;
 };
 
 // GET http://127.0.0.1:<port><path> with the real curl; returns the status line's code and body.
