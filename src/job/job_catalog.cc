@@ -73,7 +73,7 @@ constexpr const char* kJobColumns =
     "end_offset, succeed_tasks, failed_tasks, canceled_tasks, scanned_rows, load_bytes, "
     "file_number, file_size, filtered_rows, error_code, error_msg, runtime_msg, "
     "last_success_time_us, epoch, auto_resume_count, manual_pause, next_task_id, insert_sql, "
-    "database_name";
+    "database_name, reconcile_floor";
 
 Status SaveProperties(Connection& conn, const JobRecord& job) {
   MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn, "DELETE FROM __millrace.job_properties "
@@ -99,7 +99,8 @@ Status Init(Connection& conn) {
       canceled_tasks BIGINT, scanned_rows BIGINT, load_bytes BIGINT, file_number BIGINT,
       file_size BIGINT, filtered_rows BIGINT, error_code VARCHAR, error_msg VARCHAR,
       runtime_msg VARCHAR, last_success_time_us BIGINT, epoch BIGINT, auto_resume_count BIGINT,
-      manual_pause BOOLEAN, next_task_id BIGINT, insert_sql VARCHAR, database_name VARCHAR);
+      manual_pause BOOLEAN, next_task_id BIGINT, insert_sql VARCHAR, database_name VARCHAR,
+      reconcile_floor VARCHAR);
     CREATE TABLE IF NOT EXISTS __millrace.job_properties (
       job_id BIGINT, key VARCHAR, value VARCHAR);
     CREATE TABLE IF NOT EXISTS __millrace.tasks (
@@ -161,6 +162,7 @@ Result<std::vector<StoredJob>> LoadJobs(Connection& conn) {
     j.next_task_id = Int(c, col++, r);
     stored.insert_sql = Text(c, col++, r);
     j.database = Text(c, col++, r);
+    j.reconcile_floor = Text(c, col++, r);
     jobs.push_back(std::move(stored));
     return Status::Ok();
   }));
@@ -227,7 +229,7 @@ Status InsertJob(Connection& conn, const JobRecord& j, const std::string& insert
       auto stmt,
       Statement::Prepare(conn, std::string("INSERT INTO __millrace.jobs (") + kJobColumns +
                                    ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   stmt.Int(j.id).Str(j.name).Str(j.definer).Str(j.definition).Str(j.masked_sql).Str(j.comment);
   stmt.Str(std::string(JobStateName(j.state))).Int(j.create_time_us).Str(j.current_offset);
   stmt.Str(j.end_offset).Int(j.succeed_tasks).Int(j.failed_tasks).Int(j.canceled_tasks);
@@ -235,6 +237,7 @@ Status InsertJob(Connection& conn, const JobRecord& j, const std::string& insert
   stmt.Int(j.stats.file_size).Int(j.stats.filtered_rows).Str(j.error_code).Str(j.error_msg);
   stmt.Str(j.runtime_msg).Int(j.last_success_time_us).Int(j.epoch).Int(j.auto_resume_count);
   stmt.Bool(j.manual_pause).Int(j.next_task_id).Str(insert_sql).Str(j.database);
+  stmt.Str(j.reconcile_floor);
   MR_RETURN_IF_ERROR(stmt.Run().status());
   return SaveProperties(conn, j);
 }
@@ -249,15 +252,15 @@ Status SaveJob(Connection& conn, const JobRecord& j, const std::string& insert_s
           "canceled_tasks = ?, scanned_rows = ?, load_bytes = ?, file_number = ?, file_size = ?, "
           "filtered_rows = ?, error_code = ?, error_msg = ?, runtime_msg = ?, "
           "last_success_time_us = ?, epoch = ?, auto_resume_count = ?, manual_pause = ?, "
-          "next_task_id = ?, insert_sql = CASE WHEN ? = '' THEN insert_sql ELSE ? END "
-          "WHERE id = ?"));
+          "next_task_id = ?, reconcile_floor = ?, "
+          "insert_sql = CASE WHEN ? = '' THEN insert_sql ELSE ? END WHERE id = ?"));
   stmt.Str(j.definition).Str(j.masked_sql).Str(j.comment).Str(std::string(JobStateName(j.state)));
   stmt.Str(j.current_offset).Str(j.end_offset).Int(j.succeed_tasks).Int(j.failed_tasks);
   stmt.Int(j.canceled_tasks).Int(j.stats.scanned_rows).Int(j.stats.load_bytes);
   stmt.Int(j.stats.file_number).Int(j.stats.file_size).Int(j.stats.filtered_rows);
   stmt.Str(j.error_code).Str(j.error_msg).Str(j.runtime_msg).Int(j.last_success_time_us);
   stmt.Int(j.epoch).Int(j.auto_resume_count).Bool(j.manual_pause).Int(j.next_task_id);
-  stmt.Str(insert_sql).Str(insert_sql).Int(j.id);
+  stmt.Str(j.reconcile_floor).Str(insert_sql).Str(insert_sql).Int(j.id);
   MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
   if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
   return SaveProperties(conn, j);
@@ -326,9 +329,13 @@ Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
 
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();
+  // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
+  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn, "DELETE FROM __millrace.files WHERE "
+                                                         "job_id = ? AND key = ?"));
   MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "INSERT INTO __millrace.files VALUES "
                                                           "(?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   for (const LedgerEntry& e : entries) {
+    MR_RETURN_IF_ERROR(del.Reset().Int(e.job_id).Str(e.key).Run().status());
     Statement& row = stmt.Reset();
     row.Int(e.job_id).Str(e.key).Str(e.etag).Int(e.size).Str(std::string(FileStateName(e.state)));
     row.Int(e.task_id).Int(e.rows).Int(e.load_time_us).Str(e.error);
@@ -337,19 +344,42 @@ Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
   return Status::Ok();
 }
 
-Result<std::vector<std::string>> LedgerKeys(Connection& conn, int64_t job_id,
-                                            const std::string& from, const std::string& to) {
+Result<std::vector<LedgerEntry>> LedgerEntries(Connection& conn, int64_t job_id,
+                                               const std::string& state) {
   MR_ASSIGN_OR_RETURN(auto stmt,
-                      Statement::Prepare(conn, "SELECT key FROM __millrace.files WHERE job_id = ? "
-                                               "AND key >= ? AND (? = '' OR key <= ?) ORDER BY "
+                      Statement::Prepare(conn, "SELECT key, etag, size, state, task_id, rows, "
+                                               "load_time_us, error FROM __millrace.files WHERE "
+                                               "job_id = ? AND (? = '' OR state = ?) ORDER BY "
                                                "key"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Str(from).Str(to).Str(to).Query());
-  std::vector<std::string> keys;
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Str(state).Str(state).Query());
+  std::vector<LedgerEntry> entries;
   MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) {
-    keys.push_back(Text(c, 0, r));
+    LedgerEntry e;
+    e.job_id = job_id;
+    e.key = Text(c, 0, r);
+    e.etag = Text(c, 1, r);
+    e.size = Int(c, 2, r);
+    const std::string s = Text(c, 3, r);
+    for (FileState f : {FileState::kLoaded, FileState::kSkipped, FileState::kQuarantined,
+                        FileState::kRetrying}) {
+      if (FileStateName(f) == s) e.state = f;
+    }
+    e.task_id = Int(c, 4, r);
+    e.rows = Int(c, 5, r);
+    e.load_time_us = Int(c, 6, r);
+    e.error = Text(c, 7, r);
+    entries.push_back(std::move(e));
     return Status::Ok();
   }));
-  return keys;
+  return entries;
+}
+
+Status SetLedgerState(Connection& conn, int64_t job_id, const std::string& key, FileState state,
+                      const std::string& error) {
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "UPDATE __millrace.files SET state = "
+                                                          "?, error = ? WHERE job_id = ? AND key "
+                                                          "= ?"));
+  return stmt.Str(std::string(FileStateName(state))).Str(error).Int(job_id).Str(key).Run().status();
 }
 
 }  // namespace millrace::job::catalog

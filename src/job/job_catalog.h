@@ -56,9 +56,11 @@ Status PruneTasks(engine::Connection& conn, int64_t job_id, int keep);
 // Keeps about the newest `keep` filtered rows of the job (whole tasks are dropped).
 Status PruneFilteredRows(engine::Connection& conn, int64_t job_id, int64_t keep);
 
+// Records files in the ledger; an existing row of the same key is replaced.
 Status InsertLedger(engine::Connection& conn, const std::vector<LedgerEntry>& entries);
-// Keys of the job's ledger (any state) in [from, to] (to = "" means no upper bound).
-Result<std::vector<std::string>> LedgerKeys(engine::Connection& conn, int64_t job_id,
-                                            const std::string& from, const std::string& to);
-
+// The job's ledger rows in `state` ("" for all), by key.
+Result<std::vector<LedgerEntry>> LedgerEntries(engine::Connection& conn, int64_t job_id,
+                                               const std::string& state);
+Status SetLedgerState(engine::Connection& conn, int64_t job_id, const std::string& key,
+                      FileState state, const std::string& error);
 }  // namespace millrace::job::catalog

@@ -29,6 +29,7 @@ std::string_view FileStateName(FileState state) {
     case FileState::kLoaded: return "LOADED";
     case FileState::kSkipped: return "SKIPPED";
     case FileState::kQuarantined: return "QUARANTINED";
+    case FileState::kRetrying: return "RETRYING";
   }
   return "LOADED";
 }

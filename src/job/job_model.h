@@ -14,7 +14,8 @@ namespace millrace::job {
 
 enum class JobState { kPending, kRunning, kPaused, kStopped, kFinished };
 enum class TaskState { kPending, kRunning, kSuccess, kFailed, kCanceled };
-enum class FileState { kLoaded, kSkipped, kQuarantined };
+// RETRYING: a quarantined file the user asked to load again (ALTER JOB ... RETRY).
+enum class FileState { kLoaded, kSkipped, kQuarantined, kRetrying };
 enum class SourceType { kS3, kLocal };
 
 std::string_view JobStateName(JobState state);
@@ -72,6 +73,9 @@ struct JobRecord {
   int64_t auto_resume_count = 0;
   bool manual_pause = false;
   int64_t next_task_id = 1;
+  // Keys at or below this one are never late files: the job was told to start after it (the
+  // `offset` property at CREATE, or an ALTER that set the offset).
+  std::string reconcile_floor;
 
   // {"code":"..","msg":".."} or "" when no error.
   std::string ErrorMsgJson() const;

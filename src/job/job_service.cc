@@ -70,6 +70,10 @@ struct JobEntry {
   bool auto_resume_pending = false;
   Steady auto_resume_at{};
   std::deque<TaskRecord> history;  // oldest first; includes the running task
+  // Files at or below the offset still to load: late files and retries, found by the last
+  // reconciliation listing.
+  std::deque<source::FileInfo> pending;
+  Steady next_reconcile{};
   int64_t lag_files = 0;
   int64_t lag_bytes = 0;
 };
@@ -101,6 +105,12 @@ class JobService::Impl final : public JobSnapshotSource {
   Result<std::string> Create(const CreateJobStatement& stmt, const std::string& database);
   Result<std::string> Control(const ControlJobStatement& stmt);
   Result<std::string> Alter(const AlterJobStatement& stmt);
+  Result<std::string> Retry(const AlterJobStatement& stmt);
+  // Lists the files at or below the offset and compares them with the ledger: files it lacks
+  // become pending (late_files = load) or SKIPPED (ignore); RETRYING files become pending;
+  // LOADED files whose ETag or size changed are reported, not reloaded.
+  Status Reconcile(JobEntry* entry, const JobRecord& snapshot, source::FileSource& source,
+                   engine::Connection* conn);
 
   JobEntry* FindLocked(std::string_view name) REQUIRES(mu_);
   // Bumps the epoch so the running task cannot commit, interrupts it, and waits until it ends.
@@ -115,11 +125,11 @@ class JobService::Impl final : public JobSnapshotSource {
   JobEntry* NextDueLocked() REQUIRES(mu_);
   void RunTask(JobEntry* entry, engine::Connection* conn);
   Result<LoadStatistic> LoadBatch(JobEntry* entry, const JobRecord& snapshot,
-                                  const std::vector<source::FileInfo>& files, TaskRecord* task,
-                                  engine::Connection* conn, TaskFailure* failure);
+                                  const std::vector<source::FileInfo>& files, bool advances,
+                                  TaskRecord* task, engine::Connection* conn,
+                                  TaskFailure* failure);
   Result<LoadStatistic> CommitBatch(JobEntry* entry, const JobRecord& snapshot,
-                                    const std::vector<source::FileInfo>& files,
-                                    engine::Transaction txn, const LoadStatistic& stats,
+                                    const std::string& new_offset, engine::Transaction txn, const LoadStatistic& stats,
                                     const std::vector<LedgerEntry>& ledger,
                                     const std::string& first_error, TaskRecord* task,
                                     engine::Connection* conn, TaskFailure* failure);
@@ -168,6 +178,7 @@ Status JobService::Impl::Init() {
       entry->source = std::move(prepared->source);
     }
     entry->next_run = config_.clock->SteadyNow();
+    entry->next_reconcile = config_.clock->SteadyNow();
     if (entry->record.state == JobState::kPaused && !entry->record.manual_pause &&
         entry->record.error_code != kTooManyFailureRowsErr &&
         entry->record.error_code != kCannotResumeErr &&
@@ -259,11 +270,13 @@ Result<std::string> JobService::Impl::Create(const CreateJobStatement& stmt,
   r.state = JobState::kRunning;
   r.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
   r.current_offset = r.properties.offset;
+  r.reconcile_floor = r.properties.offset;
   entry->insert_sql = stmt.insert_sql;
   entry->analysis = std::move(p.analysis);
   entry->options = std::move(p.options);
   entry->source = std::move(p.source);
   entry->next_run = config_.clock->SteadyNow();
+  entry->next_reconcile = entry->next_run;
   MR_RETURN_IF_ERROR(catalog::InsertJob(*control_conn_, r, entry->insert_sql));
   MR_LOG(kInfo) << "created job " << r.name << " (id " << r.id << ") reading "
                 << entry->source->Describe();
@@ -325,12 +338,49 @@ Result<std::string> JobService::Impl::Control(const ControlJobStatement& stmt) {
   entry->record = after;
   entry->auto_resume_pending = false;
   entry->next_run = config_.clock->SteadyNow();
+  entry->next_reconcile = entry->next_run;
   cv_.notify_all();
   MR_LOG(kInfo) << "job " << after.name << " is " << JobStateName(after.state);
   return "job " + stmt.name + " " + (stmt.action == JobControl::kPause ? "paused" : "resumed");
 }
 
+Result<std::string> JobService::Impl::Retry(const AlterJobStatement& stmt) {
+  MutexLock lock(&mu_);
+  JobEntry* entry = FindLocked(stmt.name);
+  if (entry == nullptr) return Status::NotFound("job " + stmt.name + " does not exist");
+  if (entry->record.state == JobState::kStopped) {
+    return Status::FailedPrecondition("job " + stmt.name + " is STOPPED");
+  }
+  MR_ASSIGN_OR_RETURN(auto quarantined,
+                      catalog::LedgerEntries(*control_conn_, entry->record.id,
+                                             std::string(FileStateName(FileState::kQuarantined))));
+  std::vector<std::string> keys;
+  if (stmt.retry_all) {
+    for (const LedgerEntry& e : quarantined) keys.push_back(e.key);
+  } else {
+    for (const std::string& key : stmt.retry_files) {
+      const bool found = std::any_of(quarantined.begin(), quarantined.end(),
+                                     [&](const LedgerEntry& e) { return e.key == key; });
+      if (!found) {
+        return Status::NotFound("job " + stmt.name + " has no quarantined file '" + key + "'");
+      }
+      keys.push_back(key);
+    }
+  }
+  // RETRYING files are loaded again by the next reconciliation, like late files; the state
+  // survives a restart.
+  for (const std::string& key : keys) {
+    MR_RETURN_IF_ERROR(catalog::SetLedgerState(*control_conn_, entry->record.id, key,
+                                               FileState::kRetrying, "retry requested"));
+  }
+  entry->next_reconcile = config_.clock->SteadyNow();
+  entry->next_run = std::min(entry->next_run, entry->next_reconcile);
+  cv_.notify_all();
+  return "job " + stmt.name + ": " + std::to_string(keys.size()) + " file(s) will be loaded again";
+}
+
 Result<std::string> JobService::Impl::Alter(const AlterJobStatement& stmt) {
+  if (stmt.retry_all || !stmt.retry_files.empty()) return Retry(stmt);
   JobRecord current;
   std::string insert_sql;
   InsertAnalysis old_analysis;
@@ -384,7 +434,10 @@ Result<std::string> JobService::Impl::Alter(const AlterJobStatement& stmt) {
   StopTaskLocked(entry);
   JobRecord after = entry->record;
   after.properties = std::move(p.properties);
-  if (stmt.properties.count("offset") != 0) after.current_offset = after.properties.offset;
+  if (stmt.properties.count("offset") != 0) {
+    after.current_offset = after.properties.offset;
+    after.reconcile_floor = after.properties.offset;
+  }
   after.masked_sql = MaskSecrets(new_sql, p.analysis);
   after.definition = after.masked_sql;
   MR_RETURN_IF_ERROR(PersistLocked(*control_conn_, after, new_sql));
@@ -393,6 +446,8 @@ Result<std::string> JobService::Impl::Alter(const AlterJobStatement& stmt) {
   entry->analysis = std::move(p.analysis);
   entry->options = std::move(p.options);
   entry->source = std::move(p.source);
+  entry->pending.clear();
+  entry->next_reconcile = config_.clock->SteadyNow();
   MR_LOG(kInfo) << "altered job " << after.name;
   return "job " + stmt.name + " altered";
 }
@@ -508,12 +563,45 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
     source = entry->source;
   }
   const JobProperties& props = snapshot.properties;
+  bool reconcile_due = false;
+  {
+    MutexLock lock(&mu_);
+    reconcile_due = config_.clock->SteadyNow() >= entry->next_reconcile;
+  }
+  if (reconcile_due) {
+    Status reconciled = Reconcile(entry, snapshot, *source, conn);
+    if (!reconciled.ok()) {
+      // Late files wait for the next reconciliation; new files are not held up by it.
+      MR_LOG(kWarning) << "job " << snapshot.name << ": reconciliation failed: "
+                       << reconciled.message();
+    }
+  }
+  // Late files and retries first: they are older than anything after the offset.
+  std::vector<source::FileInfo> below_offset;
+  {
+    MutexLock lock(&mu_);
+    uint64_t bytes = 0;
+    while (!entry->pending.empty() &&
+           below_offset.size() < static_cast<size_t>(props.max_batch_files) &&
+           bytes < static_cast<uint64_t>(props.max_batch_bytes)) {
+      bytes += entry->pending.front().size;
+      below_offset.push_back(std::move(entry->pending.front()));
+      entry->pending.pop_front();
+    }
+  }
+
   source::ListOptions list;
   list.start_after = snapshot.current_offset;
   list.max_files = static_cast<size_t>(props.max_batch_files);
   list.max_bytes = static_cast<uint64_t>(props.max_batch_bytes);
 
-  auto listing = source->List(list);
+  Result<source::Listing> listing = source::Listing();
+  if (!below_offset.empty()) {
+    listing->files = std::move(below_offset);
+    listing->more = true;  // new files may wait after the offset: look again at once
+  } else {
+    listing = source->List(list);
+  }
   for (int attempt = 1; !listing.ok() && attempt <= config_.task_retries; ++attempt) {
     MR_LOG(kWarning) << "job " << snapshot.name << ": listing failed (attempt " << attempt
                      << "): " << listing.status().message();
@@ -558,6 +646,8 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
     return;
   }
 
+  // A batch of late files or retries does not move the offset.
+  const bool advances = listing->files.front().key > snapshot.current_offset;
   TaskRecord task;
   {
     MutexLock lock(&mu_);
@@ -595,7 +685,7 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
         break;
       }
     }
-    auto stats = LoadBatch(entry, snapshot, listing->files, &task, conn, &failure);
+    auto stats = LoadBatch(entry, snapshot, listing->files, advances, &task, conn, &failure);
     if (stats.ok()) {
       MR_LOG(kInfo) << "job " << snapshot.name << " task " << task.Label() << " loaded "
                     << stats->file_number << " files, " << stats->scanned_rows
@@ -631,7 +721,8 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
 
 Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobRecord& snapshot,
                                                   const std::vector<source::FileInfo>& files,
-                                                  TaskRecord* task, engine::Connection* conn,
+                                                  bool advances, TaskRecord* task,
+                                                  engine::Connection* conn,
                                                   TaskFailure* failure) {
   auto fail = [&](Status status, std::string_view code) -> Status {
     failure->status = status;
@@ -744,14 +835,14 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
                       first_error),
                   kTooManyFailureRowsErr);
     }
-    return CommitBatch(entry, snapshot, files, std::move(*txn), stats, ledger, first_error, task,
-                       conn, failure);
+    return CommitBatch(entry, snapshot, advances ? files.back().key : snapshot.current_offset,
+                       std::move(*txn), stats, ledger, first_error, task, conn, failure);
   }
   return fail(Status::Internal("the batch could not be loaded"), kLoadErr);
 }
 
 Result<LoadStatistic> JobService::Impl::CommitBatch(
-    JobEntry* entry, const JobRecord& snapshot, const std::vector<source::FileInfo>& files,
+    JobEntry* entry, const JobRecord& snapshot, const std::string& new_offset,
     engine::Transaction txn, const LoadStatistic& stats, const std::vector<LedgerEntry>& ledger,
     const std::string& first_error, TaskRecord* task, engine::Connection* conn,
     TaskFailure* failure) {
@@ -762,11 +853,14 @@ Result<LoadStatistic> JobService::Impl::CommitBatch(
   };
   const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
   JobRecord updated = snapshot;
-  updated.current_offset = files.back().key;
+  updated.current_offset = new_offset;
   updated.succeed_tasks += 1;
   updated.stats += stats;
   updated.last_success_time_us = now_us;
-  updated.runtime_msg.clear();
+  {
+    MutexLock lock(&mu_);
+    updated.runtime_msg = entry->record.runtime_msg;  // reconciliation may have news
+  }
   TaskRecord done = *task;
   done.state = TaskState::kSuccess;
   done.stats = stats;
@@ -806,13 +900,104 @@ Result<LoadStatistic> JobService::Impl::CommitBatch(
     r.succeed_tasks = updated.succeed_tasks;
     r.stats = updated.stats;
     r.last_success_time_us = updated.last_success_time_us;
-    r.runtime_msg.clear();
     *task = done;
     UpdateHistoryLocked(entry, done);
     entry->lag_files = 0;
     entry->lag_bytes = 0;
   }
   return stats;
+}
+
+Status JobService::Impl::Reconcile(JobEntry* entry, const JobRecord& snapshot,
+                                   source::FileSource& source, engine::Connection* conn) {
+  const JobProperties& props = snapshot.properties;
+  {
+    MutexLock lock(&mu_);
+    entry->next_reconcile =
+        config_.clock->SteadyNow() + std::chrono::seconds(props.reconcile_interval_seconds);
+  }
+  if (snapshot.current_offset.empty() || snapshot.current_offset <= snapshot.reconcile_floor) {
+    return Status::Ok();  // nothing is below the offset yet
+  }
+  // Everything between the floor and the offset, page by page.
+  std::vector<source::FileInfo> listed;
+  source::ListOptions list;
+  list.start_after = snapshot.reconcile_floor;
+  list.max_files = 1000;
+  list.max_bytes = UINT64_MAX;
+  bool unsettled = false;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(source::Listing page, source.List(list));
+    unsettled = unsettled || page.unsettled_files > 0;
+    bool past_offset = false;
+    for (source::FileInfo& f : page.files) {
+      if (f.key > snapshot.current_offset) {
+        past_offset = true;
+        break;
+      }
+      listed.push_back(std::move(f));
+    }
+    if (past_offset || !page.more || page.files.empty()) break;
+    list.start_after = listed.back().key;
+  }
+  MR_ASSIGN_OR_RETURN(auto ledger, catalog::LedgerEntries(*conn, snapshot.id, ""));
+  std::map<std::string, const LedgerEntry*> by_key;
+  for (const LedgerEntry& e : ledger) by_key[e.key] = &e;
+
+  std::deque<source::FileInfo> late;
+  std::vector<LedgerEntry> skipped;
+  std::vector<std::pair<std::string, std::string>> changed;  // key, note
+  const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
+  for (source::FileInfo& f : listed) {
+    auto it = by_key.find(f.key);
+    if (it == by_key.end() || it->second->state == FileState::kRetrying) {
+      if (it != by_key.end() || props.late_files == LateFiles::kLoad) {
+        late.push_back(std::move(f));
+      } else {
+        skipped.push_back(LedgerEntry{snapshot.id, f.key, f.etag, static_cast<int64_t>(f.size),
+                                      FileState::kSkipped, 0, 0, now_us,
+                                      "late file (late_files = ignore)"});
+      }
+      continue;
+    }
+    const LedgerEntry& e = *it->second;
+    if (e.state == FileState::kLoaded && e.error.empty() &&
+        (e.etag != f.etag || e.size != static_cast<int64_t>(f.size))) {
+      changed.emplace_back(f.key, "changed after it was loaded (now ETag " + f.etag + ", " +
+                                      std::to_string(f.size) + " bytes); not reloaded");
+    }
+  }
+  if (!skipped.empty() || !changed.empty()) {
+    MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());
+    MR_RETURN_IF_ERROR(catalog::InsertLedger(*conn, skipped));
+    for (const auto& [key, note] : changed) {
+      MR_RETURN_IF_ERROR(
+          catalog::SetLedgerState(*conn, snapshot.id, key, FileState::kLoaded, note));
+    }
+    MR_RETURN_IF_ERROR(txn.Commit());
+  }
+  MutexLock lock(&mu_);
+  if (entry->record.epoch != snapshot.epoch) return Status::Ok();
+  if (unsettled) {
+    // Files still being written stop the listing: look again soon to see past them.
+    entry->next_reconcile = config_.clock->SteadyNow() + kUnsettledPoll;
+  }
+  if (!late.empty()) {
+    MR_LOG(kInfo) << "job " << snapshot.name << ": " << late.size()
+                  << " late or retried file(s) to load, first " << late.front().key;
+  }
+  entry->pending = std::move(late);
+  if (!skipped.empty()) {
+    entry->record.runtime_msg = std::to_string(skipped.size()) +
+                                " late file(s) skipped (late_files = ignore), first " +
+                                skipped.front().key;
+  }
+  if (!changed.empty()) {
+    entry->record.runtime_msg = std::to_string(changed.size()) +
+                                " loaded file(s) changed after they were loaded (not reloaded), "
+                                "first " + changed.front().first;
+  }
+  return Status::Ok();
 }
 
 void JobService::Impl::FailTaskLocked(JobEntry* entry, TaskRecord* task,

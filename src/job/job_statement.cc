@@ -157,6 +157,19 @@ Result<JobStatement> ParseAlter(std::string_view text) {
   MR_RETURN_IF_ERROR(p.ExpectKeyword("JOB"));
   AlterJobStatement stmt;
   MR_ASSIGN_OR_RETURN(stmt.name, p.Identifier("a job name"));
+  if (p.AcceptKeyword("RETRY")) {
+    if (p.AcceptKeyword("ALL")) {
+      stmt.retry_all = true;
+    } else {
+      MR_RETURN_IF_ERROR(p.ExpectKeyword("FILE"));
+      do {
+        MR_ASSIGN_OR_RETURN(std::string key, p.Literal("a quoted file name", false));
+        stmt.retry_files.push_back(std::move(key));
+      } while (p.AcceptPunct(","));
+    }
+    MR_RETURN_IF_ERROR(p.ExpectEnd());
+    return JobStatement(std::move(stmt));
+  }
   if (p.AcceptKeyword("PROPERTIES")) MR_RETURN_IF_ERROR(p.Properties(&stmt.properties));
   p.AcceptKeyword("DO");
   if (p.IsKeyword("INSERT")) {

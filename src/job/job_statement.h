@@ -6,6 +6,8 @@
 //   RESUME JOB WHERE jobname = 'name'
 //   DROP JOB [IF EXISTS] WHERE jobname = 'name'
 //   ALTER JOB name [PROPERTIES (...)] [[DO] INSERT INTO ...]
+//   ALTER JOB name RETRY FILE 'key' [, 'key' ...]
+//   ALTER JOB name RETRY ALL
 //
 // Contract
 // - Keywords are case-insensitive. A property value is a quoted string or a bare number.
@@ -47,6 +49,9 @@ struct AlterJobStatement {
   std::string name;
   PropertyMap properties;
   std::string insert_sql;  // "" when the statement does not change it
+  // ALTER JOB name RETRY FILE 'key' [, 'key'...] | RETRY ALL: load quarantined files again.
+  std::vector<std::string> retry_files;
+  bool retry_all = false;
 };
 
 using JobStatement = std::variant<CreateJobStatement, ControlJobStatement, AlterJobStatement>;

@@ -168,3 +168,35 @@ TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
 
 }  // namespace
 }  // namespace millrace::job
+
+namespace millrace::job {
+namespace {
+
+TEST_F(JobBadInputTest, RetryLoadsQuarantinedFilesAgain) {
+  Stage({{"good.csv", "a.csv"}, {"wrong_columns.csv", "b.csv"}, {"truncated.csv.gz", "c.csv.gz"}});
+  Create(", \"on_error\" = \"skip_file\"");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
+  auto unknown = harness_.Run("ALTER JOB b RETRY FILE '" + in_ + "/a.csv'");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("no quarantined file"), std::string::npos);
+
+  // The producer fixes b.csv; a retry loads it, once.
+  std::filesystem::remove(in_ + "/b.csv");
+  Stage({{"good.csv", "b.csv"}});
+  ASSERT_TRUE(harness_.Run("ALTER JOB b RETRY FILE '" + in_ + "/b.csv'").ok());
+  ASSERT_TRUE(WaitForTasks(2));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
+                            {"b.csv", "LOADED", "2", "false"},
+                            {"c.csv.gz", "QUARANTINED", "0", "true"}}));
+  // RETRY ALL of a still-broken file quarantines it again.
+  ASSERT_TRUE(harness_.Run("ALTER JOB b RETRY ALL").ok());
+  ASSERT_TRUE(WaitForTasks(3));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
+  EXPECT_EQ(Ledger()[2], (std::vector<std::string>{"c.csv.gz", "QUARANTINED", "0", "true"}));
+  EXPECT_EQ(Column("Status"), "RUNNING");
+}
+
+}  // namespace
+}  // namespace millrace::job

@@ -259,3 +259,60 @@ TEST_F(JobServiceTest, RestartBringsEveryJobBackInItsState) {
 
 }  // namespace
 }  // namespace millrace::job
+
+namespace millrace::job {
+namespace {
+
+class LateFilesTest : public JobServiceTest {};
+
+TEST_F(LateFilesTest, LateFilesAreLoadedExactlyOnce) {
+  WriteCsv("b.csv", 10, 2);
+  WriteCsv("c.csv", 20, 2);
+  ASSERT_TRUE(harness_.Run(CreateSql("late", "\"max_interval\" = \"1\", \"reconcile_interval\" = "
+                                             "\"1\"")).ok());
+  ASSERT_TRUE(WaitForRows(4));
+  WriteCsv("a.csv", 0, 3);  // arrives with a name below the offset
+  ASSERT_TRUE(WaitForRows(7));
+  EXPECT_EQ(harness_.JobColumn("late", "CurrentOffset"), "{\"fileName\":\"" + in_ + "/c.csv\"}");
+  // Several more reconciliations find nothing new: still each row once.
+  EXPECT_FALSE(WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "7"; },
+                       std::chrono::seconds(3)));
+  EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), "7");
+  EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), State, Rows FROM "
+                                   "job_files(\"job\" = \"late\") ORDER BY FileName"),
+            (Rows{{"a.csv", "LOADED", "3"}, {"b.csv", "LOADED", "2"}, {"c.csv", "LOADED", "2"}}));
+}
+
+TEST_F(LateFilesTest, IgnoredLateFilesAreSkippedAndCounted) {
+  WriteCsv("b.csv", 10, 2);
+  ASSERT_TRUE(harness_.Run(CreateSql("ign", "\"max_interval\" = \"1\", \"reconcile_interval\" = "
+                                            "\"1\", \"late_files\" = \"ignore\"")).ok());
+  ASSERT_TRUE(WaitForRows(2));
+  WriteCsv("a.csv", 0, 3);
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.QueryExpanded("SELECT State FROM job_files(\"job\" = \"ign\") WHERE FileName "
+                                  "LIKE '%a.csv'") == Rows{{"SKIPPED"}};
+  }));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
+  EXPECT_NE(harness_.JobColumn("ign", "JobRuntimeMsg").find("1 late file(s) skipped"),
+            std::string::npos);
+}
+
+TEST_F(LateFilesTest, AChangedObjectIsReportedNotReloaded) {
+  WriteCsv("a.csv", 0, 2);
+  ASSERT_TRUE(harness_.Run(CreateSql("chg", "\"max_interval\" = \"1\", \"reconcile_interval\" = "
+                                            "\"1\"")).ok());
+  ASSERT_TRUE(WaitForRows(2));
+  WriteCsv("a.csv", 100, 5);  // rewritten in place after it was loaded
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("chg", "JobRuntimeMsg").find("changed after they were loaded") !=
+           std::string::npos;
+  }));
+  EXPECT_NE(harness_.QueryExpanded("SELECT Error FROM job_files(\"job\" = \"chg\")")[0][0].find(
+                "changed after it was loaded"),
+            std::string::npos);
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
+}
+
+}  // namespace
+}  // namespace millrace::job
