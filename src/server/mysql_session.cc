@@ -104,7 +104,7 @@ Status MySqlSession::SendErrorAndFlush(uint16_t code, std::string_view sqlstate,
 }
 
 uint16_t MySqlSession::StatusFlags(bool more) const {
-  uint16_t flags = 0;
+  uint16_t flags = kServerStatusNoBackslashEscapes;
   if (session_ == nullptr || session_->autocommit()) flags |= kServerStatusAutocommit;
   if (more) flags |= kServerMoreResultsExists;
   return flags;
@@ -115,7 +115,7 @@ Status MySqlSession::Handshake() {
   const sql::RouterOptions& router_options = env_.router->options();
   channel_->ResetSequence();
   channel_->Write(
-      BuildHandshakeV10(router_options.server_version, id_, scramble_, kServerStatusAutocommit));
+      BuildHandshakeV10(router_options.server_version, id_, scramble_, StatusFlags(false)));
   MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
 
   MR_ASSIGN_OR_RETURN(Packet packet, ReadPacket(net_timeout()));

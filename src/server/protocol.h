@@ -50,6 +50,9 @@ inline constexpr uint32_t kServerCapabilities =
 inline constexpr uint16_t kServerStatusInTrans = 1;
 inline constexpr uint16_t kServerStatusAutocommit = 2;
 inline constexpr uint16_t kServerMoreResultsExists = 8;
+// Strings are DuckDB's, where a backslash is an ordinary character: with this flag client
+// libraries (mysql_real_escape_string, PyMySQL...) escape quotes by doubling them.
+inline constexpr uint16_t kServerStatusNoBackslashEscapes = 0x200;
 
 // Command bytes.
 inline constexpr uint8_t kComQuit = 0x01;

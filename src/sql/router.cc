@@ -77,6 +77,10 @@ class Translator {
                     std::string(text) + " AS " + engine::QuoteIdentifier(text));
             continue;
           }
+          if (IsKeyword(sql_, token, "LIMIT")) {
+            i = MySqlLimit(i);
+            continue;
+          }
           size_t close = 0;
           std::optional<std::string> literal = SessionFunction(i, &close);
           if (literal) {
@@ -102,6 +106,22 @@ class Translator {
       }
     }
     return session_.variables().Get(name);
+  }
+
+  // MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`. Returns the index of
+  // the last token consumed.
+  size_t MySqlLimit(size_t limit) {
+    const size_t offset = NextSignificant(limit);
+    const size_t comma = NextSignificant(offset);
+    const size_t count = NextSignificant(comma);
+    if (count >= tokens_.size() || tokens_[offset].kind != TokenKind::kNumber ||
+        tokens_[comma].Text(sql_) != "," || tokens_[count].kind != TokenKind::kNumber) {
+      return limit;
+    }
+    Replace(tokens_[offset].begin, tokens_[count].end,
+            std::string(tokens_[count].Text(sql_)) + " OFFSET " +
+                std::string(tokens_[offset].Text(sql_)));
+    return count;
   }
 
   // DATABASE() and friends: the literal replacing tokens [i, *close].

@@ -15,9 +15,13 @@
 //   2. everything else is DuckDB SQL, translated first: `backtick` identifiers become "double
 //      quoted" ones, `# comments` are dropped, @@system_variables and the session functions
 //      DATABASE(), SCHEMA(), USER(), CURRENT_USER(), CONNECTION_ID(), VERSION(),
-//      LAST_INSERT_ID() become literals (named as MySQL names the column), and Doris-style
-//      table-function calls are expanded (doris_table_functions.h). Double quotes keep
-//      DuckDB's meaning (identifiers); strings are single-quoted.
+//      LAST_INSERT_ID() become literals (named as MySQL names the column), literal select
+//      items are named as MySQL names them ('abc' -> abc), `LIMIT offset, count` becomes
+//      `LIMIT count OFFSET offset`, and Doris-style table-function calls are expanded
+//      (doris_table_functions.h). Double quotes keep DuckDB's meaning (identifiers); strings
+//      are single-quoted and backslashes in them are plain characters (MySQL's
+//      NO_BACKSLASH_ESCAPES, which the server announces so client libraries escape quotes by
+//      doubling them).
 // - Errors are Status values whose message is DuckDB's own or MySQL's wording; ClassifyError
 //   (mysql_errors.h) gives the MySQL error number and SQLSTATE.
 //

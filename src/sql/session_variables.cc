@@ -41,7 +41,8 @@ std::vector<SystemVariable> DefaultSystemVariables(std::string_view server_versi
       text("query_cache_type", "OFF"),
       number("sql_auto_is_null", "0"),
       number("sql_select_limit", "18446744073709551615"),
-      text("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES"),
+      // Strings are DuckDB's: a backslash is an ordinary character.
+      text("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES"),
       text("system_time_zone", "UTC"),
       text("time_zone", "SYSTEM"),
       text("transaction_isolation", "REPEATABLE-READ"),

@@ -209,6 +209,13 @@ TEST_F(ConnectorCTest, MetadataAffectedRowsMultiResultsAndErrors) {
   const std::vector<std::string> seen = AllResults(mysql.get());
   EXPECT_EQ(seen, (std::vector<std::string>{"1", "affected 2", "11", "12"}));
 
+  // The client library escapes for the server's string syntax (NO_BACKSLASH_ESCAPES).
+  const std::string tricky = R"(it's a \ back'slash\' "quoted")";
+  std::string escaped(tricky.size() * 2 + 1, '\0');
+  escaped.resize(
+      mysql_real_escape_string(mysql.get(), escaped.data(), tricky.data(), tricky.size()));
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT '" + escaped + "'"), tricky);
+
   EXPECT_NE(mysql_query(mysql.get(), "SELECT * FROM missing"), 0);
   EXPECT_EQ(mysql_errno(mysql.get()), 1146u);
   EXPECT_STREQ(mysql_sqlstate(mysql.get()), "42S02");

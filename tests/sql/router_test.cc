@@ -192,6 +192,10 @@ TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
   EXPECT_EQ(Query("SELECT `select` FROM `we\"ird` WHERE '`' = '`' -- x"), (Rows{{"1"}}));
   // Not a session function when qualified or when it takes arguments.
   EXPECT_EQ(Query("SELECT length(version()) > 0, '@@version'"), (Rows{{"true", "@@version"}}));
+  EXPECT_EQ(Query("SELECT * FROM range(10) LIMIT 2, 3"), (Rows{{"2"}, {"3"}, {"4"}}));
+  EXPECT_EQ(Query("SELECT * FROM range(10) LIMIT 2"), (Rows{{"0"}, {"1"}}));
+  // Backslashes are plain characters, as under MySQL's NO_BACKSLASH_ESCAPES.
+  EXPECT_EQ(Query(R"(SELECT 'a\b''c' AS s)"), (Rows{{R"(a\b'c)"}}));
   // Literal columns are named as MySQL names them.
   const Table literals = Ok("SELECT 'abc', 'it''s' , TRUE, false, '', 'x' AS y, 'a' || 'b'");
   EXPECT_EQ(literals.columns,
