@@ -1,0 +1,219 @@
+// Streaming jobs end to end: the real `millrace serve` binary, the real `mariadb` client, the
+// real s3rver — and, for the chaos test, the fault proxy between them and kill -9.
+//
+// MILLRACE_CHAOS_FILES (default 240) sizes the chaos run; e.g. 3000 for a long manual run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "job/job_test_util.h"
+#include "server/mysql_test_util.h"
+#include "testing/fault_proxy.h"
+#include "testing/s3rver.h"
+
+namespace millrace::job {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+using server::ServerProcess;
+
+// Runs `sql` through the mariadb CLI; rows without the header, cells split at tabs.
+Result<Rows> Mariadb(uint16_t port, const std::string& sql) {
+  MR_ASSIGN_OR_RETURN(auto result, server::MariaDb(port, sql, {"--skip-column-names"}));
+  if (result.exit_code != 0) return Status::Internal("mariadb: " + result.err);
+  Rows rows;
+  size_t start = 0;
+  while (start < result.out.size()) {
+    size_t end = result.out.find('\n', start);
+    if (end == std::string::npos) end = result.out.size();
+    std::vector<std::string> row;
+    size_t cell = start;
+    while (true) {
+      const size_t tab = result.out.find('\t', cell);
+      if (tab == std::string::npos || tab > end) {
+        row.push_back(result.out.substr(cell, end - cell));
+        break;
+      }
+      row.push_back(result.out.substr(cell, tab - cell));
+      cell = tab + 1;
+    }
+    rows.push_back(std::move(row));
+    start = end + 1;
+  }
+  return rows;
+}
+
+std::string Value(uint16_t port, const std::string& sql) {
+  auto rows = Mariadb(port, sql);
+  if (!rows.ok() || rows->size() != 1 || (*rows)[0].size() != 1) return "?";
+  return (*rows)[0][0];
+}
+
+class JobE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s3 = testing::S3rver::Start({"landing"});
+    ASSERT_TRUE(s3.ok()) << s3.status().ToString();
+    s3_ = std::move(s3).value();
+    StartServer();
+  }
+
+  void StartServer() {
+    auto server = ServerProcess::Start(data_.path(), {});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+  }
+
+  std::string S3Call(const std::string& endpoint, const std::string& uri,
+                     const std::string& extra = "") {
+    return "S3(\"uri\" = \"" + uri + "\", \"format\" = \"csv\", \"column_separator\" = \",\", " +
+           extra + "\"s3.endpoint\" = \"" + endpoint +
+           "\", \"s3.access_key\" = \"S3RVER\", \"s3.secret_key\" = \"Secret-E2E-9Q\", "
+           "\"use_path_style\" = \"true\")";
+  }
+
+  Status Exec(const std::string& sql) { return Mariadb(server_->mysql_port(), sql).status(); }
+  std::string Get(const std::string& sql) { return Value(server_->mysql_port(), sql); }
+
+  std::unique_ptr<testing::S3rver> s3_;
+  testing::TempDir data_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
+  ASSERT_TRUE(s3_->PutObject("landing", "ev/1.csv", "1,one\n2,two\n").ok());
+  ASSERT_TRUE(Exec("CREATE DATABASE shop; USE shop; CREATE TABLE events (id INT, name VARCHAR)")
+                  .ok());
+  Status created = Exec(
+      "USE shop; CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\") COMMENT "
+      "'clicks' DO INSERT INTO events SELECT c1, c2 FROM " +
+      S3Call(s3_->endpoint(), "s3://landing/ev/*.csv"));
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  ASSERT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM shop.events") == "2"; }));
+  ASSERT_TRUE(s3_->PutObject("landing", "ev/2.csv", "3,three\n").ok());
+  ASSERT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM shop.events") == "3"; }));
+
+  auto jobs = Mariadb(server_->mysql_port(),
+                      "SELECT Name, ExecuteType, Status, Comment, CurrentOffset, EndOffset, "
+                      "SucceedTaskCount, FailedTaskCount FROM jobs(\"type\" = \"insert\")");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_EQ(*jobs, (Rows{{"ev", "STREAMING", "RUNNING", "clicks", "{\"fileName\":\"ev/2.csv\"}",
+                          "{\"fileName\":\"ev/2.csv\"}", "2", "0"}}));
+  auto tasks = Mariadb(server_->mysql_port(),
+                       "SELECT JobName, Status, RunningOffset FROM tasks(\"type\" = \"insert\") "
+                       "ORDER BY TaskId");
+  ASSERT_TRUE(tasks.ok());
+  EXPECT_EQ(*tasks, (Rows{{"ev", "SUCCESS", "{\"startFileName\":\"ev/1.csv\",\"endFileName\":\"ev/1.csv\"}"},
+                          {"ev", "SUCCESS", "{\"startFileName\":\"ev/2.csv\",\"endFileName\":\"ev/2.csv\"}"}}));
+  // The secret never reaches a client.
+  auto all = server::MariaDb(server_->mysql_port(), "SELECT * FROM jobs(\"type\" = \"insert\")");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->out.find("Secret-E2E-9Q"), std::string::npos);
+  EXPECT_EQ(server_->Log().find("Secret-E2E-9Q"), std::string::npos);
+
+  // Errors arrive as MySQL errors with the message.
+  auto bad = server::MariaDb(server_->mysql_port(),
+                             "ALTER JOB ev PROPERTIES (\"max_interval\" = \"2\")");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_NE(bad->exit_code, 0);
+  EXPECT_NE(bad->err.find("only a PAUSED job can be altered"), std::string::npos) << bad->err;
+
+  ASSERT_TRUE(Exec("PAUSE JOB WHERE jobname = 'ev'").ok());
+  ASSERT_TRUE(Exec("ALTER JOB ev PROPERTIES (\"max_interval\" = \"2\")").ok());
+  ASSERT_TRUE(s3_->PutObject("landing", "ev/3.csv", "4,four\n").ok());
+  // The job survives a restart in its state: still paused, nothing loaded.
+  ASSERT_TRUE(server_->Terminate().ok());
+  StartServer();
+  EXPECT_EQ(Get("SELECT Status FROM jobs(\"type\" = \"insert\")"), "PAUSED");
+  EXPECT_EQ(Get("SELECT count(*) FROM shop.events"), "3");
+  ASSERT_TRUE(Exec("RESUME JOB WHERE jobname = 'ev'").ok());
+  ASSERT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM shop.events") == "4"; }));
+  ASSERT_TRUE(Exec("DROP JOB WHERE jobname = 'ev'").ok());
+  EXPECT_EQ(Get("SELECT count(*) FROM jobs(\"type\" = \"insert\")"), "0");
+  EXPECT_EQ(Get("SELECT count(*) FROM shop.events"), "4");
+}
+
+// Files arrive in random name order while the fault proxy injects 503s, resets, truncated
+// bodies and stalls, and the server is killed with kill -9 at random moments. At the end the
+// table holds every file's rows exactly once, and the faults never paused the job.
+TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
+  const char* env_files = std::getenv("MILLRACE_CHAOS_FILES");
+  const int files = env_files != nullptr ? std::atoi(env_files) : 240;
+  constexpr int kRows = 4;
+  testing::FaultProxy::Options proxy_options;
+  proxy_options.upstream_port = s3_->port();
+  proxy_options.seed = 424242;
+  proxy_options.enforce_if_match = true;
+  auto proxy = testing::FaultProxy::Start(proxy_options);
+  ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
+  using testing::Fault;
+  using testing::FaultRule;
+  using testing::RequestKind;
+  (*proxy)->AddRule({RequestKind::kList, "", -1, 0.15, Fault::SlowDown()});
+  (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.10, Fault::SlowDown()});
+  (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.08, Fault::ResetAfter(16)});
+  (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.08, Fault::TruncateAfter(16)});
+  (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.03,
+                     Fault::StallAfter(16, std::chrono::milliseconds(1500))});
+  (*proxy)->AddRule({RequestKind::kList, "", -1, 0.03,
+                     Fault::StallBefore(std::chrono::milliseconds(1500))});
+
+  ASSERT_TRUE(Exec("CREATE TABLE t (file INT, line INT, payload VARCHAR)").ok());
+  Status created = Exec(
+      "CREATE JOB chaos ON STREAMING PROPERTIES (\"max_interval\" = \"1\", \"reconcile_interval\" "
+      "= \"1\", \"s3.max_batch_files\" = \"25\") DO INSERT INTO t SELECT c1, c2, c3 FROM " +
+      S3Call((*proxy)->endpoint(), "s3://landing/chaos/*.csv"));
+  ASSERT_TRUE(created.ok()) << created.ToString();
+
+  std::vector<int> order(files);
+  for (int i = 0; i < files; ++i) order[i] = i;
+  std::mt19937 rng(20261202);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::atomic<int> written{0};
+  std::atomic<bool> put_failed{false};
+  std::thread producer([&] {
+    for (int f : order) {
+      std::string body;
+      for (int line = 0; line < kRows; ++line) {
+        body += std::to_string(f) + "," + std::to_string(line) + ",p" +
+                std::to_string(f * 7 + line) + "\n";
+      }
+      char key[32];
+      std::snprintf(key, sizeof(key), "chaos/f%06d.csv", f);
+      if (!s3_->PutObject("landing", key, body).ok()) put_failed = true;
+      ++written;
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    }
+  });
+  int kills = 0;
+  while (written < files || kills < 6) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700 + rng() % 1600));
+    server_.reset();  // kill -9
+    ++kills;
+    StartServer();
+    if (HasFatalFailure()) break;
+  }
+  producer.join();
+  ASSERT_FALSE(put_failed);
+  const std::string expected = std::to_string(files * kRows);
+  ASSERT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM t") == expected; },
+                      std::chrono::seconds(120)))
+      << Get("SELECT count(*) FROM t") << " rows; job: "
+      << Get("SELECT concat(Status, ' ', coalesce(ErrorMsg, '')) FROM jobs(\"type\" = \"insert\")");
+  EXPECT_EQ(Get("SELECT count(*) FROM (SELECT file FROM t GROUP BY file HAVING count(*) = " +
+                std::to_string(kRows) + " AND count(DISTINCT line) = " + std::to_string(kRows) +
+                " AND bool_and(payload = 'p' || (file * 7 + line)))"),
+            std::to_string(files));
+  EXPECT_EQ(Get("SELECT Status FROM jobs(\"type\" = \"insert\")"), "RUNNING");
+  EXPECT_EQ(Get("SELECT FailedTaskCount FROM jobs(\"type\" = \"insert\")"), "0");
+  const auto counts = (*proxy)->counts();
+  std::printf("chaos: %d files, %d kills, %llu requests faulted\n", files, kills,
+              static_cast<unsigned long long>(counts.faulted));
+  EXPECT_GT(counts.faulted, 0u);
+}
+
+}  // namespace
+}  // namespace millrace::job
