@@ -177,12 +177,15 @@ class MySqlServer::Impl {
             });
             return;
           }
-          OnAccept(std::move(io), std::move(socket));
+          OnAccept(io, socket);
           AcceptNext();
         });
   }
 
-  void OnAccept(std::unique_ptr<asio::io_context> io, asio::ip::tcp::socket socket) EXCLUDES(mu_) {
+  // Takes `io` and `socket` by reference so that, when the connection is refused, the socket
+  // is destroyed before its io_context (the caller owns both, in that order).
+  void OnAccept(std::unique_ptr<asio::io_context>& io, asio::ip::tcp::socket& socket)
+      EXCLUDES(mu_) {
     metrics_.connections->Add();
     Reap();
     if (active_sessions() >= static_cast<size_t>(options_.max_connections)) {
