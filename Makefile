@@ -30,10 +30,10 @@ test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 bench: build
-	@bench/run.sh full
+	@BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) bench/run.sh full
 
 bench-quick: build
-	@bench/run.sh quick
+	@BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) bench/run.sh quick
 
 format:
 	@find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i

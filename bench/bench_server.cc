@@ -1,0 +1,129 @@
+#include "bench_server.h"
+
+#include <thread>
+
+#include "testing/s3rver.h"
+
+namespace millrace::bench {
+namespace {
+
+// A Doris property or parameter value in double quotes (values here never hold quotes but JSON).
+std::string Quote(const std::string& value) {
+  if (value.find('"') == std::string::npos) return "\"" + value + "\"";
+  return "'" + value + "'";
+}
+
+std::string KeyValueList(const KeyValues& pairs) {
+  std::string out;
+  for (const auto& [key, value] : pairs) {
+    if (!out.empty()) out += ", ";
+    out += "\"" + key + "\" = " + Quote(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BenchServer>> BenchServer::Start(const std::string& data_dir,
+                                                        const std::vector<std::string>& args) {
+  std::unique_ptr<BenchServer> s(new BenchServer());
+  MR_ASSIGN_OR_RETURN(s->process_, server::ServerProcess::Start(data_dir, {.args = args}));
+  std::string error;
+  s->mysql_ = server::ConnectorC(s->process_->mysql_port(), "", 0, nullptr, &error);
+  if (s->mysql_ == nullptr) return Status::Unavailable("cannot connect to millrace: " + error);
+  return s;
+}
+
+Status BenchServer::Execute(const std::string& sql) {
+  return Query(sql).status();
+}
+
+Result<Rows> BenchServer::Query(const std::string& sql) {
+  MYSQL* mysql = mysql_.get();
+  if (mysql_query(mysql, sql.c_str()) != 0) {
+    return Status::Internal("millrace: " + std::string(mysql_error(mysql)) +
+                            " (in: " + sql.substr(0, 200) + ")");
+  }
+  Rows rows;
+  MYSQL_RES* result = mysql_store_result(mysql);
+  if (result == nullptr) {
+    if (mysql_field_count(mysql) != 0) {
+      return Status::Internal("millrace: " + std::string(mysql_error(mysql)));
+    }
+    return rows;
+  }
+  const unsigned int columns = mysql_num_fields(result);
+  while (MYSQL_ROW row = mysql_fetch_row(result)) {
+    std::vector<std::string> values;
+    for (unsigned int c = 0; c < columns; ++c)
+      values.emplace_back(row[c] ? row[c] : "NULL");
+    rows.push_back(std::move(values));
+  }
+  mysql_free_result(result);
+  return rows;
+}
+
+Result<int64_t> BenchServer::QueryInt(const std::string& sql) {
+  MR_ASSIGN_OR_RETURN(Rows rows, Query(sql));
+  if (rows.empty() || rows[0].empty()) return Status::NotFound("no value from: " + sql);
+  return std::stoll(rows[0][0]);
+}
+
+Status BenchServer::CheckJobRunning(const std::string& job) {
+  MR_ASSIGN_OR_RETURN(
+      Rows rows,
+      Query("SELECT Status, ErrorMsg FROM jobs(\"type\" = \"insert\") WHERE Name = '" + job + "'"));
+  if (rows.empty()) return Status::NotFound("job " + job + " does not exist");
+  if (rows[0][0] == "PAUSED") {
+    return Status::Aborted("job " + job + " paused: " + rows[0][1]);
+  }
+  return Status::Ok();
+}
+
+Result<SteadyTime> BenchServer::WaitForRows(const std::string& table, int64_t rows,
+                                            const std::string& job, std::chrono::seconds timeout,
+                                            std::chrono::milliseconds poll) {
+  const SteadyTime deadline = Now() + timeout;
+  SteadyTime last_check = Now();
+  int64_t seen = 0;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(seen, QueryInt("SELECT count(*) FROM " + table));
+    const SteadyTime at = Now();
+    if (seen >= rows) return at;
+    if (at >= deadline) break;
+    if (at - last_check >= std::chrono::seconds(1)) {
+      MR_RETURN_IF_ERROR(CheckJobRunning(job));
+      last_check = at;
+    }
+    std::this_thread::sleep_for(poll);
+  }
+  return Status::DeadlineExceeded(table + " holds " + std::to_string(seen) + " of " +
+                                  std::to_string(rows) + " rows after " +
+                                  std::to_string(timeout.count()) + " s");
+}
+
+uint64_t BenchServer::PeakRssBytes() const {
+  return bench::PeakRssBytes(process_->pid());
+}
+
+void BenchServer::Kill() {
+  mysql_.reset();
+  process_.reset();  // ServerProcess's destructor sends SIGKILL and reaps the child
+}
+
+std::string CreateJobSql(const JobSpec& spec) {
+  KeyValues params = {{"uri", spec.uri}, {"format", spec.format}};
+  params.insert(params.end(), spec.reader.begin(), spec.reader.end());
+  const KeyValues s3 = {{"s3.endpoint", spec.endpoint},
+                        {"s3.region", "us-east-1"},
+                        {"s3.access_key", testing::S3rver::kAccessKey},
+                        {"s3.secret_key", testing::S3rver::kSecretKey},
+                        {"use_path_style", "true"}};
+  params.insert(params.end(), s3.begin(), s3.end());
+  std::string sql = "CREATE JOB " + spec.name + " ON STREAMING";
+  if (!spec.properties.empty()) sql += " PROPERTIES (" + KeyValueList(spec.properties) + ")";
+  sql += " DO INSERT INTO " + spec.table + " SELECT * FROM S3(" + KeyValueList(params) + ")";
+  return sql;
+}
+
+}  // namespace millrace::bench

@@ -1,0 +1,74 @@
+// Benchmark support: the real `millrace serve` binary with a MySQL session to it, and the
+// job SQL the scenarios create.
+//
+// Contract
+// - BenchServer::Start runs the server (tests/server's ServerProcess: ephemeral ports, the data
+//   directory given) and connects with MariaDB Connector/C, as a client would.
+// - Query/Execute return the server's error as a Status naming the statement.
+// - WaitForRows polls `SELECT count(*)` until the table holds the rows wanted; it fails early
+//   when the job paused (with the job's ErrorMsg) or the timeout passes.
+// - Kill() is kill -9: nothing is flushed; Start on the same directory recovers.
+// - Thread-safety: one BenchServer is used by one thread at a time. Start it from the thread
+//   that lives longest (the child dies with the thread that spawned it).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_util.h"
+#include "common/result.h"
+#include "server/mysql_test_util.h"
+
+namespace millrace::bench {
+
+using Rows = std::vector<std::vector<std::string>>;
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+class BenchServer {
+ public:
+  static Result<std::unique_ptr<BenchServer>> Start(const std::string& data_dir,
+                                                    const std::vector<std::string>& args = {});
+
+  Status Execute(const std::string& sql);
+  Result<Rows> Query(const std::string& sql);
+  // The first column of the first row as an integer.
+  Result<int64_t> QueryInt(const std::string& sql);
+
+  // Polls every `poll` until `table` holds `rows` rows; returns when they were seen.
+  Result<SteadyTime> WaitForRows(const std::string& table, int64_t rows, const std::string& job,
+                                 std::chrono::seconds timeout,
+                                 std::chrono::milliseconds poll = std::chrono::milliseconds(50));
+  // OK unless the job is PAUSED (then its ErrorMsg) or missing.
+  Status CheckJobRunning(const std::string& job);
+
+  pid_t pid() const { return process_->pid(); }
+  uint64_t RssBytes() const { return process_->RssBytes(); }
+  uint64_t PeakRssBytes() const;
+  // SIGKILL, then waits for the process to die.
+  void Kill();
+
+ private:
+  BenchServer() = default;
+  std::unique_ptr<server::ServerProcess> process_;
+  server::MysqlPtr mysql_;
+};
+
+// CREATE JOB name ON STREAMING PROPERTIES (...) DO INSERT INTO table SELECT * FROM S3(...).
+struct JobSpec {
+  std::string name;
+  std::string table;
+  std::string uri;  // s3://bucket/pattern
+  std::string format;
+  std::string endpoint;
+  KeyValues properties;  // job properties; empty: the defaults
+  KeyValues reader;      // more S3() parameters (column_separator, read_json_by_line, ...)
+};
+std::string CreateJobSql(const JobSpec& spec);
+
+}  // namespace millrace::bench

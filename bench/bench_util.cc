@@ -1,0 +1,241 @@
+#include "bench_util.h"
+
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace millrace::bench {
+namespace {
+
+std::string FormatNumber(double v) {
+  const double a = std::fabs(v);
+  const int decimals = a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+// The first line of `path` starting with `prefix`, with the prefix removed and trimmed.
+std::string ProcField(const std::string& path, const std::string& prefix) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::string rest = line.substr(prefix.size());
+    const size_t start = rest.find_first_not_of(" \t:");
+    return start == std::string::npos ? "" : rest.substr(start);
+  }
+  return "";
+}
+
+// Columns of the table, in order.
+struct Row {
+  std::string figure, value, baseline, ratio, target, result;
+};
+
+std::vector<Row> Rows(const std::vector<Figure>& figures) {
+  std::vector<Row> rows;
+  rows.push_back(
+      {"figure", "value median (min-max)", "baseline median (min-max)", "ratio", "target", "pass"});
+  for (const Figure& f : figures) {
+    Row row;
+    row.figure = f.name;
+    row.value = FormatSummary(f.value) + " " + f.unit;
+    row.baseline = f.baseline ? FormatSummary(*f.baseline) + " " + f.unit : "-";
+    const auto ratio = f.Ratio();
+    row.ratio = ratio ? FormatNumber(*ratio) : "-";
+    row.target = f.target.kind == Target::Kind::kNone ? "-" : f.target.text;
+    const auto passed = f.Passed();
+    row.result = !passed ? "-" : *passed ? "PASS" : "FAIL";
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<std::string> Cells(const Row& r) {
+  return {r.figure, r.value, r.baseline, r.ratio, r.target, r.result};
+}
+
+}  // namespace
+
+Summary Summarize(std::vector<double> values) {
+  Summary s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  s.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  s.min = values.front();
+  s.max = values.back();
+  s.runs = static_cast<int>(n);
+  return s;
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+std::optional<double> Figure::Ratio() const {
+  if (!baseline || baseline->median == 0) return std::nullopt;
+  return value.median / baseline->median;
+}
+
+std::optional<bool> Figure::Passed() const {
+  switch (target.kind) {
+    case Target::Kind::kNone:
+      return std::nullopt;
+    case Target::Kind::kRatioAtLeast: {
+      const auto ratio = Ratio();
+      return ratio && *ratio >= target.threshold;
+    }
+    case Target::Kind::kValueAtMost:
+      return value.runs > 0 && value.median <= target.threshold;
+  }
+  return std::nullopt;
+}
+
+std::string FormatSummary(const Summary& s) {
+  if (s.runs == 0) return "n/a";
+  if (s.runs == 1) return FormatNumber(s.median);
+  return FormatNumber(s.median) + " (" + FormatNumber(s.min) + "-" + FormatNumber(s.max) + ")";
+}
+
+std::string RenderText(const std::vector<Figure>& figures) {
+  const std::vector<Row> rows = Rows(figures);
+  std::vector<size_t> widths(6, 0);
+  for (const Row& r : rows) {
+    const auto cells = Cells(r);
+    for (size_t i = 0; i < cells.size(); ++i)
+      widths[i] = std::max(widths[i], cells[i].size());
+  }
+  std::ostringstream out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto cells = Cells(rows[r]);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      out << cells[i] << std::string(widths[i] - cells[i].size() + 2, ' ');
+    }
+    out << "\n";
+    if (r == 0) {
+      size_t total = 0;
+      for (size_t w : widths)
+        total += w + 2;
+      out << std::string(total, '-') << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string RenderMarkdown(const std::vector<Figure>& figures) {
+  const std::vector<Row> rows = Rows(figures);
+  std::ostringstream out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out << "|";
+    for (const std::string& cell : Cells(rows[r]))
+      out << " " << cell << " |";
+    out << "\n";
+    if (r == 0) out << "| --- | --- | --- | --- | --- | --- |\n";
+  }
+  return out.str();
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+MachineInfo DescribeMachine(const std::string& data_path) {
+  MachineInfo m;
+  m.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  const std::string mem = ProcField("/proc/meminfo", "MemTotal");
+  m.memory_bytes = mem.empty() ? 0 : std::stoull(mem) * 1024;
+  m.cpu_model = ProcField("/proc/cpuinfo", "model name");
+
+  // The filesystem holding the data: device and type from /proc/mounts (longest mount prefix).
+  std::ifstream mounts("/proc/mounts");
+  std::string device, mount_point, fs_type, rest, best_device, best_type;
+  size_t best = 0;
+  while (mounts >> device >> mount_point >> fs_type && std::getline(mounts, rest)) {
+    if (data_path.rfind(mount_point, 0) == 0 && mount_point.size() >= best) {
+      best = mount_point.size();
+      best_device = device;
+      best_type = fs_type;
+    }
+  }
+  struct statvfs vfs {};
+  uint64_t size = 0, free_bytes = 0;
+  if (::statvfs(data_path.c_str(), &vfs) == 0) {
+    size = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+    free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  }
+  std::string rotational = "unknown";
+  const size_t slash = best_device.rfind('/');
+  if (slash != std::string::npos) {
+    std::ifstream rot("/sys/block/" + best_device.substr(slash + 1) + "/queue/rotational");
+    int r = -1;
+    if (rot >> r) rotational = r == 0 ? "non-rotational" : "rotational";
+  }
+  m.disk = best_device + " (" + best_type + ", " + rotational + ", " + HumanBytes(size) + ", " +
+           HumanBytes(free_bytes) + " free)";
+  struct utsname u {};
+  if (::uname(&u) == 0) m.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  m.load_average = LoadAverage();
+  return m;
+}
+
+uint64_t PeakRssBytes(int pid) {
+  const std::string hwm = ProcField("/proc/" + std::to_string(pid) + "/status", "VmHWM");
+  return hwm.empty() ? 0 : std::stoull(hwm) * 1024;
+}
+
+Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<Status> results(static_cast<size_t>(threads));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      while (!failed.load()) {
+        const size_t i = next.fetch_add(1);
+        if (i >= count) return;
+        Status status = fn(i);
+        if (!status.ok()) {
+          results[static_cast<size_t>(t)] = std::move(status);
+          failed.store(true);
+        }
+      }
+    });
+  }
+  for (std::thread& w : workers)
+    w.join();
+  for (const Status& status : results)
+    MR_RETURN_IF_ERROR(status);
+  return Status::Ok();
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace millrace::bench

@@ -1,0 +1,99 @@
+// Benchmark support: timing, summaries over runs, the result table and the machine description.
+//
+// Contract
+// - A Summary is the median, min and max of one figure over the runs of this invocation; the
+//   table puts each figure beside its baseline measured in the same invocation.
+// - Figure::Evaluate decides pass/fail against the figure's target from the medians; a figure
+//   without a target reports "-".
+// - The benchmark is not production code: it reads the real clock directly (it measures it).
+// - Thread-safety: free functions are thread-compatible; Stopwatch is not shared.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace millrace::bench {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+inline SteadyTime Now() {
+  return std::chrono::steady_clock::now();
+}
+inline double SecondsBetween(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+inline double SecondsSince(SteadyTime from) {
+  return SecondsBetween(from, Now());
+}
+
+struct Summary {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  int runs = 0;
+};
+Summary Summarize(std::vector<double> values);
+
+// Nearest-rank percentile (p in [0, 100]) of `values`; 0 when empty.
+double Percentile(std::vector<double> values, double p);
+
+// What a figure is held to.
+struct Target {
+  enum class Kind {
+    kNone,
+    kRatioAtLeast,  // value / baseline >= threshold
+    kValueAtMost,   // value <= threshold
+  };
+  Kind kind = Kind::kNone;
+  double threshold = 0;
+  std::string text;  // as printed, e.g. "ratio >= 0.8"
+};
+
+struct Figure {
+  std::string name;  // "CSV throughput"
+  std::string unit;  // "MB/s"
+  Summary value;
+  std::optional<Summary> baseline;
+  std::string baseline_what;  // what the baseline is
+  Target target;
+  std::string note;  // scaling or caveats, shown under the table
+
+  std::optional<double> Ratio() const;
+  // nullopt when the figure has no target.
+  std::optional<bool> Passed() const;
+};
+
+// "12.3 (11.9-12.8)" with the unit's precision.
+std::string FormatSummary(const Summary& s);
+// The table as fixed-width text for the terminal.
+std::string RenderText(const std::vector<Figure>& figures);
+// The table as Markdown.
+std::string RenderMarkdown(const std::vector<Figure>& figures);
+
+// The machine the run happened on: nproc, memory, CPU model, disk, kernel, load average.
+struct MachineInfo {
+  int cpus = 0;
+  uint64_t memory_bytes = 0;
+  std::string cpu_model;
+  std::string disk;  // device, size and filesystem holding the temporary directory
+  std::string kernel;
+  std::string load_average;  // /proc/loadavg's first three fields
+};
+MachineInfo DescribeMachine(const std::string& data_path);
+std::string LoadAverage();
+
+// Peak resident set (VmHWM) of a process, in bytes; 0 when it cannot be read.
+uint64_t PeakRssBytes(int pid);
+
+// Runs fn(0..count-1) on `threads` threads; returns the first error (the others stop early).
+Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn);
+
+// "1.23 GB", "456 MB".
+std::string HumanBytes(uint64_t bytes);
+
+}  // namespace millrace::bench

@@ -1,0 +1,78 @@
+// BenchConfig sizes per mode, BenchContext, and the helpers the scenarios share.
+#include <filesystem>
+
+#include "bench_server.h"
+#include "scenario_util.h"
+#include "scenarios.h"
+
+namespace millrace::bench {
+
+BenchConfig BenchConfig::ForMode(const std::string& mode) {
+  BenchConfig c;
+  c.mode = mode;
+  if (mode == "quick") {
+    c.runs = 1;
+    c.tp_files = 1;
+    c.small_files = 2'000;
+    c.fresh_seconds = 15;
+    c.disc_objects = 10'000;
+    c.disc_idle_seconds = 6;
+    c.disc_new_files = 3;
+    c.reconcile_objects = 1'000;
+    c.mem_files = 3;
+  }
+  return c;
+}
+
+Result<const DataSet*> BenchContext::Events(DataFormat format) {
+  auto it = data_sets.find(format);
+  if (it != data_sets.end()) return &it->second;
+  const FormatInfo& info = Info(format);
+  const std::string dir = Subdir("events-" + info.doris_format);
+  MR_ASSIGN_OR_RETURN(DataSet set, GenerateDataSet(*generator, format, config.tp_files,
+                                                   config.tp_file_bytes, config.seed, dir));
+  return &data_sets.emplace(format, std::move(set)).first->second;
+}
+
+Result<PutStats> BenchContext::SmallObjects() {
+  if (!small_objects) {
+    MR_ASSIGN_OR_RETURN(small_objects,
+                        PutSmallObjects(*s3, kBucket, kSmallPrefix, 0, config.small_files,
+                                        config.seed, 1024, 4096, 8));
+  }
+  return *small_objects;
+}
+
+std::string BenchContext::Subdir(const std::string& name) {
+  const std::string path = dir + "/" + name;
+  std::filesystem::remove_all(path);
+  std::filesystem::create_directories(path);
+  return path;
+}
+
+Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const std::string& name,
+                                                      const std::vector<std::string>& args) {
+  MR_ASSIGN_OR_RETURN(auto server, BenchServer::Start(ctx.Subdir(name), args));
+  MR_RETURN_IF_ERROR(server->Execute("CREATE DATABASE bench"));
+  return server;
+}
+
+Result<double> LoadWithJob(BenchServer& server, const JobSpec& spec, const std::string& columns,
+                           int64_t rows, std::chrono::seconds timeout) {
+  MR_RETURN_IF_ERROR(server.Execute("CREATE TABLE " + spec.table + " " + columns));
+  const SteadyTime start = Now();
+  MR_RETURN_IF_ERROR(server.Execute(CreateJobSql(spec)));
+  MR_ASSIGN_OR_RETURN(SteadyTime done, server.WaitForRows(spec.table, rows, spec.name, timeout));
+  const double seconds = SecondsBetween(start, done);
+  // More rows than the files hold would be a duplicate load: exactly-once broken.
+  MR_ASSIGN_OR_RETURN(int64_t loaded, server.QueryInt("SELECT count(*) FROM " + spec.table));
+  if (loaded != rows) {
+    return Status::DataLoss(spec.table + " holds " + std::to_string(loaded) + " rows, expected " +
+                            std::to_string(rows));
+  }
+  MR_RETURN_IF_ERROR(server.Execute("DROP JOB WHERE jobname = '" + spec.name + "'"));
+  MR_RETURN_IF_ERROR(server.Execute("DROP TABLE " + spec.table));
+  return seconds;
+}
+
+}  // namespace millrace::bench

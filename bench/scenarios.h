@@ -1,0 +1,85 @@
+// The benchmark scenarios (issue 7): throughput, small files, freshness, discovery cost,
+// memory and recovery. Each starts its own `millrace serve` on a fresh data directory against
+// the shared s3rver, measures `runs` times and returns its figures, each beside the baseline
+// measured in the same run where one exists.
+//
+// Contract
+// - Scenarios are independent: any subset runs in any order (throughput and memory generate
+//   the event files on first use and share them through the context).
+// - A scenario returns the first error that stops it (a job that paused, a timeout, an S3
+//   failure), naming what it was doing; figures measured before it are lost.
+// - Thread-safety: scenarios run one at a time on the main thread (children die with the
+//   thread that spawned them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "common/result.h"
+#include "data_gen.h"
+#include "engine/database.h"
+#include "testing/s3rver.h"
+
+namespace millrace::bench {
+
+struct BenchConfig {
+  std::string mode;  // "quick" or "full"
+  int runs = 3;
+  uint64_t seed = 20260107;
+  // Throughput: files of about tp_file_bytes per format.
+  int tp_files = 10;
+  uint64_t tp_file_bytes = 100'000'000;
+  // Small files.
+  int64_t small_files = 10'000;
+  int get_threads = 8;
+  // Freshness.
+  int fresh_seconds = 60;
+  int fresh_period_ms = 200;
+  // Discovery.
+  int64_t disc_objects = 100'000;
+  int disc_idle_seconds = 10;
+  int disc_new_files = 5;
+  // Reconciliation listing: loaded objects it lists (whole thousands, at most 10,000).
+  int64_t reconcile_objects = 5'000;
+  // Memory: a backlog of mem_files CSV files of tp_file_bytes.
+  int mem_files = 20;
+  int mem_runs = 1;
+  std::string mem_limit = "1GB";
+  double mem_target_gb = 1.5;
+
+  static BenchConfig ForMode(const std::string& mode);
+};
+
+struct BenchContext {
+  BenchConfig config;
+  std::string dir;  // scratch root
+  testing::S3rver* s3 = nullptr;
+  engine::Connection* generator = nullptr;  // in-memory DuckDB that writes data files
+  std::map<DataFormat, DataSet> data_sets;  // generated event files, by format
+  std::optional<PutStats> small_objects;    // set once the small objects are in s3rver
+
+  // The event files of `format` (generated on first use).
+  Result<const DataSet*> Events(DataFormat format);
+  // The config.small_files small CSV objects under "small/" in kBucket (put on first use).
+  Result<PutStats> SmallObjects();
+  // A fresh directory under dir.
+  std::string Subdir(const std::string& name);
+};
+
+inline constexpr char kBucket[] = "bench";
+inline constexpr char kDiscoveryBucket[] = "disc";
+inline constexpr char kSmallPrefix[] = "small";
+
+Result<std::vector<Figure>> RunThroughput(BenchContext& ctx);
+Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
+Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
+Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
+Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
+Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
+
+}  // namespace millrace::bench

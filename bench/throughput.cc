@@ -1,0 +1,136 @@
+// Throughput: event files of about 100 MB in s3rver, loaded by a streaming job with default
+// properties into an empty table, against DuckDB loading the same files from local disk in one
+// INSERT INTO ... SELECT * FROM read_xxx([...]) in this process.
+#include <filesystem>
+
+#include "common/clock.h"
+#include "s3/s3_client.h"
+#include "scenario_util.h"
+
+namespace millrace::bench {
+namespace {
+
+std::string FileListLiteral(const DataSet& set) {
+  std::string list = "[";
+  for (const DataFile& f : set.files) {
+    if (list.size() > 1) list += ", ";
+    list += engine::QuoteLiteral(f.path);
+  }
+  return list + "]";
+}
+
+void RemoveDatabase(const std::string& path) {
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".wal");
+}
+
+// Seconds DuckDB takes to load `set` from local disk into a fresh database file.
+Result<double> DuckDbLoadSeconds(const DataSet& set, const std::string& dir) {
+  const std::string path = dir + "/baseline.duckdb";
+  RemoveDatabase(path);
+  std::string reader = Info(set.format).duckdb_reader;
+  reader.replace(reader.find("%s"), 2, FileListLiteral(set));
+  double seconds = 0;
+  {
+    MR_ASSIGN_OR_RETURN(auto db, engine::Database::Open({.path = path}));
+    MR_ASSIGN_OR_RETURN(auto conn, db->Connect());
+    MR_RETURN_IF_ERROR(conn->Execute(std::string("CREATE TABLE t ") + kEventsColumns));
+    const SteadyTime start = Now();
+    MR_RETURN_IF_ERROR(conn->Execute("INSERT INTO t SELECT * FROM " + reader));
+    seconds = SecondsSince(start);
+    MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
+    MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
+    if (!chunk || chunk->GetInt64(0, 0) != set.total_rows) {
+      return Status::DataLoss("the DuckDB baseline loaded a different number of rows");
+    }
+  }
+  RemoveDatabase(path);
+  return seconds;
+}
+
+// Seconds our S3 client takes to download the files under `keys` to local disk, as many at a
+// time as a job does: the transfer part of a job's task, on its own.
+Result<double> DownloadSeconds(BenchContext& ctx, const std::vector<std::string>& keys,
+                               const std::string& dir) {
+  MR_ASSIGN_OR_RETURN(auto client, s3::S3Client::Create(ctx.s3->Config(), Clock::Real()));
+  const SteadyTime start = Now();
+  MR_RETURN_IF_ERROR(ParallelFor(keys.size(), kJobDownloadParallelism, [&](size_t i) {
+    s3::GetRequest request{.bucket = kBucket, .key = keys[i]};
+    return client->GetObjectToFile(request, dir + "/" + std::to_string(i)).status();
+  }));
+  const double seconds = SecondsSince(start);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return seconds;
+}
+
+}  // namespace
+
+Result<std::vector<Figure>> RunThroughput(BenchContext& ctx) {
+  MR_ASSIGN_OR_RETURN(auto server, StartBenchServer(ctx, "throughput-server"));
+  const std::string baseline_dir = ctx.Subdir("throughput-baseline");
+  const std::string download_dir = ctx.Subdir("throughput-download");
+  std::vector<Figure> figures;
+  for (DataFormat format : {DataFormat::kCsv, DataFormat::kParquet, DataFormat::kJson}) {
+    const FormatInfo& info = Info(format);
+    MR_ASSIGN_OR_RETURN(const DataSet* set, ctx.Events(format));
+    const std::string prefix = "tp/" + info.doris_format;
+    std::vector<std::pair<std::string, std::string>> uploads;
+    std::vector<std::string> keys;
+    for (const DataFile& f : set->files) {
+      keys.push_back(prefix + "/" + std::filesystem::path(f.path).filename().string());
+      uploads.emplace_back(f.path, keys.back());
+    }
+    MR_RETURN_IF_ERROR(UploadFiles(*ctx.s3, kBucket, uploads, 2));
+
+    std::vector<double> mb, rows, base_mb, base_rows, download_mb;
+    for (int run = 1; run <= ctx.config.runs; ++run) {
+      MR_ASSIGN_OR_RETURN(double base_seconds, DuckDbLoadSeconds(*set, baseline_dir));
+      base_mb.push_back(static_cast<double>(set->total_bytes) / kMB / base_seconds);
+      base_rows.push_back(static_cast<double>(set->total_rows) / base_seconds);
+
+      MR_ASSIGN_OR_RETURN(double download_seconds, DownloadSeconds(ctx, keys, download_dir));
+      download_mb.push_back(static_cast<double>(set->total_bytes) / kMB / download_seconds);
+
+      const std::string name = "tp_" + info.doris_format + "_" + std::to_string(run);
+      JobSpec spec{.name = name,
+                   .table = "bench." + name,
+                   .uri = std::string("s3://") + kBucket + "/" + prefix + "/*" + info.extension,
+                   .format = info.doris_format,
+                   .endpoint = ctx.s3->endpoint(),
+                   .reader = info.doris_params};
+      MR_ASSIGN_OR_RETURN(double seconds, LoadWithJob(*server, spec, kEventsColumns,
+                                                      set->total_rows, std::chrono::seconds(900)));
+      mb.push_back(static_cast<double>(set->total_bytes) / kMB / seconds);
+      rows.push_back(static_cast<double>(set->total_rows) / seconds);
+    }
+    const std::string size_note = std::to_string(set->files.size()) + " files, " +
+                                  HumanBytes(set->total_bytes) + ", " +
+                                  std::to_string(set->total_rows) + " rows";
+    const Target ratio{Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"};
+    const std::string what = "DuckDB " +
+                             info.duckdb_reader.substr(0, info.duckdb_reader.find('(')) +
+                             ", local disk, one INSERT";
+    auto compared = [&](const std::string& what_per_second, const std::string& unit,
+                        const std::vector<double>& values, const std::vector<double>& baseline) {
+      figures.push_back({.name = info.name + " " + what_per_second,
+                         .unit = unit,
+                         .value = Summarize(values),
+                         .baseline = Summarize(baseline),
+                         .baseline_what = what,
+                         .target = ratio,
+                         .note = size_note});
+    };
+    compared("throughput", "MB/s", mb, base_mb);
+    compared("rows/s", "rows/s", rows, base_rows);
+    figures.push_back({.name = info.name + " S3 download alone",
+                       .unit = "MB/s",
+                       .value = Summarize(download_mb),
+                       .note = "the same objects fetched to local files by our S3 client, " +
+                               std::to_string(kJobDownloadParallelism) +
+                               " at a time as a job does: the transfer share of a task"});
+  }
+  return figures;
+}
+
+}  // namespace millrace::bench
