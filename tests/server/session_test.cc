@@ -45,6 +45,15 @@ Response One(RawClient& client, std::string_view sql) {
   return std::move(responses->front());
 }
 
+// True once a statement is executing on the server (up to 60 s, for a loaded machine).
+bool WaitForRunningStatement(InProcessServer& server) {
+  for (int i = 0; i < 6000; ++i) {
+    if (server.Metric("millrace_mysql_statements_running") >= 1) return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return false;
+}
+
 TEST(SessionTest, GreetingOffersProtocol41AndNativePassword) {
   auto server = StartOrDie();
   auto client = ConnectOrDie(server->port());
@@ -268,6 +277,31 @@ TEST(SessionTest, IdleConnectionsAreClosedAfterTheIdleTimeout) {
   EXPECT_TRUE(silent->WaitClosed(seconds(10)));
 }
 
+TEST(SessionTest, AClientThatStopsReadingIsDroppedWithoutBlockingOthers) {
+  MySqlServerOptions options;
+  options.net_timeout = seconds(1);
+  auto server = StartOrDie(options);
+  auto bystander = LoginOrDie(server->port());
+  auto stalled = LoginOrDie(server->port());
+  // ~500 MB of results that the client never reads: the server's sends stall.
+  stalled->sequence() = 0;
+  ASSERT_TRUE(stalled
+                  ->SendPacket(std::string(1, static_cast<char>(kComQuery)) +
+                               "SELECT i, repeat('x', 100) FROM range(5000000) t(i)")
+                  .ok());
+  EXPECT_TRUE(WaitForRunningStatement(*server));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(One(*bystander, "SELECT 'served'").rows[0][0], "served");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
+  bool dropped = false;
+  for (int i = 0; i < 600 && !dropped; ++i) {
+    dropped = server->server().active_sessions() == 1;
+    if (!dropped) std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_TRUE(dropped) << "the stalled session is still open";
+  EXPECT_EQ(server->Metric("millrace_mysql_statements_running"), 0);
+}
+
 TEST(SessionTest, ConnectionsBeyondTheLimitAreRefusedWith1040) {
   MySqlServerOptions options;
   options.max_connections = 2;
@@ -289,15 +323,6 @@ TEST(SessionTest, ConnectionsBeyondTheLimitAreRefusedWith1040) {
     if (!admitted) std::this_thread::sleep_for(milliseconds(50));
   }
   EXPECT_TRUE(admitted);
-}
-
-// True once a statement is executing on the server (up to 60 s, for a loaded machine).
-bool WaitForRunningStatement(InProcessServer& server) {
-  for (int i = 0; i < 6000; ++i) {
-    if (server.Metric("millrace_mysql_statements_running") >= 1) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return false;
 }
 
 TEST(SessionTest, ShutdownLetsRunningStatementsFinishWithinTheGrace) {
