@@ -70,6 +70,15 @@ InProcessServer::~InProcessServer() {
   if (server_) server_->Shutdown(std::chrono::seconds(5));
 }
 
+bool Eventually(const std::function<bool()>& condition, milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return true;
+}
+
 double PrometheusValue(const std::string& text, const std::string& name) {
   const std::string prefix = "\n" + name + " ";
   const size_t at = text.find(prefix);

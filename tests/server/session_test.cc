@@ -47,11 +47,8 @@ Response One(RawClient& client, std::string_view sql) {
 
 // True once a statement is executing on the server (up to 60 s, for a loaded machine).
 bool WaitForRunningStatement(InProcessServer& server) {
-  for (int i = 0; i < 6000; ++i) {
-    if (server.Metric("millrace_mysql_statements_running") >= 1) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return false;
+  return Eventually([&] { return server.Metric("millrace_mysql_statements_running") >= 1; },
+                    seconds(60));
 }
 
 TEST(SessionTest, GreetingOffersProtocol41AndNativePassword) {
@@ -293,12 +290,8 @@ TEST(SessionTest, AClientThatStopsReadingIsDroppedWithoutBlockingOthers) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(One(*bystander, "SELECT 'served'").rows[0][0], "served");
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
-  bool dropped = false;
-  for (int i = 0; i < 600 && !dropped; ++i) {
-    dropped = server->server().active_sessions() == 1;
-    if (!dropped) std::this_thread::sleep_for(milliseconds(50));
-  }
-  EXPECT_TRUE(dropped) << "the stalled session is still open";
+  EXPECT_TRUE(Eventually([&] { return server->server().active_sessions() == 1; }))
+      << "the stalled session is still open";
   EXPECT_EQ(server->Metric("millrace_mysql_statements_running"), 0);
 }
 
@@ -316,13 +309,7 @@ TEST(SessionTest, ConnectionsBeyondTheLimitAreRefusedWith1040) {
   EXPECT_TRUE(c->WaitClosed());
   // Once one leaves, a new client gets in.
   a.reset();
-  bool admitted = false;
-  for (int i = 0; i < 400 && !admitted; ++i) {
-    auto d = ConnectOrDie(server->port());
-    admitted = d->Handshake().ok();
-    if (!admitted) std::this_thread::sleep_for(milliseconds(50));
-  }
-  EXPECT_TRUE(admitted);
+  EXPECT_TRUE(Eventually([&] { return ConnectOrDie(server->port())->Handshake().ok(); }));
 }
 
 TEST(SessionTest, ShutdownLetsRunningStatementsFinishWithinTheGrace) {
