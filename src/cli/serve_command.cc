@@ -89,7 +89,7 @@ class DatabaseHealth {
   http::HealthReport Check() EXCLUDES(mu_) {
     MutexLock lock(&mu_);
     http::HealthReport report;
-    report.fields.emplace_back("duckdb", http::JsonQuote(engine::LibraryVersion()));
+    report.fields.emplace_back("duckdb", JsonQuote(engine::LibraryVersion()));
     auto result = conn_->Query("SELECT 1");
     Status status = result.status();
     if (result.ok()) status = (*result)->Next().status();

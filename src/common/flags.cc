@@ -37,8 +37,8 @@ Result<int64_t> ParsedFlags::GetInt(std::string_view name, int64_t min, int64_t 
   auto [ptr, ec] = std::from_chars(value->data(), end, parsed);
   if (ec != std::errc() || ptr != end || parsed < min || parsed > max) {
     return Status::InvalidArgument("--" + std::string(name) + " must be an integer from " +
-                                   std::to_string(min) + " to " + std::to_string(max) +
-                                   ", got '" + *value + "'");
+                                   std::to_string(min) + " to " + std::to_string(max) + ", got '" +
+                                   *value + "'");
   }
   return parsed;
 }
@@ -97,7 +97,8 @@ Result<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
 
 std::string FlagsHelp(const std::vector<FlagSpec>& specs) {
   size_t width = 0;
-  for (const FlagSpec& spec : specs) width = std::max(width, spec.name.size());
+  for (const FlagSpec& spec : specs)
+    width = std::max(width, spec.name.size());
   std::string out;
   for (const FlagSpec& spec : specs) {
     out += "  --" + spec.name + std::string(width - spec.name.size() + 2, ' ') + spec.help;

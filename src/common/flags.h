@@ -25,7 +25,7 @@ struct FlagSpec {
   std::string env;            // environment variable consulted when the flag is absent; may be ""
   std::string default_value;  // used when neither is set; "" means unset
   std::string help;
-  bool is_bool = false;       // a switch: present means "true"
+  bool is_bool = false;  // a switch: present means "true"
 };
 
 // Reads an environment variable; injectable so tests do not touch the process environment.

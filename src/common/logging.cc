@@ -24,10 +24,14 @@ constexpr size_t kMinSecretLength = 4;
 
 std::string_view LogLevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "DEBUG";
-    case LogLevel::kInfo: return "INFO";
-    case LogLevel::kWarning: return "WARN";
-    case LogLevel::kError: return "ERROR";
+    case LogLevel::kDebug:
+      return "DEBUG";
+    case LogLevel::kInfo:
+      return "INFO";
+    case LogLevel::kWarning:
+      return "WARN";
+    case LogLevel::kError:
+      return "ERROR";
   }
   return "INFO";
 }
@@ -104,6 +108,8 @@ void Logger::Log(LogLevel level, std::string_view message) {
   sink_->Write(RedactLocked(line));
 }
 
-LogMessage::~LogMessage() { Logger::Default().Log(level_, stream_.str()); }
+LogMessage::~LogMessage() {
+  Logger::Default().Log(level_, stream_.str());
+}
 
 }  // namespace millrace

@@ -76,7 +76,7 @@ class LogMessage {
 
 }  // namespace millrace
 
-#define MR_LOG(level)                                                         \
+#define MR_LOG(level)                                                        \
   if (!::millrace::Logger::Default().Enabled(::millrace::LogLevel::level)) { \
-  } else                                                                      \
+  } else                                                                     \
     ::millrace::LogMessage(::millrace::LogLevel::level).stream()

@@ -7,8 +7,8 @@
 // - [[nodiscard]], like Status.
 #pragma once
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 #include <variant>
 
@@ -20,7 +20,7 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Status status)                          // NOLINT(google-explicit-constructor)
+  Result(Status status)                         // NOLINT(google-explicit-constructor)
       : data_(status.ok() ? Status::Internal("Result constructed from an OK status")
                           : std::move(status)) {}
 

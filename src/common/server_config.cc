@@ -47,7 +47,9 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   return config;
 }
 
-std::string ServerConfig::DatabasePath() const { return data_dir + "/millrace.duckdb"; }
+std::string ServerConfig::DatabasePath() const {
+  return data_dir + "/millrace.duckdb";
+}
 
 bool IsLoopbackAddress(const std::string& address) {
   return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;

@@ -72,9 +72,7 @@ class [[nodiscard]] Status {
     return {StatusCode::kNotSupported, std::move(msg)};
   }
   static Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
-  static Status Unavailable(std::string msg) {
-    return {StatusCode::kUnavailable, std::move(msg)};
-  }
+  static Status Unavailable(std::string msg) { return {StatusCode::kUnavailable, std::move(msg)}; }
   static Status DeadlineExceeded(std::string msg) {
     return {StatusCode::kDeadlineExceeded, std::move(msg)};
   }
@@ -112,8 +110,8 @@ class [[nodiscard]] Status {
 
 // Evaluates an expression yielding Status (or anything with .status()) and returns it from
 // the enclosing function if it is not OK.
-#define MR_RETURN_IF_ERROR(expr)                          \
-  do {                                                    \
-    ::millrace::Status mr_status_ = (expr);               \
-    if (!mr_status_.ok()) return mr_status_;              \
+#define MR_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::millrace::Status mr_status_ = (expr);  \
+    if (!mr_status_.ok()) return mr_status_; \
   } while (0)

@@ -11,9 +11,15 @@
 namespace millrace::engine {
 namespace {
 
-duckdb_database AsDb(void* p) { return static_cast<duckdb_database>(p); }
-duckdb_connection AsConn(void* p) { return static_cast<duckdb_connection>(p); }
-duckdb_prepared_statement AsPrepared(void* p) { return static_cast<duckdb_prepared_statement>(p); }
+duckdb_database AsDb(void* p) {
+  return static_cast<duckdb_database>(p);
+}
+duckdb_connection AsConn(void* p) {
+  return static_cast<duckdb_connection>(p);
+}
+duckdb_prepared_statement AsPrepared(void* p) {
+  return static_cast<duckdb_prepared_statement>(p);
+}
 
 // Prepare errors come without a DuckDB error type; DuckDB's message starts with the kind.
 Status StatusFromMessage(const char* message) {
@@ -101,7 +107,9 @@ PreparedStatement::~PreparedStatement() {
   duckdb_destroy_prepare(&prepared);
 }
 
-size_t PreparedStatement::parameter_count() const { return duckdb_nparams(AsPrepared(prepared_)); }
+size_t PreparedStatement::parameter_count() const {
+  return duckdb_nparams(AsPrepared(prepared_));
+}
 
 Status PreparedStatement::CheckBind(int state, size_t index, const char* what) {
   if (state == DuckDBSuccess) return Status::Ok();
@@ -187,8 +195,7 @@ Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
   std::unique_ptr<QueryResult> last;
   for (idx_t i = 0; i < count; ++i) {
     duckdb_prepared_statement prepared = nullptr;
-    if (duckdb_prepare_extracted_statement(AsConn(conn_), extracted, i, &prepared) ==
-        DuckDBError) {
+    if (duckdb_prepare_extracted_statement(AsConn(conn_), extracted, i, &prepared) == DuckDBError) {
       Status status = StatusFromMessage(duckdb_prepare_error(prepared));
       duckdb_destroy_prepare(&prepared);
       duckdb_destroy_extracted(&extracted);
@@ -222,7 +229,9 @@ Result<Transaction> Connection::Begin() {
   return Transaction(this);
 }
 
-void Connection::Interrupt() { duckdb_interrupt(AsConn(conn_)); }
+void Connection::Interrupt() {
+  duckdb_interrupt(AsConn(conn_));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Transaction
@@ -262,7 +271,27 @@ Status Transaction::Rollback() {
 
 // ---------------------------------------------------------------------------------------------
 
-std::string LibraryVersion() { return duckdb_library_version(); }
+Result<std::vector<std::vector<std::string>>> QueryTextRows(Connection& conn,
+                                                            std::string_view sql) {
+  MR_ASSIGN_OR_RETURN(auto result, conn.Query(sql));
+  std::vector<std::vector<std::string>> rows;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
+    if (!chunk) break;
+    for (size_t r = 0; r < chunk->size(); ++r) {
+      std::vector<std::string> row;
+      for (size_t c = 0; c < chunk->column_count(); ++c) {
+        row.push_back(chunk->IsNull(c, r) ? std::string() : chunk->GetText(c, r));
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::string LibraryVersion() {
+  return duckdb_library_version();
+}
 
 std::string QuoteIdentifier(std::string_view name) {
   std::string out = "\"";

@@ -128,6 +128,10 @@ class Transaction {
   Connection* conn_;  // not owned; nullptr once finished
 };
 
+// Runs `sql` and returns every cell as DataChunk::GetText renders it, NULL as "". For the small
+// results Millrace reads itself (catalog rows, file shapes); user results are streamed instead.
+Result<std::vector<std::vector<std::string>>> QueryTextRows(Connection& conn, std::string_view sql);
+
 // The version of the DuckDB library loaded at run time, e.g. "v1.4.4".
 std::string LibraryVersion();
 

@@ -63,8 +63,7 @@ DataChunk::DataChunk(void* chunk, const std::vector<ColumnType>& types) : chunk_
   for (size_t i = 0; i < types.size(); ++i) {
     duckdb_vector vec = duckdb_data_chunk_get_vector(c, i);
     columns_.push_back(Column{types[i], vec, duckdb_vector_get_data(vec),
-                              duckdb_vector_get_validity(vec),
-                              duckdb_vector_get_column_type(vec)});
+                              duckdb_vector_get_validity(vec), duckdb_vector_get_column_type(vec)});
   }
 }
 
@@ -94,10 +93,14 @@ int64_t DataChunk::GetInt64(size_t col, size_t row) const {
 double DataChunk::GetDouble(size_t col, size_t row) const {
   const Column& c = columns_[col];
   switch (c.type.id) {
-    case TypeId::kFloat: return static_cast<const float*>(c.data)[row];
-    case TypeId::kDouble: return static_cast<const double*>(c.data)[row];
-    case TypeId::kDecimal: return DecimalAsDouble(c.type, c.data, row);
-    default: return static_cast<double>(IntegerAt(c.type.id, c.data, row));
+    case TypeId::kFloat:
+      return static_cast<const float*>(c.data)[row];
+    case TypeId::kDouble:
+      return static_cast<const double*>(c.data)[row];
+    case TypeId::kDecimal:
+      return DecimalAsDouble(c.type, c.data, row);
+    default:
+      return static_cast<double>(IntegerAt(c.type.id, c.data, row));
   }
 }
 
@@ -113,8 +116,8 @@ int64_t DataChunk::GetEpochMicros(size_t col, size_t row) const {
 std::string DataChunk::GetText(size_t col, size_t row) const {
   const Column& c = columns_[col];
   std::string out;
-  FormatCell(static_cast<duckdb_vector>(c.vector), static_cast<duckdb_logical_type>(c.logical),
-             row, &out);
+  FormatCell(static_cast<duckdb_vector>(c.vector), static_cast<duckdb_logical_type>(c.logical), row,
+             &out);
   return out;
 }
 

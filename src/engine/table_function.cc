@@ -1,6 +1,7 @@
+#include "engine/table_function.h"
+
 #include <duckdb.h>
 
-#include "engine/table_function.h"
 #include "engine/table_function_adapter.h"
 
 namespace millrace::engine {
@@ -94,7 +95,9 @@ std::optional<std::string> TableFunctionArgs::Get(std::string_view name) const {
   return it->second;
 }
 
-size_t OutputChunk::capacity() const { return duckdb_vector_size(); }
+size_t OutputChunk::capacity() const {
+  return duckdb_vector_size();
+}
 
 void OutputChunk::SetNull(size_t col, size_t row) {
   duckdb_vector vec = VectorOf(chunk_, col);
@@ -102,7 +105,9 @@ void OutputChunk::SetNull(size_t col, size_t row) {
   duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vec), row);
 }
 
-void OutputChunk::SetBool(size_t col, size_t row, bool value) { Store(chunk_, col, row, value); }
+void OutputChunk::SetBool(size_t col, size_t row, bool value) {
+  Store(chunk_, col, row, value);
+}
 
 void OutputChunk::SetInt64(size_t col, size_t row, int64_t value) {
   Store(chunk_, col, row, value);

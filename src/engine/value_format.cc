@@ -100,7 +100,8 @@ void AppendTimeOfDay(int64_t micros, std::string* out) {
   if (frac != 0) {
     std::snprintf(buf, sizeof(buf), ".%06" PRId64, frac);
     std::string fraction(buf);
-    while (fraction.back() == '0') fraction.pop_back();
+    while (fraction.back() == '0')
+      fraction.pop_back();
     out->append(fraction);
   }
 }
@@ -163,9 +164,9 @@ void AppendUuid(const void* data, size_t row, std::string* out) {
   // DuckDB stores UUIDs with the top bit flipped so they sort as signed integers.
   const uint64_t upper = static_cast<uint64_t>(h.upper) ^ (uint64_t{1} << 63);
   char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64
-                "-%012" PRIx64,
-                upper >> 32, (upper >> 16) & 0xffff, upper & 0xffff, uint64_t{h.lower} >> 48,
+  std::snprintf(buf, sizeof(buf),
+                "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, upper >> 32,
+                (upper >> 16) & 0xffff, upper & 0xffff, uint64_t{h.lower} >> 48,
                 uint64_t{h.lower} & uint64_t{0xffffffffffff});
   out->append(buf);
 }
@@ -324,7 +325,8 @@ void AppendNested(duckdb_vector vector, duckdb_logical_type logical, size_t row,
         char buf[8];
         std::snprintf(buf, sizeof(buf), "%03" PRId64, extra);
         std::string tail(buf);
-        while (!tail.empty() && tail.back() == '0') tail.pop_back();
+        while (!tail.empty() && tail.back() == '0')
+          tail.pop_back();
         out->append(tail);
       }
       return;
@@ -443,17 +445,28 @@ ColumnType ColumnTypeOf(duckdb_logical_type logical) {
 
 int64_t IntegerAt(TypeId type, const void* data, size_t row) {
   switch (type) {
-    case TypeId::kBoolean: return static_cast<const bool*>(data)[row] ? 1 : 0;
-    case TypeId::kTinyInt: return static_cast<const int8_t*>(data)[row];
-    case TypeId::kSmallInt: return static_cast<const int16_t*>(data)[row];
-    case TypeId::kInteger: return static_cast<const int32_t*>(data)[row];
-    case TypeId::kBigInt: return static_cast<const int64_t*>(data)[row];
-    case TypeId::kUTinyInt: return static_cast<const uint8_t*>(data)[row];
-    case TypeId::kUSmallInt: return static_cast<const uint16_t*>(data)[row];
-    case TypeId::kUInteger: return static_cast<const uint32_t*>(data)[row];
-    case TypeId::kUBigInt: return static_cast<int64_t>(static_cast<const uint64_t*>(data)[row]);
-    case TypeId::kHugeInt: return static_cast<int64_t>(HugeIntAt(data, row));
-    default: return 0;
+    case TypeId::kBoolean:
+      return static_cast<const bool*>(data)[row] ? 1 : 0;
+    case TypeId::kTinyInt:
+      return static_cast<const int8_t*>(data)[row];
+    case TypeId::kSmallInt:
+      return static_cast<const int16_t*>(data)[row];
+    case TypeId::kInteger:
+      return static_cast<const int32_t*>(data)[row];
+    case TypeId::kBigInt:
+      return static_cast<const int64_t*>(data)[row];
+    case TypeId::kUTinyInt:
+      return static_cast<const uint8_t*>(data)[row];
+    case TypeId::kUSmallInt:
+      return static_cast<const uint16_t*>(data)[row];
+    case TypeId::kUInteger:
+      return static_cast<const uint32_t*>(data)[row];
+    case TypeId::kUBigInt:
+      return static_cast<int64_t>(static_cast<const uint64_t*>(data)[row]);
+    case TypeId::kHugeInt:
+      return static_cast<int64_t>(HugeIntAt(data, row));
+    default:
+      return 0;
   }
 }
 
@@ -478,11 +491,16 @@ std::string_view StringAt(const void* data, size_t row) {
 
 int64_t EpochMicrosAt(TypeId type, const void* data, size_t row) {
   switch (type) {
-    case TypeId::kDate: return int64_t{static_cast<const int32_t*>(data)[row]} * kMicrosPerDay;
-    case TypeId::kTimestampSec: return static_cast<const int64_t*>(data)[row] * kMicrosPerSecond;
-    case TypeId::kTimestampMs: return static_cast<const int64_t*>(data)[row] * 1000;
-    case TypeId::kTimestampNs: return static_cast<const int64_t*>(data)[row] / 1000;
-    default: return static_cast<const int64_t*>(data)[row];
+    case TypeId::kDate:
+      return int64_t{static_cast<const int32_t*>(data)[row]} * kMicrosPerDay;
+    case TypeId::kTimestampSec:
+      return static_cast<const int64_t*>(data)[row] * kMicrosPerSecond;
+    case TypeId::kTimestampMs:
+      return static_cast<const int64_t*>(data)[row] * 1000;
+    case TypeId::kTimestampNs:
+      return static_cast<const int64_t*>(data)[row] / 1000;
+    default:
+      return static_cast<const int64_t*>(data)[row];
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "common/json.h"
 #include "common/logging.h"
 #include "common/version.h"
 
@@ -15,38 +16,6 @@ namespace millrace::http {
 struct HttpServer::Impl {
   httplib::Server server;
 };
-
-std::string JsonQuote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 HttpServer::HttpServer(HttpServerOptions options, MetricsRegistry* metrics, HealthCheck health,
                        Clock* clock)

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/json.h"
 #include "common/status.h"
 #include "http/metrics.h"
 
@@ -52,9 +53,6 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
 };
-
-// `text` as a JSON string literal, quotes included.
-std::string JsonQuote(std::string_view text);
 
 class HttpServer {
  public:

@@ -18,27 +18,8 @@ int64_t LinesBeforeData(const load::FileFunctionOptions& options) {
   int64_t lines = options.csv.skip_lines;
   if (options.format == load::Format::kCsvWithNames) lines += 1;
   if (options.format == load::Format::kCsvWithNamesAndTypes) lines += 2;
-  return options.format == load::Format::kParquet || options.format == load::Format::kJson
-             ? 0
-             : lines;
-}
-
-Result<std::vector<std::vector<std::string>>> Rows(engine::Connection& conn,
-                                                   const std::string& sql) {
-  MR_ASSIGN_OR_RETURN(auto result, conn.Query(sql));
-  std::vector<std::vector<std::string>> rows;
-  while (true) {
-    MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
-    if (!chunk) break;
-    for (size_t r = 0; r < chunk->size(); ++r) {
-      std::vector<std::string> row;
-      for (size_t c = 0; c < chunk->column_count(); ++c) {
-        row.push_back(chunk->IsNull(c, r) ? std::string() : chunk->GetText(c, r));
-      }
-      rows.push_back(std::move(row));
-    }
-  }
-  return rows;
+  return options.format == load::Format::kParquet || options.format == load::Format::kJson ? 0
+                                                                                           : lines;
 }
 
 bool IsEmptyFile(const std::string& path) {
@@ -76,7 +57,8 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
 
 Status BatchLoader::LoadTargetColumns() {
   if (!targets_.empty()) return Status::Ok();
-  MR_ASSIGN_OR_RETURN(auto described, Rows(*conn_, "DESCRIBE " + spec_.analysis.target_table));
+  MR_ASSIGN_OR_RETURN(auto described,
+                      engine::QueryTextRows(*conn_, "DESCRIBE " + spec_.analysis.target_table));
   std::vector<TargetColumn> all;
   for (const auto& row : described) {
     if (row.size() < 3) return Status::Internal("unexpected DESCRIBE output");
@@ -110,9 +92,10 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
                                  " AS SELECT row_number() OVER () AS __millrace_row, * FROM (" +
                                  *select + ") AS __millrace_src");
   if (!staged.ok()) return with_file(staged);
-  MR_ASSIGN_OR_RETURN(auto stage_columns,
-                      Rows(*conn_, std::string("SELECT column_name FROM (DESCRIBE ") + kStage +
-                                       ")"));
+  MR_ASSIGN_OR_RETURN(
+      auto stage_columns,
+      engine::QueryTextRows(*conn_,
+                            std::string("SELECT column_name FROM (DESCRIBE ") + kStage + ")"));
   if (stage_columns.size() != targets_.size() + 1) {
     return with_file(Status::InvalidArgument(
         "the job's SELECT returns " + std::to_string(stage_columns.size() - 1) +
@@ -147,10 +130,11 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
     bad_any += bad;
     which_column += " WHEN " + bad + " THEN " + QuoteLiteral(t.name);
     bad_value += " WHEN " + bad + " THEN CAST(" + src + " AS VARCHAR)";
-    reason += " WHEN " + bad + " THEN " +
-              (t.not_null ? "CASE WHEN " + src + " IS NULL THEN 'NULL value for NOT NULL column' ELSE " +
-                                QuoteLiteral(why) + " END"
-                          : QuoteLiteral(why));
+    reason +=
+        " WHEN " + bad + " THEN " +
+        (t.not_null ? "CASE WHEN " + src + " IS NULL THEN 'NULL value for NOT NULL column' ELSE " +
+                          QuoteLiteral(why) + " END"
+                    : QuoteLiteral(why));
   }
   which_column += " END";
   bad_value += " END";
@@ -162,32 +146,33 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
     columns += QuoteIdentifier(targets_[i].name);
   }
   FileLoad load;
-  auto inserted = conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + columns +
-                               ") SELECT " + converted + " FROM " + kStage + " WHERE NOT (" +
-                               bad_any + ")");
+  auto inserted =
+      conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + columns + ") SELECT " +
+                   converted + " FROM " + kStage + " WHERE NOT (" + bad_any + ")");
   if (!inserted.ok()) return with_file(inserted.status());
   load.rows = (*inserted)->rows_changed();
   inserted->reset();
 
-  MR_ASSIGN_OR_RETURN(auto counted, Rows(*conn_, std::string("SELECT count(*) FROM ") + kStage +
-                                                     " WHERE " + bad_any));
+  MR_ASSIGN_OR_RETURN(auto counted,
+                      engine::QueryTextRows(*conn_, std::string("SELECT count(*) FROM ") + kStage +
+                                                        " WHERE " + bad_any));
   load.filtered = counted.empty() ? 0 : std::stoll(counted[0][0]);
   if (load.filtered > 0) {
     const int64_t offset = LinesBeforeData(spec_.options);
-    const std::string details = "SELECT __millrace_row + " + std::to_string(offset) +
-                                " AS line, " + which_column + " AS col, " + bad_value +
-                                " AS val, " + reason + " AS why FROM " + kStage + " WHERE " +
-                                bad_any + " ORDER BY __millrace_row LIMIT " +
-                                std::to_string(kFilteredRowsKeptPerFile);
+    const std::string details =
+        "SELECT __millrace_row + " + std::to_string(offset) + " AS line, " + which_column +
+        " AS col, " + bad_value + " AS val, " + reason + " AS why FROM " + kStage + " WHERE " +
+        bad_any + " ORDER BY __millrace_row LIMIT " + std::to_string(kFilteredRowsKeptPerFile);
     Status recorded = conn_->Execute(
         "INSERT INTO __millrace.filtered_rows SELECT " + std::to_string(spec_.job_id) + ", " +
         std::to_string(spec_.task_id) + ", " + QuoteLiteral(key) + ", line, col, val, why, " +
         std::to_string(spec_.now_us) + " FROM (" + details + ")");
     if (!recorded.ok()) return with_file(recorded);
-    MR_ASSIGN_OR_RETURN(auto first, Rows(*conn_, "SELECT * FROM (" + details + ") LIMIT 1"));
+    MR_ASSIGN_OR_RETURN(auto first,
+                        engine::QueryTextRows(*conn_, "SELECT * FROM (" + details + ") LIMIT 1"));
     if (!first.empty()) {
-      load.first_error = "file " + key + " line " + first[0][0] + " column " + first[0][1] +
-                         ": " + first[0][3] + " (value '" + first[0][2] + "')";
+      load.first_error = "file " + key + " line " + first[0][0] + " column " + first[0][1] + ": " +
+                         first[0][3] + " (value '" + first[0][2] + "')";
     }
   }
   if (Status s = conn_->Execute(std::string("DROP TABLE ") + kStage); !s.ok()) return with_file(s);

@@ -29,8 +29,8 @@
 namespace millrace::job {
 
 struct FileLoad {
-  int64_t rows = 0;      // rows inserted
-  int64_t filtered = 0;  // rows filtered (careful mode)
+  int64_t rows = 0;         // rows inserted
+  int64_t filtered = 0;     // rows filtered (careful mode)
   std::string first_error;  // description of the first filtered row, "" when none
 };
 

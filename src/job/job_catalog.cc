@@ -57,7 +57,8 @@ Status ForEachRow(engine::QueryResult& result, Fn fn) {
   while (true) {
     MR_ASSIGN_OR_RETURN(auto chunk, result.Next());
     if (!chunk) return Status::Ok();
-    for (size_t r = 0; r < chunk->size(); ++r) MR_RETURN_IF_ERROR(fn(*chunk, r));
+    for (size_t r = 0; r < chunk->size(); ++r)
+      MR_RETURN_IF_ERROR(fn(*chunk, r));
   }
 }
 
@@ -68,6 +69,22 @@ int64_t Int(const DataChunk& c, size_t col, size_t row) {
   return c.IsNull(col, row) ? 0 : c.GetInt64(col, row);
 }
 
+// The five LoadStatistic columns, in the order every table stores them.
+LoadStatistic ReadStats(const DataChunk& c, size_t* col, size_t r) {
+  LoadStatistic s;
+  s.scanned_rows = Int(c, (*col)++, r);
+  s.load_bytes = Int(c, (*col)++, r);
+  s.file_number = Int(c, (*col)++, r);
+  s.file_size = Int(c, (*col)++, r);
+  s.filtered_rows = Int(c, (*col)++, r);
+  return s;
+}
+
+void BindStats(Statement& stmt, const LoadStatistic& s) {
+  stmt.Int(s.scanned_rows).Int(s.load_bytes).Int(s.file_number).Int(s.file_size);
+  stmt.Int(s.filtered_rows);
+}
+
 constexpr const char* kJobColumns =
     "id, name, definer, definition, masked_sql, comment, state, create_time_us, current_offset, "
     "end_offset, succeed_tasks, failed_tasks, canceled_tasks, scanned_rows, load_bytes, "
@@ -76,12 +93,14 @@ constexpr const char* kJobColumns =
     "database_name, reconcile_floor";
 
 Status SaveProperties(Connection& conn, const JobRecord& job) {
-  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn, "DELETE FROM __millrace.job_properties "
-                                                         "WHERE job_id = ?"));
+  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn,
+                                                   "DELETE FROM __millrace.job_properties "
+                                                   "WHERE job_id = ?"));
   MR_RETURN_IF_ERROR(del.Int(job.id).Run().status());
   for (const auto& [key, value] : job.properties.given) {
-    MR_ASSIGN_OR_RETURN(auto ins, Statement::Prepare(conn, "INSERT INTO __millrace.job_properties "
-                                                           "VALUES (?, ?, ?)"));
+    MR_ASSIGN_OR_RETURN(auto ins, Statement::Prepare(conn,
+                                                     "INSERT INTO __millrace.job_properties "
+                                                     "VALUES (?, ?, ?)"));
     MR_RETURN_IF_ERROR(ins.Int(job.id).Str(key).Str(value).Run().status());
   }
   return Status::Ok();
@@ -146,11 +165,7 @@ Result<std::vector<StoredJob>> LoadJobs(Connection& conn) {
     j.succeed_tasks = Int(c, col++, r);
     j.failed_tasks = Int(c, col++, r);
     j.canceled_tasks = Int(c, col++, r);
-    j.stats.scanned_rows = Int(c, col++, r);
-    j.stats.load_bytes = Int(c, col++, r);
-    j.stats.file_number = Int(c, col++, r);
-    j.stats.file_size = Int(c, col++, r);
-    j.stats.filtered_rows = Int(c, col++, r);
+    j.stats = ReadStats(c, &col, r);
     j.error_code = Text(c, col++, r);
     j.error_msg = Text(c, col++, r);
     j.runtime_msg = Text(c, col++, r);
@@ -167,9 +182,10 @@ Result<std::vector<StoredJob>> LoadJobs(Connection& conn) {
     return Status::Ok();
   }));
   for (StoredJob& stored : jobs) {
-    MR_ASSIGN_OR_RETURN(auto props, Statement::Prepare(conn, "SELECT key, value FROM "
-                                                             "__millrace.job_properties WHERE "
-                                                             "job_id = ?"));
+    MR_ASSIGN_OR_RETURN(auto props, Statement::Prepare(conn,
+                                                       "SELECT key, value FROM "
+                                                       "__millrace.job_properties WHERE "
+                                                       "job_id = ?"));
     MR_ASSIGN_OR_RETURN(auto result, props.Int(stored.record.id).Query());
     PropertyMap given;
     MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) {
@@ -210,11 +226,7 @@ Result<std::vector<TaskRecord>> LoadTasks(Connection& conn, int64_t job_id, int 
     t.create_time_us = Int(c, col++, r);
     t.start_time_us = Int(c, col++, r);
     t.finish_time_us = Int(c, col++, r);
-    t.stats.scanned_rows = Int(c, col++, r);
-    t.stats.load_bytes = Int(c, col++, r);
-    t.stats.file_number = Int(c, col++, r);
-    t.stats.file_size = Int(c, col++, r);
-    t.stats.filtered_rows = Int(c, col++, r);
+    t.stats = ReadStats(c, &col, r);
     t.first_error_msg = Text(c, col++, r);
     t.start_file = Text(c, col++, r);
     t.end_file = Text(c, col++, r);
@@ -233,8 +245,8 @@ Status InsertJob(Connection& conn, const JobRecord& j, const std::string& insert
   stmt.Int(j.id).Str(j.name).Str(j.definer).Str(j.definition).Str(j.masked_sql).Str(j.comment);
   stmt.Str(std::string(JobStateName(j.state))).Int(j.create_time_us).Str(j.current_offset);
   stmt.Str(j.end_offset).Int(j.succeed_tasks).Int(j.failed_tasks).Int(j.canceled_tasks);
-  stmt.Int(j.stats.scanned_rows).Int(j.stats.load_bytes).Int(j.stats.file_number);
-  stmt.Int(j.stats.file_size).Int(j.stats.filtered_rows).Str(j.error_code).Str(j.error_msg);
+  BindStats(stmt, j.stats);
+  stmt.Str(j.error_code).Str(j.error_msg);
   stmt.Str(j.runtime_msg).Int(j.last_success_time_us).Int(j.epoch).Int(j.auto_resume_count);
   stmt.Bool(j.manual_pause).Int(j.next_task_id).Str(insert_sql).Str(j.database);
   stmt.Str(j.reconcile_floor);
@@ -256,8 +268,8 @@ Status SaveJob(Connection& conn, const JobRecord& j, const std::string& insert_s
           "insert_sql = CASE WHEN ? = '' THEN insert_sql ELSE ? END WHERE id = ?"));
   stmt.Str(j.definition).Str(j.masked_sql).Str(j.comment).Str(std::string(JobStateName(j.state)));
   stmt.Str(j.current_offset).Str(j.end_offset).Int(j.succeed_tasks).Int(j.failed_tasks);
-  stmt.Int(j.canceled_tasks).Int(j.stats.scanned_rows).Int(j.stats.load_bytes);
-  stmt.Int(j.stats.file_number).Int(j.stats.file_size).Int(j.stats.filtered_rows);
+  stmt.Int(j.canceled_tasks);
+  BindStats(stmt, j.stats);
   stmt.Str(j.error_code).Str(j.error_msg).Str(j.runtime_msg).Int(j.last_success_time_us);
   stmt.Int(j.epoch).Int(j.auto_resume_count).Bool(j.manual_pause).Int(j.next_task_id);
   stmt.Str(j.reconcile_floor).Str(insert_sql).Str(insert_sql).Int(j.id);
@@ -269,9 +281,9 @@ Status SaveJob(Connection& conn, const JobRecord& j, const std::string& insert_s
 Status DeleteJob(Connection& conn, int64_t job_id) {
   for (const char* table : {"jobs", "job_properties", "tasks", "files", "filtered_rows"}) {
     const std::string column = std::string(table) == "jobs" ? "id" : "job_id";
-    MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, std::string("DELETE FROM __millrace.") +
-                                                                table + " WHERE " + column +
-                                                                " = ?"));
+    MR_ASSIGN_OR_RETURN(auto stmt,
+                        Statement::Prepare(conn, std::string("DELETE FROM __millrace.") + table +
+                                                     " WHERE " + column + " = ?"));
     MR_RETURN_IF_ERROR(stmt.Int(job_id).Run().status());
   }
   return Status::Ok();
@@ -287,22 +299,23 @@ Result<bool> AdvanceOffset(Connection& conn, const JobRecord& j, const std::stri
           "scanned_rows = ?, load_bytes = ?, file_number = ?, file_size = ?, filtered_rows = ?, "
           "last_success_time_us = ?, next_task_id = ?, runtime_msg = ? "
           "WHERE id = ? AND state = 'RUNNING' AND epoch = ? AND current_offset = ?"));
-  stmt.Str(j.current_offset).Str(j.end_offset).Int(j.succeed_tasks).Int(j.stats.scanned_rows);
-  stmt.Int(j.stats.load_bytes).Int(j.stats.file_number).Int(j.stats.file_size);
-  stmt.Int(j.stats.filtered_rows).Int(j.last_success_time_us).Int(j.next_task_id);
+  stmt.Str(j.current_offset).Str(j.end_offset).Int(j.succeed_tasks);
+  BindStats(stmt, j.stats);
+  stmt.Int(j.last_success_time_us).Int(j.next_task_id);
   stmt.Str(j.runtime_msg).Int(j.id).Int(epoch).Str(start_offset);
   MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
   return changed == 1;
 }
 
 Status InsertTask(Connection& conn, const TaskRecord& t) {
-  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "INSERT INTO __millrace.tasks VALUES "
-                                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                                          "?, ?, ?)"));
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn,
+                                                    "INSERT INTO __millrace.tasks VALUES "
+                                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                                    "?, ?, ?)"));
   stmt.Int(t.job_id).Int(t.task_id).Str(std::string(TaskStateName(t.state))).Str(t.error_msg);
   stmt.Int(t.create_time_us).Int(t.start_time_us).Int(t.finish_time_us);
-  stmt.Int(t.stats.scanned_rows).Int(t.stats.load_bytes).Int(t.stats.file_number);
-  stmt.Int(t.stats.file_size).Int(t.stats.filtered_rows).Str(t.first_error_msg);
+  BindStats(stmt, t.stats);
+  stmt.Str(t.first_error_msg);
   stmt.Str(t.start_file).Str(t.end_file);
   return stmt.Run().status();
 }
@@ -330,10 +343,12 @@ Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();
   // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
-  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn, "DELETE FROM __millrace.files WHERE "
-                                                         "job_id = ? AND key = ?"));
-  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "INSERT INTO __millrace.files VALUES "
-                                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn,
+                                                   "DELETE FROM __millrace.files WHERE "
+                                                   "job_id = ? AND key = ?"));
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn,
+                                                    "INSERT INTO __millrace.files VALUES "
+                                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   for (const LedgerEntry& e : entries) {
     MR_RETURN_IF_ERROR(del.Reset().Int(e.job_id).Str(e.key).Run().status());
     Statement& row = stmt.Reset();
@@ -347,10 +362,11 @@ Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
 Result<std::vector<LedgerEntry>> LedgerEntries(Connection& conn, int64_t job_id,
                                                const std::string& state) {
   MR_ASSIGN_OR_RETURN(auto stmt,
-                      Statement::Prepare(conn, "SELECT key, etag, size, state, task_id, rows, "
-                                               "load_time_us, error FROM __millrace.files WHERE "
-                                               "job_id = ? AND (? = '' OR state = ?) ORDER BY "
-                                               "key"));
+                      Statement::Prepare(conn,
+                                         "SELECT key, etag, size, state, task_id, rows, "
+                                         "load_time_us, error FROM __millrace.files WHERE "
+                                         "job_id = ? AND (? = '' OR state = ?) ORDER BY "
+                                         "key"));
   MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Str(state).Str(state).Query());
   std::vector<LedgerEntry> entries;
   MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) {
@@ -360,8 +376,8 @@ Result<std::vector<LedgerEntry>> LedgerEntries(Connection& conn, int64_t job_id,
     e.etag = Text(c, 1, r);
     e.size = Int(c, 2, r);
     const std::string s = Text(c, 3, r);
-    for (FileState f : {FileState::kLoaded, FileState::kSkipped, FileState::kQuarantined,
-                        FileState::kRetrying}) {
+    for (FileState f :
+         {FileState::kLoaded, FileState::kSkipped, FileState::kQuarantined, FileState::kRetrying}) {
       if (FileStateName(f) == s) e.state = f;
     }
     e.task_id = Int(c, 4, r);
@@ -376,9 +392,10 @@ Result<std::vector<LedgerEntry>> LedgerEntries(Connection& conn, int64_t job_id,
 
 Status SetLedgerState(Connection& conn, int64_t job_id, const std::string& key, FileState state,
                       const std::string& error) {
-  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "UPDATE __millrace.files SET state = "
-                                                          "?, error = ? WHERE job_id = ? AND key "
-                                                          "= ?"));
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn,
+                                                    "UPDATE __millrace.files SET state = "
+                                                    "?, error = ? WHERE job_id = ? AND key "
+                                                    "= ?"));
   return stmt.Str(std::string(FileStateName(state))).Str(error).Int(job_id).Str(key).Run().status();
 }
 

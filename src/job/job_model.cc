@@ -1,35 +1,51 @@
 #include "job/job_model.h"
 
+#include "common/json.h"
+
 namespace millrace::job {
 
 std::string_view JobStateName(JobState state) {
   switch (state) {
-    case JobState::kPending: return "PENDING";
-    case JobState::kRunning: return "RUNNING";
-    case JobState::kPaused: return "PAUSED";
-    case JobState::kStopped: return "STOPPED";
-    case JobState::kFinished: return "FINISHED";
+    case JobState::kPending:
+      return "PENDING";
+    case JobState::kRunning:
+      return "RUNNING";
+    case JobState::kPaused:
+      return "PAUSED";
+    case JobState::kStopped:
+      return "STOPPED";
+    case JobState::kFinished:
+      return "FINISHED";
   }
   return "PENDING";
 }
 
 std::string_view TaskStateName(TaskState state) {
   switch (state) {
-    case TaskState::kPending: return "PENDING";
-    case TaskState::kRunning: return "RUNNING";
-    case TaskState::kSuccess: return "SUCCESS";
-    case TaskState::kFailed: return "FAILED";
-    case TaskState::kCanceled: return "CANCELED";
+    case TaskState::kPending:
+      return "PENDING";
+    case TaskState::kRunning:
+      return "RUNNING";
+    case TaskState::kSuccess:
+      return "SUCCESS";
+    case TaskState::kFailed:
+      return "FAILED";
+    case TaskState::kCanceled:
+      return "CANCELED";
   }
   return "PENDING";
 }
 
 std::string_view FileStateName(FileState state) {
   switch (state) {
-    case FileState::kLoaded: return "LOADED";
-    case FileState::kSkipped: return "SKIPPED";
-    case FileState::kQuarantined: return "QUARANTINED";
-    case FileState::kRetrying: return "RETRYING";
+    case FileState::kLoaded:
+      return "LOADED";
+    case FileState::kSkipped:
+      return "SKIPPED";
+    case FileState::kQuarantined:
+      return "QUARANTINED";
+    case FileState::kRetrying:
+      return "RETRYING";
   }
   return "LOADED";
 }

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "common/json.h"
+
 namespace millrace::job {
 namespace {
 
@@ -39,10 +41,20 @@ bool ParseSeconds(std::string_view text, int64_t* out) {
   int64_t unit = 1;
   if (!text.empty()) {
     switch (std::tolower(static_cast<unsigned char>(text.back()))) {
-      case 's': unit = 1; text.remove_suffix(1); break;
-      case 'm': unit = 60; text.remove_suffix(1); break;
-      case 'h': unit = 3600; text.remove_suffix(1); break;
-      default: break;
+      case 's':
+        unit = 1;
+        text.remove_suffix(1);
+        break;
+      case 'm':
+        unit = 60;
+        text.remove_suffix(1);
+        break;
+      case 'h':
+        unit = 3600;
+        text.remove_suffix(1);
+        break;
+      default:
+        break;
     }
   }
   int64_t n = 0;
@@ -54,17 +66,31 @@ bool ParseSeconds(std::string_view text, int64_t* out) {
 // "10G", "512MB", "1048576" -> bytes.
 bool ParseBytes(std::string_view text, int64_t* out) {
   std::string lower = Lower(text);
-  if (lower.size() > 1 && lower.back() == 'b' && !std::isdigit(static_cast<unsigned char>(lower[lower.size() - 2]))) {
+  if (lower.size() > 1 && lower.back() == 'b' &&
+      !std::isdigit(static_cast<unsigned char>(lower[lower.size() - 2]))) {
     lower.pop_back();
   }
   int64_t unit = 1;
   if (!lower.empty()) {
     switch (lower.back()) {
-      case 'k': unit = 1LL << 10; lower.pop_back(); break;
-      case 'm': unit = 1LL << 20; lower.pop_back(); break;
-      case 'g': unit = 1LL << 30; lower.pop_back(); break;
-      case 't': unit = 1LL << 40; lower.pop_back(); break;
-      default: break;
+      case 'k':
+        unit = 1LL << 10;
+        lower.pop_back();
+        break;
+      case 'm':
+        unit = 1LL << 20;
+        lower.pop_back();
+        break;
+      case 'g':
+        unit = 1LL << 30;
+        lower.pop_back();
+        break;
+      case 't':
+        unit = 1LL << 40;
+        lower.pop_back();
+        break;
+      default:
+        break;
     }
   }
   int64_t n = 0;
@@ -171,30 +197,9 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
 
 Result<JobProperties> JobProperties::Merge(const PropertyMap& changes) const {
   PropertyMap merged = given;
-  for (const auto& [key, value] : changes) merged[key] = value;
+  for (const auto& [key, value] : changes)
+    merged[key] = value;
   return Parse(merged);
-}
-
-std::string JsonQuote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 std::string JobProperties::ToJson() const {
@@ -212,8 +217,10 @@ Result<std::string> ParseOffset(std::string_view value) {
                                    std::string(value) + "'");
   };
   std::string_view v = value;
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front())))
+    v.remove_prefix(1);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back())))
+    v.remove_suffix(1);
   std::string key(v);
   if (!v.empty() && v.front() == '{') {
     // {"fileName": "key"}: a one-field JSON object whose string may hold \" and \\ escapes.
@@ -237,14 +244,16 @@ Result<std::string> ParseOffset(std::string_view value) {
   return key;
 }
 
-std::string OffsetJson(std::string_view key) { return "{\"fileName\":" + JsonQuote(key) + "}"; }
+std::string OffsetJson(std::string_view key) {
+  return "{\"fileName\":" + JsonQuote(key) + "}";
+}
 
 std::string JobPropertiesMarkdown() {
   std::string out = "| property | default | accepted | meaning |\n| --- | --- | --- | --- |\n";
   for (const JobPropertySpec& spec : JobPropertySpecs()) {
     out += "| `" + std::string(spec.name) + "` | " +
-           (spec.default_value.empty() ? "" : "`" + std::string(spec.default_value) + "`") +
-           " | " + std::string(spec.accepted) + " | " + std::string(spec.description) + " |\n";
+           (spec.default_value.empty() ? "" : "`" + std::string(spec.default_value) + "`") + " | " +
+           std::string(spec.accepted) + " | " + std::string(spec.description) + " |\n";
   }
   return out;
 }

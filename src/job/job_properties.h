@@ -66,7 +66,4 @@ std::string OffsetJson(std::string_view key);
 // The property table as Markdown (for docs/jobs.md).
 std::string JobPropertiesMarkdown();
 
-// A JSON string literal with escapes.
-std::string JsonQuote(std::string_view text);
-
 }  // namespace millrace::job

@@ -46,8 +46,7 @@ load::SourceKind KindOf(SourceType type) {
 
 // Unqualified names of a job's statements resolve in the database it was created in.
 Status UseDatabase(engine::Connection& conn, const std::string& database) {
-  return conn.Execute("SET schema = " +
-                      engine::QuoteLiteral(database.empty() ? "main" : database));
+  return conn.Execute("SET schema = " + engine::QuoteLiteral(database.empty() ? "main" : database));
 }
 
 // Why a task did not commit.
@@ -126,10 +125,10 @@ class JobService::Impl final : public JobSnapshotSource {
   void RunTask(JobEntry* entry, engine::Connection* conn);
   Result<LoadStatistic> LoadBatch(JobEntry* entry, const JobRecord& snapshot,
                                   const std::vector<source::FileInfo>& files, bool advances,
-                                  TaskRecord* task, engine::Connection* conn,
-                                  TaskFailure* failure);
+                                  TaskRecord* task, engine::Connection* conn, TaskFailure* failure);
   Result<LoadStatistic> CommitBatch(JobEntry* entry, const JobRecord& snapshot,
-                                    const std::string& new_offset, engine::Transaction txn, const LoadStatistic& stats,
+                                    const std::string& new_offset, engine::Transaction txn,
+                                    const LoadStatistic& stats,
                                     const std::vector<LedgerEntry>& ledger,
                                     const std::string& first_error, TaskRecord* task,
                                     engine::Connection* conn, TaskFailure* failure);
@@ -159,8 +158,8 @@ Status JobService::Impl::Init() {
     auto entry = std::make_unique<JobEntry>();
     entry->record = std::move(job.record);
     entry->insert_sql = std::move(job.insert_sql);
-    MR_ASSIGN_OR_RETURN(auto tasks, catalog::LoadTasks(*control_conn_, entry->record.id,
-                                                       config_.task_history));
+    MR_ASSIGN_OR_RETURN(auto tasks,
+                        catalog::LoadTasks(*control_conn_, entry->record.id, config_.task_history));
     for (TaskRecord& t : tasks) {
       t.job_name = entry->record.name;
       entry->history.push_back(std::move(t));
@@ -212,7 +211,8 @@ void JobService::Impl::Stop() {
     }
     cv_.notify_all();
   }
-  for (auto& t : workers_) t.join();
+  for (auto& t : workers_)
+    t.join();
   workers_.clear();
 }
 
@@ -234,16 +234,16 @@ Result<JobService::Impl::Prepared> JobService::Impl::PrepareDefinition(
   Prepared p;
   MR_ASSIGN_OR_RETURN(p.properties, JobProperties::Parse(properties));
   MR_ASSIGN_OR_RETURN(p.analysis, AnalyzeInsert(insert_sql));
-  MR_ASSIGN_OR_RETURN(p.options, load::ParseFileFunctionArgs(KindOf(p.analysis.source),
-                                                             p.analysis.args));
+  MR_ASSIGN_OR_RETURN(p.options,
+                      load::ParseFileFunctionArgs(KindOf(p.analysis.source), p.analysis.args));
   MR_ASSIGN_OR_RETURN(auto source, config_.make_source(p.options));
   p.source = std::move(source);
   // The target table must exist now; a typo should fail the statement, not the first task.
   MR_RETURN_IF_ERROR(UseDatabase(conn, database));
   Status target = conn.Execute("SELECT * FROM " + p.analysis.target_table + " LIMIT 0");
   if (!target.ok()) {
-    return Status(target.code(), "target table " + p.analysis.target_table + ": " +
-                                     target.message());
+    return Status(target.code(),
+                  "target table " + p.analysis.target_table + ": " + target.message());
   }
   return p;
 }
@@ -256,8 +256,8 @@ Result<std::string> JobService::Impl::Create(const CreateJobStatement& stmt,
       return Status::AlreadyExists("job " + stmt.name + " already exists");
     }
   }
-  MR_ASSIGN_OR_RETURN(Prepared p, PrepareDefinition(stmt.properties, stmt.insert_sql, database,
-                                                    *control_conn_));
+  MR_ASSIGN_OR_RETURN(
+      Prepared p, PrepareDefinition(stmt.properties, stmt.insert_sql, database, *control_conn_));
   auto entry = std::make_unique<JobEntry>();
   JobRecord& r = entry->record;
   MR_ASSIGN_OR_RETURN(r.id, catalog::NextJobId(*control_conn_));
@@ -308,8 +308,8 @@ Result<std::string> JobService::Impl::Control(const ControlJobStatement& stmt) {
                                         "; only a PAUSED job can be resumed");
     }
     if (!entry->source) {
-      return Status::FailedPrecondition("job " + stmt.name + " cannot resume: " +
-                                        entry->record.error_msg);
+      return Status::FailedPrecondition("job " + stmt.name +
+                                        " cannot resume: " + entry->record.error_msg);
     }
   }
   StopTaskLocked(entry);
@@ -356,7 +356,8 @@ Result<std::string> JobService::Impl::Retry(const AlterJobStatement& stmt) {
                                              std::string(FileStateName(FileState::kQuarantined))));
   std::vector<std::string> keys;
   if (stmt.retry_all) {
-    for (const LedgerEntry& e : quarantined) keys.push_back(e.key);
+    for (const LedgerEntry& e : quarantined)
+      keys.push_back(e.key);
   } else {
     for (const std::string& key : stmt.retry_files) {
       const bool found = std::any_of(quarantined.begin(), quarantined.end(),
@@ -398,7 +399,8 @@ Result<std::string> JobService::Impl::Alter(const AlterJobStatement& stmt) {
     old_analysis = entry->analysis;
   }
   PropertyMap merged = current.properties.given;
-  for (const auto& [key, value] : stmt.properties) merged[key] = value;
+  for (const auto& [key, value] : stmt.properties)
+    merged[key] = value;
   const std::string new_sql = stmt.insert_sql.empty() ? insert_sql : stmt.insert_sql;
   if (merged == current.properties.given && new_sql == insert_sql) {
     return Status::InvalidArgument("ALTER JOB " + stmt.name + " changes nothing");
@@ -406,10 +408,9 @@ Result<std::string> JobService::Impl::Alter(const AlterJobStatement& stmt) {
   MR_ASSIGN_OR_RETURN(Prepared p,
                       PrepareDefinition(merged, new_sql, current.database, *control_conn_));
   if (!stmt.insert_sql.empty()) {
-    auto old_uri = old_analysis.args.find(old_analysis.source == SourceType::kS3 ? "uri"
-                                                                                 : "file_path");
-    auto new_uri = p.analysis.args.find(p.analysis.source == SourceType::kS3 ? "uri"
-                                                                             : "file_path");
+    auto old_uri =
+        old_analysis.args.find(old_analysis.source == SourceType::kS3 ? "uri" : "file_path");
+    auto new_uri = p.analysis.args.find(p.analysis.source == SourceType::kS3 ? "uri" : "file_path");
     if (NormalizeName(p.analysis.target_table) != NormalizeName(old_analysis.target_table)) {
       return Status::InvalidArgument("ALTER JOB " + stmt.name +
                                      ": the target table cannot change (it is " +
@@ -420,10 +421,9 @@ Result<std::string> JobService::Impl::Alter(const AlterJobStatement& stmt) {
     }
     if (old_uri == old_analysis.args.end() || new_uri == p.analysis.args.end() ||
         old_uri->second != new_uri->second) {
-      return Status::InvalidArgument("ALTER JOB " + stmt.name + ": the uri cannot change (it is " +
-                                     (old_uri == old_analysis.args.end() ? std::string("?")
-                                                                         : old_uri->second) +
-                                     ")");
+      return Status::InvalidArgument(
+          "ALTER JOB " + stmt.name + ": the uri cannot change (it is " +
+          (old_uri == old_analysis.args.end() ? std::string("?") : old_uri->second) + ")");
     }
   }
   MutexLock lock(&mu_);
@@ -494,13 +494,13 @@ JobEntry* JobService::Impl::NextDueLocked() {
     }
     if (best != nullptr) return best;
     // Wake at the next due time; the cap keeps an injected ManualClock's jumps visible.
-    const auto wait = earliest == Steady::max()
-                          ? std::chrono::milliseconds(100)
-                          : std::min<std::chrono::milliseconds>(
-                                std::chrono::milliseconds(100),
-                                std::chrono::duration_cast<std::chrono::milliseconds>(earliest -
-                                                                                      now) +
-                                    std::chrono::milliseconds(1));
+    const auto wait =
+        earliest == Steady::max()
+            ? std::chrono::milliseconds(100)
+            : std::min<std::chrono::milliseconds>(
+                  std::chrono::milliseconds(100),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(earliest - now) +
+                      std::chrono::milliseconds(1));
     WaitOnFor(cv_, &mu_, wait, [] { return false; });
   }
   return nullptr;
@@ -551,7 +551,8 @@ void JobService::Impl::UpdateHistoryLocked(JobEntry* entry, const TaskRecord& ta
     }
   }
   entry->history.push_back(task);
-  while (static_cast<int>(entry->history.size()) > config_.task_history) entry->history.pop_front();
+  while (static_cast<int>(entry->history.size()) > config_.task_history)
+    entry->history.pop_front();
 }
 
 void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
@@ -572,8 +573,8 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
     Status reconciled = Reconcile(entry, snapshot, *source, conn);
     if (!reconciled.ok()) {
       // Late files wait for the next reconciliation; new files are not held up by it.
-      MR_LOG(kWarning) << "job " << snapshot.name << ": reconciliation failed: "
-                       << reconciled.message();
+      MR_LOG(kWarning) << "job " << snapshot.name
+                       << ": reconciliation failed: " << reconciled.message();
     }
   }
   // Late files and retries first: they are older than anything after the offset.
@@ -663,7 +664,8 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
     task.end_file = listing->files.back().key;
     entry->lag_files = static_cast<int64_t>(listing->files.size());
     entry->lag_bytes = 0;
-    for (const auto& f : listing->files) entry->lag_bytes += static_cast<int64_t>(f.size);
+    for (const auto& f : listing->files)
+      entry->lag_bytes += static_cast<int64_t>(f.size);
     if (listing->last_matching_key > entry->record.end_offset) {
       entry->record.end_offset = listing->last_matching_key;
     }
@@ -692,17 +694,16 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
                     << " rows, offset now '" << task.end_file << "'";
       const bool more = listing->more || listing->unsettled_files > 0;
       MutexLock lock(&mu_);
-      entry->next_run = more ? config_.clock->SteadyNow()
-                             : config_.clock->SteadyNow() +
-                                   std::chrono::seconds(props.max_interval_seconds);
+      entry->next_run =
+          more ? config_.clock->SteadyNow()
+               : config_.clock->SteadyNow() + std::chrono::seconds(props.max_interval_seconds);
       if (!more && props.ingestion_mode == IngestionMode::kOnce) {
         entry->next_run = config_.clock->SteadyNow();  // one more poll to see it is drained
       }
       return;
     }
     // Cancellation and too many bad rows are not transient: retrying cannot help.
-    if (failure.status.code() == StatusCode::kCancelled ||
-        failure.code == kTooManyFailureRowsErr) {
+    if (failure.status.code() == StatusCode::kCancelled || failure.code == kTooManyFailureRowsErr) {
       break;
     }
   }
@@ -722,8 +723,7 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
 Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobRecord& snapshot,
                                                   const std::vector<source::FileInfo>& files,
                                                   bool advances, TaskRecord* task,
-                                                  engine::Connection* conn,
-                                                  TaskFailure* failure) {
+                                                  engine::Connection* conn, TaskFailure* failure) {
   auto fail = [&](Status status, std::string_view code) -> Status {
     failure->status = status;
     failure->code = std::string(code);
@@ -781,8 +781,15 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
     size_t bad_file = 0;
     bool switch_to_careful = false;
     for (size_t i = 0; i < files.size(); ++i) {
-      LedgerEntry row{snapshot.id, files[i].key, files[i].etag, static_cast<int64_t>(files[i].size),
-                      FileState::kLoaded, task->task_id, 0, spec.now_us, ""};
+      LedgerEntry row{snapshot.id,
+                      files[i].key,
+                      files[i].etag,
+                      static_cast<int64_t>(files[i].size),
+                      FileState::kLoaded,
+                      task->task_id,
+                      0,
+                      spec.now_us,
+                      ""};
       if (auto q = quarantined.find(i); q != quarantined.end()) {
         row.state = FileState::kQuarantined;
         row.error = q->second;
@@ -827,13 +834,12 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
             snapshot.properties.max_filter_ratio * static_cast<double>(stats.scanned_rows)) {
       txn->Rollback().IgnoreError();
       task->first_error_msg = first_error;
-      return fail(Status::InvalidArgument(
-                      std::to_string(stats.filtered_rows) + " of " +
-                      std::to_string(stats.scanned_rows) +
-                      " rows were filtered, more than session.insert_max_filter_ratio = " +
-                      std::to_string(snapshot.properties.max_filter_ratio) + "; first: " +
-                      first_error),
-                  kTooManyFailureRowsErr);
+      return fail(
+          Status::InvalidArgument(
+              std::to_string(stats.filtered_rows) + " of " + std::to_string(stats.scanned_rows) +
+              " rows were filtered, more than session.insert_max_filter_ratio = " +
+              std::to_string(snapshot.properties.max_filter_ratio) + "; first: " + first_error),
+          kTooManyFailureRowsErr);
     }
     return CommitBatch(entry, snapshot, advances ? files.back().key : snapshot.current_offset,
                        std::move(*txn), stats, ledger, first_error, task, conn, failure);
@@ -942,7 +948,8 @@ Status JobService::Impl::Reconcile(JobEntry* entry, const JobRecord& snapshot,
   }
   MR_ASSIGN_OR_RETURN(auto ledger, catalog::LedgerEntries(*conn, snapshot.id, ""));
   std::map<std::string, const LedgerEntry*> by_key;
-  for (const LedgerEntry& e : ledger) by_key[e.key] = &e;
+  for (const LedgerEntry& e : ledger)
+    by_key[e.key] = &e;
 
   std::deque<source::FileInfo> late;
   std::vector<LedgerEntry> skipped;
@@ -995,13 +1002,14 @@ Status JobService::Impl::Reconcile(JobEntry* entry, const JobRecord& snapshot,
   if (!changed.empty()) {
     entry->record.runtime_msg = std::to_string(changed.size()) +
                                 " loaded file(s) changed after they were loaded (not reloaded), "
-                                "first " + changed.front().first;
+                                "first " +
+                                changed.front().first;
   }
   return Status::Ok();
 }
 
-void JobService::Impl::FailTaskLocked(JobEntry* entry, TaskRecord* task,
-                                      const TaskFailure& failure, engine::Connection* conn) {
+void JobService::Impl::FailTaskLocked(JobEntry* entry, TaskRecord* task, const TaskFailure& failure,
+                                      engine::Connection* conn) {
   if (task != nullptr) {
     task->state = TaskState::kFailed;
     task->error_msg = failure.status.message();
@@ -1020,8 +1028,8 @@ void JobService::Impl::FailTaskLocked(JobEntry* entry, TaskRecord* task,
   if (after.auto_resume_count < config_.auto_resume_limit &&
       failure.code != kTooManyFailureRowsErr) {
     const int64_t factor = int64_t{1} << std::min<int64_t>(after.auto_resume_count, 20);
-    const auto delay = std::min<std::chrono::seconds>(config_.auto_resume_base * factor,
-                                                      config_.auto_resume_cap);
+    const auto delay =
+        std::min<std::chrono::seconds>(config_.auto_resume_base * factor, config_.auto_resume_cap);
     auto_resume = true;
     entry->auto_resume_at = config_.clock->SteadyNow() + delay;
     after.runtime_msg = "resumes automatically in " + std::to_string(delay.count()) + " s";
@@ -1080,8 +1088,7 @@ Result<std::unique_ptr<JobService>> JobService::Start(JobServiceConfig config) {
   return std::unique_ptr<JobService>(new JobService(std::move(impl)));
 }
 
-Result<std::string> JobService::Execute(std::string_view statement,
-                                        const std::string& database) {
+Result<std::string> JobService::Execute(std::string_view statement, const std::string& database) {
   return impl_->Execute(statement, database);
 }
 

@@ -96,7 +96,8 @@ class Parser {
   // The rest of the statement from the current token, without a trailing ';'.
   std::string Rest() const {
     std::string_view rest = sql_.substr(Offset());
-    while (!rest.empty() && (rest.back() == ';' || std::isspace(static_cast<unsigned char>(rest.back())))) {
+    while (!rest.empty() &&
+           (rest.back() == ';' || std::isspace(static_cast<unsigned char>(rest.back())))) {
       rest.remove_suffix(1);
     }
     return std::string(rest);
@@ -200,7 +201,8 @@ Result<JobStatement> ParseJobStatement(std::string_view text) {
   if (tokens.empty()) return Status::InvalidArgument("empty job statement");
   if (sql::IsKeyword(text, tokens[0], "CREATE")) return ParseCreate(text);
   if (sql::IsKeyword(text, tokens[0], "ALTER")) return ParseAlter(text);
-  if (sql::IsKeyword(text, tokens[0], "PAUSE")) return ParseControl(text, JobControl::kPause, "PAUSE");
+  if (sql::IsKeyword(text, tokens[0], "PAUSE"))
+    return ParseControl(text, JobControl::kPause, "PAUSE");
   if (sql::IsKeyword(text, tokens[0], "RESUME")) {
     return ParseControl(text, JobControl::kResume, "RESUME");
   }
@@ -215,9 +217,11 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
   InsertAnalysis analysis;
   const size_t table_begin = p.Offset();
   MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
-  while (p.AcceptPunct(".")) MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
+  while (p.AcceptPunct("."))
+    MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
   analysis.target_table = std::string(text.substr(table_begin, p.Offset() - table_begin));
-  while (!analysis.target_table.empty() && std::isspace(static_cast<unsigned char>(analysis.target_table.back()))) {
+  while (!analysis.target_table.empty() &&
+         std::isspace(static_cast<unsigned char>(analysis.target_table.back()))) {
     analysis.target_table.pop_back();
   }
   if (p.AcceptPunct("(")) {
@@ -247,8 +251,8 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
 }
 
 std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
-  std::string call = std::string(insert_sql.substr(analysis.call_begin,
-                                                   analysis.call_end - analysis.call_begin));
+  std::string call =
+      std::string(insert_sql.substr(analysis.call_begin, analysis.call_end - analysis.call_begin));
   for (const char* secret_key : {"s3.secret_key", "s3.session_token"}) {
     auto it = analysis.args.find(secret_key);
     if (it == analysis.args.end() || it->second.empty()) continue;

@@ -64,9 +64,9 @@ struct InsertAnalysis {
   std::string target_table;  // as written, e.g. shop.events or "shop"."events"
   std::vector<std::string> columns;
   SourceType source = SourceType::kS3;
-  sql::DorisArgs args;     // of the S3()/local() call
+  sql::DorisArgs args;      // of the S3()/local() call
   size_t select_begin = 0;  // offset of the SELECT
-  size_t call_begin = 0;   // byte range of the call in the INSERT text
+  size_t call_begin = 0;    // byte range of the call in the INSERT text
   size_t call_end = 0;
 };
 

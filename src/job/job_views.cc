@@ -32,7 +32,8 @@ class SnapshotScan final : public engine::TableScan {
   SnapshotScan(std::vector<Row> rows, Write write) : rows_(std::move(rows)), write_(write) {}
   Result<size_t> Fill(OutputChunk& out) override {
     size_t n = 0;
-    for (; n < out.capacity() && next_ < rows_.size(); ++n, ++next_) write_(out, n, rows_[next_]);
+    for (; n < out.capacity() && next_ < rows_.size(); ++n, ++next_)
+      write_(out, n, rows_[next_]);
     return n;
   }
 
@@ -58,17 +59,26 @@ class JobsFunction final : public engine::TableFunction {
   std::vector<std::string> parameter_names() const override { return {"type"}; }
   Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
     MR_RETURN_IF_ERROR(CheckType(args, "jobs"));
-    return std::vector<ColumnDef>{
-        {"Id", TypeId::kBigInt},           {"Name", TypeId::kVarchar},
-        {"Definer", TypeId::kVarchar},     {"ExecuteType", TypeId::kVarchar},
-        {"RecurringStrategy", TypeId::kVarchar}, {"Status", TypeId::kVarchar},
-        {"ExecuteSql", TypeId::kVarchar},  {"CreateTime", TypeId::kVarchar},
-        {"SucceedTaskCount", TypeId::kBigInt}, {"FailedTaskCount", TypeId::kBigInt},
-        {"CanceledTaskCount", TypeId::kBigInt}, {"Comment", TypeId::kVarchar},
-        {"Properties", TypeId::kVarchar},  {"CurrentOffset", TypeId::kVarchar},
-        {"EndOffset", TypeId::kVarchar},   {"LoadStatistic", TypeId::kVarchar},
-        {"ErrorMsg", TypeId::kVarchar},    {"JobRuntimeMsg", TypeId::kVarchar},
-        {"Lag", TypeId::kVarchar},         {"LastTaskSuccessTime", TypeId::kVarchar}};
+    return std::vector<ColumnDef>{{"Id", TypeId::kBigInt},
+                                  {"Name", TypeId::kVarchar},
+                                  {"Definer", TypeId::kVarchar},
+                                  {"ExecuteType", TypeId::kVarchar},
+                                  {"RecurringStrategy", TypeId::kVarchar},
+                                  {"Status", TypeId::kVarchar},
+                                  {"ExecuteSql", TypeId::kVarchar},
+                                  {"CreateTime", TypeId::kVarchar},
+                                  {"SucceedTaskCount", TypeId::kBigInt},
+                                  {"FailedTaskCount", TypeId::kBigInt},
+                                  {"CanceledTaskCount", TypeId::kBigInt},
+                                  {"Comment", TypeId::kVarchar},
+                                  {"Properties", TypeId::kVarchar},
+                                  {"CurrentOffset", TypeId::kVarchar},
+                                  {"EndOffset", TypeId::kVarchar},
+                                  {"LoadStatistic", TypeId::kVarchar},
+                                  {"ErrorMsg", TypeId::kVarchar},
+                                  {"JobRuntimeMsg", TypeId::kVarchar},
+                                  {"Lag", TypeId::kVarchar},
+                                  {"LastTaskSuccessTime", TypeId::kVarchar}};
   }
   Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs&) override {
     auto write = [](OutputChunk& out, size_t r, const JobRow& row) {
@@ -92,8 +102,9 @@ class JobsFunction final : public engine::TableFunction {
       out.SetString(c++, r, j.stats.ToJson());
       SetText(out, c++, r, j.ErrorMsgJson());
       SetText(out, c++, r, j.runtime_msg);
-      out.SetString(c++, r, "{\"files\":" + std::to_string(row.lag_files) +
-                                ",\"bytes\":" + std::to_string(row.lag_bytes) + "}");
+      out.SetString(c++, r,
+                    "{\"files\":" + std::to_string(row.lag_files) +
+                        ",\"bytes\":" + std::to_string(row.lag_bytes) + "}");
       SetText(out, c++, r, TimeText(j.last_success_time_us));
     };
     return std::unique_ptr<engine::TableScan>(
@@ -112,11 +123,11 @@ class TasksFunction final : public engine::TableFunction {
   Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
     MR_RETURN_IF_ERROR(CheckType(args, "tasks"));
     return std::vector<ColumnDef>{
-        {"TaskId", TypeId::kBigInt},        {"JobId", TypeId::kBigInt},
-        {"JobName", TypeId::kVarchar},      {"Label", TypeId::kVarchar},
-        {"Status", TypeId::kVarchar},       {"ErrorMsg", TypeId::kVarchar},
-        {"CreateTime", TypeId::kVarchar},   {"StartTime", TypeId::kVarchar},
-        {"FinishTime", TypeId::kVarchar},   {"TrackingUrl", TypeId::kVarchar},
+        {"TaskId", TypeId::kBigInt},         {"JobId", TypeId::kBigInt},
+        {"JobName", TypeId::kVarchar},       {"Label", TypeId::kVarchar},
+        {"Status", TypeId::kVarchar},        {"ErrorMsg", TypeId::kVarchar},
+        {"CreateTime", TypeId::kVarchar},    {"StartTime", TypeId::kVarchar},
+        {"FinishTime", TypeId::kVarchar},    {"TrackingUrl", TypeId::kVarchar},
         {"LoadStatistic", TypeId::kVarchar}, {"User", TypeId::kVarchar},
         {"FirstErrorMsg", TypeId::kVarchar}, {"RunningOffset", TypeId::kVarchar}};
   }
@@ -150,7 +161,8 @@ class TasksFunction final : public engine::TableFunction {
 // A view over a catalog table, optionally for one job: name("job" = "x").
 class CatalogViewExpander final : public sql::TableFunctionExpander {
  public:
-  CatalogViewExpander(std::string name, std::string select) : name_(std::move(name)), select_(std::move(select)) {}
+  CatalogViewExpander(std::string name, std::string select)
+      : name_(std::move(name)), select_(std::move(select)) {}
   Result<sql::Expansion> Expand(const sql::DorisArgs& args) override {
     for (const auto& [key, value] : args) {
       if (key != "job") {

@@ -86,9 +86,11 @@ std::vector<FetchedFile> FetchParallel(source::FileSource& source, SourceKind ki
   const int threads =
       std::max(1, std::min<int>(options.parallelism, static_cast<int>(files.size())));
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
   worker();
-  for (auto& t : pool) t.join();
+  for (auto& t : pool)
+    t.join();
   return out;
 }
 
@@ -103,7 +105,8 @@ Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKi
     if (!file.status.ok()) return file.status;
   }
   std::vector<std::string> readable;
-  for (FetchedFile& file : fetched) readable.push_back(std::move(file.path));
+  for (FetchedFile& file : fetched)
+    readable.push_back(std::move(file.path));
   return readable;
 }
 

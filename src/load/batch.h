@@ -46,8 +46,8 @@ Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKi
 // One file of FetchEach: its readable path, or why it could not be fetched.
 struct FetchedFile {
   std::string path;
-  Status status;                  // names the file's key
-  bool download_failed = false;   // the source failed (else the file's content is bad)
+  Status status;                 // names the file's key
+  bool download_failed = false;  // the source failed (else the file's content is bad)
 };
 
 // Like FetchFiles, but fetches every file and reports each one's outcome (a job that skips bad

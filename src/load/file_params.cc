@@ -44,7 +44,9 @@ const ParamSpec* FindSpec(std::string_view name, SourceKind kind) {
   return nullptr;
 }
 
-std::string FunctionName(SourceKind kind) { return kind == SourceKind::kS3 ? "S3()" : "local()"; }
+std::string FunctionName(SourceKind kind) {
+  return kind == SourceKind::kS3 ? "S3()" : "local()";
+}
 
 // Doris writes separators with escapes ("\t", "\n", "\x01"); turn them into bytes.
 Result<std::string> Unescape(std::string_view key, std::string_view value) {
@@ -56,10 +58,18 @@ Result<std::string> Unescape(std::string_view key, std::string_view value) {
     }
     const char next = value[++i];
     switch (next) {
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case '\\': out += '\\'; break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '\\':
+        out += '\\';
+        break;
       case 'x': {
         if (i + 2 >= value.size()) {
           return Status::InvalidArgument("\"" + std::string(key) + "\": bad \\x escape in '" +
@@ -75,7 +85,10 @@ Result<std::string> Unescape(std::string_view key, std::string_view value) {
         i += 2;
         break;
       }
-      default: out += '\\'; out += next; break;
+      default:
+        out += '\\';
+        out += next;
+        break;
     }
   }
   return out;
@@ -90,7 +103,12 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        false, kLocal},
       {"backend_id", ParamType::kString, "", "accepted for Doris compatibility and ignored", false,
        kLocal},
-      {"format", ParamType::kChoice, "csv", "file format", kS3, kLocal,
+      {"format",
+       ParamType::kChoice,
+       "csv",
+       "file format",
+       kS3,
+       kLocal,
        {"csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet"}},
       {"column_separator", ParamType::kString, "\\t", "CSV field separator (escapes \\t, \\x01)",
        kS3, kLocal},
@@ -103,8 +121,12 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "strip the outer double quotes of each CSV field", kS3, kLocal},
       {"skip_lines", ParamType::kInt, "0", "lines skipped at the start of each CSV file", kS3,
        kLocal},
-      {"compress_type", ParamType::kChoice, "",
-       "compression; inferred from the file suffix when absent", kS3, kLocal,
+      {"compress_type",
+       ParamType::kChoice,
+       "",
+       "compression; inferred from the file suffix when absent",
+       kS3,
+       kLocal,
        {"plain", "gz", "zstd", "bz2", "lz4frame", "deflate"}},
       {"read_json_by_line", ParamType::kBool, "true", "JSON: one document per line", kS3, kLocal},
       {"strip_outer_array", ParamType::kBool, "false",
@@ -116,10 +138,22 @@ const std::vector<ParamSpec>& FileFunctionParams() {
       {"s3.endpoint", ParamType::kString, "", "http(s)://host:port of the S3 service", kS3, false},
       {"s3.region", ParamType::kString, "us-east-1", "S3 region", kS3, false},
       {"s3.access_key", ParamType::kString, "", "access key; else AWS_ACCESS_KEY_ID", kS3, false},
-      {"s3.secret_key", ParamType::kString, "", "secret key; else AWS_SECRET_ACCESS_KEY", kS3,
-       false, {}, true},
-      {"s3.session_token", ParamType::kString, "", "session token; else AWS_SESSION_TOKEN", kS3,
-       false, {}, true},
+      {"s3.secret_key",
+       ParamType::kString,
+       "",
+       "secret key; else AWS_SECRET_ACCESS_KEY",
+       kS3,
+       false,
+       {},
+       true},
+      {"s3.session_token",
+       ParamType::kString,
+       "",
+       "session token; else AWS_SESSION_TOKEN",
+       kS3,
+       false,
+       {},
+       true},
       {"use_path_style", ParamType::kBool, "false", "path-style addressing (endpoint/bucket/key)",
        kS3, false},
   };
@@ -128,23 +162,34 @@ const std::vector<ParamSpec>& FileFunctionParams() {
 
 std::string_view FormatName(Format format) {
   switch (format) {
-    case Format::kCsv: return "csv";
-    case Format::kCsvWithNames: return "csv_with_names";
-    case Format::kCsvWithNamesAndTypes: return "csv_with_names_and_types";
-    case Format::kJson: return "json";
-    case Format::kParquet: return "parquet";
+    case Format::kCsv:
+      return "csv";
+    case Format::kCsvWithNames:
+      return "csv_with_names";
+    case Format::kCsvWithNamesAndTypes:
+      return "csv_with_names_and_types";
+    case Format::kJson:
+      return "json";
+    case Format::kParquet:
+      return "parquet";
   }
   return "csv";
 }
 
 std::string_view CompressionName(Compression compression) {
   switch (compression) {
-    case Compression::kPlain: return "plain";
-    case Compression::kGzip: return "gz";
-    case Compression::kZstd: return "zstd";
-    case Compression::kBzip2: return "bz2";
-    case Compression::kLz4Frame: return "lz4frame";
-    case Compression::kDeflate: return "deflate";
+    case Compression::kPlain:
+      return "plain";
+    case Compression::kGzip:
+      return "gz";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kBzip2:
+      return "bz2";
+    case Compression::kLz4Frame:
+      return "lz4frame";
+    case Compression::kDeflate:
+      return "deflate";
   }
   return "plain";
 }
@@ -255,7 +300,8 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
 
   MR_ASSIGN_OR_RETURN(options.csv.column_separator,
                       Unescape("column_separator", get("column_separator")));
-  MR_ASSIGN_OR_RETURN(options.csv.line_delimiter, Unescape("line_delimiter", get("line_delimiter")));
+  MR_ASSIGN_OR_RETURN(options.csv.line_delimiter,
+                      Unescape("line_delimiter", get("line_delimiter")));
   if (options.csv.column_separator.empty()) {
     return Status::InvalidArgument(fn + ": \"column_separator\" must not be empty");
   }
@@ -297,9 +343,15 @@ std::string FileFunctionParamsMarkdown() {
   for (const ParamSpec& spec : FileFunctionParams()) {
     std::string type;
     switch (spec.type) {
-      case ParamType::kString: type = "string"; break;
-      case ParamType::kBool: type = "true/false"; break;
-      case ParamType::kInt: type = "integer"; break;
+      case ParamType::kString:
+        type = "string";
+        break;
+      case ParamType::kBool:
+        type = "true/false";
+        break;
+      case ParamType::kInt:
+        type = "integer";
+        break;
       case ParamType::kChoice:
         for (std::string_view choice : spec.choices) {
           if (!type.empty()) type += ", ";

@@ -5,8 +5,8 @@
 namespace millrace::load {
 
 SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time) {
-  return [clock, settle_time](const FileFunctionOptions& options)
-             -> Result<std::unique_ptr<source::FileSource>> {
+  return [clock, settle_time](
+             const FileFunctionOptions& options) -> Result<std::unique_ptr<source::FileSource>> {
     source::SourceOptions source_options;
     source_options.clock = clock;
     source_options.settle_time = settle_time;
@@ -31,7 +31,8 @@ Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
   list.max_bytes = UINT64_MAX;
   while (true) {
     MR_ASSIGN_OR_RETURN(source::Listing listing, source->List(list));
-    for (auto& file : listing.files) files.push_back(std::move(file));
+    for (auto& file : listing.files)
+      files.push_back(std::move(file));
     if (!listing.more || listing.files.empty() || files.size() > config_.max_files) break;
     list.start_after = files.back().key;
   }

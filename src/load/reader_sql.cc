@@ -41,8 +41,7 @@ Status CorruptError(const std::string& in, Compression c, const std::string& det
 // ends with input left over, `reset` starts the next member (gzip and zstd files may hold
 // several concatenated streams); without a reset the leftover is an error.
 template <typename Step, typename Reset>
-Status Pump(const std::string& in, const std::string& out, Compression c, Step step,
-            Reset reset) {
+Status Pump(const std::string& in, const std::string& out, Compression c, Step step, Reset reset) {
   File src(std::fopen(in.c_str(), "rb"));
   if (!src) return Status::IoError("cannot read '" + in + "'");
   File dst(std::fopen(out.c_str(), "wb"));
@@ -97,53 +96,55 @@ Status InflateZlib(const std::string& in, const std::string& out, Compression c)
   int window = c == Compression::kDeflate ? 15 + 32 : 15 + 16;
   if (inflateInit2(&zs, window) != Z_OK) return Status::Internal("zlib init failed");
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
-  return Pump(in, out, c,
-              [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
-                  bool* ended) -> Status {
-                zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
-                zs.avail_in = static_cast<uInt>(n);
-                zs.next_out = reinterpret_cast<Bytef*>(dst);
-                zs.avail_out = static_cast<uInt>(cap);
-                const int rc = inflate(&zs, Z_NO_FLUSH);
-                *used = n - zs.avail_in;
-                *made = cap - zs.avail_out;
-                if (rc == Z_STREAM_END) {
-                  *ended = true;
-                  return Status::Ok();
-                }
-                if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                  return Status::DataLoss(zs.msg != nullptr ? zs.msg : "inflate failed");
-                }
-                return Status::Ok();
-              },
-              [&] { return c == Compression::kGzip && inflateReset(&zs) == Z_OK; });
+  return Pump(
+      in, out, c,
+      [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
+          bool* ended) -> Status {
+        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
+        zs.avail_in = static_cast<uInt>(n);
+        zs.next_out = reinterpret_cast<Bytef*>(dst);
+        zs.avail_out = static_cast<uInt>(cap);
+        const int rc = inflate(&zs, Z_NO_FLUSH);
+        *used = n - zs.avail_in;
+        *made = cap - zs.avail_out;
+        if (rc == Z_STREAM_END) {
+          *ended = true;
+          return Status::Ok();
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+          return Status::DataLoss(zs.msg != nullptr ? zs.msg : "inflate failed");
+        }
+        return Status::Ok();
+      },
+      [&] { return c == Compression::kGzip && inflateReset(&zs) == Z_OK; });
 }
 
 Status DecompressBzip2(const std::string& in, const std::string& out) {
   bz_stream bz{};
   if (BZ2_bzDecompressInit(&bz, 0, 0) != BZ_OK) return Status::Internal("bzip2 init failed");
   std::unique_ptr<bz_stream, int (*)(bz_stream*)> guard(&bz, BZ2_bzDecompressEnd);
-  return Pump(in, out, Compression::kBzip2,
-              [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
-                  bool* ended) -> Status {
-                bz.next_in = const_cast<char*>(src);
-                bz.avail_in = static_cast<unsigned>(n);
-                bz.next_out = dst;
-                bz.avail_out = static_cast<unsigned>(cap);
-                const int rc = BZ2_bzDecompress(&bz);
-                *used = n - bz.avail_in;
-                *made = cap - bz.avail_out;
-                if (rc == BZ_STREAM_END) {
-                  *ended = true;
-                  return Status::Ok();
-                }
-                if (rc != BZ_OK) return Status::DataLoss("bzip2 error " + std::to_string(rc));
-                return Status::Ok();
-              },
-              [&] {  // pbzip2 writes one stream per block
-                BZ2_bzDecompressEnd(&bz);
-                return BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
-              });
+  return Pump(
+      in, out, Compression::kBzip2,
+      [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
+          bool* ended) -> Status {
+        bz.next_in = const_cast<char*>(src);
+        bz.avail_in = static_cast<unsigned>(n);
+        bz.next_out = dst;
+        bz.avail_out = static_cast<unsigned>(cap);
+        const int rc = BZ2_bzDecompress(&bz);
+        *used = n - bz.avail_in;
+        *made = cap - bz.avail_out;
+        if (rc == BZ_STREAM_END) {
+          *ended = true;
+          return Status::Ok();
+        }
+        if (rc != BZ_OK) return Status::DataLoss("bzip2 error " + std::to_string(rc));
+        return Status::Ok();
+      },
+      [&] {  // pbzip2 writes one stream per block
+        BZ2_bzDecompressEnd(&bz);
+        return BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
+      });
 }
 
 Status DecompressLz4(const std::string& in, const std::string& out) {
@@ -152,64 +153,48 @@ Status DecompressLz4(const std::string& in, const std::string& out) {
     return Status::Internal("lz4 init failed");
   }
   std::unique_ptr<LZ4F_dctx, size_t (*)(LZ4F_dctx*)> guard(dctx, LZ4F_freeDecompressionContext);
-  return Pump(in, out, Compression::kLz4Frame,
-              [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
-                  bool* ended) -> Status {
-                size_t dst_size = cap;
-                size_t src_size = n;
-                const size_t hint = LZ4F_decompress(dctx, dst, &dst_size, src, &src_size, nullptr);
-                if (LZ4F_isError(hint)) return Status::DataLoss(LZ4F_getErrorName(hint));
-                *used = src_size;
-                *made = dst_size;
-                *ended = hint == 0;
-                return Status::Ok();
-              },
-              [] { return true; });  // the next frame starts with its own header
+  return Pump(
+      in, out, Compression::kLz4Frame,
+      [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
+          bool* ended) -> Status {
+        size_t dst_size = cap;
+        size_t src_size = n;
+        const size_t hint = LZ4F_decompress(dctx, dst, &dst_size, src, &src_size, nullptr);
+        if (LZ4F_isError(hint)) return Status::DataLoss(LZ4F_getErrorName(hint));
+        *used = src_size;
+        *made = dst_size;
+        *ended = hint == 0;
+        return Status::Ok();
+      },
+      [] { return true; });  // the next frame starts with its own header
 }
 
 Status DecompressZstd(const std::string& in, const std::string& out) {
   std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
-                                                               ZSTD_freeDStream);
+                                                              ZSTD_freeDStream);
   if (!ds) return Status::Internal("zstd init failed");
   ZSTD_initDStream(ds.get());
-  return Pump(in, out, Compression::kZstd,
-              [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
-                  bool* ended) -> Status {
-                ZSTD_inBuffer input{src, n, 0};
-                ZSTD_outBuffer output{dst, cap, 0};
-                const size_t rc = ZSTD_decompressStream(ds.get(), &output, &input);
-                if (ZSTD_isError(rc)) return Status::DataLoss(ZSTD_getErrorName(rc));
-                *used = input.pos;
-                *made = output.pos;
-                *ended = rc == 0;
-                return Status::Ok();
-              },
-              [] { return true; });  // ZSTD_decompressStream continues with the next frame
-}
-
-// First `rows` records of the first file, each a list of fields.
-Result<std::vector<std::vector<std::string>>> SniffRows(engine::Connection& sniff,
-                                                        const std::string& sql, int rows) {
-  MR_ASSIGN_OR_RETURN(auto result, sniff.Query(sql + " LIMIT " + std::to_string(rows)));
-  std::vector<std::vector<std::string>> out;
-  while (true) {
-    MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
-    if (!chunk) break;
-    for (size_t r = 0; r < chunk->size(); ++r) {
-      std::vector<std::string> row;
-      for (size_t c = 0; c < chunk->column_count(); ++c) {
-        row.push_back(chunk->IsNull(c, r) ? "" : std::string(chunk->GetString(c, r)));
-      }
-      out.push_back(std::move(row));
-    }
-  }
-  return out;
+  return Pump(
+      in, out, Compression::kZstd,
+      [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
+          bool* ended) -> Status {
+        ZSTD_inBuffer input{src, n, 0};
+        ZSTD_outBuffer output{dst, cap, 0};
+        const size_t rc = ZSTD_decompressStream(ds.get(), &output, &input);
+        if (ZSTD_isError(rc)) return Status::DataLoss(ZSTD_getErrorName(rc));
+        *used = input.pos;
+        *made = output.pos;
+        *ended = rc == 0;
+        return Status::Ok();
+      },
+      [] { return true; });  // ZSTD_decompressStream continues with the next frame
 }
 
 std::string CsvDialect(const CsvOptions& csv) {
   std::string quote = csv.enclose;
   if (quote.empty() && csv.trim_double_quotes) quote = "\"";
-  std::string out = "delim=" + QuoteLiteral(csv.column_separator) + ", quote=" + QuoteLiteral(quote);
+  std::string out =
+      "delim=" + QuoteLiteral(csv.column_separator) + ", quote=" + QuoteLiteral(quote);
   if (!csv.escape.empty()) out += ", escape=" + QuoteLiteral(csv.escape);
   out += ", new_line=" + QuoteLiteral(csv.line_delimiter == "\r\n" ? "\\r\\n"
                                       : csv.line_delimiter == "\r" ? "\\r"
@@ -260,7 +245,8 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
   };
   if (starts_with(0, "\xEF\xBB\xBF")) pos = 3;
   for (int64_t line = 0; line < skip; ++line) {
-    while (at(pos) >= 0 && !starts_with(pos, newline)) ++pos;
+    while (at(pos) >= 0 && !starts_with(pos, newline))
+      ++pos;
     if (at(pos) < 0) return std::vector<std::string>();
     pos += newline.size();
   }
@@ -321,7 +307,8 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
   int64_t skip = csv.skip_lines;
   bool header = false;
   if (options.format == Format::kCsv) {
-    for (size_t i = 0; i < first.size(); ++i) names.push_back("c" + std::to_string(i + 1));
+    for (size_t i = 0; i < first.size(); ++i)
+      names.push_back("c" + std::to_string(i + 1));
   } else {
     names = std::move(first);
     // csv_with_names lets DuckDB skip the header; with types, the types line is skipped too and
@@ -354,7 +341,8 @@ Result<std::vector<std::string>> ParseJsonPaths(const std::string& text) {
   std::vector<std::string> paths;
   size_t i = 0;
   auto skip_space = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+      ++i;
   };
   skip_space();
   if (i >= text.size() || text[i] != '[') {
@@ -366,8 +354,8 @@ Result<std::vector<std::string>> ParseJsonPaths(const std::string& text) {
     skip_space();
     if (i < text.size() && text[i] == ']') break;
     if (i >= text.size() || text[i] != '"') {
-      return Status::InvalidArgument("\"jsonpaths\" must be a JSON array of strings, got '" +
-                                     text + "'");
+      return Status::InvalidArgument("\"jsonpaths\" must be a JSON array of strings, got '" + text +
+                                     "'");
     }
     const size_t end = text.find('"', i + 1);
     if (end == std::string::npos) {
@@ -400,10 +388,8 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
   }
   // Rows are the JSON values at json_root of each document (the elements, when the root holds
   // an array and strip_outer_array is set).
-  std::string docs = "(SELECT json AS doc FROM read_json_objects(" + FileList(files) +
-                     ", format=" + QuoteLiteral(json.read_json_by_line ? "newline_delimited"
-                                                                       : "auto") +
-                     "))";
+  std::string docs = "(SELECT json AS doc FROM read_json_objects(" + FileList(files) + ", format=" +
+                     QuoteLiteral(json.read_json_by_line ? "newline_delimited" : "auto") + "))";
   std::string rows = docs;
   if (!json.json_root.empty()) {
     const std::string at_root = "json_extract(doc, " + QuoteLiteral(json.json_root) + ")";
@@ -416,9 +402,10 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
   if (json.jsonpaths.empty()) {
     // Expand the objects' fields like read_json does: json_transform needs the structure as a
     // constant, so it is inferred from the documents first.
-    MR_ASSIGN_OR_RETURN(auto structure,
-                        SniffRows(sniff, "SELECT CAST(json_group_structure(doc) AS VARCHAR) FROM " +
-                                             rows + " AS r", 1));
+    MR_ASSIGN_OR_RETURN(
+        auto structure,
+        engine::QueryTextRows(
+            sniff, "SELECT CAST(json_group_structure(doc) AS VARCHAR) FROM " + rows + " AS r"));
     if (structure.empty() || structure[0].empty() || structure[0][0].empty()) {
       return Status::InvalidArgument("no JSON document found at \"json_root\" " + json.json_root);
     }
@@ -439,12 +426,17 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
 
 Status DecompressFile(Compression compression, const std::string& in, const std::string& out) {
   switch (compression) {
-    case Compression::kBzip2: return DecompressBzip2(in, out);
-    case Compression::kLz4Frame: return DecompressLz4(in, out);
+    case Compression::kBzip2:
+      return DecompressBzip2(in, out);
+    case Compression::kLz4Frame:
+      return DecompressLz4(in, out);
     case Compression::kDeflate:
-    case Compression::kGzip: return InflateZlib(in, out, compression);
-    case Compression::kZstd: return DecompressZstd(in, out);
-    case Compression::kPlain: break;
+    case Compression::kGzip:
+      return InflateZlib(in, out, compression);
+    case Compression::kZstd:
+      return DecompressZstd(in, out);
+    case Compression::kPlain:
+      break;
   }
   std::error_code ec;
   std::filesystem::copy_file(in, out, std::filesystem::copy_options::overwrite_existing, ec);
@@ -469,7 +461,8 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
   const std::string link = base + ".plain";
   std::error_code ec;
   std::filesystem::create_symlink(std::filesystem::absolute(path), link, ec);
-  if (ec) return Status::IoError("cannot link '" + path + "' into " + work_dir + ": " + ec.message());
+  if (ec)
+    return Status::IoError("cannot link '" + path + "' into " + work_dir + ": " + ec.message());
   return link;
 }
 

@@ -27,7 +27,8 @@ TEST(ClockTest, SleepForWakesWhenTimePasses) {
     clock.SleepFor(seconds(10));
     woke = true;
   });
-  while (clock.sleepers() == 0) std::this_thread::yield();
+  while (clock.sleepers() == 0)
+    std::this_thread::yield();
   clock.Advance(seconds(9));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(woke);

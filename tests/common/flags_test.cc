@@ -51,8 +51,8 @@ TEST(FlagsTest, BadPortIsRejected) {
 
 TEST(FlagsTest, PasswordComesFromTheNamedEnvironmentVariable) {
   auto env = FakeEnv({{"MY_PW", "s3cr3t-pass"}});
-  auto flags = ParseFlags({"--password-env", "MY_PW", "--bind", "0.0.0.0"},
-                          ServerConfig::Flags(), env);
+  auto flags =
+      ParseFlags({"--password-env", "MY_PW", "--bind", "0.0.0.0"}, ServerConfig::Flags(), env);
   ASSERT_TRUE(flags.ok());
   auto config = ServerConfig::FromFlags(*flags, env);
   ASSERT_TRUE(config.ok()) << config.status().ToString();

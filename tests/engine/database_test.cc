@@ -144,19 +144,22 @@ TEST(DatabaseTest, EightConcurrentWritersLoseNoRow) {
       }
       for (int i = 0; i < kRowsPerThread; ++i) {
         bool ok = (*insert)->BindInt64(1, w).ok() && (*insert)->BindInt64(2, i).ok();
-        auto result = ok ? (*insert)->Execute() : Result<std::unique_ptr<QueryResult>>(
-                                                      Status::Internal("bind failed"));
+        auto result = ok ? (*insert)->Execute()
+                         : Result<std::unique_ptr<QueryResult>>(Status::Internal("bind failed"));
         if (!result.ok() || (*result)->rows_changed() != 1) ++failures;
       }
     });
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   EXPECT_EQ(failures, 0);
-  EXPECT_EQ(QueryValue(*setup, "SELECT count(*) FROM t"), std::to_string(kThreads * kRowsPerThread));
+  EXPECT_EQ(QueryValue(*setup, "SELECT count(*) FROM t"),
+            std::to_string(kThreads * kRowsPerThread));
   EXPECT_EQ(QueryValue(*setup, "SELECT count(DISTINCT (writer, seq)) FROM t"),
             std::to_string(kThreads * kRowsPerThread));
-  EXPECT_EQ(QueryValue(*setup, "SELECT min(c) = max(c) FROM (SELECT count(*) c FROM t GROUP BY writer)"),
-            "true");
+  EXPECT_EQ(
+      QueryValue(*setup, "SELECT min(c) = max(c) FROM (SELECT count(*) c FROM t GROUP BY writer)"),
+      "true");
 }
 
 TEST(DatabaseTest, PreparedStatementsBindEveryKind) {

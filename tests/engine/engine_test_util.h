@@ -23,7 +23,8 @@ inline std::vector<std::vector<std::string>> QueryRows(Connection& conn, const s
     if (!chunk.ok() || *chunk == nullptr) break;
     for (size_t r = 0; r < (*chunk)->size(); ++r) {
       std::vector<std::string> row;
-      for (size_t c = 0; c < (*chunk)->column_count(); ++c) row.push_back((*chunk)->GetText(c, r));
+      for (size_t c = 0; c < (*chunk)->column_count(); ++c)
+        row.push_back((*chunk)->GetText(c, r));
       rows.push_back(std::move(row));
     }
   }

@@ -41,8 +41,7 @@ class NumbersFunction final : public TableFunction {
     try {
       return std::stoll(*upto);
     } catch (const std::exception&) {
-      return Status::InvalidArgument("numbers(): \"upto\" must be an integer, got '" + *upto +
-                                     "'");
+      return Status::InvalidArgument("numbers(): \"upto\" must be an integer, got '" + *upto + "'");
     }
   }
 
@@ -89,8 +88,7 @@ TEST(TableFunctionTest, QueriedFromSqlWithWhereOrderAndAggregates) {
                 {"3000", "x_3000", "true", "1500.0", "1970-01-01 00:50:00"}}));
   EXPECT_EQ(QueryValue(*conn, "SELECT count(*) FROM numbers(upto := '5000') WHERE label IS NULL"),
             "500");
-  EXPECT_EQ(QueryValue(*conn, "SELECT sum(n) FROM numbers(upto := '5000') WHERE even"),
-            "6247500");
+  EXPECT_EQ(QueryValue(*conn, "SELECT sum(n) FROM numbers(upto := '5000') WHERE even"), "6247500");
   // Joins and subqueries work like on any table.
   ASSERT_TRUE(conn->Execute("CREATE TABLE t AS SELECT range AS n FROM range(10)").ok());
   EXPECT_EQ(QueryValue(*conn, "SELECT count(*) FROM t JOIN numbers(upto := '5') USING (n)"), "5");

@@ -11,15 +11,8 @@ using Rows = std::vector<std::vector<std::string>>;
 
 const std::string kCorpus = MILLRACE_SOURCE_DIR "/tests/job/corpus/";
 
-class JobBadInputTest : public ::testing::Test {
+class JobBadInputTest : public LocalJobTest {
  protected:
-  void SetUp() override {
-    in_ = dir_.Join("in");
-    std::filesystem::create_directories(in_);
-    harness_.Start();
-    ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
-  }
-
   // Copies corpus files into the watched directory, under new names (they sort in this order).
   void Stage(const std::vector<std::pair<std::string, std::string>>& files) {
     for (const auto& [corpus, name] : files) {
@@ -48,10 +41,6 @@ class JobBadInputTest : public ::testing::Test {
         "SELECT regexp_replace(FileName, '.*/', ''), State, Rows, Error IS NOT NULL FROM "
         "job_files(\"job\" = \"b\") ORDER BY FileName");
   }
-
-  testing::TempDir dir_;
-  std::string in_;
-  JobServiceHarness harness_{dir_.Join("db.duckdb")};
 };
 
 // Each bad file, alone, pauses a default job (on_error = pause) with an error naming it.
@@ -118,8 +107,9 @@ TEST_F(JobBadInputTest, StrictBadRowsOverTheRatioPauseWithoutAutoResume) {
   EXPECT_EQ(Column("JobRuntimeMsg"), "NULL");  // no automatic resume
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "0");
   EXPECT_EQ(harness_.Value("SELECT FirstErrorMsg FROM tasks(type := 'insert')"),
-            "file " + in_ + "/a.csv line 2 column id: value cannot be converted to INTEGER "
-            "(value 'x')");
+            "file " + in_ +
+                "/a.csv line 2 column id: value cannot be converted to INTEGER "
+                "(value 'x')");
 }
 
 TEST_F(JobBadInputTest, BadRowsWithinTheRatioAreFilteredAndRecorded) {
@@ -149,14 +139,16 @@ TEST_F(JobBadInputTest, NullIntoNotNullColumnIsFiltered) {
   ASSERT_TRUE(harness_.conn().Execute("DROP TABLE t").ok());
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER NOT NULL, name VARCHAR)").ok());
   Stage({{"bad_rows.csv", "a.csv"}});
-  Create(", \"session.insert_max_filter_ratio\" = \"0.5\", \"session.enable_insert_strict\" = "
-         "\"false\"");
+  Create(
+      ", \"session.insert_max_filter_ratio\" = \"0.5\", \"session.enable_insert_strict\" = "
+      "\"false\"");
   ASSERT_TRUE(WaitForTasks(1));
   EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY name"), (Rows{{"1", "a"}, {"3", "c"}}));
-  EXPECT_EQ(harness_.QueryExpanded("SELECT Line, Value, Reason FROM filtered_rows(\"job\" = \"b\") "
-                                   "ORDER BY Line"),
-            (Rows{{"2", "x", "value is NULL or cannot be converted for NOT NULL column of type INTEGER"},
-                  {"4", "NULL", "NULL value for NOT NULL column"}}));
+  EXPECT_EQ(
+      harness_.QueryExpanded("SELECT Line, Value, Reason FROM filtered_rows(\"job\" = \"b\") "
+                             "ORDER BY Line"),
+      (Rows{{"2", "x", "value is NULL or cannot be converted for NOT NULL column of type INTEGER"},
+            {"4", "NULL", "NULL value for NOT NULL column"}}));
 }
 
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {

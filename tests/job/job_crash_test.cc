@@ -5,12 +5,11 @@
 // MILLRACE_CRASH_FILES (default 1500) and MILLRACE_CRASH_SEED size and seed a run; the
 // default keeps `make test` well under two minutes, e.g. MILLRACE_CRASH_FILES=20000 for a long
 // manual run.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -66,7 +65,8 @@ int EnvInt(const char* name, int fallback) {
       _exit(7);
     }
   }
-  while (true) pause();
+  while (true)
+    pause();
 }
 
 class JobCrashTest : public ::testing::Test {
@@ -107,13 +107,14 @@ class JobCrashTest : public ::testing::Test {
     EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM t"),
               std::to_string(files * kRowsPerFile));
     // Per file: the right number of rows, each line once, and the right payloads.
-    EXPECT_EQ(engine::QueryValue(
-                  *conn, "SELECT count(*) FROM (SELECT file, count(*) AS n, "
-                         "count(DISTINCT line) AS lines, "
-                         "bool_and(payload = 'p' || (file * 31 + line)) AS payload_ok "
-                         "FROM t GROUP BY file) WHERE n = " +
-                             std::to_string(kRowsPerFile) + " AND lines = n AND payload_ok"),
-              std::to_string(files));
+    EXPECT_EQ(
+        engine::QueryValue(*conn,
+                           "SELECT count(*) FROM (SELECT file, count(*) AS n, "
+                           "count(DISTINCT line) AS lines, "
+                           "bool_and(payload = 'p' || (file * 31 + line)) AS payload_ok "
+                           "FROM t GROUP BY file) WHERE n = " +
+                               std::to_string(kRowsPerFile) + " AND lines = n AND payload_ok"),
+        std::to_string(files));
     EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(DISTINCT file) FROM t"),
               std::to_string(files));
     EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.files"),
@@ -185,7 +186,8 @@ TEST_F(JobCrashTest, EveryFailPointCrashWindowRecovers) {
   int files = 0;
   bool created = false;
   for (const char* point : {"task.after_download", "task.before_commit", "task.after_commit"}) {
-    for (int i = 0; i < 3; ++i) WriteDataFile(files++);
+    for (int i = 0; i < 3; ++i)
+      WriteDataFile(files++);
     child_ = StartChild(std::string(point) + "=crash", !created);
     created = true;
     int status = 0;

@@ -85,8 +85,8 @@ class JobE2ETest : public ::testing::Test {
 
 TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
   ASSERT_TRUE(s3_->PutObject("landing", "ev/1.csv", "1,one\n2,two\n").ok());
-  ASSERT_TRUE(Exec("CREATE DATABASE shop; USE shop; CREATE TABLE events (id INT, name VARCHAR)")
-                  .ok());
+  ASSERT_TRUE(
+      Exec("CREATE DATABASE shop; USE shop; CREATE TABLE events (id INT, name VARCHAR)").ok());
   Status created = Exec(
       "USE shop; CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\") COMMENT "
       "'clicks' DO INSERT INTO events SELECT c1, c2 FROM " +
@@ -106,8 +106,10 @@ TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
                        "SELECT JobName, Status, RunningOffset FROM tasks(\"type\" = \"insert\") "
                        "ORDER BY TaskId");
   ASSERT_TRUE(tasks.ok());
-  EXPECT_EQ(*tasks, (Rows{{"ev", "SUCCESS", "{\"startFileName\":\"ev/1.csv\",\"endFileName\":\"ev/1.csv\"}"},
-                          {"ev", "SUCCESS", "{\"startFileName\":\"ev/2.csv\",\"endFileName\":\"ev/2.csv\"}"}}));
+  EXPECT_EQ(
+      *tasks,
+      (Rows{{"ev", "SUCCESS", "{\"startFileName\":\"ev/1.csv\",\"endFileName\":\"ev/1.csv\"}"},
+            {"ev", "SUCCESS", "{\"startFileName\":\"ev/2.csv\",\"endFileName\":\"ev/2.csv\"}"}}));
   // The secret never reaches a client.
   auto all = server::MariaDb(server_->mysql_port(), "SELECT * FROM jobs(\"type\" = \"insert\")");
   ASSERT_TRUE(all.ok());
@@ -115,8 +117,8 @@ TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
   EXPECT_EQ(server_->Log().find("Secret-E2E-9Q"), std::string::npos);
 
   // Errors arrive as MySQL errors with the message.
-  auto bad = server::MariaDb(server_->mysql_port(),
-                             "ALTER JOB ev PROPERTIES (\"max_interval\" = \"2\")");
+  auto bad =
+      server::MariaDb(server_->mysql_port(), "ALTER JOB ev PROPERTIES (\"max_interval\" = \"2\")");
   ASSERT_TRUE(bad.ok());
   EXPECT_NE(bad->exit_code, 0);
   EXPECT_NE(bad->err.find("only a PAUSED job can be altered"), std::string::npos) << bad->err;
@@ -156,10 +158,10 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
   (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.10, Fault::SlowDown()});
   (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.08, Fault::ResetAfter(16)});
   (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.08, Fault::TruncateAfter(16)});
-  (*proxy)->AddRule({RequestKind::kGet, "", -1, 0.03,
-                     Fault::StallAfter(16, std::chrono::milliseconds(1500))});
-  (*proxy)->AddRule({RequestKind::kList, "", -1, 0.03,
-                     Fault::StallBefore(std::chrono::milliseconds(1500))});
+  (*proxy)->AddRule(
+      {RequestKind::kGet, "", -1, 0.03, Fault::StallAfter(16, std::chrono::milliseconds(1500))});
+  (*proxy)->AddRule(
+      {RequestKind::kList, "", -1, 0.03, Fault::StallBefore(std::chrono::milliseconds(1500))});
 
   ASSERT_TRUE(Exec("CREATE TABLE t (file INT, line INT, payload VARCHAR)").ok());
   Status created = Exec(
@@ -169,7 +171,8 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
   ASSERT_TRUE(created.ok()) << created.ToString();
 
   std::vector<int> order(files);
-  for (int i = 0; i < files; ++i) order[i] = i;
+  for (int i = 0; i < files; ++i)
+    order[i] = i;
   std::mt19937 rng(20261202);
   std::shuffle(order.begin(), order.end(), rng);
   std::atomic<int> written{0};
@@ -199,8 +202,8 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
   producer.join();
   ASSERT_FALSE(put_failed);
   const std::string expected = std::to_string(files * kRows);
-  ASSERT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM t") == expected; },
-                      std::chrono::seconds(120)))
+  ASSERT_TRUE(
+      WaitFor([&] { return Get("SELECT count(*) FROM t") == expected; }, std::chrono::seconds(120)))
       << Get("SELECT count(*) FROM t") << " rows; job: "
       << Get("SELECT concat(Status, ' ', coalesce(ErrorMsg, '')) FROM jobs(\"type\" = \"insert\")");
   EXPECT_EQ(Get("SELECT count(*) FROM (SELECT file FROM t GROUP BY file HAVING count(*) = " +

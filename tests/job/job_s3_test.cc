@@ -42,7 +42,8 @@ class JobS3Test : public ::testing::Test {
   std::string S3Args(const std::string& uri, const std::string& extra) {
     return "S3(\"uri\" = \"" + uri + "\", " + extra + "\"s3.endpoint\" = \"" + s3_->endpoint() +
            "\", \"s3.region\" = \"us-east-1\", \"s3.access_key\" = \"S3RVER\", "
-           "\"s3.secret_key\" = \"" + kSecret + "\", \"use_path_style\" = \"true\")";
+           "\"s3.secret_key\" = \"" +
+           kSecret + "\", \"use_path_style\" = \"true\")";
   }
 
   void Put(const std::string& key, const std::string& data) {
@@ -65,16 +66,17 @@ TEST_F(JobS3Test, CsvJobLoadsExistingThenNewObjects) {
   Put("ev/2026/a.csv", "1,alpha\n2,beta\n");
   Put("ev/2026/b.csv", "3,gamma\n");
   Put("ev/other/c.csv", "99,not matched\n");
-  auto created = harness_.Run("CREATE JOB s3ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\") "
-                              "DO INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM " +
-                              S3Args("s3://landing/ev/2026/*.csv",
-                                     "\"format\" = \"csv\", \"column_separator\" = \",\", "));
+  auto created = harness_.Run(
+      "CREATE JOB s3ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\") "
+      "DO INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM " +
+      S3Args("s3://landing/ev/2026/*.csv", "\"format\" = \"csv\", \"column_separator\" = \",\", "));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   ASSERT_TRUE(WaitForCount("ev", 3));
   Put("ev/2026/c.csv", "4,delta\n5,epsilon\n");
   ASSERT_TRUE(WaitForCount("ev", 5));
-  EXPECT_EQ(harness_.Query("SELECT id, name FROM ev ORDER BY id"),
-            (Rows{{"1", "alpha"}, {"2", "beta"}, {"3", "gamma"}, {"4", "delta"}, {"5", "epsilon"}}));
+  EXPECT_EQ(
+      harness_.Query("SELECT id, name FROM ev ORDER BY id"),
+      (Rows{{"1", "alpha"}, {"2", "beta"}, {"3", "gamma"}, {"4", "delta"}, {"5", "epsilon"}}));
   EXPECT_EQ(harness_.JobColumn("s3ev", "CurrentOffset"), "{\"fileName\":\"ev/2026/c.csv\"}");
   EXPECT_EQ(harness_.JobColumn("s3ev", "EndOffset"), "{\"fileName\":\"ev/2026/c.csv\"}");
   EXPECT_EQ(harness_.QueryExpanded("SELECT FileName, Size, State, Rows FROM "
@@ -87,7 +89,8 @@ TEST_F(JobS3Test, CsvJobLoadsExistingThenNewObjects) {
 TEST_F(JobS3Test, JsonAndParquetJobs) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE js (id BIGINT, user_name VARCHAR)").ok());
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE pq (id BIGINT, v DOUBLE)").ok());
-  Put("js/1.json", "{\"id\": 1, \"user\": {\"name\": \"ann\"}}\n{\"id\": 2, \"user\": {\"name\": \"bob\"}}\n");
+  Put("js/1.json",
+      "{\"id\": 1, \"user\": {\"name\": \"ann\"}}\n{\"id\": 2, \"user\": {\"name\": \"bob\"}}\n");
   // A Parquet file written by DuckDB.
   const std::string parquet = dir_.Join("p.parquet");
   ASSERT_TRUE(harness_.conn()
@@ -97,13 +100,15 @@ TEST_F(JobS3Test, JsonAndParquetJobs) {
   std::ifstream in(parquet, std::ios::binary);
   Put("pq/1.parquet", std::string(std::istreambuf_iterator<char>(in), {}));
 
-  ASSERT_TRUE(harness_.Run("CREATE JOB js ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO "
-                           "INSERT INTO js SELECT id, user.name FROM " +
-                           S3Args("s3://landing/js/*.json", "\"format\" = \"json\", "))
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB js ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO "
+                       "INSERT INTO js SELECT id, user.name FROM " +
+                       S3Args("s3://landing/js/*.json", "\"format\" = \"json\", "))
                   .ok());
-  ASSERT_TRUE(harness_.Run("CREATE JOB pq ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO "
-                           "INSERT INTO pq SELECT * FROM " +
-                           S3Args("s3://landing/pq/*.parquet", "\"format\" = \"parquet\", "))
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB pq ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO "
+                       "INSERT INTO pq SELECT * FROM " +
+                       S3Args("s3://landing/pq/*.parquet", "\"format\" = \"parquet\", "))
                   .ok());
   ASSERT_TRUE(WaitForCount("js", 2));
   ASSERT_TRUE(WaitForCount("pq", 1000));
@@ -115,29 +120,33 @@ TEST_F(JobS3Test, JsonAndParquetJobs) {
 TEST_F(JobS3Test, TheSecretKeyNeverShows) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
   Put("sec/a.csv", "1,x\n");
-  ASSERT_TRUE(harness_.Run("CREATE JOB sec ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO "
-                           "INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM " +
-                           S3Args("s3://landing/sec/*.csv", "\"column_separator\" = \",\", "))
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB sec ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO "
+                       "INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM " +
+                       S3Args("s3://landing/sec/*.csv", "\"column_separator\" = \",\", "))
                   .ok());
   ASSERT_TRUE(WaitForCount("ev", 1));
   // An error that involves the job's S3 settings: a bad endpoint in an ALTER.
   ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'sec'").ok());
-  auto bad = harness_.Run("ALTER JOB sec INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM "
-                          "S3(\"uri\" = \"s3://landing/sec/*.csv\", \"s3.endpoint\" = "
-                          "\"http://127.0.0.1:1\", \"s3.secret_key\" = \"" + std::string(kSecret) +
-                          "\", \"s3.access_key\" = \"S3RVER\", \"colour\" = \"red\")");
+  auto bad = harness_.Run(
+      "ALTER JOB sec INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM "
+      "S3(\"uri\" = \"s3://landing/sec/*.csv\", \"s3.endpoint\" = "
+      "\"http://127.0.0.1:1\", \"s3.secret_key\" = \"" +
+      std::string(kSecret) + "\", \"s3.access_key\" = \"S3RVER\", \"colour\" = \"red\")");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().find(kSecret), std::string::npos);
 
   std::string everything;
-  for (const auto& view : {"SELECT * FROM jobs(type := 'insert')",
-                           "SELECT * FROM tasks(type := 'insert')"}) {
+  for (const auto& view :
+       {"SELECT * FROM jobs(type := 'insert')", "SELECT * FROM tasks(type := 'insert')"}) {
     for (const auto& row : harness_.Query(view)) {
-      for (const auto& cell : row) everything += cell + "\n";
+      for (const auto& cell : row)
+        everything += cell + "\n";
     }
   }
   for (const auto& row : harness_.QueryExpanded("SELECT * FROM job_files(\"job\" = \"sec\")")) {
-    for (const auto& cell : row) everything += cell + "\n";
+    for (const auto& cell : row)
+      everything += cell + "\n";
   }
   EXPECT_NE(everything.find("\"s3.secret_key\" = \"***\""), std::string::npos) << everything;
   EXPECT_EQ(everything.find(kSecret), std::string::npos);

@@ -9,20 +9,13 @@ namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-class JobServiceTest : public ::testing::Test {
+class JobServiceTest : public LocalJobTest {
  protected:
-  void SetUp() override {
-    in_ = dir_.Join("in");
-    std::filesystem::create_directories(in_);
-    harness_.Start();
-    ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
-  }
-
   std::string CreateSql(const std::string& name, const std::string& properties,
                         const std::string& pattern = "*.csv") {
     return "CREATE JOB " + name + " ON STREAMING PROPERTIES (" + properties +
-           ") DO INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" = \"" +
-           in_ + "/" + pattern + "\", \"format\" = \"csv\", \"column_separator\" = \",\")";
+           ") DO INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" = \"" + in_ +
+           "/" + pattern + "\", \"format\" = \"csv\", \"column_separator\" = \",\")";
   }
 
   void WriteCsv(const std::string& name, int first, int count) {
@@ -34,12 +27,9 @@ class JobServiceTest : public ::testing::Test {
   }
 
   bool WaitForRows(int64_t rows) {
-    return WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == std::to_string(rows); });
+    return WaitFor(
+        [&] { return harness_.Value("SELECT count(*) FROM t") == std::to_string(rows); });
   }
-
-  testing::TempDir dir_;
-  std::string in_;
-  JobServiceHarness harness_{dir_.Join("db.duckdb")};
 };
 
 TEST_F(JobServiceTest, LoadsExistingFilesThenEachNewFile) {
@@ -59,20 +49,23 @@ TEST_F(JobServiceTest, LoadsExistingFilesThenEachNewFile) {
   EXPECT_NE(stats.find("\"scannedRows\":22"), std::string::npos) << stats;
   EXPECT_NE(stats.find("\"fileNumber\":3"), std::string::npos) << stats;
   // The ledger holds each file once with its rows.
-  EXPECT_EQ(harness_.QueryExpanded("SELECT FileName, State, Rows FROM job_files(\"job\" = \"ev\") ORDER BY FileName"),
+  EXPECT_EQ(harness_.QueryExpanded(
+                "SELECT FileName, State, Rows FROM job_files(\"job\" = \"ev\") ORDER BY FileName"),
             (Rows{{in_ + "/a.csv", "LOADED", "10"},
                   {in_ + "/b.csv", "LOADED", "5"},
                   {in_ + "/c.csv", "LOADED", "7"}}));
 }
 
 TEST_F(JobServiceTest, OneFilePerTaskWithMatchingOffsets) {
-  for (int i = 0; i < 4; ++i) WriteCsv("f" + std::to_string(i) + ".csv", i * 10, 10);
+  for (int i = 0; i < 4; ++i)
+    WriteCsv("f" + std::to_string(i) + ".csv", i * 10, 10);
   ASSERT_TRUE(
-      harness_.Run(CreateSql("one", "\"max_interval\" = \"1\", \"s3.max_batch_files\" = \"1\"")).ok());
+      harness_.Run(CreateSql("one", "\"max_interval\" = \"1\", \"s3.max_batch_files\" = \"1\""))
+          .ok());
   ASSERT_TRUE(WaitForRows(40));
   ASSERT_TRUE(WaitFor([&] {
-    return harness_.Value("SELECT count(*) FROM tasks(type := 'insert') WHERE Status = 'SUCCESS'") ==
-           "4";
+    return harness_.Value(
+               "SELECT count(*) FROM tasks(type := 'insert') WHERE Status = 'SUCCESS'") == "4";
   }));
   Rows tasks = harness_.Query(
       "SELECT TaskId, Label, Status, RunningOffset, LoadStatistic FROM tasks(type := 'insert') "
@@ -124,15 +117,20 @@ TEST_F(JobServiceTest, AlterRules) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("supported: max_interval"), std::string::npos);
 
-  auto uri = harness_.Run("ALTER JOB al INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM "
-                          "local(\"file_path\" = \"" + in_ + "/*.tsv\", \"format\" = \"csv\")");
+  auto uri = harness_.Run(
+      "ALTER JOB al INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM "
+      "local(\"file_path\" = \"" +
+      in_ + "/*.tsv\", \"format\" = \"csv\")");
   ASSERT_FALSE(uri.ok());
   EXPECT_NE(uri.status().message().find("uri cannot change"), std::string::npos);
 
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE other (id INTEGER, name VARCHAR)").ok());
-  auto target = harness_.Run("ALTER JOB al INSERT INTO other SELECT CAST(c1 AS INTEGER), c2 FROM "
-                             "local(\"file_path\" = \"" + in_ + "/*.csv\", \"format\" = \"csv\", "
-                             "\"column_separator\" = \",\")");
+  auto target = harness_.Run(
+      "ALTER JOB al INSERT INTO other SELECT CAST(c1 AS INTEGER), c2 FROM "
+      "local(\"file_path\" = \"" +
+      in_ +
+      "/*.csv\", \"format\" = \"csv\", "
+      "\"column_separator\" = \",\")");
   ASSERT_FALSE(target.ok());
   EXPECT_NE(target.status().message().find("target table cannot change"), std::string::npos);
 
@@ -141,9 +139,10 @@ TEST_F(JobServiceTest, AlterRules) {
   EXPECT_NE(nothing.status().message().find("changes nothing"), std::string::npos);
 
   // The SELECT may change: from now on names are upper-cased.
-  ASSERT_TRUE(harness_.Run("ALTER JOB al PROPERTIES (\"max_interval\" = \"1s\") DO INSERT INTO t "
-                           "SELECT CAST(c1 AS INTEGER), upper(c2) FROM local(\"file_path\" = \"" +
-                           in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")")
+  ASSERT_TRUE(harness_
+                  .Run("ALTER JOB al PROPERTIES (\"max_interval\" = \"1s\") DO INSERT INTO t "
+                       "SELECT CAST(c1 AS INTEGER), upper(c2) FROM local(\"file_path\" = \"" +
+                       in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")")
                   .ok());
   EXPECT_NE(harness_.JobColumn("al", "ExecuteSql").find("upper(c2)"), std::string::npos);
   EXPECT_EQ(harness_.JobColumn("al", "Properties"), "{\"max_interval\":\"1s\"}");
@@ -174,8 +173,11 @@ TEST_F(JobServiceTest, DropRemovesTheJobButKeepsTheData) {
 TEST_F(JobServiceTest, OnceEndsFinished) {
   WriteCsv("a.csv", 0, 3);
   WriteCsv("b.csv", 3, 3);
-  ASSERT_TRUE(harness_.Run(CreateSql("once", "\"s3.ingestion_mode\" = \"ONCE\", "
-                                             "\"s3.max_batch_files\" = \"1\"")).ok());
+  ASSERT_TRUE(harness_
+                  .Run(CreateSql("once",
+                                 "\"s3.ingestion_mode\" = \"ONCE\", "
+                                 "\"s3.max_batch_files\" = \"1\""))
+                  .ok());
   ASSERT_TRUE(WaitFor([&] { return harness_.JobColumn("once", "Status") == "FINISHED"; }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "6");
   EXPECT_EQ(harness_.JobColumn("once", "SucceedTaskCount"), "2");
@@ -191,8 +193,10 @@ TEST_F(JobServiceTest, BadStatementsAreRejectedWithClearErrors) {
   ASSERT_FALSE(value.ok());
   EXPECT_NE(value.status().message().find("\"max_interval\" must be"), std::string::npos);
 
-  auto table = harness_.Run("CREATE JOB x ON STREAMING DO INSERT INTO missing SELECT * FROM "
-                            "local(\"file_path\" = \"" + in_ + "/*.csv\")");
+  auto table = harness_.Run(
+      "CREATE JOB x ON STREAMING DO INSERT INTO missing SELECT * FROM "
+      "local(\"file_path\" = \"" +
+      in_ + "/*.csv\")");
   ASSERT_FALSE(table.ok());
   EXPECT_NE(table.status().message().find("missing"), std::string::npos);
 
@@ -213,19 +217,39 @@ TEST_F(JobServiceTest, BadStatementsAreRejectedWithClearErrors) {
 }
 
 TEST_F(JobServiceTest, JobsViewColumnsAndValues) {
-  ASSERT_TRUE(harness_.Run("CREATE JOB v PROPERTIES (\"max_interval\" = \"3\") ON STREAMING "
-                           "COMMENT 'nightly' DO INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 "
-                           "FROM local(\"file_path\" = \"" + in_ + "/*.csv\", \"column_separator\" "
-                           "= \",\")").ok());
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB v PROPERTIES (\"max_interval\" = \"3\") ON STREAMING "
+                       "COMMENT 'nightly' DO INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 "
+                       "FROM local(\"file_path\" = \"" +
+                       in_ +
+                       "/*.csv\", \"column_separator\" "
+                       "= \",\")")
+                  .ok());
   auto result = harness_.conn().Query("SELECT * FROM jobs(type := 'insert')");
   ASSERT_TRUE(result.ok());
   std::vector<std::string> names;
-  for (size_t i = 0; i < (*result)->column_count(); ++i) names.push_back((*result)->column_name(i));
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "Id", "Name", "Definer", "ExecuteType", "RecurringStrategy", "Status",
-                       "ExecuteSql", "CreateTime", "SucceedTaskCount", "FailedTaskCount",
-                       "CanceledTaskCount", "Comment", "Properties", "CurrentOffset", "EndOffset",
-                       "LoadStatistic", "ErrorMsg", "JobRuntimeMsg", "Lag", "LastTaskSuccessTime"}));
+  for (size_t i = 0; i < (*result)->column_count(); ++i)
+    names.push_back((*result)->column_name(i));
+  EXPECT_EQ(names, (std::vector<std::string>{"Id",
+                                             "Name",
+                                             "Definer",
+                                             "ExecuteType",
+                                             "RecurringStrategy",
+                                             "Status",
+                                             "ExecuteSql",
+                                             "CreateTime",
+                                             "SucceedTaskCount",
+                                             "FailedTaskCount",
+                                             "CanceledTaskCount",
+                                             "Comment",
+                                             "Properties",
+                                             "CurrentOffset",
+                                             "EndOffset",
+                                             "LoadStatistic",
+                                             "ErrorMsg",
+                                             "JobRuntimeMsg",
+                                             "Lag",
+                                             "LastTaskSuccessTime"}));
   EXPECT_EQ(harness_.Query("SELECT Id, Name, Definer, ExecuteType, RecurringStrategy, Status, "
                            "Comment, Properties, LoadStatistic, Lag FROM jobs(type := 'insert') "
                            "WHERE Name = 'v' ORDER BY Id"),
@@ -268,8 +292,11 @@ class LateFilesTest : public JobServiceTest {};
 TEST_F(LateFilesTest, LateFilesAreLoadedExactlyOnce) {
   WriteCsv("b.csv", 10, 2);
   WriteCsv("c.csv", 20, 2);
-  ASSERT_TRUE(harness_.Run(CreateSql("late", "\"max_interval\" = \"1\", \"reconcile_interval\" = "
-                                             "\"1\"")).ok());
+  ASSERT_TRUE(harness_
+                  .Run(CreateSql("late",
+                                 "\"max_interval\" = \"1\", \"reconcile_interval\" = "
+                                 "\"1\""))
+                  .ok());
   ASSERT_TRUE(WaitForRows(4));
   WriteCsv("a.csv", 0, 3);  // arrives with a name below the offset
   ASSERT_TRUE(WaitForRows(7));
@@ -285,13 +312,17 @@ TEST_F(LateFilesTest, LateFilesAreLoadedExactlyOnce) {
 
 TEST_F(LateFilesTest, IgnoredLateFilesAreSkippedAndCounted) {
   WriteCsv("b.csv", 10, 2);
-  ASSERT_TRUE(harness_.Run(CreateSql("ign", "\"max_interval\" = \"1\", \"reconcile_interval\" = "
-                                            "\"1\", \"late_files\" = \"ignore\"")).ok());
+  ASSERT_TRUE(harness_
+                  .Run(CreateSql("ign",
+                                 "\"max_interval\" = \"1\", \"reconcile_interval\" = "
+                                 "\"1\", \"late_files\" = \"ignore\""))
+                  .ok());
   ASSERT_TRUE(WaitForRows(2));
   WriteCsv("a.csv", 0, 3);
   ASSERT_TRUE(WaitFor([&] {
-    return harness_.QueryExpanded("SELECT State FROM job_files(\"job\" = \"ign\") WHERE FileName "
-                                  "LIKE '%a.csv'") == Rows{{"SKIPPED"}};
+    return harness_.QueryExpanded(
+               "SELECT State FROM job_files(\"job\" = \"ign\") WHERE FileName "
+               "LIKE '%a.csv'") == Rows{{"SKIPPED"}};
   }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
   EXPECT_NE(harness_.JobColumn("ign", "JobRuntimeMsg").find("1 late file(s) skipped"),
@@ -300,8 +331,11 @@ TEST_F(LateFilesTest, IgnoredLateFilesAreSkippedAndCounted) {
 
 TEST_F(LateFilesTest, AChangedObjectIsReportedNotReloaded) {
   WriteCsv("a.csv", 0, 2);
-  ASSERT_TRUE(harness_.Run(CreateSql("chg", "\"max_interval\" = \"1\", \"reconcile_interval\" = "
-                                            "\"1\"")).ok());
+  ASSERT_TRUE(harness_
+                  .Run(CreateSql("chg",
+                                 "\"max_interval\" = \"1\", \"reconcile_interval\" = "
+                                 "\"1\""))
+                  .ok());
   ASSERT_TRUE(WaitForRows(2));
   WriteCsv("a.csv", 100, 5);  // rewritten in place after it was loaded
   ASSERT_TRUE(WaitFor([&] {

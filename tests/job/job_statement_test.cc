@@ -12,9 +12,11 @@ const char* kInsert =
 TEST(JobStatementTest, CreateInBothPropertyPositions) {
   for (const std::string sql :
        {std::string("CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"10\", "
-                    "\"session.insert_max_filter_ratio\" = 0.5) COMMENT 'clicks' DO ") + kInsert,
-        std::string("create job ev properties (\"max_interval\"=\"10\", "
-                    "\"session.insert_max_filter_ratio\"=0.5) on streaming comment \"clicks\" do ") +
+                    "\"session.insert_max_filter_ratio\" = 0.5) COMMENT 'clicks' DO ") +
+            kInsert,
+        std::string(
+            "create job ev properties (\"max_interval\"=\"10\", "
+            "\"session.insert_max_filter_ratio\"=0.5) on streaming comment \"clicks\" do ") +
             kInsert + ";"}) {
     auto parsed = ParseJobStatement(sql);
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -64,8 +66,9 @@ TEST(JobStatementTest, ErrorsSayWhatWasExpected) {
   auto where = ParseJobStatement("PAUSE JOB ev");
   ASSERT_FALSE(where.ok());
   EXPECT_NE(where.status().message().find("expected WHERE"), std::string::npos);
-  auto dup = ParseJobStatement("CREATE JOB ev ON STREAMING PROPERTIES (\"a\" = \"1\", \"a\" = "
-                               "\"2\") DO INSERT INTO t SELECT 1");
+  auto dup = ParseJobStatement(
+      "CREATE JOB ev ON STREAMING PROPERTIES (\"a\" = \"1\", \"a\" = "
+      "\"2\") DO INSERT INTO t SELECT 1");
   ASSERT_FALSE(dup.ok());
   EXPECT_NE(dup.status().message().find("given twice"), std::string::npos);
   auto insert = ParseJobStatement("CREATE JOB ev ON STREAMING DO SELECT 1");
@@ -86,8 +89,9 @@ TEST(JobStatementTest, AnalyzeInsertFindsTargetColumnsAndSource) {
   EXPECT_EQ(sql.substr(analysis->call_begin, 5), "local");
   EXPECT_EQ(sql.substr(analysis->call_end), " WHERE c1 <> '0'");
 
-  auto two = AnalyzeInsert("INSERT INTO t SELECT * FROM local(\"file_path\" = \"/a\") UNION ALL "
-                           "SELECT * FROM local(\"file_path\" = \"/b\")");
+  auto two = AnalyzeInsert(
+      "INSERT INTO t SELECT * FROM local(\"file_path\" = \"/a\") UNION ALL "
+      "SELECT * FROM local(\"file_path\" = \"/b\")");
   ASSERT_FALSE(two.ok());
   EXPECT_NE(two.status().message().find("found 2"), std::string::npos);
 }

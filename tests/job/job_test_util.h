@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -89,6 +89,22 @@ class JobServiceHarness {
   std::unique_ptr<engine::Connection> conn_;
   sql::TableFunctionRegistry registry_;
   std::unique_ptr<JobService> service_;
+};
+
+// A running job service over a database in a temp directory, a watched directory `in_`, and a
+// table t (id INTEGER, name VARCHAR).
+class LocalJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    in_ = dir_.Join("in");
+    std::filesystem::create_directories(in_);
+    harness_.Start();
+    ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
+  }
+
+  testing::TempDir dir_;
+  std::string in_;
+  JobServiceHarness harness_{dir_.Join("db.duckdb")};
 };
 
 }  // namespace millrace::job

@@ -22,16 +22,15 @@ TEST(FileParamsTest, DefaultsComeFromTheTable) {
 }
 
 TEST(FileParamsTest, EveryValueIsParsed) {
-  auto options = ParseFileFunctionArgs(
-      SourceKind::kS3, {{"uri", "s3://b/k"},
-                        {"format", "JSON"},
-                        {"column_separator", "\\x01"},
-                        {"compress_type", "bz2"},
-                        {"s3.endpoint", "http://127.0.0.1:9000"},
-                        {"s3.access_key", "AK"},
-                        {"s3.secret_key", "verysecretvalue"},
-                        {"use_path_style", "true"},
-                        {"strip_outer_array", "true"}});
+  auto options = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k"},
+                                                         {"format", "JSON"},
+                                                         {"column_separator", "\\x01"},
+                                                         {"compress_type", "bz2"},
+                                                         {"s3.endpoint", "http://127.0.0.1:9000"},
+                                                         {"s3.access_key", "AK"},
+                                                         {"s3.secret_key", "verysecretvalue"},
+                                                         {"use_path_style", "true"},
+                                                         {"strip_outer_array", "true"}});
   ASSERT_TRUE(options.ok()) << options.status().ToString();
   EXPECT_EQ(options->format, Format::kJson);
   EXPECT_EQ(options->csv.column_separator, std::string(1, '\x01'));
@@ -50,18 +49,21 @@ TEST(FileParamsTest, UnknownKeysAndBadValuesAreNamed) {
   EXPECT_NE(unknown.status().message().find("unknown parameter \"colour\""), std::string::npos);
   EXPECT_NE(unknown.status().message().find("column_separator"), std::string::npos);
 
-  auto local_only = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k"}, {"file_path", "/x"}});
+  auto local_only =
+      ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k"}, {"file_path", "/x"}});
   EXPECT_FALSE(local_only.ok());
 
   auto format = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"format", "orc"}});
   ASSERT_FALSE(format.ok());
   EXPECT_NE(format.status().message().find("\"format\" must be one of csv"), std::string::npos);
 
-  auto skip = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"skip_lines", "-1"}});
+  auto skip =
+      ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"skip_lines", "-1"}});
   ASSERT_FALSE(skip.ok());
   EXPECT_NE(skip.status().message().find("skip_lines"), std::string::npos);
 
-  auto flag = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"trim_double_quotes", "maybe"}});
+  auto flag = ParseFileFunctionArgs(SourceKind::kLocal,
+                                    {{"file_path", "/x"}, {"trim_double_quotes", "maybe"}});
   ASSERT_FALSE(flag.ok());
   EXPECT_NE(flag.status().message().find("trim_double_quotes"), std::string::npos);
 
@@ -76,7 +78,8 @@ TEST(FileParamsTest, UnknownKeysAndBadValuesAreNamed) {
   auto bad_uri = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "http://b/k"}});
   EXPECT_FALSE(bad_uri.ok());
 
-  auto newline = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"line_delimiter", "|"}});
+  auto newline =
+      ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"line_delimiter", "|"}});
   EXPECT_FALSE(newline.ok());
 }
 

@@ -32,7 +32,8 @@ class FileTableFunctionTest : public ::testing::Test {
   std::string S3(const std::string& uri, const std::string& extra = "") {
     return "S3(\"uri\" = \"" + uri + "\", \"s3.endpoint\" = \"" + s3_->endpoint() +
            "\", \"s3.access_key\" = \"S3RVER\", \"s3.secret_key\" = \"S3RVER\", "
-           "\"use_path_style\" = \"true\"" + extra + ")";
+           "\"use_path_style\" = \"true\"" +
+           extra + ")";
   }
 
   Result<Rows> Run(const std::string& sql) {
@@ -60,11 +61,15 @@ TEST_F(FileTableFunctionTest, S3SelectOverAGlob) {
 
 TEST_F(FileTableFunctionTest, S3InsertSelectWithCompressionAndJson) {
   ASSERT_TRUE(conn_->Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
-  ASSERT_TRUE(s3_->PutObject("data", "j/a.json", "{\"id\": 1, \"name\": \"x\"}\n{\"id\": 2, \"name\": \"y\"}\n").ok());
-  auto expanded = registry_.Expand("INSERT INTO t SELECT id, name FROM " + S3("s3://data/j/*.json", ", \"format\" = \"json\""));
+  ASSERT_TRUE(s3_->PutObject("data", "j/a.json",
+                             "{\"id\": 1, \"name\": \"x\"}\n{\"id\": 2, \"name\": \"y\"}\n")
+                  .ok());
+  auto expanded = registry_.Expand("INSERT INTO t SELECT id, name FROM " +
+                                   S3("s3://data/j/*.json", ", \"format\" = \"json\""));
   ASSERT_TRUE(expanded.ok()) << expanded.status().ToString();
   ASSERT_TRUE(conn_->Execute(expanded->sql).ok());
-  EXPECT_EQ(engine::QueryRows(*conn_, "SELECT * FROM t ORDER BY id"), (Rows{{"1", "x"}, {"2", "y"}}));
+  EXPECT_EQ(engine::QueryRows(*conn_, "SELECT * FROM t ORDER BY id"),
+            (Rows{{"1", "x"}, {"2", "y"}}));
 }
 
 TEST_F(FileTableFunctionTest, LocalSelect) {
@@ -83,7 +88,8 @@ TEST_F(FileTableFunctionTest, ErrorsNameTheProblem) {
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
   EXPECT_NE(none.status().message().find("no file matches s3://data/nothing/*.csv"),
-            std::string::npos) << none.status().message();
+            std::string::npos)
+      << none.status().message();
 
   auto unknown = Run("SELECT * FROM " + S3("s3://data/d/*.csv", ", \"colour\" = \"red\""));
   ASSERT_FALSE(unknown.ok());

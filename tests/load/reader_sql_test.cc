@@ -151,8 +151,8 @@ TEST_F(ReaderSqlTest, CsvWithNamesAndWithNamesAndTypes) {
 TEST_F(ReaderSqlTest, EveryCompressionReadsTheSameRows) {
   const std::string csv = "1,x\n2,y\n3,z\n";
   const std::vector<std::pair<Compression, std::string>> cases = {
-      {Compression::kPlain, "p.csv"},     {Compression::kGzip, "g.csv.gz"},
-      {Compression::kZstd, "z.csv.zst"},  {Compression::kBzip2, "b.csv.bz2"},
+      {Compression::kPlain, "p.csv"},        {Compression::kGzip, "g.csv.gz"},
+      {Compression::kZstd, "z.csv.zst"},     {Compression::kBzip2, "b.csv.bz2"},
       {Compression::kLz4Frame, "l.csv.lz4"}, {Compression::kDeflate, "d.csv.deflate"}};
   for (const auto& [compression, name] : cases) {
     WriteFile(dir_.Join(name), Compress(compression, csv));
@@ -185,8 +185,8 @@ TEST_F(ReaderSqlTest, TruncatedCompressedFileIsDataLossNamingTheFile) {
 }
 
 TEST_F(ReaderSqlTest, ConcatenatedStreamsAreReadWhole) {
-  for (Compression c : {Compression::kGzip, Compression::kZstd, Compression::kBzip2,
-                        Compression::kLz4Frame}) {
+  for (Compression c :
+       {Compression::kGzip, Compression::kZstd, Compression::kBzip2, Compression::kLz4Frame}) {
     const std::string name = "multi_" + std::string(CompressionName(c));
     WriteFile(dir_.Join(name), Compress(c, "1,a\n2,b\n") + Compress(c, "3,c\n"));
     EXPECT_EQ(Read({{"column_separator", ","}, {"compress_type", std::string(CompressionName(c))}},
@@ -197,7 +197,8 @@ TEST_F(ReaderSqlTest, ConcatenatedStreamsAreReadWhole) {
 }
 
 TEST_F(ReaderSqlTest, JsonLinesArraysRootAndPaths) {
-  WriteFile(dir_.Join("l.json"), "{\"id\": 1, \"u\": {\"name\": \"a\"}}\n{\"id\": 2, \"u\": {\"name\": \"b\"}}\n");
+  WriteFile(dir_.Join("l.json"),
+            "{\"id\": 1, \"u\": {\"name\": \"a\"}}\n{\"id\": 2, \"u\": {\"name\": \"b\"}}\n");
   EXPECT_EQ(Read({{"format", "json"}}, {"l.json"}, "SELECT id, u.name FROM t ORDER BY id"),
             (Rows{{"1", "a"}, {"2", "b"}}));
   EXPECT_EQ(Read({{"format", "json"}, {"jsonpaths", "[\"$.id\", \"$.u.name\"]"}}, {"l.json"},
@@ -205,19 +206,22 @@ TEST_F(ReaderSqlTest, JsonLinesArraysRootAndPaths) {
             (Rows{{"1", "a"}, {"2", "b"}}));
 
   WriteFile(dir_.Join("a.json"), "[{\"id\": 3}, {\"id\": 4}]");
-  EXPECT_EQ(Read({{"format", "json"}, {"strip_outer_array", "true"}, {"read_json_by_line", "false"}},
-                 {"a.json"}, "SELECT id FROM t ORDER BY id"),
-            (Rows{{"3"}, {"4"}}));
+  EXPECT_EQ(
+      Read({{"format", "json"}, {"strip_outer_array", "true"}, {"read_json_by_line", "false"}},
+           {"a.json"}, "SELECT id FROM t ORDER BY id"),
+      (Rows{{"3"}, {"4"}}));
 
-  WriteFile(dir_.Join("r.json"), "{\"data\": [{\"id\": 5, \"v\": \"x\"}, {\"id\": 6, \"v\": \"y\"}]}\n");
+  WriteFile(dir_.Join("r.json"),
+            "{\"data\": [{\"id\": 5, \"v\": \"x\"}, {\"id\": 6, \"v\": \"y\"}]}\n");
   EXPECT_EQ(Read({{"format", "json"}, {"json_root", "$.data"}, {"strip_outer_array", "true"}},
                  {"r.json"}, "SELECT id, v FROM t ORDER BY id"),
             (Rows{{"5", "x"}, {"6", "y"}}));
 }
 
 TEST_F(ReaderSqlTest, ParquetWrittenByDuckDB) {
-  ASSERT_TRUE(conn_->Execute("COPY (SELECT range AS id, 'v' || range AS v FROM range(1000)) TO " +
-                             engine::QuoteLiteral(dir_.Join("p.parquet")) + " (FORMAT parquet)")
+  ASSERT_TRUE(conn_
+                  ->Execute("COPY (SELECT range AS id, 'v' || range AS v FROM range(1000)) TO " +
+                            engine::QuoteLiteral(dir_.Join("p.parquet")) + " (FORMAT parquet)")
                   .ok());
   EXPECT_EQ(Read({{"format", "parquet"}}, {"p.parquet", "p.parquet"},
                  "SELECT count(*), sum(id), max(v) FROM t"),
