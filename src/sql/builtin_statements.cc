@@ -1,7 +1,9 @@
 #include "sql/builtin_statements.h"
 
+#include <charconv>
 #include <functional>
 
+#include "common/logging.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
 
@@ -285,7 +287,9 @@ Result<StatementResult> DropDatabase(const StatementContext& ctx, Cursor& c) {
                                           Quote(*canonical)));
   MR_RETURN_IF_ERROR(session.connection().Execute("DROP SCHEMA " + Ident(*canonical) + " CASCADE"));
   if (session.database() == canonical) MR_RETURN_IF_ERROR(session.ClearDatabase());
-  return Ok(tables ? std::stoll(*tables) : 0);
+  int64_t dropped = 0;  // count(*) is always a number; 0 if it could not be read
+  if (tables) std::from_chars(tables->data(), tables->data() + tables->size(), dropped);
+  return Ok(dropped);
 }
 
 Result<StatementResult> ShowDatabases(const StatementContext& ctx, Cursor& c) {
@@ -440,7 +444,9 @@ Result<StatementResult> ShowDiagnostics(const StatementContext& ctx, Cursor& c) 
   std::vector<std::vector<std::string>> rows;
   const Status& error = ctx.session.last_error();
   if (!error.ok()) {
-    rows.push_back({"'Error'", std::to_string(ClassifyError(error).code), Quote(error.message())});
+    // Masked like every message a client sees: an error may echo a registered secret.
+    rows.push_back({"'Error'", std::to_string(ClassifyError(error).code),
+                    Quote(Logger::Default().Redact(error.message()))});
   }
   const std::string base =
       ValuesTable({{"Level", "VARCHAR"}, {"Code", "INTEGER"}, {"Message", "VARCHAR"}}, rows);

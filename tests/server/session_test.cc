@@ -4,6 +4,7 @@
 #include <future>
 #include <thread>
 
+#include "common/logging.h"
 #include "server/column_types.h"
 #include "server/mysql_test_util.h"
 #include "server/protocol.h"
@@ -233,6 +234,16 @@ TEST(SessionTest, AnErrorWhileStreamingEndsTheResultWithErr) {
   ASSERT_EQ(warnings.rows.size(), 1u);
   EXPECT_NE(warnings.rows[0][2]->find("boom at"), std::string::npos);
   EXPECT_EQ(One(*client, "SELECT 1").rows.size(), 1u);
+}
+
+TEST(SessionTest, ErrorMessagesMaskRegisteredSecrets) {
+  auto server = StartOrDie();
+  auto client = LoginOrDie(server->port());
+  Logger::Default().AddSecret("wJalrXUtnFEMI-secret");
+  Response r = One(*client, "SELECT * FROM \"wJalrXUtnFEMI-secret\"");
+  EXPECT_EQ(r.error_code, 1146);
+  EXPECT_EQ(r.message.find("wJalrXUtnFEMI-secret"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("****"), std::string::npos) << r.message;
 }
 
 TEST(SessionTest, OversizedAndOutOfOrderPacketsCloseOnlyThatConnection) {

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "common/logging.h"
 #include "engine/engine_test_util.h"
 #include "sql/mysql_errors.h"
 
@@ -234,6 +235,13 @@ TEST_F(RouterTest, ShowWarningsReportsThePreviousError) {
   EXPECT_EQ(warnings.rows[0][1], "1146");
   EXPECT_NE(warnings.rows[0][2].find("Table with name nope does not exist"), std::string::npos);
   EXPECT_EQ(Query("SHOW ERRORS").size(), 1u);  // still the same diagnostics
+  // A registered secret echoed by an error is masked there too.
+  Logger::Default().AddSecret("hunter2-secret");
+  EXPECT_EQ(ErrorCode("SELECT * FROM \"hunter2-secret\""), kErNoSuchTable);
+  const Rows masked = Query("SHOW WARNINGS");
+  ASSERT_EQ(masked.size(), 1u);
+  EXPECT_EQ(masked[0][2].find("hunter2-secret"), std::string::npos) << masked[0][2];
+  EXPECT_NE(masked[0][2].find("****"), std::string::npos) << masked[0][2];
   Ok("SELECT 1");
   EXPECT_EQ(Query("SHOW WARNINGS"), (Rows{}));
 }
