@@ -192,3 +192,34 @@ TEST_F(JobBadInputTest, RetryLoadsQuarantinedFilesAgain) {
 
 }  // namespace
 }  // namespace millrace::job
+
+namespace millrace::job {
+namespace {
+
+// A job paused by a failure resumes by itself (after 1 s here, min(2^n * base, cap) in general);
+// a manual pause never does.
+TEST_F(JobBadInputTest, FailuresResumeAutomaticallyManualPausesDoNot) {
+  harness_.Stop();
+  harness_.set_configure(
+      [](JobServiceConfig& config) { config.auto_resume_base = std::chrono::seconds(1); });
+  harness_.Start();
+  Stage({{"wrong_columns.csv", "a.csv"}});
+  Create("");
+  ASSERT_TRUE(WaitForStatus("PAUSED"));
+  EXPECT_NE(Column("JobRuntimeMsg").find("resumes automatically in 1 s"), std::string::npos);
+  // The producer replaces the bad file; the automatic resume loads it.
+  std::filesystem::remove(in_ + "/a.csv");
+  Stage({{"good.csv", "a.csv"}});
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(Column("Status"), "RUNNING");
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
+  EXPECT_NE(Column("JobRuntimeMsg").find("resumed automatically after"), std::string::npos);
+
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'b'").ok());
+  Stage({{"good.csv", "b.csv"}});
+  EXPECT_FALSE(WaitFor([&] { return Column("Status") != "PAUSED"; }, std::chrono::seconds(4)));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
+}
+
+}  // namespace
+}  // namespace millrace::job

@@ -48,12 +48,18 @@ class JobServiceHarness {
     config.clock = Clock::Real();
     config.work_root = db_path_ + ".work";
     config.retry_backoff = std::chrono::milliseconds(10);
+    if (configure_) configure_(config);
     // Local files settle quickly in tests; S3 sources ignore the setting.
     config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
     auto service = JobService::Start(std::move(config));
     ASSERT_TRUE(service.ok()) << service.status().ToString();
     service_ = std::move(service).value();
     ASSERT_TRUE(service_->RegisterViews(&registry_).ok());
+  }
+
+  // Adjusts the service's configuration before Start (e.g. faster auto-resume).
+  void set_configure(std::function<void(JobServiceConfig&)> configure) {
+    configure_ = std::move(configure);
   }
 
   void Stop() {
@@ -85,6 +91,7 @@ class JobServiceHarness {
 
  private:
   std::string db_path_;
+  std::function<void(JobServiceConfig&)> configure_;
   std::unique_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
   sql::TableFunctionRegistry registry_;
