@@ -187,6 +187,36 @@ TEST_F(RouterTest, SystemVariablesAndSessionFunctionsAnswerAsMySql) {
             (Rows{{"utf8mb4", "UTF-8 Unicode", "utf8mb4_general_ci", "4"}}));
 }
 
+TEST_F(RouterTest, DriverConnectQueriesAreAnswered) {
+  // What MySQL Connector/J 8 sends right after connecting.
+  const Table jdbc =
+      Ok("/* mysql-connector-java-8.0.33 */SELECT @@session.auto_increment_increment AS "
+         "auto_increment_increment, @@character_set_client AS character_set_client, "
+         "@@character_set_connection AS character_set_connection, @@character_set_results AS "
+         "character_set_results, @@character_set_server AS character_set_server, "
+         "@@collation_server AS collation_server, @@collation_connection AS collation_connection, "
+         "@@init_connect AS init_connect, @@interactive_timeout AS interactive_timeout, @@license "
+         "AS license, @@lower_case_table_names AS lower_case_table_names, @@max_allowed_packet AS "
+         "max_allowed_packet, @@net_write_timeout AS net_write_timeout, @@performance_schema AS "
+         "performance_schema, @@query_cache_size AS query_cache_size, @@query_cache_type AS "
+         "query_cache_type, @@sql_mode AS sql_mode, @@system_time_zone AS system_time_zone, "
+         "@@time_zone AS time_zone, @@transaction_isolation AS transaction_isolation, "
+         "@@wait_timeout AS wait_timeout");
+  ASSERT_EQ(jdbc.rows.size(), 1u);
+  EXPECT_EQ(jdbc.columns.size(), 21u);
+  EXPECT_EQ(jdbc.columns[20], "wait_timeout");
+  EXPECT_EQ(jdbc.rows[0][20], "77");
+  // SQLAlchemy and PyMySQL.
+  EXPECT_EQ(Query("SHOW VARIABLES LIKE 'lower_case_table_names'"),
+            (Rows{{"lower_case_table_names", "0"}}));
+  EXPECT_EQ(Query("SELECT CAST('test plain returns' AS CHAR(60)) AS anon_1"),
+            (Rows{{"test plain returns"}}));
+  Ok("SET AUTOCOMMIT = 0");
+  Ok("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci");
+  EXPECT_EQ(Query("SELECT @@tx_isolation, @@collation_connection"),
+            (Rows{{"REPEATABLE-READ", "utf8mb4_unicode_ci"}}));
+}
+
 TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
   Ok("CREATE TABLE `we\"ird` (`select` INTEGER)");
   Ok("INSERT INTO `we\"ird` VALUES (1) # a MySQL comment");
