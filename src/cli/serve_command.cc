@@ -22,12 +22,12 @@
 #include "common/logging.h"
 #include "common/server_config.h"
 #include "engine/database.h"
+#include "http/http_server.h"
+#include "http/metrics.h"
 #include "job/job_catalog.h"
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
-#include "http/http_server.h"
-#include "http/metrics.h"
 #include "server/mysql_server.h"
 #include "sql/router.h"
 
@@ -164,6 +164,7 @@ int RunServe(const std::vector<std::string>& args) {
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
     router_options.hidden_databases = {job::catalog::kSchema};
+    router_options.internal_databases = {job::catalog::kSchema};
     sql::Router router(db->get(), router_options);
 
     // S3()/local() and the streaming jobs. Work directories of a killed run are stale.

@@ -301,6 +301,16 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
     last_error_ = EmptyQueryError();
     return last_error_;
   }
+  for (const Token& token : tokens) {
+    if (token.kind == TokenKind::kPunct || token.kind == TokenKind::kNumber) continue;
+    const std::string text = ToLower(Unquote(statement, token));
+    for (const std::string& internal : router_->options().internal_databases) {
+      if (text.find(ToLower(internal)) != std::string::npos) {
+        last_error_ = DatabaseAccessDeniedError(internal);
+        return last_error_;
+      }
+    }
+  }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})

@@ -115,6 +115,15 @@ TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->out.find("Secret-E2E-9Q"), std::string::npos);
   EXPECT_EQ(server_->Log().find("Secret-E2E-9Q"), std::string::npos);
+  // The catalog that holds it cannot be read (or changed) with SQL.
+  for (const char* sql :
+       {"SELECT * FROM __millrace.jobs", "SELECT * FROM \"__MILLRACE\".jobs",
+        "SELECT * FROM query_table('__millrace.jobs')", "DROP TABLE __millrace.files"}) {
+    auto denied = server::MariaDb(server_->mysql_port(), sql);
+    ASSERT_TRUE(denied.ok());
+    EXPECT_NE(denied->err.find("ERROR 1044 (42000)"), std::string::npos)
+        << sql << ": " << denied->err;
+  }
 
   // Errors arrive as MySQL errors with the message.
   auto bad =
