@@ -25,30 +25,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Waits for the child without blocking forever; true once it exited.
-bool WaitExit(pid_t pid, milliseconds timeout, int* wait_status) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    const pid_t done = ::waitpid(pid, wait_status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-}
-
-int ExitCode(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return -1;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -114,7 +90,7 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(const std::string& d
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (true) {
     std::smatch match;
-    const std::string text = ReadFile(data_dir + "/ports.json");
+    const std::string text = testing::ReadFile(data_dir + "/ports.json");
     if (std::regex_search(text, match, ports) && std::stoi(match[3].str()) == p->pid_) {
       p->mysql_port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
       p->http_port_ = static_cast<uint16_t>(std::stoi(match[2].str()));
@@ -124,7 +100,7 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(const std::string& d
     if (::waitpid(p->pid_, &wait_status, WNOHANG) == p->pid_) {
       p->pid_ = -1;
       return Status::Unavailable("millrace serve exited with status " +
-                                 std::to_string(ExitCode(wait_status)) + ": " + p->Log());
+                                 std::to_string(testing::ExitCode(wait_status)) + ": " + p->Log());
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       return Status::DeadlineExceeded("millrace serve did not start within 60 s: " + p->Log());
@@ -137,19 +113,19 @@ ServerProcess::~ServerProcess() {
   if (pid_ <= 0) return;
   int wait_status = 0;
   ::kill(pid_, SIGKILL);
-  WaitExit(pid_, std::chrono::seconds(10), &wait_status);
+  testing::WaitForExit(pid_, std::chrono::seconds(10), &wait_status);
 }
 
 Result<int> ServerProcess::Terminate(std::chrono::seconds timeout) {
   if (pid_ <= 0) return Status::FailedPrecondition("the server is not running");
   ::kill(pid_, SIGTERM);
   int wait_status = 0;
-  if (!WaitExit(pid_, timeout, &wait_status)) {
+  if (!testing::WaitForExit(pid_, timeout, &wait_status)) {
     return Status::DeadlineExceeded("millrace serve did not stop within " +
                                     std::to_string(timeout.count()) + " s of SIGTERM");
   }
   pid_ = -1;
-  return ExitCode(wait_status);
+  return testing::ExitCode(wait_status);
 }
 
 size_t ServerProcess::RssBytes() const {
@@ -162,7 +138,7 @@ size_t ServerProcess::RssBytes() const {
 }
 
 std::string ServerProcess::Log() const {
-  return ReadFile(log_path_);
+  return testing::ReadFile(log_path_);
 }
 
 testing::TempDir* SharedServerTest::dir_ = nullptr;

@@ -25,13 +25,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // PATH lookup done before fork, so the child only calls async-signal-safe functions.
 std::string FindExecutable(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
@@ -72,8 +65,16 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   return out;
 }
 
-// Waits up to `timeout` for the child; true (and its wait status) once it exited.
-bool WaitFor(pid_t pid, milliseconds timeout, int* wait_status) {
+}  // namespace
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool WaitForExit(pid_t pid, milliseconds timeout, int* wait_status) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     const pid_t done = ::waitpid(pid, wait_status, WNOHANG);
@@ -88,8 +89,6 @@ int ExitCode(int wait_status) {
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
   return -1;
 }
-
-}  // namespace
 
 Result<pid_t> SpawnProcess(const std::vector<std::string>& argv,
                            const std::vector<std::string>& extra_env,
@@ -128,9 +127,9 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
   const std::string err_path = dir.Join("stderr");
   MR_ASSIGN_OR_RETURN(pid_t pid, SpawnProcess(argv, extra_env, out_path, err_path));
   int wait_status = 0;
-  if (!WaitFor(pid, timeout, &wait_status)) {
+  if (!WaitForExit(pid, timeout, &wait_status)) {
     ::kill(pid, SIGKILL);
-    WaitFor(pid, std::chrono::seconds(5), &wait_status);
+    WaitForExit(pid, std::chrono::seconds(5), &wait_status);
     return Status::DeadlineExceeded(argv[0] + " did not finish within " +
                                     std::to_string(timeout.count()) +
                                     " ms; stderr: " + ReadFile(err_path));
@@ -188,9 +187,9 @@ S3rver::~S3rver() {
   if (pid_ <= 0) return;
   int wait_status = 0;
   ::kill(pid_, SIGTERM);
-  if (!WaitFor(pid_, std::chrono::seconds(5), &wait_status)) {
+  if (!WaitForExit(pid_, std::chrono::seconds(5), &wait_status)) {
     ::kill(pid_, SIGKILL);
-    WaitFor(pid_, std::chrono::seconds(5), &wait_status);
+    WaitForExit(pid_, std::chrono::seconds(5), &wait_status);
   }
 }
 

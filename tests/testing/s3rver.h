@@ -50,6 +50,13 @@ struct ProcessResult {
   std::string err;
 };
 
+// Waits up to `timeout` for the child `pid`; true (with its wait status) once it exited.
+bool WaitForExit(pid_t pid, std::chrono::milliseconds timeout, int* wait_status);
+// The exit code of a wait status: the code, or 128 + the signal number when killed.
+int ExitCode(int wait_status);
+// The whole content of a file; "" when it cannot be read.
+std::string ReadFile(const std::string& path);
+
 // Runs argv to completion (killing it after `timeout`) and returns its exit code and output.
 Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                                  const std::vector<std::string>& extra_env = {},
