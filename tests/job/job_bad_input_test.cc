@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "job/job_test_util.h"
+#include "source/local_source.h"
 
 namespace millrace::job {
 namespace {
@@ -219,6 +220,80 @@ TEST_F(JobBadInputTest, FailuresResumeAutomaticallyManualPausesDoNot) {
   Stage({{"good.csv", "b.csv"}});
   EXPECT_FALSE(WaitFor([&] { return Column("Status") != "PAUSED"; }, std::chrono::seconds(4)));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
+}
+
+}  // namespace
+}  // namespace millrace::job
+
+namespace millrace::job {
+namespace {
+
+// The real file system, except that files named *unreadable* cannot be opened (EACCES: the
+// tests run as root, who reads everything) and files named *vanish* are deleted by another
+// process between the listing and the download.
+class HostileFileSystem final : public source::LocalFileSystem {
+ public:
+  Result<std::vector<source::DirectoryEntry>> ListDirectory(const std::string& path) override {
+    return Posix()->ListDirectory(path);
+  }
+  Result<source::FileStat> Stat(const std::string& path) override { return Posix()->Stat(path); }
+  Result<std::unique_ptr<source::ReadableFile>> OpenForRead(const std::string& path) override {
+    if (path.find("unreadable") != std::string::npos) {
+      return source::ErrnoStatus(EACCES, "open", path);
+    }
+    if (path.find("vanish") != std::string::npos) std::filesystem::remove(path);
+    return Posix()->OpenForRead(path);
+  }
+};
+
+class HostileFilesTest : public JobBadInputTest {
+ protected:
+  void SetUp() override {
+    JobBadInputTest::SetUp();
+    harness_.Stop();
+    harness_.set_configure([this](JobServiceConfig& config) {
+      config.make_source = [this](const load::FileFunctionOptions& options)
+          -> Result<std::unique_ptr<source::FileSource>> {
+        source::LocalSourceOptions local;
+        local.settle_time = std::chrono::milliseconds(100);
+        local.file_system = &file_system_;
+        MR_ASSIGN_OR_RETURN(auto src, source::LocalSource::Create(options.pattern, local));
+        return std::unique_ptr<source::FileSource>(std::move(src));
+      };
+    });
+    harness_.Start();
+  }
+  HostileFileSystem file_system_;
+};
+
+TEST_F(HostileFilesTest, UnreadableAndVanishedFilesAreQuarantinedWithSkipFile) {
+  Stage({{"good.csv", "a.csv"},
+         {"good.csv", "b_unreadable.csv"},
+         {"good.csv", "c_vanish.csv"},
+         {"good.csv", "d.csv"}});
+  Create(", \"on_error\" = \"skip_file\"");
+  ASSERT_TRUE(WaitForTasks(1));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
+                            {"b_unreadable.csv", "QUARANTINED", "0", "true"},
+                            {"c_vanish.csv", "QUARANTINED", "0", "true"},
+                            {"d.csv", "LOADED", "2", "false"}}));
+  const Rows errors = harness_.QueryExpanded(
+      "SELECT Error FROM job_files(\"job\" = \"b\") WHERE State = 'QUARANTINED' ORDER BY FileName");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0][0].find("b_unreadable.csv"), std::string::npos) << errors[0][0];
+  EXPECT_NE(errors[0][0].find("Permission denied"), std::string::npos) << errors[0][0];
+  EXPECT_NE(errors[1][0].find("c_vanish.csv"), std::string::npos) << errors[1][0];
+}
+
+TEST_F(HostileFilesTest, AnUnreadableFilePausesADefaultJobNamingIt) {
+  Stage({{"good.csv", "a_unreadable.csv"}});
+  Create("");
+  ASSERT_TRUE(WaitForStatus("PAUSED"));
+  const std::string msg = Column("ErrorMsg");
+  EXPECT_EQ(msg.rfind("{\"code\":\"GET_REMOTE_DATA_ERROR\"", 0), 0u) << msg;
+  EXPECT_NE(msg.find("a_unreadable.csv"), std::string::npos) << msg;
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "0");
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // moments (and at each fail point) while files keep arriving; after every restart the job
 // carries on, and at the end the table holds each file's rows exactly once.
 //
-// MILLRACE_CRASH_FILES (default 1500) and MILLRACE_CRASH_SEED size and seed a run; the
+// MILLRACE_CRASH_FILES (default 2000) and MILLRACE_CRASH_SEED size and seed a run; the
 // default keeps `make test` well under two minutes, e.g. MILLRACE_CRASH_FILES=20000 for a long
 // manual run.
 #include <gtest/gtest.h>
@@ -154,7 +154,7 @@ class JobCrashTest : public ::testing::Test {
 };
 
 TEST_F(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
-  const int files = EnvInt("MILLRACE_CRASH_FILES", 1500);
+  const int files = EnvInt("MILLRACE_CRASH_FILES", 2000);
   std::mt19937 rng(static_cast<unsigned>(EnvInt("MILLRACE_CRASH_SEED", 20261202)));
   std::atomic<int> written{0};
   std::thread producer([&] {

@@ -48,9 +48,9 @@ class JobServiceHarness {
     config.clock = Clock::Real();
     config.work_root = db_path_ + ".work";
     config.retry_backoff = std::chrono::milliseconds(10);
-    if (configure_) configure_(config);
     // Local files settle quickly in tests; S3 sources ignore the setting.
     config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
+    if (configure_) configure_(config);
     auto service = JobService::Start(std::move(config));
     ASSERT_TRUE(service.ok()) << service.status().ToString();
     service_ = std::move(service).value();
