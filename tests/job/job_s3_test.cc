@@ -73,17 +73,22 @@ TEST_F(JobS3Test, CsvJobLoadsExistingThenNewObjects) {
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   ASSERT_TRUE(WaitForCount("ev", 3));
   Put("ev/2026/c.csv", "4,delta\n5,epsilon\n");
+  Put("ev/2026/d.csv", "");  // a 0-byte object: no rows, not an error
   ASSERT_TRUE(WaitForCount("ev", 5));
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("s3ev", "CurrentOffset") == "{\"fileName\":\"ev/2026/d.csv\"}";
+  })) << harness_.JobColumn("s3ev", "ErrorMsg");
   EXPECT_EQ(
       harness_.Query("SELECT id, name FROM ev ORDER BY id"),
       (Rows{{"1", "alpha"}, {"2", "beta"}, {"3", "gamma"}, {"4", "delta"}, {"5", "epsilon"}}));
-  EXPECT_EQ(harness_.JobColumn("s3ev", "CurrentOffset"), "{\"fileName\":\"ev/2026/c.csv\"}");
-  EXPECT_EQ(harness_.JobColumn("s3ev", "EndOffset"), "{\"fileName\":\"ev/2026/c.csv\"}");
+  EXPECT_EQ(harness_.JobColumn("s3ev", "EndOffset"), "{\"fileName\":\"ev/2026/d.csv\"}");
+  EXPECT_EQ(harness_.JobColumn("s3ev", "Status"), "RUNNING");
   EXPECT_EQ(harness_.QueryExpanded("SELECT FileName, Size, State, Rows FROM "
                                    "job_files(\"job\" = \"s3ev\") ORDER BY FileName"),
             (Rows{{"ev/2026/a.csv", "15", "LOADED", "2"},
                   {"ev/2026/b.csv", "8", "LOADED", "1"},
-                  {"ev/2026/c.csv", "18", "LOADED", "2"}}));
+                  {"ev/2026/c.csv", "18", "LOADED", "2"},
+                  {"ev/2026/d.csv", "0", "LOADED", "0"}}));
 }
 
 TEST_F(JobS3Test, JsonAndParquetJobs) {
