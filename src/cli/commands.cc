@@ -52,8 +52,7 @@ int Main(const std::vector<std::string>& args) {
       return command.run(std::vector<std::string>(args.begin() + 1, args.end()));
     }
   }
-  std::fprintf(stderr, "millrace: unknown command '%s' (try 'millrace --help')\n",
-               args[0].c_str());
+  std::fprintf(stderr, "millrace: unknown command '%s' (try 'millrace --help')\n", args[0].c_str());
   return 2;
 }
 
