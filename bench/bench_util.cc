@@ -185,7 +185,7 @@ MachineInfo DescribeMachine(const std::string& data_path) {
   if (slash != std::string::npos) {
     std::ifstream rot("/sys/block/" + best_device.substr(slash + 1) + "/queue/rotational");
     int r = -1;
-    if (rot >> r) rotational = r == 0 ? "non-rotational" : "rotational";
+    if (rot >> r) rotational = "queue/rotational = " + std::to_string(r);
   }
   m.disk = best_device + " (" + best_type + ", " + rotational + ", " + HumanBytes(size) + ", " +
            HumanBytes(free_bytes) + " free)";
@@ -226,7 +226,7 @@ Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)
 }
 
 std::string HumanBytes(uint64_t bytes) {
-  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);
   int u = 0;
   while (v >= 1024 && u < 4) {

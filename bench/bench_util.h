@@ -93,7 +93,7 @@ uint64_t PeakRssBytes(int pid);
 // Runs fn(0..count-1) on `threads` threads; returns the first error (the others stop early).
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn);
 
-// "1.23 GB", "456 MB".
+// "1.23 GiB", "456 MiB" (powers of 1024).
 std::string HumanBytes(uint64_t bytes);
 
 }  // namespace millrace::bench

@@ -47,7 +47,7 @@ struct BenchConfig {
   // Reconciliation listing: loaded objects it lists (whole thousands, at most 10,000).
   int64_t reconcile_objects = 5'000;
   // Memory: a backlog of mem_files CSV files of tp_file_bytes.
-  int mem_files = 20;
+  int mem_files = 40;
   int mem_runs = 1;
   std::string mem_limit = "1GB";
   double mem_target_gb = 1.5;
