@@ -141,21 +141,19 @@ std::string ServerProcess::Log() const {
   return testing::ReadFile(log_path_);
 }
 
-testing::TempDir* SharedServerTest::dir_ = nullptr;
-ServerProcess* SharedServerTest::server_ = nullptr;
+std::unique_ptr<testing::TempDir> SharedServerTest::dir_;
+std::unique_ptr<ServerProcess> SharedServerTest::server_;
 
 void SharedServerTest::StartServer(const ServerProcess::Options& options) {
-  dir_ = new testing::TempDir();
+  dir_ = std::make_unique<testing::TempDir>();
   auto server = ServerProcess::Start(dir_->path(), options);
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  server_ = std::move(server).value().release();
+  server_ = std::move(server).value();
 }
 
 void SharedServerTest::StopServer() {
-  delete server_;
-  server_ = nullptr;
-  delete dir_;
-  dir_ = nullptr;
+  server_.reset();
+  dir_.reset();
 }
 
 Result<HttpReply> HttpGet(uint16_t port, const std::string& path) {

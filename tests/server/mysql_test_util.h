@@ -94,8 +94,8 @@ class SharedServerTest : public ::testing::Test {
   static ServerProcess& server() { return *server_; }
 
  private:
-  static testing::TempDir* dir_;
-  static ServerProcess* server_;
+  static std::unique_ptr<testing::TempDir> dir_;
+  static std::unique_ptr<ServerProcess> server_;
 };
 
 // GET http://127.0.0.1:<port><path> with the real curl; returns the status line's code and body.
