@@ -1,5 +1,7 @@
 // BenchConfig sizes per mode, BenchContext, and the helpers the scenarios share.
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "bench_server.h"
 #include "scenario_util.h"
@@ -50,9 +52,34 @@ std::string BenchContext::Subdir(const std::string& name) {
   return path;
 }
 
+std::string BenchContext::ServerDir(const std::string& name) {
+  server_dirs.push_back(Subdir("servers/" + name));
+  return server_dirs.back();
+}
+
+void FreeServerData(const std::string& server_dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(server_dir)) {
+    if (entry.path().filename() != "server.log") std::filesystem::remove_all(entry.path());
+  }
+}
+
+std::vector<std::string> ServerWarnings(const std::string& server_dir) {
+  std::ifstream log(server_dir + "/server.log");
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(log, line)) {
+    // "2026-12-02 11:14:28 INFO ...": the level is the third field.
+    std::istringstream fields(line);
+    std::string date, time, level;
+    fields >> date >> time >> level;
+    if (!level.empty() && level != "INFO" && level != "DEBUG") lines.push_back(line);
+  }
+  return lines;
+}
+
 Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const std::string& name,
                                                       const std::vector<std::string>& args) {
-  MR_ASSIGN_OR_RETURN(auto server, BenchServer::Start(ctx.Subdir(name), args));
+  MR_ASSIGN_OR_RETURN(auto server, BenchServer::Start(ctx.ServerDir(name), args));
   MR_RETURN_IF_ERROR(server->Execute("CREATE DATABASE bench"));
   return server;
 }

@@ -1,6 +1,7 @@
 // Freshness: with max_interval = 1, a writer PUTs one small file every 200 ms; the latency of a
 // file is from the end of its PUT to its rows being visible to a SELECT through the MySQL front
 // end (polled every few milliseconds).
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <thread>
@@ -96,6 +97,10 @@ Result<RunLatencies> MeasureRun(BenchContext& ctx, BenchServer& server, int run)
     latencies.push_back(SecondsBetween(put_done[i], visible[i]));
   }
   MR_RETURN_IF_ERROR(server.Execute("DROP JOB WHERE jobname = '" + name + "'"));
+  const size_t worst =
+      static_cast<size_t>(std::max_element(latencies.begin(), latencies.end()) - latencies.begin());
+  std::printf("  run %d: %d files, p50 %.3f s, p99 %.3f s, max %.3f s (file %zu)\n", run, files,
+              Percentile(latencies, 50), Percentile(latencies, 99), latencies[worst], worst);
   return RunLatencies{Percentile(latencies, 50), Percentile(latencies, 99),
                       Percentile(latencies, 100)};
 }

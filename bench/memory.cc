@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <filesystem>
 #include <thread>
 
 #include "scenario_util.h"
@@ -58,7 +57,7 @@ Result<std::vector<Figure>> RunMemory(BenchContext& ctx) {
     rates.push_back(static_cast<double>(backlog_bytes) / kMB / *seconds);
     // The next run starts from an empty data directory; free this one's disk now.
     server.reset();
-    std::filesystem::remove_all(ctx.dir + "/mem-server-" + std::to_string(run));
+    FreeServerData(ctx.server_dirs.back());
   }
   const std::string note = "backlog of " + std::to_string(c.mem_files) + " CSV files, " +
                            HumanBytes(backlog_bytes) + ", " + std::to_string(backlog_rows) +

@@ -26,7 +26,7 @@ Status PutFile(BenchContext& ctx, int n, int64_t* rows) {
 }  // namespace
 
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx) {
-  const std::string data_dir = ctx.Subdir("rec-server");
+  const std::string data_dir = ctx.ServerDir("rec-server");
   MR_ASSIGN_OR_RETURN(auto server, BenchServer::Start(data_dir));
   MR_RETURN_IF_ERROR(server->Execute("CREATE DATABASE bench"));
   MR_RETURN_IF_ERROR(server->Execute(std::string("CREATE TABLE ") + kTable + " " + kSmallColumns));

@@ -69,11 +69,19 @@ struct BenchContext {
   Result<PutStats> SmallObjects();
   // A fresh directory under dir.
   std::string Subdir(const std::string& name);
+  // A fresh data directory for a server, remembered so its log can be read afterwards.
+  std::string ServerDir(const std::string& name);
+  std::vector<std::string> server_dirs;  // every ServerDir, in order
 };
 
 inline constexpr char kBucket[] = "bench";
 inline constexpr char kDiscoveryBucket[] = "disc";
 inline constexpr char kSmallPrefix[] = "small";
+
+// Removes a stopped server's database and work files, keeping its log.
+void FreeServerData(const std::string& server_dir);
+// The lines of a server's log above INFO (warnings and errors).
+std::vector<std::string> ServerWarnings(const std::string& server_dir);
 
 Result<std::vector<Figure>> RunThroughput(BenchContext& ctx);
 Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
