@@ -35,7 +35,7 @@ struct BenchConfig {
   int tp_files = 10;
   uint64_t tp_file_bytes = 100'000'000;
   // Small files.
-  int64_t small_files = 20'000;
+  int64_t small_files = 10'000;
   int get_threads = 8;
   // Freshness.
   int fresh_seconds = 60;
