@@ -42,8 +42,17 @@ Result<std::string> BatchLoader::SelectOver(const std::string& readable) {
          spec_.insert_sql.substr(a.call_end);
 }
 
+Status BatchLoader::PreserveInsertionOrder(bool preserve) {
+  if (preserve_order_ == preserve) return Status::Ok();
+  MR_RETURN_IF_ERROR(conn_->Execute(std::string("SET SESSION preserve_insertion_order = ") +
+                                    (preserve ? "true" : "false")));
+  preserve_order_ = preserve;
+  return Status::Ok();
+}
+
 Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
   if (IsEmptyFile(readable)) return FileLoad();
+  if (Status s = PreserveInsertionOrder(false); !s.ok()) return s;
   auto select = SelectOver(readable);
   if (!select.ok()) return select.status().WithContext("file " + key);
   const InsertAnalysis& a = spec_.analysis;
@@ -84,6 +93,7 @@ Status BatchLoader::LoadTargetColumns() {
 Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::string& readable) {
   if (IsEmptyFile(readable)) return FileLoad();
   auto with_file = [&](const Status& s) { return s.WithContext("file " + key); };
+  if (Status s = PreserveInsertionOrder(true); !s.ok()) return s;
   if (Status s = LoadTargetColumns(); !s.ok()) return with_file(s);
   auto select = SelectOver(readable);
   if (!select.ok()) return with_file(select.status());

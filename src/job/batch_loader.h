@@ -13,11 +13,18 @@
 // (IsRowLevelError), rolls back and loads the whole batch carefully: bad rows are rare, and the
 // fast way costs one pass over each file.
 //
+// Row order: a fast load runs with DuckDB's preserve_insertion_order off for its connection
+// (SET SESSION), so DuckDB inserts a file's rows in whatever order its threads read them, as
+// a multi-file load would: keeping the file's order serializes the end of every file's scan
+// and costs about a quarter of the load time. A careful load keeps the order: its record
+// numbers come from it. SQL tables have no order; a SELECT that needs one says ORDER BY.
+//
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,10 +74,13 @@ class BatchLoader {
   Status LoadTargetColumns();
   // The job's SELECT with the file function replaced by the reader over `readable`.
   Result<std::string> SelectOver(const std::string& readable);
+  // Sets the connection's preserve_insertion_order, when it is not already `preserve`.
+  Status PreserveInsertionOrder(bool preserve);
 
   engine::Connection* conn_;
   const LoadSpec& spec_;
-  std::vector<TargetColumn> targets_;  // filled on the first careful load
+  std::vector<TargetColumn> targets_;   // filled on the first careful load
+  std::optional<bool> preserve_order_;  // the session's setting, once this loader set it
 };
 
 }  // namespace millrace::job

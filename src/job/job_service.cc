@@ -750,20 +750,28 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
   fetch.compression = spec.options.compression;
   fetch.parallelism = config_.download_parallelism;
   fetch.copy_local = true;  // the ledger records the version that was read
-  const std::vector<load::FetchedFile> fetched =
-      load::FetchEach(*source, KindOf(spec.analysis.source), files, fetch, (*work)->path());
+  // Files download in the background while earlier ones load; the first round waits for each.
+  load::BatchFetcher fetcher(*source, KindOf(spec.analysis.source), files, fetch, (*work)->path());
   // Files set aside for this task (on_error = skip_file), with the reason.
   std::map<size_t, std::string> quarantined;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (fetched[i].status.ok()) continue;
-    if (!skip_bad_files) {
-      return fail(fetched[i].status, fetched[i].download_failed ? kGetRemoteDataErr : kLoadErr);
+  bool first_fetched = true;
+  // The fetched file i, or why the task fails; a file that could not be fetched is quarantined
+  // (skip_file) and reported as "".
+  auto readable = [&](size_t i) -> Result<std::string> {
+    const load::FetchedFile& fetched = fetcher.Wait(i);
+    if (first_fetched && config_.fail_points != nullptr) {
+      if (Status s = config_.fail_points->Check("task.after_download"); !s.ok()) {
+        return fail(s, kLoadErr);
+      }
     }
-    quarantined[i] = fetched[i].status.message();
-  }
-  if (config_.fail_points != nullptr) {
-    MR_RETURN_IF_ERROR(fail(config_.fail_points->Check("task.after_download"), kLoadErr));
-  }
+    first_fetched = false;
+    if (fetched.status.ok()) return fetched.path;
+    if (!skip_bad_files) {
+      return fail(fetched.status, fetched.download_failed ? kGetRemoteDataErr : kLoadErr);
+    }
+    quarantined[i] = fetched.status.message();
+    return std::string();
+  };
   if (Status s = UseDatabase(*conn, snapshot.database); !s.ok()) return fail(s, kLoadErr);
 
   // Fast first; a row-level error switches the whole batch to the careful load, and a bad file
@@ -790,14 +798,16 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
                       0,
                       spec.now_us,
                       ""};
+      auto path = readable(i);
+      if (!path.ok()) return path.status();
       if (auto q = quarantined.find(i); q != quarantined.end()) {
         row.state = FileState::kQuarantined;
         row.error = q->second;
         ledger.push_back(std::move(row));
         continue;
       }
-      auto loaded = careful ? loader.LoadCareful(files[i].key, fetched[i].path)
-                            : loader.LoadFast(files[i].key, fetched[i].path);
+      auto loaded =
+          careful ? loader.LoadCareful(files[i].key, *path) : loader.LoadFast(files[i].key, *path);
       if (!loaded.ok()) {
         if (!careful && BatchLoader::IsRowLevelError(loaded.status())) {
           switch_to_careful = true;

@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include <atomic>
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -45,75 +45,114 @@ WorkDir::~WorkDir() {
   std::filesystem::remove_all(path_, ec);  // best effort: a leftover is cleaned at start-up
 }
 
-namespace {
-
-// Fetches files[i] for every i, `parallelism` at a time, until `stop` says to stop.
-template <typename Stop>
-std::vector<FetchedFile> FetchParallel(source::FileSource& source, SourceKind kind,
-                                       const std::vector<source::FileInfo>& files,
-                                       const FetchOptions& options, const std::string& work_dir,
-                                       Stop stop) {
-  std::vector<FetchedFile> out(files.size());
-  std::atomic<size_t> next{0};
-  std::atomic<bool> stopped{false};
-  auto fetch_one = [&](size_t i) -> Result<std::string> {
-    std::string local = files[i].key;
-    if (kind == SourceKind::kS3 || options.copy_local) {
-      local = work_dir + "/d" + std::to_string(i) + SuffixOf(files[i].key);
-      Status downloaded = source.Download(files[i], local);
-      if (!downloaded.ok()) {
-        out[i].download_failed = true;
-        return downloaded;
-      }
-    }
-    // A 0-byte file holds no rows, whatever its name says about compression.
-    if (files[i].size == 0) return local;
-    return PrepareLocalFile(local, options.compression, work_dir, static_cast<int>(i));
-  };
-  auto worker = [&] {
-    while (!stopped) {
-      const size_t i = next++;
-      if (i >= files.size()) return;
-      auto fetched = fetch_one(i);
-      if (fetched.ok()) {
-        out[i].path = std::move(fetched).value();
-      } else {
-        out[i].status = fetched.status().WithContext("file " + files[i].key);
-        if (stop()) stopped = true;
-      }
-    }
-  };
+BatchFetcher::BatchFetcher(source::FileSource& source, SourceKind kind,
+                           const std::vector<source::FileInfo>& files, const FetchOptions& options,
+                           std::string work_dir)
+    : source_(source),
+      kind_(kind),
+      files_(files),
+      options_(options),
+      work_dir_(std::move(work_dir)),
+      out_(files.size()) {
+  {
+    MutexLock lock(&mu_);
+    done_.assign(files.size(), false);
+  }
   const int threads =
-      std::max(1, std::min<int>(options.parallelism, static_cast<int>(files.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool)
-    t.join();
-  return out;
+      files.empty() ? 0 : std::clamp<int>(options.parallelism, 1, static_cast<int>(files.size()));
+  for (int t = 0; t < threads; ++t)
+    threads_.emplace_back([this] { Work(); });
 }
 
-}  // namespace
+BatchFetcher::~BatchFetcher() {
+  Cancel();
+  for (auto& t : threads_)
+    t.join();
+}
+
+void BatchFetcher::Cancel() {
+  MutexLock lock(&mu_);
+  cancelled_ = true;
+  // Files never started will not be: report them so no Wait blocks on them.
+  for (size_t i = next_; i < files_.size(); ++i) {
+    if (done_[i]) continue;
+    out_[i].status = Status::Cancelled("the fetch of file " + files_[i].key + " was cancelled");
+    done_[i] = true;
+  }
+  next_ = files_.size();
+  done_cv_.notify_all();
+}
+
+const FetchedFile& BatchFetcher::Wait(size_t i) {
+  MutexLock lock(&mu_);
+  WaitOn(done_cv_, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS { return done_[i]; });
+  return out_[i];
+}
+
+void BatchFetcher::Work() {
+  while (true) {
+    size_t i = 0;
+    {
+      MutexLock lock(&mu_);
+      if (cancelled_ || next_ >= files_.size()) return;
+      i = next_++;
+    }
+    FetchedFile fetched = FetchOne(i);
+    MutexLock lock(&mu_);
+    out_[i] = std::move(fetched);
+    done_[i] = true;
+    done_cv_.notify_all();
+  }
+}
+
+FetchedFile BatchFetcher::FetchOne(size_t i) {
+  const source::FileInfo& file = files_[i];
+  FetchedFile out;
+  out.path = file.key;
+  if (kind_ == SourceKind::kS3 || options_.copy_local) {
+    out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
+    Status downloaded = source_.Download(file, out.path);
+    if (!downloaded.ok()) {
+      out.status = downloaded.WithContext("file " + file.key);
+      out.download_failed = true;
+      out.path.clear();
+      return out;
+    }
+  }
+  // A 0-byte file holds no rows, whatever its name says about compression.
+  if (file.size == 0) return out;
+  auto prepared = PrepareLocalFile(out.path, options_.compression, work_dir_, static_cast<int>(i));
+  if (!prepared.ok()) {
+    out.status = prepared.status().WithContext("file " + file.key);
+    out.path.clear();
+    return out;
+  }
+  out.path = std::move(prepared).value();
+  return out;
+}
 
 Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,
                                             const std::vector<source::FileInfo>& files,
                                             const FetchOptions& options,
                                             const std::string& work_dir) {
-  auto fetched = FetchParallel(source, kind, files, options, work_dir, [] { return true; });
-  for (const FetchedFile& file : fetched) {
-    if (!file.status.ok()) return file.status;
-  }
+  BatchFetcher fetcher(source, kind, files, options, work_dir);
   std::vector<std::string> readable;
-  for (FetchedFile& file : fetched)
-    readable.push_back(std::move(file.path));
+  for (size_t i = 0; i < files.size(); ++i) {
+    const FetchedFile& file = fetcher.Wait(i);
+    if (!file.status.ok()) return file.status;  // the fetcher cancels the rest
+    readable.push_back(file.path);
+  }
   return readable;
 }
 
 std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
                                    const std::vector<source::FileInfo>& files,
                                    const FetchOptions& options, const std::string& work_dir) {
-  return FetchParallel(source, kind, files, options, work_dir, [] { return false; });
+  BatchFetcher fetcher(source, kind, files, options, work_dir);
+  std::vector<FetchedFile> out;
+  for (size_t i = 0; i < files.size(); ++i)
+    out.push_back(fetcher.Wait(i));
+  return out;
 }
 
 }  // namespace millrace::load

@@ -8,13 +8,19 @@
 //   the readable paths in the order of `files`. A 0-byte file is returned as it is: it holds no
 //   rows (see BatchLoader), even when named .gz. The first failure is returned, naming the file;
 //   the other downloads are abandoned.
+// - BatchFetcher fetches the same way in the background, files taken in list order, so a
+//   caller loads file i while the files after it download: the transfer of a batch overlaps
+//   its load instead of preceding it.
 #pragma once
 
+#include <condition_variable>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/result.h"
+#include "common/thread_annotations.h"
 #include "load/file_params.h"
 #include "source/file_source.h"
 #include "sql/doris_table_functions.h"
@@ -55,5 +61,44 @@ struct FetchedFile {
 std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
                                    const std::vector<source::FileInfo>& files,
                                    const FetchOptions& options, const std::string& work_dir);
+
+// Fetches `files` on `options.parallelism` background threads, starting at once.
+// Thread-safety: Wait and Cancel may be called from any thread. The source, the file list and
+// the work directory must outlive the fetcher; the destructor cancels and joins its threads
+// (a download in progress runs to its end).
+class BatchFetcher {
+ public:
+  BatchFetcher(source::FileSource& source, SourceKind kind,
+               const std::vector<source::FileInfo>& files, const FetchOptions& options,
+               std::string work_dir);
+  ~BatchFetcher();
+  BatchFetcher(const BatchFetcher&) = delete;
+  BatchFetcher& operator=(const BatchFetcher&) = delete;
+
+  // Blocks until files[i] is fetched (or failed) and returns its outcome. After Cancel, a file
+  // that was never started reports CANCELLED.
+  const FetchedFile& Wait(size_t i) EXCLUDES(mu_);
+  // Starts no further download.
+  void Cancel() EXCLUDES(mu_);
+
+ private:
+  void Work() EXCLUDES(mu_);
+  FetchedFile FetchOne(size_t i);
+
+  source::FileSource& source_;
+  const SourceKind kind_;
+  const std::vector<source::FileInfo>& files_;
+  const FetchOptions options_;
+  const std::string work_dir_;
+
+  Mutex mu_;
+  std::condition_variable done_cv_;
+  size_t next_ GUARDED_BY(mu_) = 0;
+  bool cancelled_ GUARDED_BY(mu_) = false;
+  // Written by the worker that fetched the file before it sets done_[i]; read after done_[i].
+  std::vector<FetchedFile> out_;
+  std::vector<bool> done_ GUARDED_BY(mu_);
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace millrace::load

@@ -2,6 +2,8 @@
 // with its exact outcome: rows loaded, rows filtered, error text, ledger state, job state.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "job/job_test_util.h"
 #include "source/local_source.h"
 
@@ -150,6 +152,28 @@ TEST_F(JobBadInputTest, NullIntoNotNullColumnIsFiltered) {
                              "ORDER BY Line"),
       (Rows{{"2", "x", "value is NULL or cannot be converted for NOT NULL column of type INTEGER"},
             {"4", "NULL", "NULL value for NOT NULL column"}}));
+}
+
+// Fast loads let DuckDB's threads insert in any order; the careful load that follows a bad row
+// must still number records in file order, in files large enough to be read by several threads.
+TEST_F(JobBadInputTest, ABadRowDeepInALargeFileIsReportedAtItsLine) {
+  constexpr int kRows = 2'000'000;
+  constexpr int kBadLine = 1'500'001;
+  for (const char* name : {"a.csv", "b.csv"}) {
+    std::ofstream out(in_ + "/" + name);
+    for (int line = 1; line <= kRows; ++line) {
+      out << (std::string(name) == "b.csv" && line == kBadLine ? "oops" : std::to_string(line))
+          << ",n\n";
+    }
+  }
+  Create(", \"session.insert_max_filter_ratio\" = \"0.1\"");
+  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 2; }));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), std::to_string(2 * kRows - 1));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Line, Value FROM "
+                                   "filtered_rows(\"job\" = \"b\")"),
+            (Rows{{"b.csv", std::to_string(kBadLine), "oops"}}));
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", std::to_string(kRows), "false"},
+                            {"b.csv", "LOADED", std::to_string(kRows - 1), "false"}}));
 }
 
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {

@@ -1,0 +1,152 @@
+#include "load/batch.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "source/local_source.h"
+#include "testing/temp_dir.h"
+
+namespace millrace::load {
+namespace {
+
+// A local directory whose downloads of chosen keys wait until the test opens their gate, so a
+// test can hold one file in flight and see what the fetcher hands out meanwhile.
+class GatedSource final : public source::FileSource {
+ public:
+  explicit GatedSource(std::unique_ptr<source::FileSource> inner) : inner_(std::move(inner)) {}
+
+  void Hold(const std::string& key) {
+    MutexLock lock(&mu_);
+    held_[key] = true;
+  }
+  void Release(const std::string& key) {
+    MutexLock lock(&mu_);
+    held_[key] = false;
+    cv_.notify_all();
+  }
+  int started() const { return started_; }
+
+  Result<source::Listing> List(const source::ListOptions& options) override {
+    return inner_->List(options);
+  }
+  Result<source::FileInfo> Stat(const std::string& key) override { return inner_->Stat(key); }
+  Status Download(const source::FileInfo& file, const std::string& local_path) override {
+    ++started_;
+    {
+      MutexLock lock(&mu_);
+      WaitOn(cv_, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS { return !held_[file.key]; });
+    }
+    return inner_->Download(file, local_path);
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  std::unique_ptr<source::FileSource> inner_;
+  Mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, bool> held_ GUARDED_BY(mu_);
+  std::atomic<int> started_{0};
+};
+
+class BatchFetcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(dir_.Join("in"));
+    for (int i = 0; i < 6; ++i) {
+      std::ofstream(dir_.path() + "/in/f" + std::to_string(i) + ".csv") << i << ",x\n";
+    }
+    source::LocalSourceOptions options;
+    options.settle_time = std::chrono::milliseconds(0);
+    auto local = source::LocalSource::Create(dir_.path() + "/in/*.csv", options);
+    ASSERT_TRUE(local.ok()) << local.status().ToString();
+    source_ = std::make_unique<GatedSource>(std::move(local).value());
+    auto listing = source_->List({});
+    ASSERT_TRUE(listing.ok()) << listing.status().ToString();
+    files_ = listing->files;
+    ASSERT_EQ(files_.size(), 6u);
+    auto work = WorkDir::Create(dir_.path() + "/work");
+    ASSERT_TRUE(work.ok());
+    work_ = std::move(work).value();
+  }
+
+  FetchOptions Options(int parallelism) {
+    FetchOptions options;
+    options.parallelism = parallelism;
+    options.copy_local = true;
+    return options;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<GatedSource> source_;
+  std::vector<source::FileInfo> files_;
+  std::unique_ptr<WorkDir> work_;
+};
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(BatchFetcherTest, EarlyFilesAreHandedOutWhileLaterOnesAreStillDownloading) {
+  source_->Hold(files_[4].key);
+  BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, Options(2), work_->path());
+  // Files 0-3 are ready although file 4 cannot finish: a caller loads them meanwhile.
+  for (size_t i = 0; i < 4; ++i) {
+    const FetchedFile& f = fetcher.Wait(i);
+    ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+    EXPECT_EQ(Contents(f.path), std::to_string(i) + ",x\n");
+    EXPECT_NE(f.path, files_[i].key) << "copy_local fetches a copy";
+  }
+  source_->Release(files_[4].key);
+  EXPECT_EQ(Contents(fetcher.Wait(4).path), "4,x\n");
+  EXPECT_EQ(Contents(fetcher.Wait(5).path), "5,x\n");
+}
+
+TEST_F(BatchFetcherTest, CancelStartsNothingMoreAndUnblocksWaiters) {
+  source_->Hold(files_[0].key);
+  auto fetcher = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, files_, Options(1),
+                                                work_->path());
+  while (source_->started() < 1)
+    std::this_thread::yield();
+  fetcher->Cancel();
+  // The file never started reports CANCELLED naming it; the one in flight runs to its end.
+  const FetchedFile& later = fetcher->Wait(3);
+  EXPECT_EQ(later.status.code(), StatusCode::kCancelled);
+  EXPECT_NE(later.status.message().find(files_[3].key), std::string::npos);
+  source_->Release(files_[0].key);
+  EXPECT_TRUE(fetcher->Wait(0).status.ok());
+  fetcher.reset();
+  EXPECT_EQ(source_->started(), 1);
+}
+
+TEST_F(BatchFetcherTest, DestroyingAFetcherWithDownloadsPendingJoinsCleanly) {
+  {
+    BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, Options(3), work_->path());
+    ASSERT_TRUE(fetcher.Wait(0).status.ok());
+  }
+  EXPECT_LE(source_->started(), 6);
+}
+
+TEST_F(BatchFetcherTest, AFailedFileIsReportedAndTheOthersStillArrive) {
+  std::filesystem::remove(files_[2].key);
+  auto each = FetchEach(*source_, SourceKind::kLocal, files_, Options(4), work_->path());
+  ASSERT_EQ(each.size(), 6u);
+  for (size_t i = 0; i < each.size(); ++i) {
+    if (i == 2) {
+      EXPECT_EQ(each[i].status.code(), StatusCode::kNotFound);
+      EXPECT_TRUE(each[i].download_failed);
+      EXPECT_NE(each[i].status.message().find(files_[2].key), std::string::npos);
+    } else {
+      EXPECT_TRUE(each[i].status.ok()) << each[i].status.ToString();
+    }
+  }
+  auto all = FetchFiles(*source_, SourceKind::kLocal, files_, Options(4), work_->path());
+  EXPECT_EQ(all.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace millrace::load
