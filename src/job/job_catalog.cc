@@ -342,21 +342,25 @@ Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
 
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();
-  // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
-  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn,
-                                                   "DELETE FROM __millrace.files WHERE "
-                                                   "job_id = ? AND key = ?"));
-  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn,
-                                                    "INSERT INTO __millrace.files VALUES "
-                                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  // One DELETE and one INSERT for the whole batch: the ledger has no index, so a statement
+  // per file would scan it once per file, quadratic in the files a job has loaded.
+  std::string keys;
+  std::string rows;
   for (const LedgerEntry& e : entries) {
-    MR_RETURN_IF_ERROR(del.Reset().Int(e.job_id).Str(e.key).Run().status());
-    Statement& row = stmt.Reset();
-    row.Int(e.job_id).Str(e.key).Str(e.etag).Int(e.size).Str(std::string(FileStateName(e.state)));
-    row.Int(e.task_id).Int(e.rows).Int(e.load_time_us).Str(e.error);
-    MR_RETURN_IF_ERROR(row.Run().status());
+    const std::string job = std::to_string(e.job_id);
+    const std::string key = engine::QuoteLiteral(e.key);
+    keys += (keys.empty() ? "(" : ", (") + job + ", " + key + ")";
+    rows += (rows.empty() ? "(" : ", (") + job + ", " + key + ", " +
+            engine::QuoteLiteral(e.etag) + ", " + std::to_string(e.size) + ", " +
+            engine::QuoteLiteral(std::string(FileStateName(e.state))) + ", " +
+            std::to_string(e.task_id) + ", " + std::to_string(e.rows) + ", " +
+            std::to_string(e.load_time_us) + ", " + engine::QuoteLiteral(e.error) + ")";
   }
-  return Status::Ok();
+  // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
+  MR_RETURN_IF_ERROR(conn.Execute(
+      "DELETE FROM __millrace.files AS f USING (VALUES " + keys +
+      ") AS v(job_id, key) WHERE f.job_id = v.job_id AND f.key = v.key"));
+  return conn.Execute("INSERT INTO __millrace.files VALUES " + rows);
 }
 
 Result<std::vector<LedgerEntry>> LedgerEntries(Connection& conn, int64_t job_id,
