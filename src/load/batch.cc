@@ -94,11 +94,19 @@ void BatchFetcher::Work() {
     size_t i = 0;
     {
       MutexLock lock(&mu_);
+      WaitOn(done_cv_, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS {
+        return cancelled_ || next_ >= files_.size() || in_flight_ == 0 ||
+               bytes_in_flight_ + files_[next_].size <= options_.max_bytes_in_flight;
+      });
       if (cancelled_ || next_ >= files_.size()) return;
       i = next_++;
+      ++in_flight_;
+      bytes_in_flight_ += files_[i].size;
     }
     FetchedFile fetched = FetchOne(i);
     MutexLock lock(&mu_);
+    --in_flight_;
+    bytes_in_flight_ -= files_[i].size;
     out_[i] = std::move(fetched);
     done_[i] = true;
     done_cv_.notify_all();

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -41,6 +42,10 @@ class WorkDir final : public sql::StatementResources {
 struct FetchOptions {
   std::optional<Compression> compression;  // nullopt: by suffix
   int parallelism = 4;
+  // BatchFetcher starts another download only while the files in flight total less than this
+  // (one file is always allowed): small files go `parallelism` at a time, where latency rules,
+  // large ones one at a time, where each finishes sooner so the first load starts sooner.
+  uint64_t max_bytes_in_flight = 32ULL << 20;
   bool copy_local = false;  // local files: read in place (false) or copy the listed version
 };
 
@@ -62,7 +67,8 @@ std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
                                    const std::vector<source::FileInfo>& files,
                                    const FetchOptions& options, const std::string& work_dir);
 
-// Fetches `files` on `options.parallelism` background threads, starting at once.
+// Fetches `files` on `options.parallelism` background threads, starting at once, in list order
+// and within options.max_bytes_in_flight.
 // Thread-safety: Wait and Cancel may be called from any thread. The source, the file list and
 // the work directory must outlive the fetcher; the destructor cancels and joins its threads
 // (a download in progress runs to its end).
@@ -94,6 +100,8 @@ class BatchFetcher {
   Mutex mu_;
   std::condition_variable done_cv_;
   size_t next_ GUARDED_BY(mu_) = 0;
+  int in_flight_ GUARDED_BY(mu_) = 0;
+  uint64_t bytes_in_flight_ GUARDED_BY(mu_) = 0;
   bool cancelled_ GUARDED_BY(mu_) = false;
   // Written by the worker that fetched the file before it sets done_[i]; read after done_[i].
   std::vector<FetchedFile> out_;

@@ -131,6 +131,25 @@ TEST_F(BatchFetcherTest, DestroyingAFetcherWithDownloadsPendingJoinsCleanly) {
   EXPECT_LE(source_->started(), 6);
 }
 
+TEST_F(BatchFetcherTest, LargeFilesDownloadOneAtATimeSmallOnesInParallel) {
+  auto started_while_first_held = [&](uint64_t max_bytes_in_flight) {
+    source_ = std::make_unique<GatedSource>(std::move(source_));  // fresh counters
+    source_->Hold(files_[0].key);
+    FetchOptions options = Options(4);
+    options.max_bytes_in_flight = max_bytes_in_flight;
+    BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, options, work_->path());
+    // Later files start while file 0 is held only if the budget allows them.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int started = source_->started();
+    source_->Release(files_[0].key);
+    for (size_t i = 0; i < files_.size(); ++i)
+      EXPECT_TRUE(fetcher.Wait(i).status.ok());
+    return started;
+  };
+  EXPECT_EQ(started_while_first_held(/*max_bytes_in_flight=*/1), 1);
+  EXPECT_EQ(started_while_first_held(/*max_bytes_in_flight=*/1 << 20), 6);
+}
+
 TEST_F(BatchFetcherTest, AFailedFileIsReportedAndTheOthersStillArrive) {
   std::filesystem::remove(files_[2].key);
   auto each = FetchEach(*source_, SourceKind::kLocal, files_, Options(4), work_->path());
