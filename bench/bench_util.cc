@@ -200,6 +200,28 @@ uint64_t PeakRssBytes(int pid) {
   return hwm.empty() ? 0 : std::stoull(hwm) * 1024;
 }
 
+double CpuSeconds(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  // Fields after the command name, which is parenthesized and may hold spaces: utime and stime
+  // are fields 14 and 15 of the line, 12 and 13 after ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  uint64_t utime = 0;
+  uint64_t stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+double CpuSecondsSelf() {
+  return CpuSeconds(static_cast<int>(::getpid()));
+}
+
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn) {
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};

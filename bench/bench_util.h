@@ -89,6 +89,10 @@ std::string LoadAverage();
 
 // Peak resident set (VmHWM) of a process, in bytes; 0 when it cannot be read.
 uint64_t PeakRssBytes(int pid);
+// CPU time (user + system, all threads) a process has used so far, in seconds; 0 when it cannot
+// be read. CpuSecondsSelf is this process's.
+double CpuSeconds(int pid);
+double CpuSecondsSelf();
 
 // Runs fn(0..count-1) on `threads` threads; returns the first error (the others stop early).
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn);

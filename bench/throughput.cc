@@ -25,20 +25,27 @@ void RemoveDatabase(const std::string& path) {
   std::filesystem::remove(path + ".wal");
 }
 
-// Seconds DuckDB takes to load `set` from local disk into a fresh database file.
-Result<double> DuckDbLoadSeconds(const DataSet& set, const std::string& dir) {
+struct Measured {
+  double seconds = 0;
+  double cpu_seconds = 0;  // of every process doing the work
+};
+
+// Time and CPU DuckDB takes to load `set` from local disk into a fresh database file.
+Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir) {
   const std::string path = dir + "/baseline.duckdb";
   RemoveDatabase(path);
   std::string reader = Info(set.format).duckdb_reader;
   reader.replace(reader.find("%s"), 2, FileListLiteral(set));
-  double seconds = 0;
+  Measured measured;
   {
     MR_ASSIGN_OR_RETURN(auto db, engine::Database::Open({.path = path}));
     MR_ASSIGN_OR_RETURN(auto conn, db->Connect());
     MR_RETURN_IF_ERROR(conn->Execute(std::string("CREATE TABLE t ") + kEventsColumns));
+    const double cpu_start = CpuSecondsSelf();
     const SteadyTime start = Now();
     MR_RETURN_IF_ERROR(conn->Execute("INSERT INTO t SELECT * FROM " + reader));
-    seconds = SecondsSince(start);
+    measured.seconds = SecondsSince(start);
+    measured.cpu_seconds = CpuSecondsSelf() - cpu_start;
     MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
     MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
     if (!chunk || chunk->GetInt64(0, 0) != set.total_rows) {
@@ -46,7 +53,7 @@ Result<double> DuckDbLoadSeconds(const DataSet& set, const std::string& dir) {
     }
   }
   RemoveDatabase(path);
-  return seconds;
+  return measured;
 }
 
 // Seconds our S3 client takes to download the files under `keys` to local disk, as many at a
@@ -84,11 +91,14 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx) {
     }
     MR_RETURN_IF_ERROR(UploadFiles(*ctx.s3, kBucket, uploads, 2));
 
+    const double gb = static_cast<double>(set->total_bytes) / 1e9;
     std::vector<double> mb, rows, base_mb, base_rows, download_mb;
+    std::vector<double> cpu_per_gb, base_cpu_per_gb, store_cpu_per_gb;
     for (int run = 1; run <= ctx.config.runs; ++run) {
-      MR_ASSIGN_OR_RETURN(double base_seconds, DuckDbLoadSeconds(*set, baseline_dir));
-      base_mb.push_back(static_cast<double>(set->total_bytes) / kMB / base_seconds);
-      base_rows.push_back(static_cast<double>(set->total_rows) / base_seconds);
+      MR_ASSIGN_OR_RETURN(Measured base, DuckDbLoad(*set, baseline_dir));
+      base_mb.push_back(static_cast<double>(set->total_bytes) / kMB / base.seconds);
+      base_rows.push_back(static_cast<double>(set->total_rows) / base.seconds);
+      base_cpu_per_gb.push_back(base.cpu_seconds / gb);
 
       MR_ASSIGN_OR_RETURN(double download_seconds, DownloadSeconds(ctx, keys, download_dir));
       download_mb.push_back(static_cast<double>(set->total_bytes) / kMB / download_seconds);
@@ -100,12 +110,17 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx) {
                    .format = info.doris_format,
                    .endpoint = ctx.s3->endpoint(),
                    .reader = info.doris_params};
+      const double server_cpu = CpuSeconds(server->pid());
+      const double store_cpu = CpuSeconds(ctx.s3->pid());
       MR_ASSIGN_OR_RETURN(double seconds, LoadWithJob(*server, spec, kEventsColumns,
                                                       set->total_rows, std::chrono::seconds(900)));
+      const double store_used = CpuSeconds(ctx.s3->pid()) - store_cpu;
+      cpu_per_gb.push_back((CpuSeconds(server->pid()) - server_cpu + store_used) / gb);
+      store_cpu_per_gb.push_back(store_used / gb);
       mb.push_back(static_cast<double>(set->total_bytes) / kMB / seconds);
       rows.push_back(static_cast<double>(set->total_rows) / seconds);
     }
-    // Where a job's time goes: a task downloads its whole batch, then loads it.
+    // Where a job's time goes: the download of a batch overlaps its load, on the same cores.
     auto seconds_per_gb = [](const std::vector<double>& mb_per_s) {
       char buf[16];
       std::snprintf(buf, sizeof(buf), "%.1f s", 1000.0 / Summarize(mb_per_s).median);
@@ -132,6 +147,19 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx) {
     };
     compared("throughput", "MB/s", mb, base_mb);
     compared("rows/s", "rows/s", rows, base_rows);
+    char cpu_note[320];
+    std::snprintf(cpu_note, sizeof(cpu_note),
+                  "CPU time of the Millrace server and of s3rver while the job loads (s3rver: "
+                  "%.1f core-s/GB), against the baseline process's; with every core busy, "
+                  "throughput ratio <= baseline CPU / job CPU = %.2f on this machine",
+                  Summarize(store_cpu_per_gb).median,
+                  Summarize(base_cpu_per_gb).median / Summarize(cpu_per_gb).median);
+    figures.push_back({.name = info.name + " CPU per GB",
+                       .unit = "core-s/GB",
+                       .value = Summarize(cpu_per_gb),
+                       .baseline = Summarize(base_cpu_per_gb),
+                       .baseline_what = what,
+                       .note = cpu_note});
     figures.push_back({.name = info.name + " S3 download alone",
                        .unit = "MB/s",
                        .value = Summarize(download_mb),

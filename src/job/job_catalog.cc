@@ -350,16 +350,16 @@ Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
     const std::string job = std::to_string(e.job_id);
     const std::string key = engine::QuoteLiteral(e.key);
     keys += (keys.empty() ? "(" : ", (") + job + ", " + key + ")";
-    rows += (rows.empty() ? "(" : ", (") + job + ", " + key + ", " +
-            engine::QuoteLiteral(e.etag) + ", " + std::to_string(e.size) + ", " +
+    rows += (rows.empty() ? "(" : ", (") + job + ", " + key + ", " + engine::QuoteLiteral(e.etag) +
+            ", " + std::to_string(e.size) + ", " +
             engine::QuoteLiteral(std::string(FileStateName(e.state))) + ", " +
             std::to_string(e.task_id) + ", " + std::to_string(e.rows) + ", " +
             std::to_string(e.load_time_us) + ", " + engine::QuoteLiteral(e.error) + ")";
   }
   // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
-  MR_RETURN_IF_ERROR(conn.Execute(
-      "DELETE FROM __millrace.files AS f USING (VALUES " + keys +
-      ") AS v(job_id, key) WHERE f.job_id = v.job_id AND f.key = v.key"));
+  MR_RETURN_IF_ERROR(
+      conn.Execute("DELETE FROM __millrace.files AS f USING (VALUES " + keys +
+                   ") AS v(job_id, key) WHERE f.job_id = v.job_id AND f.key = v.key"));
   return conn.Execute("INSERT INTO __millrace.files VALUES " + rows);
 }
 

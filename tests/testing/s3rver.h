@@ -75,6 +75,8 @@ class S3rver {
   // "http://127.0.0.1:<port>"
   const std::string& endpoint() const { return endpoint_; }
   uint16_t port() const { return port_; }
+  // The s3rver (node) process, e.g. for benchmarks that account for the store's CPU time.
+  pid_t pid() const { return pid_; }
   // A client configuration for this server: path-style, us-east-1, the S3RVER credentials,
   // and a retry policy that gives up within seconds.
   s3::S3Config Config() const;
