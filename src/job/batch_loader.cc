@@ -1,6 +1,8 @@
 #include "job/batch_loader.h"
 
+#include <cctype>
 #include <filesystem>
+#include <map>
 
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
@@ -35,8 +37,10 @@ bool BatchLoader::IsRowLevelError(const Status& status) {
          msg.find("NOT NULL constraint failed") != std::string::npos;
 }
 
-Result<std::string> BatchLoader::SelectOver(const std::string& readable) {
-  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, {readable}, *conn_));
+Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables,
+                                            const std::string& file_column) {
+  MR_ASSIGN_OR_RETURN(std::string reader,
+                      load::BuildReadSql(spec_.options, readables, *conn_, file_column));
   const InsertAnalysis& a = spec_.analysis;
   return spec_.insert_sql.substr(a.select_begin, a.call_begin - a.select_begin) + reader +
          spec_.insert_sql.substr(a.call_end);
@@ -53,7 +57,7 @@ Status BatchLoader::PreserveInsertionOrder(bool preserve) {
 Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
   if (IsEmptyFile(readable)) return FileLoad();
   if (Status s = PreserveInsertionOrder(false); !s.ok()) return s;
-  auto select = SelectOver(readable);
+  auto select = SelectOver({readable});
   if (!select.ok()) return select.status().WithContext("file " + key);
   const InsertAnalysis& a = spec_.analysis;
   const std::string sql = spec_.insert_sql.substr(0, a.select_begin) + *select;
@@ -62,6 +66,80 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
   FileLoad load;
   load.rows = (*result)->rows_changed();
   return load;
+}
+
+bool BatchLoader::CanGroup(const LoadSpec& spec) {
+  const load::Format format = spec.options.format;
+  if (format != load::Format::kCsv && format != load::Format::kCsvWithNames &&
+      format != load::Format::kCsvWithNamesAndTypes) {
+    return false;
+  }
+  const InsertAnalysis& a = spec.analysis;
+  const std::vector<sql::Token> tokens = sql::SignificantTokens(spec.insert_sql);
+  auto word = [&](const sql::Token& t, std::string_view w) {
+    return t.kind == sql::TokenKind::kWord && sql::EqualsIgnoreCase(t.Text(spec.insert_sql), w);
+  };
+  const sql::Token* before_call = nullptr;
+  int depth = 0;
+  for (const sql::Token& t : tokens) {
+    if (t.begin < a.select_begin || (t.begin >= a.call_begin && t.end <= a.call_end)) continue;
+    if (t.end <= a.call_begin) before_call = &t;
+    const std::string_view text = t.Text(spec.insert_sql);
+    if (text == "(") ++depth;
+    if (text == ")") --depth;
+    // The call must be the only item of the FROM clause, and nothing may change how many rows
+    // a file's rows become.
+    if (t.begin >= a.call_end && depth == 0 && text == ",") return false;
+    for (std::string_view w : {"DISTINCT", "OVER", "GROUP", "HAVING", "LIMIT", "OFFSET", "ORDER",
+                               "UNION", "INTERSECT", "EXCEPT", "QUALIFY", "WINDOW", "JOIN",
+                               "SAMPLE", "TABLESAMPLE", "USING", "PIVOT", "UNPIVOT"}) {
+      if (word(t, w)) return false;
+    }
+  }
+  return before_call != nullptr && word(*before_call, "FROM");
+}
+
+Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
+    const std::vector<std::string>& readables) {
+  constexpr const char* kFileColumn = "__millrace_file";
+  MR_RETURN_IF_ERROR(PreserveInsertionOrder(false));
+  MR_ASSIGN_OR_RETURN(std::string select, SelectOver(readables));
+  const InsertAnalysis& a = spec_.analysis;
+  MR_ASSIGN_OR_RETURN(auto inserted,
+                      conn_->Query(spec_.insert_sql.substr(0, a.select_begin) + select));
+  const int64_t rows = inserted->rows_changed();
+  inserted.reset();
+
+  // The same rows again, counted by file: the FROM and WHERE of the job's SELECT over the reader
+  // with the file column.
+  MR_ASSIGN_OR_RETURN(std::string reader,
+                      load::BuildReadSql(spec_.options, readables, *conn_, kFileColumn));
+  std::string rest = spec_.insert_sql.substr(a.call_end);
+  while (!rest.empty() &&
+         (std::isspace(static_cast<unsigned char>(rest.back())) || rest.back() == ';')) {
+    rest.pop_back();
+  }
+  MR_ASSIGN_OR_RETURN(
+      auto counted,
+      engine::QueryTextRows(*conn_, std::string("SELECT ") + kFileColumn + ", count(*) FROM " +
+                                        reader + rest + " GROUP BY 1"));
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < readables.size(); ++i)
+    index[readables[i]] = i;
+  std::vector<FileLoad> loads(readables.size());
+  int64_t total = 0;
+  for (const auto& row : counted) {
+    auto it = row.size() == 2 ? index.find(row[0]) : index.end();
+    if (it == index.end()) return Status::Internal("a row of the group came from no file of it");
+    loads[it->second].rows = std::stoll(row[1]);
+    total += loads[it->second].rows;
+  }
+  if (total != rows) {
+    return Status::Aborted("the job's SELECT does not map a file's rows one to one (" +
+                           std::to_string(rows) + " rows inserted, " + std::to_string(total) +
+                           " counted by file)");
+  }
+  return loads;
 }
 
 Status BatchLoader::LoadTargetColumns() {
@@ -95,7 +173,7 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
   auto with_file = [&](const Status& s) { return s.WithContext("file " + key); };
   if (Status s = PreserveInsertionOrder(true); !s.ok()) return s;
   if (Status s = LoadTargetColumns(); !s.ok()) return with_file(s);
-  auto select = SelectOver(readable);
+  auto select = SelectOver({readable});
   if (!select.ok()) return with_file(select.status());
   // Record numbers follow the reader's order (DuckDB preserves insertion order).
   Status staged = conn_->Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStage +

@@ -25,6 +25,12 @@ constexpr int64_t kFilteredRowsKept = 10'000;
 
 // How soon a job looks again at local files that were still being written.
 constexpr std::chrono::milliseconds kUnsettledPoll{200};
+// Small-file groups (BatchLoader::LoadGroupFast): files up to kGroupFileBytes, read twice (the
+// INSERT and the count by file), which costs less than a statement each only while they are
+// small; at most kGroupMaxFiles files and kGroupMaxBytes per group.
+constexpr uint64_t kGroupFileBytes = 64 << 10;
+constexpr size_t kGroupMaxFiles = 1000;
+constexpr uint64_t kGroupMaxBytes = 16 << 20;
 
 int64_t MicrosSinceEpoch(Clock::WallTime t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
@@ -774,11 +780,25 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
   };
   if (Status s = UseDatabase(*conn, snapshot.database); !s.ok()) return fail(s, kLoadErr);
 
+  // Small files of one shape load many to a statement in fast rounds (BatchLoader::CanGroup).
+  bool group_small_files = BatchLoader::CanGroup(spec);
+  std::vector<std::optional<std::vector<std::string>>> shapes(files.size());
+  // The shape of file i when it may join a group, else nullptr.
+  auto groupable = [&](size_t i, const std::string& path) -> const std::vector<std::string>* {
+    if (files[i].size == 0 || files[i].size > kGroupFileBytes || path.empty()) return nullptr;
+    if (!shapes[i]) {
+      auto shape = load::CsvShape(spec.options, path);
+      shapes[i] = shape.ok() ? std::move(shape).value() : std::vector<std::string>();
+    }
+    return shapes[i]->empty() ? nullptr : &*shapes[i];
+  };
+
   // Fast first; a row-level error switches the whole batch to the careful load, and a bad file
-  // (with skip_file) is set aside and the batch loaded again without it. Each round starts a
+  // (with skip_file) is set aside and the batch loaded again without it; a group of files that
+  // fails otherwise is loaded again file by file, which names the bad one. Each round starts a
   // fresh transaction because a DuckDB error aborts the one it happens in.
   bool careful = false;
-  for (size_t round = 0; round <= files.size() + 1; ++round) {
+  for (size_t round = 0; round <= files.size() + 2; ++round) {
     auto txn = conn->Begin();
     if (!txn.ok()) return fail(txn.status(), kLoadErr);
     BatchLoader loader(conn, spec);
@@ -788,43 +808,77 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
     Status file_error;
     size_t bad_file = 0;
     bool switch_to_careful = false;
-    for (size_t i = 0; i < files.size(); ++i) {
-      LedgerEntry row{snapshot.id,
-                      files[i].key,
-                      files[i].etag,
-                      static_cast<int64_t>(files[i].size),
-                      FileState::kLoaded,
-                      task->task_id,
-                      0,
-                      spec.now_us,
-                      ""};
+    bool ungroup = false;
+    auto record = [&](size_t i, FileState state, const FileLoad& loaded, std::string error) {
+      ledger.push_back(LedgerEntry{snapshot.id, files[i].key, files[i].etag,
+                                   static_cast<int64_t>(files[i].size), state, task->task_id,
+                                   loaded.rows, spec.now_us, std::move(error)});
+      if (state != FileState::kLoaded) return;
+      stats.scanned_rows += loaded.rows + loaded.filtered;
+      stats.filtered_rows += loaded.filtered;
+      stats.load_bytes += static_cast<int64_t>(files[i].size);
+      stats.file_size += static_cast<int64_t>(files[i].size);
+      stats.file_number += 1;
+      if (first_error.empty()) first_error = loaded.first_error;
+    };
+    size_t i = 0;
+    while (i < files.size()) {
       auto path = readable(i);
       if (!path.ok()) return path.status();
       if (auto q = quarantined.find(i); q != quarantined.end()) {
-        row.state = FileState::kQuarantined;
-        row.error = q->second;
-        ledger.push_back(std::move(row));
+        record(i, FileState::kQuarantined, FileLoad(), q->second);
+        ++i;
         continue;
       }
-      auto loaded =
-          careful ? loader.LoadCareful(files[i].key, *path) : loader.LoadFast(files[i].key, *path);
+      std::vector<size_t> group{i};
+      std::vector<std::string> paths{*path};
+      const std::vector<std::string>* shape =
+          !careful && group_small_files ? groupable(i, *path) : nullptr;
+      for (uint64_t bytes = files[i].size;
+           shape != nullptr && group.back() + 1 < files.size() && group.size() < kGroupMaxFiles;) {
+        const size_t j = group.back() + 1;
+        if (bytes + files[j].size > kGroupMaxBytes) break;
+        auto next = readable(j);
+        if (!next.ok()) return next.status();
+        const std::vector<std::string>* next_shape =
+            quarantined.count(j) > 0 ? nullptr : groupable(j, *next);
+        if (next_shape == nullptr || *next_shape != *shape) break;
+        group.push_back(j);
+        paths.push_back(std::move(next).value());
+        bytes += files[j].size;
+      }
+      Result<std::vector<FileLoad>> loaded = std::vector<FileLoad>();
+      if (group.size() > 1) {
+        loaded = loader.LoadGroupFast(paths);
+      } else {
+        auto one = careful ? loader.LoadCareful(files[i].key, *path)
+                           : loader.LoadFast(files[i].key, *path);
+        if (one.ok())
+          loaded->push_back(*one);
+        else
+          loaded = one.status();
+      }
       if (!loaded.ok()) {
         if (!careful && BatchLoader::IsRowLevelError(loaded.status())) {
           switch_to_careful = true;
+        } else if (group.size() > 1) {
+          MR_LOG(kInfo) << "job " << snapshot.name << ": loading " << group.size()
+                        << " files one by one: " << loaded.status().message();
+          ungroup = true;
         } else {
           file_error = loaded.status();
           bad_file = i;
         }
         break;
       }
-      row.rows = loaded->rows;
-      stats.scanned_rows += loaded->rows + loaded->filtered;
-      stats.filtered_rows += loaded->filtered;
-      stats.load_bytes += static_cast<int64_t>(files[i].size);
-      stats.file_size += static_cast<int64_t>(files[i].size);
-      stats.file_number += 1;
-      if (first_error.empty()) first_error = loaded->first_error;
-      ledger.push_back(std::move(row));
+      for (size_t k = 0; k < group.size(); ++k)
+        record(group[k], FileState::kLoaded, (*loaded)[k], "");
+      i = group.back() + 1;
+    }
+    if (ungroup) {
+      txn->Rollback().IgnoreError();
+      group_small_files = false;
+      continue;
     }
     if (switch_to_careful) {
       txn->Rollback().IgnoreError();  // the failed statement already aborted it

@@ -294,15 +294,21 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
   return fields;
 }
 
+Result<std::vector<std::string>> FirstRecordOf(const FileFunctionOptions& options,
+                                               const std::string& path) {
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> first,
+                      ReadFirstRecord(path, options.csv, options.csv.skip_lines));
+  if (first.empty()) return Status::InvalidArgument("file '" + path + "' has no record to read");
+  return first;
+}
+
+// `file_column`: see BuildReadSql.
 Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
-                                const std::vector<std::string>& files) {
+                                const std::vector<std::string>& files,
+                                const std::string& file_column) {
   const CsvOptions& csv = options.csv;
   const std::string dialect = CsvDialect(csv);
-  MR_ASSIGN_OR_RETURN(std::vector<std::string> first,
-                      ReadFirstRecord(files.front(), csv, csv.skip_lines));
-  if (first.empty()) {
-    return Status::InvalidArgument("file '" + files.front() + "' has no record to read");
-  }
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> first, FirstRecordOf(options, files.front()));
   std::vector<std::string> names;
   int64_t skip = csv.skip_lines;
   bool header = false;
@@ -316,7 +322,10 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
     header = options.format == Format::kCsvWithNames;
     if (!header) skip += 2;
   }
-  std::string sql = "(SELECT * FROM read_csv(" + FileList(files) + ", " + dialect +
+  // DuckDB's virtual column `filename` is not part of `*`.
+  const std::string file =
+      file_column.empty() ? std::string() : ", filename AS " + engine::QuoteIdentifier(file_column);
+  std::string sql = "(SELECT *" + file + " FROM read_csv(" + FileList(files) + ", " + dialect +
                     ", header=" + (header ? "true" : "false") + ", skip=" + std::to_string(skip) +
                     ", auto_detect=false, columns=" + ColumnsStruct(names) + "))";
   if (csv.trim_double_quotes) {
@@ -326,6 +335,7 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
       const std::string col = engine::QuoteIdentifier(names[i]);
       select += "trim(" + col + ", '\"') AS " + col;
     }
+    if (!file_column.empty()) select += ", " + engine::QuoteIdentifier(file_column);
     sql = select + " FROM " + sql + ")";
   }
   return sql;
@@ -467,19 +477,33 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
 }
 
 Result<std::string> BuildReadSql(const FileFunctionOptions& options,
-                                 const std::vector<std::string>& files, engine::Connection& sniff) {
+                                 const std::vector<std::string>& files, engine::Connection& sniff,
+                                 const std::string& file_column) {
   if (files.empty()) return Status::InvalidArgument("no files to read");
   switch (options.format) {
     case Format::kCsv:
     case Format::kCsvWithNames:
     case Format::kCsvWithNamesAndTypes:
-      return BuildCsvSql(options, files);
+      return BuildCsvSql(options, files, file_column);
     case Format::kJson:
+      if (!file_column.empty()) {
+        return Status::NotSupported("a file column is not available for json");
+      }
       return BuildJsonSql(options, files, sniff);
     case Format::kParquet:
-      return "(SELECT * FROM read_parquet(" + FileList(files) + "))";
+      return "(SELECT *" +
+             (file_column.empty() ? std::string()
+                                  : ", filename AS " + engine::QuoteIdentifier(file_column)) +
+             " FROM read_parquet(" + FileList(files) + "))";
   }
   return Status::Internal("unknown format");
+}
+
+Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
+                                          const std::string& path) {
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> first, FirstRecordOf(options, path));
+  if (options.format == Format::kCsv) return std::vector<std::string>{std::to_string(first.size())};
+  return first;
 }
 
 }  // namespace millrace::load

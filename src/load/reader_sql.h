@@ -14,6 +14,11 @@
 //   parquet -> the file's schema. The schema comes from the first file; later files that do
 //   not fit fail with DuckDB's error naming the file.
 // - `sniff` is used to read the first file's shape; it runs no statement that writes.
+// - With a `file_column` name (csv formats and parquet), the SELECT has one more column, last,
+//   of that name: the path of the file each row came from, as passed in `files`.
+// - CsvShape is what BuildReadSql takes from a CSV file to read it: the number of fields of
+//   its first record (csv) or the record itself (csv_with_names, _and_types). Files of equal
+//   shape can be read by one SELECT exactly as each would be read alone.
 #pragma once
 
 #include <string>
@@ -29,7 +34,11 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
                                      const std::string& work_dir, int index);
 
 Result<std::string> BuildReadSql(const FileFunctionOptions& options,
-                                 const std::vector<std::string>& files, engine::Connection& sniff);
+                                 const std::vector<std::string>& files, engine::Connection& sniff,
+                                 const std::string& file_column = "");
+
+Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
+                                          const std::string& path);
 
 // Decompresses `in` (bz2, lz4frame, deflate/zlib, gzip or zstd) into `out`.
 Status DecompressFile(Compression compression, const std::string& in, const std::string& out);

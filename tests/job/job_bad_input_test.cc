@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "job/job_test_util.h"
 #include "source/local_source.h"
@@ -174,6 +175,84 @@ TEST_F(JobBadInputTest, ABadRowDeepInALargeFileIsReportedAtItsLine) {
             (Rows{{"b.csv", std::to_string(kBadLine), "oops"}}));
   EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", std::to_string(kRows), "false"},
                             {"b.csv", "LOADED", std::to_string(kRows - 1), "false"}}));
+}
+
+// Small files load many to a statement; the outcome is the one of loading each alone.
+class SmallFilesTest : public JobBadInputTest {
+ protected:
+  // Files f00.csv.. where file i holds ids 1..i+1; line `bad_line` of file `bad_file` (if any)
+  // gets a third field. Returns the rows each file holds with an even id.
+  std::vector<int> WriteSmallFiles(int count, int bad_file = -1, int bad_line = 0) {
+    std::vector<int> even;
+    for (int i = 0; i < count; ++i) {
+      std::string content;
+      for (int id = 1; id <= i + 1; ++id) {
+        content += std::to_string(id) + ",f" + std::to_string(i) +
+                   (i == bad_file && id == bad_line ? ",extra" : "") + "\n";
+      }
+      WriteFile(in_ + "/f" + (i < 10 ? "0" : "") + std::to_string(i) + ".csv", content);
+      even.push_back((i + 1) / 2);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // settled: one batch
+    return even;
+  }
+  Rows LedgerRows() {
+    return harness_.QueryExpanded(
+        "SELECT State, Rows FROM job_files(\"job\" = \"b\") ORDER BY FileName");
+  }
+};
+
+TEST_F(SmallFilesTest, EachFileRecordsTheRowsItInserted) {
+  const std::vector<int> even = WriteSmallFiles(40);
+  auto created = harness_.Run(
+      "CREATE JOB b ON STREAMING DO INSERT INTO t SELECT c1, c2 FROM local(\"file_path\" = \"" +
+      in_ +
+      "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\") WHERE CAST(c1 AS INT) % 2 = "
+      "0");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitFor([&] { return LedgerRows().size() == even.size(); }));
+  Rows expected;
+  int total = 0;
+  for (int rows : even) {
+    expected.push_back({"LOADED", std::to_string(rows)});
+    total += rows;
+  }
+  EXPECT_EQ(LedgerRows(), expected);
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), std::to_string(total));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE id % 2 = 1"), "0");
+}
+
+TEST_F(SmallFilesTest, ABadFileAmongSmallOnesIsNamedAlone) {
+  WriteSmallFiles(20, /*bad_file=*/12, /*bad_line=*/5);
+  Create("");
+  ASSERT_TRUE(WaitForStatus("PAUSED"));
+  const std::string msg = Column("ErrorMsg");
+  EXPECT_NE(msg.find(in_ + "/f12.csv"), std::string::npos) << msg;
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "0");
+}
+
+TEST_F(SmallFilesTest, SkipFileQuarantinesOnlyTheBadSmallFile) {
+  WriteSmallFiles(20, /*bad_file=*/12, /*bad_line=*/5);
+  Create(", \"on_error\" = \"skip_file\"");
+  ASSERT_TRUE(WaitFor([&] { return LedgerRows().size() == 20; }));
+  const Rows ledger = LedgerRows();
+  for (size_t i = 0; i < ledger.size(); ++i) {
+    EXPECT_EQ(ledger[i][0], i == 12 ? "QUARANTINED" : "LOADED") << i;
+  }
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), std::to_string(20 * 21 / 2 - 13));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name = 'f12'"), "0");
+}
+
+TEST_F(SmallFilesTest, AnAggregatingSelectStillRunsOncePerFile) {
+  ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE n (rows BIGINT)").ok());
+  WriteSmallFiles(10);
+  auto created = harness_.Run(
+      "CREATE JOB b ON STREAMING DO INSERT INTO n SELECT count(*) FROM local(\"file_path\" = \"" +
+      in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitFor([&] { return LedgerRows().size() == 10; }));
+  EXPECT_EQ(harness_.Query("SELECT list(rows ORDER BY rows) FROM n"),
+            (Rows{{"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"}}));
 }
 
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
