@@ -85,12 +85,14 @@ Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const s
 }
 
 Result<double> LoadWithJob(BenchServer& server, const JobSpec& spec, const std::string& columns,
-                           int64_t rows, std::chrono::seconds timeout) {
+                           int64_t rows, std::chrono::seconds timeout,
+                           const std::function<void()>& on_loaded) {
   MR_RETURN_IF_ERROR(server.Execute("CREATE TABLE " + spec.table + " " + columns));
   const SteadyTime start = Now();
   MR_RETURN_IF_ERROR(server.Execute(CreateJobSql(spec)));
   MR_ASSIGN_OR_RETURN(SteadyTime done, server.WaitForRows(spec.table, rows, spec.name, timeout));
   const double seconds = SecondsBetween(start, done);
+  if (on_loaded) on_loaded();
   // More rows than the files hold would be a duplicate load: exactly-once broken.
   MR_ASSIGN_OR_RETURN(int64_t loaded, server.QueryInt("SELECT count(*) FROM " + spec.table));
   if (loaded != rows) {

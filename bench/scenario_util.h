@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,8 +13,9 @@
 namespace millrace::bench {
 
 inline constexpr double kMB = 1e6;
-// JobServiceConfig::download_parallelism as `millrace serve` sets it (the default).
-inline constexpr int kJobDownloadParallelism = 4;
+// Downloads at once in the "S3 download alone" figures: what the store can deliver. (A job
+// downloads files of ~100 MB one at a time, overlapped with loading the ones before.)
+inline constexpr int kDownloadAloneParallelism = 4;
 
 // A server on a fresh data directory `name` under the scratch root, with database `bench`.
 Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const std::string& name,
@@ -21,8 +23,10 @@ Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const s
 
 // Creates spec.table with `columns`, creates the job, waits until the table holds `rows` rows
 // and checks it holds no more; then drops the job and the table. Returns the seconds from
-// CREATE JOB to the rows being visible.
+// CREATE JOB to the rows being visible. `on_loaded`, when given, runs as soon as they are (before
+// the job and table are dropped).
 Result<double> LoadWithJob(BenchServer& server, const JobSpec& spec, const std::string& columns,
-                           int64_t rows, std::chrono::seconds timeout);
+                           int64_t rows, std::chrono::seconds timeout,
+                           const std::function<void()>& on_loaded = nullptr);
 
 }  // namespace millrace::bench

@@ -43,7 +43,9 @@ struct JobServiceConfig {
   load::SourceFactory make_source;
   const FailPoints* fail_points = nullptr;  // may be null
   int workers = 2;
-  int download_parallelism = 4;
+  // Most downloads of a task at once (small files; large ones go one at a time, see
+  // load::FetchOptions::max_bytes_in_flight).
+  int download_parallelism = 8;
   int task_retries = 3;
   std::chrono::milliseconds retry_backoff{500};
   int task_history = 100;
