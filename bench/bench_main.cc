@@ -123,7 +123,10 @@ std::string Method() {
   50 ms over the MySQL protocol). Baseline: DuckDB 1.4.4 in the benchmark process, a fresh
   database file on the same disk, `INSERT INTO t SELECT * FROM read_csv([...])` (or
   `read_parquet`, `read_json`) over the same files on local disk, default threads. MB = 10^6
-  bytes of file.
+  bytes of file. CPU per GB: user + system time of the server and s3rver processes (from
+  /proc) from `CREATE JOB` to the rows being visible, against the benchmark process's during
+  the baseline INSERT. s3rver runs on the same cores, so its share is work the baseline does
+  not have; when every core is busy the throughput ratio cannot exceed baseline CPU / job CPU.
 - **Small files.** CSV objects of 1-4 KB (sizes and content drawn from the seed), 1000 keys
   per "directory" level. Millrace: a job with default properties (256 files a task); files/s
   from `CREATE JOB` to all rows visible. Baseline: the same objects fetched with GetObject by
@@ -168,7 +171,8 @@ std::string RenderDoc(const BenchConfig& config, const Options& options, const M
       << "Both build `millrace` and `millrace_bench` (`BUILD_DIR=...` picks the build "
          "directory), start s3rver (npm s3rver@3.7.1) and the real `millrace serve` on "
          "ephemeral ports in a temporary directory, and remove everything afterwards. The "
-         "benchmark is not part of `make test`.\n\n"
+         "benchmark is not part of `make test`. What these figures led to, with before and "
+         "after: [PERFORMANCE.md](PERFORMANCE.md).\n\n"
       << "## Machine\n\n"
       << "| | |\n| --- | --- |\n"
       << "| CPUs (nproc) | " << start.cpus << " |\n"

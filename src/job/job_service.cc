@@ -31,6 +31,11 @@ constexpr std::chrono::milliseconds kUnsettledPoll{200};
 constexpr uint64_t kGroupFileBytes = 64 << 10;
 constexpr size_t kGroupMaxFiles = 1000;
 constexpr uint64_t kGroupMaxBytes = 16 << 20;
+// A task whose batch is at most kReadAheadMaxBytes and leaves files after it lists and starts
+// downloading the next batch while it loads (NextBatch); the worker then runs the next task at
+// once, for up to kTaskChain before it lets other jobs' tasks have their turn.
+constexpr uint64_t kReadAheadMaxBytes = 64 << 20;
+constexpr std::chrono::seconds kTaskChain{10};
 
 int64_t MicrosSinceEpoch(Clock::WallTime t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
@@ -59,6 +64,52 @@ Status UseDatabase(engine::Connection& conn, const std::string& database) {
 struct TaskFailure {
   Status status;
   std::string code;  // ErrorMsg code when it pauses the job
+};
+
+// The next batch of a job, listed and downloading on a thread of its own while the current
+// batch loads. Only a read ahead: the task that takes it checks that the job's epoch and offset
+// are still the ones it was listed for, and loads and commits it like any batch.
+class NextBatch {
+ public:
+  NextBatch(std::shared_ptr<source::FileSource> source, load::SourceKind kind,
+            source::ListOptions list, load::FetchOptions fetch, std::string work_root,
+            int64_t epoch)
+      : start_after_(list.start_after), epoch_(epoch) {
+    lister_ = std::thread(
+        [this, source = std::move(source), kind, list, fetch, root = std::move(work_root)] {
+          listing_ = source->List(list);
+          if (!listing_.ok() || listing_->files.empty()) return;
+          auto work = load::WorkDir::Create(root);
+          if (!work.ok()) return;
+          work_ = std::move(work).value();
+          fetcher_ = std::make_unique<load::BatchFetcher>(*source, kind, listing_->files, fetch,
+                                                          work_->path());
+        });
+  }
+  ~NextBatch() {
+    if (lister_.joinable()) lister_.join();
+    fetcher_.reset();  // before the directory it writes to
+  }
+  NextBatch(const NextBatch&) = delete;
+  NextBatch& operator=(const NextBatch&) = delete;
+
+  // The listing and its downloads, once listed, if they are for this epoch and offset; else
+  // nullptr. The fetcher lives as long as this object.
+  load::BatchFetcher* Take(int64_t epoch, const std::string& offset, source::Listing* listing) {
+    if (lister_.joinable()) lister_.join();
+    if (epoch != epoch_ || offset != start_after_ || fetcher_ == nullptr) return nullptr;
+    *listing = *listing_;  // a copy: the fetcher reads the files of listing_
+    return fetcher_.get();
+  }
+
+ private:
+  const std::string start_after_;
+  const int64_t epoch_;
+  // Written by lister_ before it ends; read after it is joined.
+  Result<source::Listing> listing_ = Status::Unavailable("not listed yet");
+  std::unique_ptr<load::WorkDir> work_;
+  std::unique_ptr<load::BatchFetcher> fetcher_;
+  std::thread lister_;
 };
 
 }  // namespace
@@ -128,10 +179,23 @@ class JobService::Impl final : public JobSnapshotSource {
   void WorkerLoop(engine::Connection* conn);
   // Picks a job whose turn it is; nullptr when stopping.
   JobEntry* NextDueLocked() REQUIRES(mu_);
+  load::FetchOptions FetchOptionsFor(const load::FileFunctionOptions& options) const {
+    load::FetchOptions fetch;
+    fetch.compression = options.compression;
+    fetch.parallelism = config_.download_parallelism;
+    fetch.copy_local = true;  // the ledger records the version that was read
+    return fetch;
+  }
+  // Runs a task of the job, and more at once while each leaves files for the next and read
+  // ahead (NextBatch), for up to kTaskChain.
   void RunTask(JobEntry* entry, engine::Connection* conn);
+  // One task; true when it committed a batch and read the next one ahead into *next.
+  bool RunOneTask(JobEntry* entry, engine::Connection* conn, std::unique_ptr<NextBatch>* next);
+  // `prefetched`: the batch's downloads already under way (NextBatch), or nullptr to start them.
   Result<LoadStatistic> LoadBatch(JobEntry* entry, const JobRecord& snapshot,
                                   const std::vector<source::FileInfo>& files, bool advances,
-                                  TaskRecord* task, engine::Connection* conn, TaskFailure* failure);
+                                  TaskRecord* task, engine::Connection* conn, TaskFailure* failure,
+                                  load::BatchFetcher* prefetched);
   Result<LoadStatistic> CommitBatch(JobEntry* entry, const JobRecord& snapshot,
                                     const std::string& new_offset, engine::Transaction txn,
                                     const LoadStatistic& stats,
@@ -562,12 +626,31 @@ void JobService::Impl::UpdateHistoryLocked(JobEntry* entry, const TaskRecord& ta
 }
 
 void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
+  std::unique_ptr<NextBatch> next;
+  const Steady until = config_.clock->SteadyNow() + kTaskChain;
+  while (RunOneTask(entry, conn, &next) && next != nullptr) {
+    MutexLock lock(&mu_);
+    if (stopping_ || entry->record.state != JobState::kRunning ||
+        config_.clock->SteadyNow() >= until) {
+      break;
+    }
+  }
+}
+
+bool JobService::Impl::RunOneTask(JobEntry* entry, engine::Connection* conn,
+                                  std::unique_ptr<NextBatch>* next) {
+  // A read ahead not taken by this task is stale after it: dropped on return.
+  std::unique_ptr<NextBatch> ahead = std::move(*next);
   JobRecord snapshot;
   std::shared_ptr<source::FileSource> source;
+  load::FetchOptions fetch;  // for the read ahead
+  load::SourceKind kind = load::SourceKind::kS3;
   {
     MutexLock lock(&mu_);
     snapshot = entry->record;
     source = entry->source;
+    fetch = FetchOptionsFor(entry->options);
+    kind = KindOf(entry->analysis.source);
   }
   const JobProperties& props = snapshot.properties;
   bool reconcile_due = false;
@@ -603,9 +686,13 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
   list.max_bytes = static_cast<uint64_t>(props.max_batch_bytes);
 
   Result<source::Listing> listing = source::Listing();
+  load::BatchFetcher* prefetched = nullptr;
   if (!below_offset.empty()) {
     listing->files = std::move(below_offset);
     listing->more = true;  // new files may wait after the offset: look again at once
+  } else if (ahead != nullptr &&
+             (prefetched = ahead->Take(snapshot.epoch, snapshot.current_offset, &*listing))) {
+    // Listed and downloading since the last task.
   } else {
     listing = source->List(list);
   }
@@ -617,15 +704,15 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
   }
   if (!listing.ok()) {
     MutexLock lock(&mu_);
-    if (entry->record.epoch != snapshot.epoch) return;
+    if (entry->record.epoch != snapshot.epoch) return false;
     TaskFailure failure{listing.status(), std::string(kGetRemoteDataErr)};
     FailTaskLocked(entry, nullptr, failure, conn);
-    return;
+    return false;
   }
 
   if (listing->files.empty()) {
     MutexLock lock(&mu_);
-    if (entry->record.epoch != snapshot.epoch) return;
+    if (entry->record.epoch != snapshot.epoch) return false;
     if (listing->last_matching_key > entry->record.end_offset) {
       entry->record.end_offset = listing->last_matching_key;
     }
@@ -635,7 +722,7 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
       // Files are still being written: look again soon rather than after max_interval, and a
       // ONCE job is not finished while they are pending.
       entry->next_run = config_.clock->SteadyNow() + kUnsettledPoll;
-      return;
+      return false;
     }
     entry->next_run = config_.clock->SteadyNow() + std::chrono::seconds(props.max_interval_seconds);
     if (props.ingestion_mode == IngestionMode::kOnce) {
@@ -645,12 +732,12 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
       Status status = PersistLocked(*conn, finished);
       if (!status.ok()) {
         MR_LOG(kError) << "job " << finished.name << ": " << status.ToString();
-        return;
+        return false;
       }
       entry->record = finished;
       MR_LOG(kInfo) << "job " << finished.name << " FINISHED (ingestion_mode ONCE)";
     }
-    return;
+    return false;
   }
 
   // A batch of late files or retries does not move the offset.
@@ -658,7 +745,7 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
   TaskRecord task;
   {
     MutexLock lock(&mu_);
-    if (entry->record.epoch != snapshot.epoch) return;
+    if (entry->record.epoch != snapshot.epoch) return false;
     task.task_id = entry->record.next_task_id++;
     snapshot.next_task_id = entry->record.next_task_id;
     task.job_id = snapshot.id;
@@ -679,6 +766,16 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
     UpdateHistoryLocked(entry, task);
   }
 
+  uint64_t batch_bytes = 0;
+  for (const auto& f : listing->files)
+    batch_bytes += f.size;
+  if (advances && listing->more && batch_bytes <= kReadAheadMaxBytes) {
+    source::ListOptions after = list;
+    after.start_after = listing->files.back().key;
+    *next =
+        std::make_unique<NextBatch>(source, kind, after, fetch, config_.work_root, snapshot.epoch);
+  }
+
   TaskFailure failure;
   for (int attempt = 0; attempt <= config_.task_retries; ++attempt) {
     if (attempt > 0) {
@@ -693,7 +790,8 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
         break;
       }
     }
-    auto stats = LoadBatch(entry, snapshot, listing->files, advances, &task, conn, &failure);
+    auto stats = LoadBatch(entry, snapshot, listing->files, advances, &task, conn, &failure,
+                           attempt == 0 ? prefetched : nullptr);
     if (stats.ok()) {
       MR_LOG(kInfo) << "job " << snapshot.name << " task " << task.Label() << " loaded "
                     << stats->file_number << " files, " << stats->scanned_rows
@@ -706,7 +804,7 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
       if (!more && props.ingestion_mode == IngestionMode::kOnce) {
         entry->next_run = config_.clock->SteadyNow();  // one more poll to see it is drained
       }
-      return;
+      return *next != nullptr;
     }
     // Cancellation and too many bad rows are not transient: retrying cannot help.
     if (failure.status.code() == StatusCode::kCancelled || failure.code == kTooManyFailureRowsErr) {
@@ -721,15 +819,17 @@ void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
     task.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
     ++entry->record.canceled_tasks;
     UpdateHistoryLocked(entry, task);
-    return;
+    return false;
   }
   FailTaskLocked(entry, &task, failure, conn);
+  return false;
 }
 
 Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobRecord& snapshot,
                                                   const std::vector<source::FileInfo>& files,
                                                   bool advances, TaskRecord* task,
-                                                  engine::Connection* conn, TaskFailure* failure) {
+                                                  engine::Connection* conn, TaskFailure* failure,
+                                                  load::BatchFetcher* prefetched) {
   auto fail = [&](Status status, std::string_view code) -> Status {
     failure->status = status;
     failure->code = std::string(code);
@@ -750,21 +850,25 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
   spec.now_us = MicrosSinceEpoch(config_.clock->WallNow());
   const bool skip_bad_files = snapshot.properties.on_error == OnError::kSkipFile;
 
-  auto work = load::WorkDir::Create(config_.work_root);
-  if (!work.ok()) return fail(work.status(), kLoadErr);
-  load::FetchOptions fetch;
-  fetch.compression = spec.options.compression;
-  fetch.parallelism = config_.download_parallelism;
-  fetch.copy_local = true;  // the ledger records the version that was read
   // Files download in the background while earlier ones load; the first round waits for each.
-  load::BatchFetcher fetcher(*source, KindOf(spec.analysis.source), files, fetch, (*work)->path());
+  std::unique_ptr<load::WorkDir> work;
+  std::unique_ptr<load::BatchFetcher> own_fetcher;
+  load::BatchFetcher* fetcher = prefetched;
+  if (fetcher == nullptr) {
+    auto created = load::WorkDir::Create(config_.work_root);
+    if (!created.ok()) return fail(created.status(), kLoadErr);
+    work = std::move(created).value();
+    own_fetcher = std::make_unique<load::BatchFetcher>(*source, KindOf(spec.analysis.source), files,
+                                                       FetchOptionsFor(spec.options), work->path());
+    fetcher = own_fetcher.get();
+  }
   // Files set aside for this task (on_error = skip_file), with the reason.
   std::map<size_t, std::string> quarantined;
   bool first_fetched = true;
   // The fetched file i, or why the task fails; a file that could not be fetched is quarantined
   // (skip_file) and reported as "".
   auto readable = [&](size_t i) -> Result<std::string> {
-    const load::FetchedFile& fetched = fetcher.Wait(i);
+    const load::FetchedFile& fetched = fetcher->Wait(i);
     if (first_fetched && config_.fail_points != nullptr) {
       if (Status s = config_.fail_points->Check("task.after_download"); !s.ok()) {
         return fail(s, kLoadErr);

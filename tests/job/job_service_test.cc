@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <thread>
+
 #include "job/job_test_util.h"
 
 namespace millrace::job {
@@ -101,6 +104,58 @@ TEST_F(JobServiceTest, PauseStopsLoadingAndResumeCatchesUp) {
   ASSERT_TRUE(WaitForRows(7));
   EXPECT_EQ(harness_.JobColumn("p", "Status"), "RUNNING");
   EXPECT_EQ(harness_.JobColumn("p", "ErrorMsg"), "NULL");
+}
+
+// Batches of small files chain: each task lists and downloads the next batch while it loads,
+// and the next task takes it. Every file still loads once, in tasks of consecutive files.
+TEST_F(JobServiceTest, ChainedBatchesLoadEveryFileOnceInOrder) {
+  constexpr int kFiles = 300;
+  for (int i = 0; i < kFiles; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "f%03d.csv", i);
+    WriteCsv(name, i * 3, 3);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // all settled
+  ASSERT_TRUE(
+      harness_.Run(CreateSql("c", "\"max_interval\" = \"60\", \"s3.max_batch_files\" = \"20\""))
+          .ok());
+  ASSERT_TRUE(WaitForRows(3 * kFiles));
+  EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), std::to_string(3 * kFiles));
+  EXPECT_EQ(harness_.JobColumn("c", "SucceedTaskCount"), std::to_string(kFiles / 20));
+  // Each task took the 20 files after the previous one's.
+  const Rows tasks = harness_.QueryExpanded(
+      "SELECT regexp_extract(json_extract_string(RunningOffset, '$.startFileName'), 'f(\\d+)', 1), "
+      "regexp_extract(json_extract_string(RunningOffset, '$.endFileName'), 'f(\\d+)', 1) "
+      "FROM tasks(type := 'insert') WHERE JobName = 'c' ORDER BY TaskId");
+  ASSERT_EQ(tasks.size(), static_cast<size_t>(kFiles / 20));
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    EXPECT_EQ(std::stoi(tasks[t][0]), static_cast<int>(t) * 20) << t;
+    EXPECT_EQ(std::stoi(tasks[t][1]), static_cast<int>(t) * 20 + 19) << t;
+  }
+  EXPECT_EQ(harness_.QueryExpanded("SELECT count(*), count(DISTINCT FileName) FROM "
+                                   "job_files(\"job\" = \"c\") WHERE State = 'LOADED'"),
+            (Rows{{std::to_string(kFiles), std::to_string(kFiles)}}));
+}
+
+TEST_F(JobServiceTest, PauseEndsAChainAndResumeLoadsTheRestOnce) {
+  constexpr int kFiles = 400;
+  for (int i = 0; i < kFiles; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "f%03d.csv", i);
+    WriteCsv(name, i, 1);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(
+      harness_.Run(CreateSql("c", "\"max_interval\" = \"60\", \"s3.max_batch_files\" = \"5\""))
+          .ok());
+  ASSERT_TRUE(WaitFor([&] { return harness_.JobColumn("c", "SucceedTaskCount") != "0"; }));
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'c'").ok());
+  const std::string loaded = harness_.Value("SELECT count(*) FROM t");
+  EXPECT_FALSE(WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != loaded; },
+                       std::chrono::seconds(2)));
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'c'").ok());
+  ASSERT_TRUE(WaitForRows(kFiles));
+  EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), std::to_string(kFiles));
 }
 
 TEST_F(JobServiceTest, AlterRules) {
