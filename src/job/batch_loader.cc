@@ -33,14 +33,28 @@ bool IsEmptyFile(const std::string& path) {
 
 bool BatchLoader::IsRowLevelError(const Status& status) {
   const std::string& msg = status.message();
+  // A JSON transform error is a value that does not fit the columns of the batch's first file
+  // (fast loads): the careful load detects each file's own.
   return msg.find("Conversion Error") != std::string::npos ||
-         msg.find("NOT NULL constraint failed") != std::string::npos;
+         msg.find("NOT NULL constraint failed") != std::string::npos ||
+         msg.find("JSON transform error") != std::string::npos;
 }
 
-Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables,
-                                            const std::string& file_column) {
-  MR_ASSIGN_OR_RETURN(std::string reader,
-                      load::BuildReadSql(spec_.options, readables, *conn_, file_column));
+Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {
+  if (!fast) {
+    MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_));
+    return WithReader(reader);
+  }
+  if (!json_columns_) {
+    MR_ASSIGN_OR_RETURN(json_columns_,
+                        load::DetectJsonColumns(spec_.options, readables.front(), *conn_));
+  }
+  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
+                                                             {.json_columns = *json_columns_}));
+  return WithReader(reader);
+}
+
+std::string BatchLoader::WithReader(const std::string& reader) const {
   const InsertAnalysis& a = spec_.analysis;
   return spec_.insert_sql.substr(a.select_begin, a.call_begin - a.select_begin) + reader +
          spec_.insert_sql.substr(a.call_end);
@@ -57,7 +71,7 @@ Status BatchLoader::PreserveInsertionOrder(bool preserve) {
 Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
   if (IsEmptyFile(readable)) return FileLoad();
   if (Status s = PreserveInsertionOrder(false); !s.ok()) return s;
-  auto select = SelectOver({readable});
+  auto select = SelectOver({readable}, /*fast=*/true);
   if (!select.ok()) return select.status().WithContext("file " + key);
   const InsertAnalysis& a = spec_.analysis;
   const std::string sql = spec_.insert_sql.substr(0, a.select_begin) + *select;
@@ -103,7 +117,7 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
     const std::vector<std::string>& readables) {
   constexpr const char* kFileColumn = "__millrace_file";
   MR_RETURN_IF_ERROR(PreserveInsertionOrder(false));
-  MR_ASSIGN_OR_RETURN(std::string select, SelectOver(readables));
+  MR_ASSIGN_OR_RETURN(std::string select, SelectOver(readables, /*fast=*/true));
   const InsertAnalysis& a = spec_.analysis;
   MR_ASSIGN_OR_RETURN(auto inserted,
                       conn_->Query(spec_.insert_sql.substr(0, a.select_begin) + select));
@@ -112,8 +126,8 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
 
   // The same rows again, counted by file: the FROM and WHERE of the job's SELECT over the reader
   // with the file column.
-  MR_ASSIGN_OR_RETURN(std::string reader,
-                      load::BuildReadSql(spec_.options, readables, *conn_, kFileColumn));
+  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
+                                                             {.file_column = kFileColumn}));
   std::string rest = spec_.insert_sql.substr(a.call_end);
   while (!rest.empty() &&
          (std::isspace(static_cast<unsigned char>(rest.back())) || rest.back() == ';')) {
@@ -173,7 +187,7 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
   auto with_file = [&](const Status& s) { return s.WithContext("file " + key); };
   if (Status s = PreserveInsertionOrder(true); !s.ok()) return s;
   if (Status s = LoadTargetColumns(); !s.ok()) return with_file(s);
-  auto select = SelectOver({readable});
+  auto select = SelectOver({readable}, /*fast=*/false);
   if (!select.ok()) return with_file(select.status());
   // Record numbers follow the reader's order (DuckDB preserves insertion order).
   Status staged = conn_->Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStage +

@@ -74,8 +74,8 @@ class BatchLoader {
   Result<std::vector<FileLoad>> LoadGroupFast(const std::vector<std::string>& readables);
   Result<FileLoad> LoadCareful(const std::string& key, const std::string& readable);
 
-  // True for errors a careful load turns into filtered rows: conversion failures and NULLs in
-  // NOT NULL columns.
+  // True for errors a careful load turns into filtered rows: conversion failures, NULLs in
+  // NOT NULL columns, and json values that do not fit the batch's columns.
   static bool IsRowLevelError(const Status& status);
 
  private:
@@ -85,10 +85,12 @@ class BatchLoader {
     bool not_null = false;
   };
   Status LoadTargetColumns();
-  // The job's SELECT with the file function replaced by the reader over `readables`, which has a
-  // last column `file_column` naming each row's file when that is not "".
-  Result<std::string> SelectOver(const std::vector<std::string>& readables,
-                                 const std::string& file_column = "");
+  // The job's SELECT with the file function replaced by the reader over `readables`. A fast
+  // load reads json with the columns detected in the first file of the batch (by name, one
+  // detection); a careful one lets DuckDB detect each file's, so a value of another type in a
+  // later file is a filtered row rather than a failed read.
+  Result<std::string> SelectOver(const std::vector<std::string>& readables, bool fast);
+  std::string WithReader(const std::string& reader) const;
   // Sets the connection's preserve_insertion_order, when it is not already `preserve`.
   Status PreserveInsertionOrder(bool preserve);
 
@@ -96,6 +98,8 @@ class BatchLoader {
   const LoadSpec& spec_;
   std::vector<TargetColumn> targets_;   // filled on the first careful load
   std::optional<bool> preserve_order_;  // the session's setting, once this loader set it
+  // json: the columns detected in the first file loaded, read by name in every file.
+  std::optional<std::string> json_columns_;
 };
 
 }  // namespace millrace::job

@@ -389,12 +389,19 @@ std::string LastSegment(const std::string& path) {
   return name.empty() ? path : name;
 }
 
+bool PlainJson(const FileFunctionOptions& options) {
+  return options.format == Format::kJson && options.json.json_root.empty() &&
+         options.json.jsonpaths.empty();
+}
+
 Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
-                                 const std::vector<std::string>& files, engine::Connection& sniff) {
+                                 const std::vector<std::string>& files, engine::Connection& sniff,
+                                 const std::string& columns) {
   const JsonOptions& json = options.json;
-  if (json.json_root.empty() && json.jsonpaths.empty()) {
+  if (PlainJson(options)) {
     return "(SELECT * FROM read_json(" + FileList(files) +
-           ", format=" + QuoteLiteral(JsonFormat(json)) + "))";
+           ", format=" + QuoteLiteral(JsonFormat(json)) +
+           (columns.empty() ? std::string() : ", columns=" + columns) + "))";
   }
   // Rows are the JSON values at json_root of each document (the elements, when the root holds
   // an array and strip_outer_array is set).
@@ -478,8 +485,9 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
 
 Result<std::string> BuildReadSql(const FileFunctionOptions& options,
                                  const std::vector<std::string>& files, engine::Connection& sniff,
-                                 const std::string& file_column) {
+                                 const ReadSqlOptions& read) {
   if (files.empty()) return Status::InvalidArgument("no files to read");
+  const std::string& file_column = read.file_column;
   switch (options.format) {
     case Format::kCsv:
     case Format::kCsvWithNames:
@@ -489,7 +497,7 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
       if (!file_column.empty()) {
         return Status::NotSupported("a file column is not available for json");
       }
-      return BuildJsonSql(options, files, sniff);
+      return BuildJsonSql(options, files, sniff, read.json_columns);
     case Format::kParquet:
       return "(SELECT *" +
              (file_column.empty() ? std::string()
@@ -497,6 +505,24 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
              " FROM read_parquet(" + FileList(files) + "))";
   }
   return Status::Internal("unknown format");
+}
+
+Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const std::string& file,
+                                      engine::Connection& sniff) {
+  if (!PlainJson(options)) return std::string();
+  MR_ASSIGN_OR_RETURN(std::string reader, BuildJsonSql(options, {file}, sniff, ""));
+  MR_ASSIGN_OR_RETURN(auto described,
+                      engine::QueryTextRows(sniff,
+                                            "SELECT column_name, column_type FROM (DESCRIBE "
+                                            "SELECT * FROM " +
+                                                reader + ")"));
+  if (described.empty()) return std::string();
+  std::string columns = "{";
+  for (const auto& row : described) {
+    if (columns.size() > 1) columns += ", ";
+    columns += QuoteLiteral(row[0]) + ": " + QuoteLiteral(row[1]);
+  }
+  return columns + "}";
 }
 
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,

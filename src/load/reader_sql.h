@@ -14,8 +14,12 @@
 //   parquet -> the file's schema. The schema comes from the first file; later files that do
 //   not fit fail with DuckDB's error naming the file.
 // - `sniff` is used to read the first file's shape; it runs no statement that writes.
-// - With a `file_column` name (csv formats and parquet), the SELECT has one more column, last,
+// - ReadSqlOptions::file_column (csv formats and parquet): the SELECT has one more column, last,
 //   of that name: the path of the file each row came from, as passed in `files`.
+// - ReadSqlOptions::json_columns (json without json_root or jsonpaths): the columns to read, as
+//   DetectJsonColumns returned them for another file, instead of DuckDB detecting them in each
+//   file: fields are then taken by name (one missing reads as NULL, one not listed is ignored),
+//   and the detection pass over every file is saved.
 // - CsvShape is what BuildReadSql takes from a CSV file to read it: the number of fields of
 //   its first record (csv) or the record itself (csv_with_names, _and_types). Files of equal
 //   shape can be read by one SELECT exactly as each would be read alone.
@@ -33,9 +37,19 @@ namespace millrace::load {
 Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Compression> declared,
                                      const std::string& work_dir, int index);
 
+struct ReadSqlOptions {
+  std::string file_column;
+  std::string json_columns;
+};
+
 Result<std::string> BuildReadSql(const FileFunctionOptions& options,
                                  const std::vector<std::string>& files, engine::Connection& sniff,
-                                 const std::string& file_column = "");
+                                 const ReadSqlOptions& read = {});
+
+// For json without json_root or jsonpaths: the columns DuckDB detects in `file` (names and
+// types, as read_json's `columns` argument); "" for other formats.
+Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const std::string& file,
+                                      engine::Connection& sniff);
 
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path);

@@ -255,6 +255,34 @@ TEST_F(SmallFilesTest, AnAggregatingSelectStillRunsOncePerFile) {
             (Rows{{"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"}}));
 }
 
+// JSON files of one task are read with the fields of its first file, by name: a file with the
+// fields in another order, one lacking a field or one with an extra field loads the same rows.
+TEST_F(JobBadInputTest, JsonFilesOfATaskAreReadByTheFieldNamesOfTheFirst) {
+  WriteFile(in_ + "/a.json", "{\"id\": 1, \"name\": \"a\"}\n");
+  WriteFile(in_ + "/b.json", "{\"name\": \"b\", \"id\": 2}\n");
+  WriteFile(in_ + "/c.json", "{\"id\": 3}\n");
+  WriteFile(in_ + "/d.json", "{\"id\": 4, \"name\": \"d\", \"extra\": true}\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // one task
+  Create("", "*.json", "json", "SELECT *");
+  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 4; }));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"),
+            (Rows{{"1", "a"}, {"2", "b"}, {"3", "NULL"}, {"4", "d"}}));
+}
+
+// A value that does not fit the first file's column type is a bad row, filtered like any.
+TEST_F(JobBadInputTest, AJsonValueOfAnotherTypeInALaterFileIsABadRow) {
+  WriteFile(in_ + "/a.json", "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"b\"}\n");
+  WriteFile(in_ + "/b.json", "{\"id\": \"oops\", \"name\": \"c\"}\n{\"id\": 4, \"name\": \"d\"}\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Create(", \"session.insert_max_filter_ratio\" = \"0.5\"", "*.json", "json", "SELECT *");
+  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 2; }));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"),
+            (Rows{{"1", "a"}, {"2", "b"}, {"4", "d"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Line, Value FROM "
+                                   "filtered_rows(\"job\" = \"b\")"),
+            (Rows{{"b.json", "1", "\"oops\""}}));  // the value as JSON text
+}
+
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
   Stage({{"empty.csv", "a.csv"}, {"good.csv", "b.csv"}});
   Create("");
