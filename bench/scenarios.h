@@ -32,10 +32,10 @@ struct BenchConfig {
   int runs = 3;
   uint64_t seed = 20260107;
   // Throughput: files of about tp_file_bytes per format.
-  int tp_files = 10;
+  int tp_files = 20;
   uint64_t tp_file_bytes = 100'000'000;
   // Small files.
-  int64_t small_files = 10'000;
+  int64_t small_files = 20'000;
   int get_threads = 8;
   // Freshness.
   int fresh_seconds = 60;
