@@ -82,35 +82,50 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
   return load;
 }
 
-bool BatchLoader::CanGroup(const LoadSpec& spec) {
+namespace {
+
+// Where the FROM that introduces the job's S3()/local() call begins, when the statement can
+// load files in groups (see CanGroup); nullopt otherwise.
+std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
   const load::Format format = spec.options.format;
   if (format != load::Format::kCsv && format != load::Format::kCsvWithNames &&
       format != load::Format::kCsvWithNamesAndTypes) {
-    return false;
+    return std::nullopt;
   }
   const InsertAnalysis& a = spec.analysis;
-  const std::vector<sql::Token> tokens = sql::SignificantTokens(spec.insert_sql);
+  const std::string& sql = spec.insert_sql;
   auto word = [&](const sql::Token& t, std::string_view w) {
-    return t.kind == sql::TokenKind::kWord && sql::EqualsIgnoreCase(t.Text(spec.insert_sql), w);
+    return t.kind == sql::TokenKind::kWord && sql::EqualsIgnoreCase(t.Text(sql), w);
   };
   const sql::Token* before_call = nullptr;
+  int selects = 0;
   int depth = 0;
-  for (const sql::Token& t : tokens) {
+  for (const sql::Token& t : sql::SignificantTokens(sql)) {
+    // One SELECT in the statement: a subquery or CTE could read the target table, which the
+    // group's INSERT changes before the count by file runs.
+    if (word(t, "SELECT") && ++selects > 1) return std::nullopt;
     if (t.begin < a.select_begin || (t.begin >= a.call_begin && t.end <= a.call_end)) continue;
     if (t.end <= a.call_begin) before_call = &t;
-    const std::string_view text = t.Text(spec.insert_sql);
+    const std::string_view text = t.Text(sql);
     if (text == "(") ++depth;
     if (text == ")") --depth;
-    // The call must be the only item of the FROM clause, and nothing may change how many rows
-    // a file's rows become.
-    if (t.begin >= a.call_end && depth == 0 && text == ",") return false;
+    // The call must be the only item of the FROM clause, and nothing may make a row depend on
+    // the rows of another file.
+    if (t.begin >= a.call_end && depth == 0 && text == ",") return std::nullopt;
     for (std::string_view w : {"DISTINCT", "OVER", "GROUP", "HAVING", "LIMIT", "OFFSET", "ORDER",
                                "UNION", "INTERSECT", "EXCEPT", "QUALIFY", "WINDOW", "JOIN",
-                               "SAMPLE", "TABLESAMPLE", "USING", "PIVOT", "UNPIVOT"}) {
-      if (word(t, w)) return false;
+                               "SAMPLE", "TABLESAMPLE", "USING", "PIVOT", "UNPIVOT", "WITH"}) {
+      if (word(t, w)) return std::nullopt;
     }
   }
-  return before_call != nullptr && word(*before_call, "FROM");
+  if (before_call == nullptr || !word(*before_call, "FROM")) return std::nullopt;
+  return before_call->begin;
+}
+
+}  // namespace
+
+bool BatchLoader::CanGroup(const LoadSpec& spec) {
+  return GroupableFrom(spec).has_value();
 }
 
 Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
@@ -124,8 +139,11 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
   const int64_t rows = inserted->rows_changed();
   inserted.reset();
 
-  // The same rows again, counted by file: the FROM and WHERE of the job's SELECT over the reader
-  // with the file column.
+  // The same rows again, counted by file: the job's SELECT list with the file column added, over
+  // the reader with that column. An aggregate in the list fails to bind (the caller then loads
+  // file by file); a set-returning function's rows count for the file they came from.
+  const std::optional<size_t> from = GroupableFrom(spec_);
+  if (!from) return Status::FailedPrecondition("the job's SELECT cannot load files in groups");
   MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
                                                              {.file_column = kFileColumn}));
   std::string rest = spec_.insert_sql.substr(a.call_end);
@@ -133,10 +151,14 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
          (std::isspace(static_cast<unsigned char>(rest.back())) || rest.back() == ';')) {
     rest.pop_back();
   }
-  MR_ASSIGN_OR_RETURN(
-      auto counted,
-      engine::QueryTextRows(*conn_, std::string("SELECT ") + kFileColumn + ", count(*) FROM " +
-                                        reader + rest + " GROUP BY 1"));
+  const std::string& sql = spec_.insert_sql;
+  const std::string by_file = sql.substr(a.select_begin, *from - a.select_begin) + ", " +
+                              kFileColumn + " AS __millrace_counted_file " +
+                              sql.substr(*from, a.call_begin - *from) + reader + rest;
+  // The newline ends a trailing -- comment of the job's statement.
+  MR_ASSIGN_OR_RETURN(auto counted, engine::QueryTextRows(
+                                        *conn_, "SELECT __millrace_counted_file, count(*) FROM (" +
+                                                    by_file + "\n) GROUP BY 1"));
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < readables.size(); ++i)
     index[readables[i]] = i;

@@ -62,15 +62,16 @@ class BatchLoader {
 
   // Small files load many to a statement (one INSERT and one count for the group instead of an
   // INSERT per file: DuckDB spends about a millisecond on each statement, more than on a file of
-  // a few KB) when that cannot change the outcome: a csv format, a SELECT that maps each row of
-  // a file to at most one row (a projection and a WHERE over the call alone: no DISTINCT,
-  // window, GROUP BY, HAVING, LIMIT, ORDER BY, join or set operation), and files of one
-  // CsvShape, so one reader reads each file as it would alone.
+  // a few KB) when that cannot change the outcome: a csv format, files of one CsvShape (one
+  // reader reads each as it would alone), and a statement with one SELECT whose FROM is the
+  // call alone, without DISTINCT, window, GROUP BY, HAVING, LIMIT, ORDER BY, join, set
+  // operation or CTE, so that each output row comes from the rows of one file.
   static bool CanGroup(const LoadSpec& spec);
-  // Loads `readables` (non-empty files of one shape) with one INSERT; each file's rows come
-  // from the same SELECT counted by file. A row-level error is returned as LoadFast's; ABORTED
-  // when the counts do not add up to the rows inserted (an aggregate the analysis cannot see).
-  // Other errors do not say which file is bad: the caller loads the files one by one.
+  // Loads `readables` (non-empty files of one shape) with one INSERT; each file's rows are
+  // counted by the job's SELECT list with the file's name added, over the same FROM and WHERE
+  // (an aggregate then fails to bind). A row-level error is returned as LoadFast's; ABORTED
+  // when the counts do not add up to the rows inserted. Other errors do not say which file is
+  // bad: the caller loads the files one by one.
   Result<std::vector<FileLoad>> LoadGroupFast(const std::vector<std::string>& readables);
   Result<FileLoad> LoadCareful(const std::string& key, const std::string& readable);
 

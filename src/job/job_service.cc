@@ -74,17 +74,16 @@ class NextBatch {
   NextBatch(std::shared_ptr<source::FileSource> source, load::SourceKind kind,
             source::ListOptions list, load::FetchOptions fetch, std::string work_root,
             int64_t epoch)
-      : start_after_(list.start_after), epoch_(epoch) {
-    lister_ = std::thread(
-        [this, source = std::move(source), kind, list, fetch, root = std::move(work_root)] {
-          listing_ = source->List(list);
-          if (!listing_.ok() || listing_->files.empty()) return;
-          auto work = load::WorkDir::Create(root);
-          if (!work.ok()) return;
-          work_ = std::move(work).value();
-          fetcher_ = std::make_unique<load::BatchFetcher>(*source, kind, listing_->files, fetch,
-                                                          work_->path());
-        });
+      : source_(std::move(source)), start_after_(list.start_after), epoch_(epoch) {
+    lister_ = std::thread([this, kind, list, fetch, root = std::move(work_root)] {
+      listing_ = source_->List(list);
+      if (!listing_.ok() || listing_->files.empty()) return;
+      auto work = load::WorkDir::Create(root);
+      if (!work.ok()) return;
+      work_ = std::move(work).value();
+      fetcher_ = std::make_unique<load::BatchFetcher>(*source_, kind, listing_->files, fetch,
+                                                      work_->path());
+    });
   }
   ~NextBatch() {
     if (lister_.joinable()) lister_.join();
@@ -103,6 +102,7 @@ class NextBatch {
   }
 
  private:
+  const std::shared_ptr<source::FileSource> source_;  // the fetcher's threads read it
   const std::string start_after_;
   const int64_t epoch_;
   // Written by lister_ before it ends; read after it is joined.
@@ -626,11 +626,18 @@ void JobService::Impl::UpdateHistoryLocked(JobEntry* entry, const TaskRecord& ta
 }
 
 void JobService::Impl::RunTask(JobEntry* entry, engine::Connection* conn) {
+  int64_t epoch = 0;
+  {
+    MutexLock lock(&mu_);
+    epoch = entry->record.epoch;
+  }
   std::unique_ptr<NextBatch> next;
   const Steady until = config_.clock->SteadyNow() + kTaskChain;
   while (RunOneTask(entry, conn, &next) && next != nullptr) {
+    // A PAUSE, ALTER or DROP bumps the epoch before it waits for this task to end: the chain
+    // must end with it, not start a task under the new epoch.
     MutexLock lock(&mu_);
-    if (stopping_ || entry->record.state != JobState::kRunning ||
+    if (stopping_ || entry->record.epoch != epoch || entry->record.state != JobState::kRunning ||
         config_.clock->SteadyNow() >= until) {
       break;
     }
@@ -902,7 +909,9 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
   // fails otherwise is loaded again file by file, which names the bad one. Each round starts a
   // fresh transaction because a DuckDB error aborts the one it happens in.
   bool careful = false;
-  for (size_t round = 0; round <= files.size() + 2; ++round) {
+  // Rounds: at most one that ungroups, one that turns careful, one per quarantined file and the
+  // one that commits.
+  for (size_t round = 0; round < files.size() + 3; ++round) {
     auto txn = conn->Begin();
     if (!txn.ok()) return fail(txn.status(), kLoadErr);
     BatchLoader loader(conn, spec);
@@ -963,7 +972,10 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
           loaded = one.status();
       }
       if (!loaded.ok()) {
-        if (!careful && BatchLoader::IsRowLevelError(loaded.status())) {
+        if (loaded.status().code() == StatusCode::kCancelled) {
+          file_error = loaded.status();  // interrupted: returned as it is, below
+          bad_file = i;
+        } else if (!careful && BatchLoader::IsRowLevelError(loaded.status())) {
           switch_to_careful = true;
         } else if (group.size() > 1) {
           MR_LOG(kInfo) << "job " << snapshot.name << ": loading " << group.size()
@@ -991,7 +1003,10 @@ Result<LoadStatistic> JobService::Impl::LoadBatch(JobEntry* entry, const JobReco
     }
     if (!file_error.ok()) {
       txn->Rollback().IgnoreError();
-      if (!skip_bad_files) return fail(file_error, kLoadErr);
+      // An interrupted statement (PAUSE, DROP, stop) says nothing about the file.
+      if (!skip_bad_files || file_error.code() == StatusCode::kCancelled) {
+        return fail(file_error, kLoadErr);
+      }
       MR_LOG(kWarning) << "job " << snapshot.name << ": quarantining " << files[bad_file].key
                        << ": " << file_error.message();
       quarantined[bad_file] = file_error.message();

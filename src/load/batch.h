@@ -6,8 +6,8 @@
 // - FetchFiles downloads (S3) or copies (local, when `copy_local`) the listed version of each file,
 //   `parallelism` at a time, then prepares each for DuckDB (see PrepareLocalFile). It returns
 //   the readable paths in the order of `files`. A 0-byte file is returned as it is: it holds no
-//   rows (see BatchLoader), even when named .gz. The first failure is returned, naming the file;
-//   the other downloads are abandoned.
+//   rows (see BatchLoader), even when named .gz. The first failure in list order is returned,
+//   naming the file; downloads not started are abandoned, those running are let finish.
 // - BatchFetcher fetches the same way in the background, files taken in list order, so a
 //   caller loads file i while the files after it download: the transfer of a batch overlaps
 //   its load instead of preceding it.
@@ -44,7 +44,8 @@ struct FetchOptions {
   int parallelism = 4;
   // BatchFetcher starts another download only while the files in flight total less than this
   // (one file is always allowed): small files go `parallelism` at a time, where latency rules,
-  // large ones one at a time, where each finishes sooner so the first load starts sooner.
+  // files larger than the budget one at a time, so each finishes sooner and the first load
+  // starts sooner.
   uint64_t max_bytes_in_flight = 32ULL << 20;
   bool copy_local = false;  // local files: read in place (false) or copy the listed version
 };

@@ -519,6 +519,13 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
   if (described.empty()) return std::string();
   std::string columns = "{";
   for (const auto& row : described) {
+    // Only flat columns carry over to other files: a field null in every sampled row is typed
+    // JSON (a later file's strings would keep their quotes), and nested types would drop the
+    // nested fields the first file lacks. Those files are detected one by one.
+    const std::string& type = row[1];
+    for (std::string_view nested : {"JSON", "STRUCT", "MAP", "UNION", "[", "NULL"}) {
+      if (type.find(nested) != std::string::npos) return std::string();
+    }
     if (columns.size() > 1) columns += ", ";
     columns += QuoteLiteral(row[0]) + ": " + QuoteLiteral(row[1]);
   }

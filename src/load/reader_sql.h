@@ -47,7 +47,9 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
                                  const ReadSqlOptions& read = {});
 
 // For json without json_root or jsonpaths: the columns DuckDB detects in `file` (names and
-// types, as read_json's `columns` argument); "" for other formats.
+// types, as read_json's `columns` argument) when all are flat (no JSON, STRUCT, LIST, MAP or
+// UNION type: a field null in every sampled row is typed JSON); "" otherwise and for other
+// formats.
 Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const std::string& file,
                                       engine::Connection& sniff);
 

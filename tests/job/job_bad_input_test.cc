@@ -283,6 +283,18 @@ TEST_F(JobBadInputTest, AJsonValueOfAnotherTypeInALaterFileIsABadRow) {
             (Rows{{"b.json", "1", "\"oops\""}}));  // the value as JSON text
 }
 
+// A field null in every row of the first file says nothing of its type: a later file's
+// strings load as strings, not as JSON text with quotes.
+TEST_F(JobBadInputTest, AJsonFieldNullInTheFirstFileTakesTheLaterFilesValues) {
+  WriteFile(in_ + "/a.json", "{\"id\": 1, \"name\": null}\n");
+  WriteFile(in_ + "/b.json", "{\"id\": 2, \"name\": \"b\"}\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Create("", "*.json", "json", "SELECT *");
+  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 2; }));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"),
+            (Rows{{"1", "NULL"}, {"2", "b"}}));
+}
+
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
   Stage({{"empty.csv", "a.csv"}, {"good.csv", "b.csv"}});
   Create("");

@@ -145,9 +145,11 @@ TEST_F(JobServiceTest, PauseEndsAChainAndResumeLoadsTheRestOnce) {
     WriteCsv(name, i, 1);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_TRUE(
-      harness_.Run(CreateSql("c", "\"max_interval\" = \"60\", \"s3.max_batch_files\" = \"5\""))
-          .ok());
+  ASSERT_TRUE(harness_
+                  .Run(CreateSql("c",
+                                 "\"max_interval\" = \"60\", \"s3.max_batch_files\" = \"5\", "
+                                 "\"on_error\" = \"skip_file\""))
+                  .ok());
   ASSERT_TRUE(WaitFor([&] { return harness_.JobColumn("c", "SucceedTaskCount") != "0"; }));
   ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'c'").ok());
   const std::string loaded = harness_.Value("SELECT count(*) FROM t");
@@ -156,6 +158,10 @@ TEST_F(JobServiceTest, PauseEndsAChainAndResumeLoadsTheRestOnce) {
   ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'c'").ok());
   ASSERT_TRUE(WaitForRows(kFiles));
   EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), std::to_string(kFiles));
+  // The interrupted statements of the pause were not taken for bad files.
+  EXPECT_EQ(harness_.QueryExpanded("SELECT count(*) FROM job_files(\"job\" = \"c\") WHERE "
+                                   "State <> 'LOADED'"),
+            (Rows{{"0"}}));
 }
 
 TEST_F(JobServiceTest, AlterRules) {
