@@ -33,6 +33,17 @@ class JobBadInputTest : public LocalJobTest {
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
 
+  // Writes the JSON files (name, content), lets them settle so one task takes them all, creates
+  // job b over them with `properties` and waits until the ledger has them all.
+  void LoadJson(const std::vector<std::pair<std::string, std::string>>& files,
+                const std::string& properties = "") {
+    for (const auto& [name, content] : files)
+      WriteFile(in_ + "/" + name, content);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Create(properties, "*.json", "json", "SELECT *");
+    ASSERT_TRUE(WaitFor([&] { return Ledger().size() == files.size(); }));
+  }
+
   std::string Column(const std::string& column) { return harness_.JobColumn("b", column); }
   bool WaitForStatus(const std::string& status) {
     return WaitFor([&] { return Column("Status") == status; });
@@ -258,24 +269,19 @@ TEST_F(SmallFilesTest, AnAggregatingSelectStillRunsOncePerFile) {
 // JSON files of one task are read with the fields of its first file, by name: a file with the
 // fields in another order, one lacking a field or one with an extra field loads the same rows.
 TEST_F(JobBadInputTest, JsonFilesOfATaskAreReadByTheFieldNamesOfTheFirst) {
-  WriteFile(in_ + "/a.json", "{\"id\": 1, \"name\": \"a\"}\n");
-  WriteFile(in_ + "/b.json", "{\"name\": \"b\", \"id\": 2}\n");
-  WriteFile(in_ + "/c.json", "{\"id\": 3}\n");
-  WriteFile(in_ + "/d.json", "{\"id\": 4, \"name\": \"d\", \"extra\": true}\n");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // one task
-  Create("", "*.json", "json", "SELECT *");
-  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 4; }));
+  LoadJson({{"a.json", "{\"id\": 1, \"name\": \"a\"}\n"},
+            {"b.json", "{\"name\": \"b\", \"id\": 2}\n"},
+            {"c.json", "{\"id\": 3}\n"},
+            {"d.json", "{\"id\": 4, \"name\": \"d\", \"extra\": true}\n"}});
   EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"),
             (Rows{{"1", "a"}, {"2", "b"}, {"3", "NULL"}, {"4", "d"}}));
 }
 
 // A value that does not fit the first file's column type is a bad row, filtered like any.
 TEST_F(JobBadInputTest, AJsonValueOfAnotherTypeInALaterFileIsABadRow) {
-  WriteFile(in_ + "/a.json", "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"b\"}\n");
-  WriteFile(in_ + "/b.json", "{\"id\": \"oops\", \"name\": \"c\"}\n{\"id\": 4, \"name\": \"d\"}\n");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  Create(", \"session.insert_max_filter_ratio\" = \"0.5\"", "*.json", "json", "SELECT *");
-  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 2; }));
+  LoadJson({{"a.json", "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \"b\"}\n"},
+            {"b.json", "{\"id\": \"oops\", \"name\": \"c\"}\n{\"id\": 4, \"name\": \"d\"}\n"}},
+           ", \"session.insert_max_filter_ratio\" = \"0.5\"");
   EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"),
             (Rows{{"1", "a"}, {"2", "b"}, {"4", "d"}}));
   EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Line, Value FROM "
@@ -286,11 +292,8 @@ TEST_F(JobBadInputTest, AJsonValueOfAnotherTypeInALaterFileIsABadRow) {
 // A field null in every row of the first file says nothing of its type: a later file's
 // strings load as strings, not as JSON text with quotes.
 TEST_F(JobBadInputTest, AJsonFieldNullInTheFirstFileTakesTheLaterFilesValues) {
-  WriteFile(in_ + "/a.json", "{\"id\": 1, \"name\": null}\n");
-  WriteFile(in_ + "/b.json", "{\"id\": 2, \"name\": \"b\"}\n");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  Create("", "*.json", "json", "SELECT *");
-  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 2; }));
+  LoadJson(
+      {{"a.json", "{\"id\": 1, \"name\": null}\n"}, {"b.json", "{\"id\": 2, \"name\": \"b\"}\n"}});
   EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"),
             (Rows{{"1", "NULL"}, {"2", "b"}}));
 }
