@@ -13,7 +13,13 @@
 // - A task lists the next batch after the job's offset, downloads it, and in ONE DuckDB
 //   transaction inserts its rows, advances the offset (only if the job still expects this task
 //   and this start offset), records its files in the ledger and writes the task record.
-//   Everything commits or nothing does.
+//   Everything commits or nothing does. Downloads overlap the load, and a task of small files
+//   reads the next batch ahead (docs/jobs.md, "How a task runs"); a read ahead is only used by
+//   the next task of the same epoch at the same offset.
+// - Crash windows, each a fail point (config.fail_points, MILLRACE_FAIL_POINTS) covered by
+//   tests/job/job_crash_test.cc: "task.after_download" (the batch's first file is fetched,
+//   nothing inserted), "task.before_commit" (rows, offset, ledger and task record written in
+//   the open transaction), "task.after_commit".
 // - Failures: a failing task is retried `task_retries` times, then the job is PAUSED with
 //   ErrorMsg {"code","msg"}; a paused job resumes itself after min(2^n * 10 s, 300 s), up to 10
 //   times, except after a manual pause. PAUSE and DROP cancel the running task; they return
