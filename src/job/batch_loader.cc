@@ -31,57 +31,6 @@ bool IsEmptyFile(const std::string& path) {
 
 }  // namespace
 
-bool BatchLoader::IsRowLevelError(const Status& status) {
-  const std::string& msg = status.message();
-  // A JSON transform error is a value that does not fit the columns of the batch's first file
-  // (fast loads): the careful load detects each file's own.
-  return msg.find("Conversion Error") != std::string::npos ||
-         msg.find("NOT NULL constraint failed") != std::string::npos ||
-         msg.find("JSON transform error") != std::string::npos;
-}
-
-Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {
-  if (!fast) {
-    MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_));
-    return WithReader(reader);
-  }
-  if (!json_columns_) {
-    MR_ASSIGN_OR_RETURN(json_columns_,
-                        load::DetectJsonColumns(spec_.options, readables.front(), *conn_));
-  }
-  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
-                                                             {.json_columns = *json_columns_}));
-  return WithReader(reader);
-}
-
-std::string BatchLoader::WithReader(const std::string& reader) const {
-  const InsertAnalysis& a = spec_.analysis;
-  return spec_.insert_sql.substr(a.select_begin, a.call_begin - a.select_begin) + reader +
-         spec_.insert_sql.substr(a.call_end);
-}
-
-Status BatchLoader::PreserveInsertionOrder(bool preserve) {
-  if (preserve_order_ == preserve) return Status::Ok();
-  MR_RETURN_IF_ERROR(conn_->Execute(std::string("SET SESSION preserve_insertion_order = ") +
-                                    (preserve ? "true" : "false")));
-  preserve_order_ = preserve;
-  return Status::Ok();
-}
-
-Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
-  if (IsEmptyFile(readable)) return FileLoad();
-  if (Status s = PreserveInsertionOrder(false); !s.ok()) return s;
-  auto select = SelectOver({readable}, /*fast=*/true);
-  if (!select.ok()) return select.status().WithContext("file " + key);
-  const InsertAnalysis& a = spec_.analysis;
-  const std::string sql = spec_.insert_sql.substr(0, a.select_begin) + *select;
-  auto result = conn_->Query(sql);
-  if (!result.ok()) return result.status().WithContext("file " + key);
-  FileLoad load;
-  load.rows = (*result)->rows_changed();
-  return load;
-}
-
 namespace {
 
 // Where the FROM that introduces the job's S3()/local() call begins, when the statement can
@@ -124,6 +73,64 @@ std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
 
 }  // namespace
 
+BatchLoader::BatchLoader(engine::Connection* conn, const LoadSpec& spec)
+    : conn_(conn), spec_(spec), group_from_(GroupableFrom(spec)) {}
+
+bool BatchLoader::IsRowLevelError(const Status& status) {
+  const std::string& msg = status.message();
+  // A JSON transform error is a value that does not fit the columns of the batch's first file
+  // (fast loads): the careful load detects each file's own.
+  return msg.find("Conversion Error") != std::string::npos ||
+         msg.find("NOT NULL constraint failed") != std::string::npos ||
+         msg.find("JSON transform error") != std::string::npos;
+}
+
+Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {
+  if (!fast) {
+    MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_));
+    return WithReader(reader);
+  }
+  if (!json_columns_) {
+    MR_ASSIGN_OR_RETURN(json_columns_,
+                        load::DetectJsonColumns(spec_.options, readables.front(), *conn_));
+  }
+  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
+                                                             {.json_columns = *json_columns_}));
+  return WithReader(reader);
+}
+
+std::string BatchLoader::WithReader(const std::string& reader) const {
+  const InsertAnalysis& a = spec_.analysis;
+  return spec_.insert_sql.substr(a.select_begin, a.call_begin - a.select_begin) + reader +
+         spec_.insert_sql.substr(a.call_end);
+}
+
+Status BatchLoader::PreserveInsertionOrder(bool preserve) {
+  if (preserve_order_ == preserve) return Status::Ok();
+  MR_RETURN_IF_ERROR(conn_->Execute(std::string("SET SESSION preserve_insertion_order = ") +
+                                    (preserve ? "true" : "false")));
+  preserve_order_ = preserve;
+  return Status::Ok();
+}
+
+Result<int64_t> BatchLoader::InsertOver(const std::vector<std::string>& readables) {
+  MR_RETURN_IF_ERROR(PreserveInsertionOrder(false));
+  MR_ASSIGN_OR_RETURN(std::string select, SelectOver(readables, /*fast=*/true));
+  MR_ASSIGN_OR_RETURN(
+      auto inserted,
+      conn_->Query(spec_.insert_sql.substr(0, spec_.analysis.select_begin) + select));
+  return inserted->rows_changed();
+}
+
+Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
+  if (IsEmptyFile(readable)) return FileLoad();
+  auto rows = InsertOver({readable});
+  if (!rows.ok()) return rows.status().WithContext("file " + key);
+  FileLoad load;
+  load.rows = *rows;
+  return load;
+}
+
 bool BatchLoader::CanGroup(const LoadSpec& spec) {
   return GroupableFrom(spec).has_value();
 }
@@ -131,19 +138,15 @@ bool BatchLoader::CanGroup(const LoadSpec& spec) {
 Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
     const std::vector<std::string>& readables) {
   constexpr const char* kFileColumn = "__millrace_file";
-  MR_RETURN_IF_ERROR(PreserveInsertionOrder(false));
-  MR_ASSIGN_OR_RETURN(std::string select, SelectOver(readables, /*fast=*/true));
-  const InsertAnalysis& a = spec_.analysis;
-  MR_ASSIGN_OR_RETURN(auto inserted,
-                      conn_->Query(spec_.insert_sql.substr(0, a.select_begin) + select));
-  const int64_t rows = inserted->rows_changed();
-  inserted.reset();
+  if (!group_from_)
+    return Status::FailedPrecondition("the job's SELECT cannot load files in groups");
+  MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver(readables));
 
   // The same rows again, counted by file: the job's SELECT list with the file column added, over
   // the reader with that column. An aggregate in the list fails to bind (the caller then loads
   // file by file); a set-returning function's rows count for the file they came from.
-  const std::optional<size_t> from = GroupableFrom(spec_);
-  if (!from) return Status::FailedPrecondition("the job's SELECT cannot load files in groups");
+  const InsertAnalysis& a = spec_.analysis;
+  const size_t from = *group_from_;
   MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
                                                              {.file_column = kFileColumn}));
   std::string rest = spec_.insert_sql.substr(a.call_end);
@@ -152,9 +155,9 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
     rest.pop_back();
   }
   const std::string& sql = spec_.insert_sql;
-  const std::string by_file = sql.substr(a.select_begin, *from - a.select_begin) + ", " +
+  const std::string by_file = sql.substr(a.select_begin, from - a.select_begin) + ", " +
                               kFileColumn + " AS __millrace_counted_file " +
-                              sql.substr(*from, a.call_begin - *from) + reader + rest;
+                              sql.substr(from, a.call_begin - from) + reader + rest;
   // The newline ends a trailing -- comment of the job's statement.
   MR_ASSIGN_OR_RETURN(auto counted, engine::QueryTextRows(
                                         *conn_, "SELECT __millrace_counted_file, count(*) FROM (" +

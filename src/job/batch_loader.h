@@ -56,7 +56,7 @@ inline constexpr int kFilteredRowsKeptPerFile = 1000;
 
 class BatchLoader {
  public:
-  BatchLoader(engine::Connection* conn, const LoadSpec& spec) : conn_(conn), spec_(spec) {}
+  BatchLoader(engine::Connection* conn, const LoadSpec& spec);
 
   Result<FileLoad> LoadFast(const std::string& key, const std::string& readable);
 
@@ -92,6 +92,8 @@ class BatchLoader {
   // later file is a filtered row rather than a failed read.
   Result<std::string> SelectOver(const std::vector<std::string>& readables, bool fast);
   std::string WithReader(const std::string& reader) const;
+  // Runs the job's INSERT over `readables` (fast) and returns the rows it inserted.
+  Result<int64_t> InsertOver(const std::vector<std::string>& readables);
   // Sets the connection's preserve_insertion_order, when it is not already `preserve`.
   Status PreserveInsertionOrder(bool preserve);
 
@@ -101,6 +103,8 @@ class BatchLoader {
   std::optional<bool> preserve_order_;  // the session's setting, once this loader set it
   // json: the columns detected in the first file loaded, read by name in every file.
   std::optional<std::string> json_columns_;
+  // Where the FROM before the call begins when the statement can load groups (CanGroup).
+  const std::optional<size_t> group_from_;
 };
 
 }  // namespace millrace::job

@@ -153,14 +153,4 @@ Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKi
   return readable;
 }
 
-std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
-                                   const std::vector<source::FileInfo>& files,
-                                   const FetchOptions& options, const std::string& work_dir) {
-  BatchFetcher fetcher(source, kind, files, options, work_dir);
-  std::vector<FetchedFile> out;
-  for (size_t i = 0; i < files.size(); ++i)
-    out.push_back(fetcher.Wait(i));
-  return out;
-}
-
 }  // namespace millrace::load

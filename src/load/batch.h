@@ -55,18 +55,12 @@ Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKi
                                             const FetchOptions& options,
                                             const std::string& work_dir);
 
-// One file of FetchEach: its readable path, or why it could not be fetched.
+// One file of a BatchFetcher: its readable path, or why it could not be fetched.
 struct FetchedFile {
   std::string path;
   Status status;                 // names the file's key
   bool download_failed = false;  // the source failed (else the file's content is bad)
 };
-
-// Like FetchFiles, but fetches every file and reports each one's outcome (a job that skips bad
-// files needs to know which ones failed).
-std::vector<FetchedFile> FetchEach(source::FileSource& source, SourceKind kind,
-                                   const std::vector<source::FileInfo>& files,
-                                   const FetchOptions& options, const std::string& work_dir);
 
 // Fetches `files` on `options.parallelism` background threads, starting at once, in list order
 // and within options.max_bytes_in_flight.

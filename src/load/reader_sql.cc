@@ -302,6 +302,12 @@ Result<std::vector<std::string>> FirstRecordOf(const FileFunctionOptions& option
   return first;
 }
 
+// ", filename AS <file_column>" (DuckDB's virtual column, not part of `*`), or "" for none.
+std::string FileColumnSql(const std::string& file_column) {
+  return file_column.empty() ? std::string()
+                             : ", filename AS " + engine::QuoteIdentifier(file_column);
+}
+
 // `file_column`: see BuildReadSql.
 Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
                                 const std::vector<std::string>& files,
@@ -322,11 +328,9 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
     header = options.format == Format::kCsvWithNames;
     if (!header) skip += 2;
   }
-  // DuckDB's virtual column `filename` is not part of `*`.
-  const std::string file =
-      file_column.empty() ? std::string() : ", filename AS " + engine::QuoteIdentifier(file_column);
-  std::string sql = "(SELECT *" + file + " FROM read_csv(" + FileList(files) + ", " + dialect +
-                    ", header=" + (header ? "true" : "false") + ", skip=" + std::to_string(skip) +
+  std::string sql = "(SELECT *" + FileColumnSql(file_column) + " FROM read_csv(" + FileList(files) +
+                    ", " + dialect + ", header=" + (header ? "true" : "false") +
+                    ", skip=" + std::to_string(skip) +
                     ", auto_detect=false, columns=" + ColumnsStruct(names) + "))";
   if (csv.trim_double_quotes) {
     std::string select = "(SELECT ";
@@ -499,10 +503,8 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
       }
       return BuildJsonSql(options, files, sniff, read.json_columns);
     case Format::kParquet:
-      return "(SELECT *" +
-             (file_column.empty() ? std::string()
-                                  : ", filename AS " + engine::QuoteIdentifier(file_column)) +
-             " FROM read_parquet(" + FileList(files) + "))";
+      return "(SELECT *" + FileColumnSql(file_column) + " FROM read_parquet(" + FileList(files) +
+             "))";
   }
   return Status::Internal("unknown format");
 }

@@ -168,8 +168,10 @@ TEST_F(JobBadInputTest, NullIntoNotNullColumnIsFiltered) {
             {"4", "NULL", "NULL value for NOT NULL column"}}));
 }
 
-// Fast loads let DuckDB's threads insert in any order; the careful load that follows a bad row
-// must still number records in file order, in files large enough to be read by several threads.
+// The careful load that follows a bad row numbers records in file order in files large enough to
+// be read by several threads, after fast loads that let DuckDB's threads insert in any order.
+// (DuckDB keeps row_number() OVER () in scan order either way: this checks the line numbers,
+// not which preserve_insertion_order the careful load runs with.)
 TEST_F(JobBadInputTest, ABadRowDeepInALargeFileIsReportedAtItsLine) {
   constexpr int kRows = 2'000'000;
   constexpr int kBadLine = 1'500'001;

@@ -123,12 +123,21 @@ TEST_F(BatchFetcherTest, CancelStartsNothingMoreAndUnblocksWaiters) {
   EXPECT_EQ(source_->started(), 1);
 }
 
-TEST_F(BatchFetcherTest, DestroyingAFetcherWithDownloadsPendingJoinsCleanly) {
-  {
-    BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, Options(3), work_->path());
-    ASSERT_TRUE(fetcher.Wait(0).status.ok());
-  }
-  EXPECT_LE(source_->started(), 6);
+// The destructor lets the download in flight end and starts none of the files after it.
+TEST_F(BatchFetcherTest, DestroyingAFetcherStartsNothingMore) {
+  source_->Hold(files_[1].key);
+  auto fetcher = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, files_, Options(1),
+                                                work_->path());
+  ASSERT_TRUE(fetcher->Wait(0).status.ok());
+  while (source_->started() < 2)
+    std::this_thread::yield();
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    source_->Release(files_[1].key);
+  });
+  fetcher.reset();  // returns once file 1's download ends
+  release.join();
+  EXPECT_EQ(source_->started(), 2);
 }
 
 TEST_F(BatchFetcherTest, LargeFilesDownloadOneAtATimeSmallOnesInParallel) {
@@ -152,7 +161,12 @@ TEST_F(BatchFetcherTest, LargeFilesDownloadOneAtATimeSmallOnesInParallel) {
 
 TEST_F(BatchFetcherTest, AFailedFileIsReportedAndTheOthersStillArrive) {
   std::filesystem::remove(files_[2].key);
-  auto each = FetchEach(*source_, SourceKind::kLocal, files_, Options(4), work_->path());
+  std::vector<FetchedFile> each;
+  {
+    BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, Options(4), work_->path());
+    for (size_t i = 0; i < files_.size(); ++i)
+      each.push_back(fetcher.Wait(i));
+  }
   ASSERT_EQ(each.size(), 6u);
   for (size_t i = 0; i < each.size(); ++i) {
     if (i == 2) {
