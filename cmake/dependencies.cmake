@@ -2,6 +2,8 @@
 
 find_package(Threads REQUIRED)
 find_package(GTest REQUIRED)
+# Every JSON the project parses (offsets, jsonpaths, test fixtures): Debian nlohmann-json3-dev.
+find_package(nlohmann_json 3.11 REQUIRED)
 
 # Compression codecs Millrace decodes itself (DuckDB reads gzip and zstd natively).
 find_package(ZLIB REQUIRED)

@@ -66,7 +66,20 @@ Status Status::WithContext(std::string_view context) const {
   std::string msg(context);
   msg += ": ";
   msg += state_->message;
-  return Status(code(), std::move(msg));
+  Status out(code(), std::move(msg));
+  return out.WithDetail(state_->detail);
+}
+
+const ErrorDetail& Status::detail() const {
+  static const ErrorDetail kNoDetail;
+  return state_ ? state_->detail : kNoDetail;
+}
+
+Status Status::WithDetail(ErrorDetail detail) const {
+  if (ok()) return *this;
+  Status out;
+  out.state_ = std::make_shared<const State>(State{state_->code, state_->message, detail});
+  return out;
 }
 
 }  // namespace millrace

@@ -5,12 +5,16 @@
 //   wrong (the file, the key, the statement) so a user can act on it; it never holds a secret.
 // - Status is [[nodiscard]]: ignoring one is a compile warning (an error in our build).
 // - Cheap to copy in the OK case (no allocation); error states own their message.
+// - An error may carry a typed ErrorDetail, set where the error is made (the engine sets
+//   DuckDB's error type, the SQL layer a MySQL errno, the job layer its ErrorMsg code). Callers
+//   branch on code() and detail(), never on the message text. WithContext keeps the detail.
 // - Thread-safety: a Status is a value; distinct objects may be used from distinct threads.
 //
 // Modelled on leveldb::Status, with codes close to absl::StatusCode so callers can branch on
 // the kind of failure (retry Unavailable, report InvalidArgument) without parsing text.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,6 +43,23 @@ enum class StatusCode : int {
 
 // Returns the stable upper-case name of a code, e.g. "INVALID_ARGUMENT".
 std::string_view StatusCodeName(StatusCode code);
+
+// Which module's vocabulary an ErrorDetail's numbers are in.
+enum class ErrorDomain : uint8_t {
+  kNone = 0,
+  kDuckDb,  // code: duckdb_error_type; reason: engine::DuckDbReason (engine/duckdb_status.h)
+  kMySql,   // code: the MySQL errno the client is sent (sql/mysql_errors.h); reason: 0
+  kJob,     // code: job::JobErrorCode (job/job_errors.h); reason: 0
+};
+
+// What an error is, in a module's own terms, beyond its StatusCode.
+struct ErrorDetail {
+  ErrorDomain domain = ErrorDomain::kNone;
+  int32_t code = 0;
+  int32_t reason = 0;
+
+  friend bool operator==(const ErrorDetail&, const ErrorDetail&) = default;
+};
 
 class [[nodiscard]] Status {
  public:
@@ -86,8 +107,17 @@ class [[nodiscard]] Status {
   // "OK" or "<CODE_NAME>: <message>".
   std::string ToString() const;
 
-  // Returns a copy whose message is "<context>: <message>"; OK stays OK.
+  // Returns a copy whose message is "<context>: <message>" (code and detail kept); OK stays OK.
   Status WithContext(std::string_view context) const;
+
+  // The typed detail; domain kNone when the error carries none (and for OK).
+  const ErrorDetail& detail() const;
+  // Returns a copy carrying `detail` (replacing any); OK stays OK.
+  Status WithDetail(ErrorDetail detail) const;
+  // True when the detail is in `domain` with `code`.
+  bool Is(ErrorDomain domain, int32_t code) const {
+    return detail().domain == domain && detail().code == code;
+  }
 
   // Explicitly drops a status whose failure is deliberately irrelevant (e.g. best-effort
   // cleanup after an earlier error). Use sparingly and say why at the call site.
@@ -101,6 +131,7 @@ class [[nodiscard]] Status {
   struct State {
     StatusCode code;
     std::string message;
+    ErrorDetail detail;
   };
   // shared_ptr keeps copies cheap; State is immutable once built.
   std::shared_ptr<const State> state_;
