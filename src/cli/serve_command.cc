@@ -24,7 +24,7 @@
 #include "engine/database.h"
 #include "http/http_server.h"
 #include "http/metrics.h"
-#include "job/job_catalog.h"
+#include "job/duckdb_catalog.h"
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"

@@ -20,9 +20,11 @@ Result<FailPoints> FailPoints::Parse(std::string_view spec) {
       points.actions_[name] = Action::kCrash;
     } else if (action == "error") {
       points.actions_[name] = Action::kError;
+    } else if (action == "wait") {
+      points.actions_[name] = Action::kWait;
     } else {
       return Status::InvalidArgument("fail point " + name + ": unknown action '" +
-                                     std::string(action) + "' (crash or error)");
+                                     std::string(action) + "' (crash, error or wait)");
     }
   }
   return points;
@@ -36,15 +38,49 @@ Result<FailPoints> FailPoints::FromEnv(const EnvLookup& env) {
   return points;
 }
 
-Status FailPoints::Check(std::string_view name) const {
+Status FailPoints::Check(std::string_view name, std::string_view scope) const {
   if (actions_.empty()) return Status::Ok();
-  auto it = actions_.find(name);
-  if (it == actions_.end()) return Status::Ok();
-  if (it->second == Action::kCrash) {
-    std::fprintf(stderr, "fail point %s: crashing\n", it->first.c_str());
-    _exit(137);
+  if (auto it = actions_.find(name); it != actions_.end()) {
+    MR_RETURN_IF_ERROR(Trigger(it->first, it->second));
   }
-  return Status::Internal("fail point " + it->first + " triggered");
+  if (scope.empty()) return Status::Ok();
+  const std::string scoped = std::string(name) + "/" + std::string(scope);
+  if (auto it = actions_.find(scoped); it != actions_.end()) {
+    MR_RETURN_IF_ERROR(Trigger(it->first, it->second));
+  }
+  return Status::Ok();
+}
+
+Status FailPoints::Trigger(const std::string& name, Action action) const {
+  WaitState& w = *waits_;
+  MutexLock lock(&w.mu);
+  ++w.hits[name];
+  w.cv.notify_all();
+  switch (action) {
+    case Action::kCrash:
+      std::fprintf(stderr, "fail point %s: crashing\n", name.c_str());
+      _exit(137);
+    case Action::kError:
+      return Status::Internal("fail point " + name + " triggered");
+    case Action::kWait:
+      WaitOn(w.cv, &w.mu, [&]() NO_THREAD_SAFETY_ANALYSIS { return w.released[name]; });
+      return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+void FailPoints::Release(std::string_view name) const {
+  WaitState& w = *waits_;
+  MutexLock lock(&w.mu);
+  w.released[std::string(name)] = true;
+  w.cv.notify_all();
+}
+
+int FailPoints::Hits(std::string_view name) const {
+  WaitState& w = *waits_;
+  MutexLock lock(&w.mu);
+  auto it = w.hits.find(name);
+  return it == w.hits.end() ? 0 : it->second;
 }
 
 }  // namespace millrace

@@ -58,6 +58,22 @@ Result<JobState> ParseJobState(std::string_view name) {
   return Status::DataLoss("unknown job state '" + std::string(name) + "' in the job catalog");
 }
 
+Result<TaskState> ParseTaskState(std::string_view name) {
+  for (TaskState s : {TaskState::kPending, TaskState::kRunning, TaskState::kSuccess,
+                      TaskState::kFailed, TaskState::kCanceled}) {
+    if (TaskStateName(s) == name) return s;
+  }
+  return Status::DataLoss("unknown task state '" + std::string(name) + "' in the job catalog");
+}
+
+Result<FileState> ParseFileState(std::string_view name) {
+  for (FileState s :
+       {FileState::kLoaded, FileState::kSkipped, FileState::kQuarantined, FileState::kRetrying}) {
+    if (FileStateName(s) == name) return s;
+  }
+  return Status::DataLoss("unknown file state '" + std::string(name) + "' in the job catalog");
+}
+
 LoadStatistic& LoadStatistic::operator+=(const LoadStatistic& other) {
   scanned_rows += other.scanned_rows;
   load_bytes += other.load_bytes;

@@ -1,7 +1,8 @@
 // The records of the job service: jobs, tasks, ledger entries, and their statistics.
 //
-// These are plain values. The catalog (job_catalog.h) persists them; the views (job_views.h)
-// render them in Doris's column layout.
+// These are plain values. A catalog store (catalog_store.h) persists them; the registry
+// (job_registry.h) holds the live ones; the views (job_views.h) render them in Doris's column
+// layout.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "job/job_properties.h"
+#include "job/offset.h"
 
 namespace millrace::job {
 
@@ -16,12 +18,13 @@ enum class JobState { kPending, kRunning, kPaused, kStopped, kFinished };
 enum class TaskState { kPending, kRunning, kSuccess, kFailed, kCanceled };
 // RETRYING: a quarantined file the user asked to load again (ALTER JOB ... RETRY).
 enum class FileState { kLoaded, kSkipped, kQuarantined, kRetrying };
-enum class SourceType { kS3, kLocal };
 
 std::string_view JobStateName(JobState state);
 std::string_view TaskStateName(TaskState state);
 std::string_view FileStateName(FileState state);
 Result<JobState> ParseJobState(std::string_view name);
+Result<TaskState> ParseTaskState(std::string_view name);
+Result<FileState> ParseFileState(std::string_view name);
 
 struct LoadStatistic {
   int64_t scanned_rows = 0;
@@ -35,20 +38,13 @@ struct LoadStatistic {
   std::string ToJson() const;
 };
 
-// Error codes of ErrorMsg (SPEC section 3).
-inline constexpr std::string_view kGetRemoteDataErr = "GET_REMOTE_DATA_ERROR";
-inline constexpr std::string_view kTooManyFailureRowsErr = "TOO_MANY_FAILURE_ROWS_ERR";
-inline constexpr std::string_view kManualPauseErr = "MANUAL_PAUSE_ERR";
-inline constexpr std::string_view kCannotResumeErr = "CANNOT_RESUME_ERR";
-inline constexpr std::string_view kLoadErr = "LOAD_ERR";
-
 struct JobRecord {
   int64_t id = 0;
   std::string name;
   std::string definer = "root";
-  // The CREATE JOB statement as the user wrote it (secrets included: the job needs them to run;
-  // never shown — views use masked_sql).
-  std::string definition;
+  // The job's INSERT ... SELECT as the user wrote it, credentials included: the job needs them
+  // to run after a restart. Never shown: views use masked_sql.
+  std::string insert_sql;
   std::string masked_sql;  // the INSERT ... with secrets masked, for ExecuteSql
   std::string comment;
   // The database (DuckDB schema) selected when the job was created: unqualified names in its
@@ -57,13 +53,13 @@ struct JobRecord {
   JobProperties properties;
   JobState state = JobState::kPending;
   int64_t create_time_us = 0;
-  std::string current_offset;  // key of the last file loaded in key order; "" none yet
-  std::string end_offset;      // greatest matching key seen
+  Offset current_offset;  // where the next batch starts (files: the last key loaded in order)
+  Offset end_offset;      // the newest position seen in the source (files: greatest key)
   int64_t succeed_tasks = 0;
   int64_t failed_tasks = 0;
   int64_t canceled_tasks = 0;
   LoadStatistic stats;
-  std::string error_code;  // "" when none
+  std::string error_code;  // JobErrorName of the error that paused the job; "" when none
   std::string error_msg;
   std::string runtime_msg;
   int64_t last_success_time_us = 0;

@@ -1,31 +1,34 @@
-// JobService: the streaming-job engine — catalog, scheduler, tasks, views (SPEC sections 3, 4).
+// JobService: the streaming-job engine (SPEC sections 3, 4) — a small facade that builds the job
+// layer's parts and runs its workers.
+//
+// The parts, one concern each (their headers hold their contracts):
+// - job_statements.h: CREATE/ALTER/PAUSE/RESUME/DROP JOB and ALTER JOB ... RETRY.
+// - job_registry.h: the live jobs, a lock per job, published snapshots for the views.
+// - scheduler.h: due times; which job a free worker takes; the auto-resume delay.
+// - task_runner.h: a job's turn — tasks, retries, the pause after the last retry.
+// - job_source.h: where a job's data comes from, behind one offset interface; files
+//   (file_job_source.h, with reconcile.h and file_load_rounds.h) are the first source.
+// - sink.h and commit_gate.h: rows, offset, ledger and task record in one transaction, with
+//   the job's epoch checked inside it.
+// - catalog_store.h: jobs, task history and ledgers, with a versioned schema
+//   (catalog_version.h); DuckDbCatalogStore in the same database file as the tables.
 //
 // Contract
-// - Start() creates the catalog if needed, loads every job in the state it was left in (a task
-//   cut off by a crash left nothing behind: its transaction never committed) and starts the
-//   scheduler. Jobs that were RUNNING carry on.
-// - Execute() runs one job statement (job_statement.h) and returns what the client is told, or
-//   an error that names the problem (unknown job, duplicate name, bad property, a job that is
-//   not PAUSED for ALTER, ...).
-// - Scheduling: at most one task per job at a time, up to `workers` jobs in parallel. After a
-//   batch that did not drain the source, the next task starts at once; a poll that finds
-//   nothing waits max_interval.
-// - A task lists the next batch after the job's offset, downloads it, and in ONE DuckDB
-//   transaction inserts its rows, advances the offset (only if the job still expects this task
-//   and this start offset), records its files in the ledger and writes the task record.
-//   Everything commits or nothing does. Downloads overlap the load, and a task of small files
-//   reads the next batch ahead (docs/jobs.md, "How a task runs"); a read ahead is only used by
-//   the next task of the same epoch at the same offset.
-// - Crash windows, each a fail point (config.fail_points, MILLRACE_FAIL_POINTS) covered by
-//   tests/job/job_crash_test.cc: "task.after_download" (the batch's first file is fetched,
-//   nothing inserted), "task.before_commit" (rows, offset, ledger and task record written in
-//   the open transaction), "task.after_commit".
-// - Failures: a failing task is retried `task_retries` times, then the job is PAUSED with
-//   ErrorMsg {"code","msg"}; a paused job resumes itself after min(2^n * 10 s, 300 s), up to 10
-//   times, except after a manual pause. PAUSE and DROP cancel the running task; they return
-//   once it has stopped.
-// - Views: jobs(type := 'insert') and tasks(type := 'insert') are engine table functions with
-//   exactly the Doris columns; job_files(job := 'name') is the ledger.
+// - Start() opens (or creates, or migrates) the catalog, loads every job in the state it was
+//   left in (a task cut off by a crash left nothing behind: its transaction never committed)
+//   and starts `workers` workers. Jobs that were RUNNING carry on; a job whose stored
+//   definition no longer works (its source or target is gone) stays PAUSED with
+//   CANNOT_RESUME_ERR and the reason.
+// - Execute() runs one job statement and returns a one-line message for the log (the client is
+//   answered OK), or an error that names the problem.
+// - At most one task per job at a time, up to `workers` jobs in parallel. Exactly once: see
+//   commit_gate.h. Crash windows, each a fail point (config.fail_points, MILLRACE_FAIL_POINTS,
+//   scoped by job name) covered by tests/job/job_crash_test.cc: "task.after_download",
+//   "task.before_commit", "task.after_commit".
+// - Views: jobs(type := 'insert') and tasks(type := 'insert') read the registry's snapshots
+//   and never wait for a running task or commit; job_files(job := 'name') and
+//   filtered_rows(job := 'name') read the catalog.
+// - The destructor stops the workers; running tasks are cancelled (nothing is half-committed).
 // - Thread-safety: all public methods may be called concurrently.
 #pragma once
 
@@ -63,14 +66,14 @@ struct JobServiceConfig {
 class JobService {
  public:
   static Result<std::unique_ptr<JobService>> Start(JobServiceConfig config);
-  ~JobService();  // stops the scheduler; running tasks are cancelled (nothing is half-committed)
+  ~JobService();
 
-  // Runs CREATE/PAUSE/RESUME/DROP/ALTER JOB; returns a one-line message for the client.
   // `database` is the client's current database (DuckDB schema; "" for the default): a job
   // created there resolves the unqualified names of its INSERT in it.
   Result<std::string> Execute(std::string_view statement, const std::string& database = "");
 
-  // Registers jobs() and tasks() with the database, and job_files() with the SQL layer.
+  // Registers jobs() and tasks() with the database, and job_files() and filtered_rows() with
+  // the SQL layer.
   Status RegisterViews(sql::TableFunctionRegistry* registry);
 
   class Impl;

@@ -243,7 +243,7 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
         std::to_string(calls.size()));
   }
   sql::DorisCall& call = calls.front();
-  analysis.source = call.name == "s3" ? SourceType::kS3 : SourceType::kLocal;
+  analysis.source = call.name == "s3" ? load::SourceKind::kS3 : load::SourceKind::kLocal;
   analysis.args = std::move(call.args);
   analysis.call_begin = call.begin;
   analysis.call_end = call.end;

@@ -26,6 +26,7 @@
 #include "common/result.h"
 #include "job/job_model.h"
 #include "job/job_properties.h"
+#include "load/file_params.h"
 #include "sql/doris_table_functions.h"
 
 namespace millrace::job {
@@ -63,7 +64,7 @@ Result<JobStatement> ParseJobStatement(std::string_view sql);
 struct InsertAnalysis {
   std::string target_table;  // as written, e.g. shop.events or "shop"."events"
   std::vector<std::string> columns;
-  SourceType source = SourceType::kS3;
+  load::SourceKind source = load::SourceKind::kS3;
   sql::DorisArgs args;      // of the S3()/local() call
   size_t select_begin = 0;  // offset of the SELECT
   size_t call_begin = 0;    // byte range of the call in the INSERT text

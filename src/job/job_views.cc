@@ -97,13 +97,13 @@ class JobsFunction final : public engine::TableFunction {
       out.SetInt64(c++, r, j.canceled_tasks);
       out.SetString(c++, r, j.comment);
       out.SetString(c++, r, j.properties.ToJson());
-      SetText(out, c++, r, j.current_offset.empty() ? "" : OffsetJson(j.current_offset));
-      SetText(out, c++, r, j.end_offset.empty() ? "" : OffsetJson(j.end_offset));
+      SetText(out, c++, r, j.current_offset.ToJson());
+      SetText(out, c++, r, j.end_offset.ToJson());
       out.SetString(c++, r, j.stats.ToJson());
       SetText(out, c++, r, j.ErrorMsgJson());
       SetText(out, c++, r, j.runtime_msg);
       out.SetString(c++, r,
-                    "{\"files\":" + std::to_string(row.lag_files) +
+                    "{\"files\":" + std::to_string(row.lag_items) +
                         ",\"bytes\":" + std::to_string(row.lag_bytes) + "}");
       SetText(out, c++, r, TimeText(j.last_success_time_us));
     };

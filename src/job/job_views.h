@@ -3,7 +3,8 @@
 // the ledger table.
 //
 // Contract
-// - Columns and their order are exactly Doris's (see kJobsColumns / kTasksColumns in the .cc).
+// - Columns and their order are exactly Doris's (the Bind() of JobsFunction / TasksFunction in
+//   the .cc).
 // - "type" must be "insert"; anything else is an error naming the accepted value.
 // - Secrets never appear: ExecuteSql is the masked statement; Properties hold no secrets.
 #pragma once
@@ -13,17 +14,12 @@
 
 #include "engine/table_function.h"
 #include "job/job_model.h"
+#include "job/job_registry.h"
 #include "sql/doris_table_functions.h"
 
 namespace millrace::job {
 
-struct JobRow {
-  JobRecord record;
-  int64_t lag_files = 0;
-  int64_t lag_bytes = 0;
-};
-
-// What the views read; implemented by the job service.
+// What the views read: published snapshots, never the live state (job_registry.h).
 class JobSnapshotSource {
  public:
   virtual ~JobSnapshotSource() = default;
@@ -37,7 +33,7 @@ std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* sour
 // file the job has seen.
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander();
 // filtered_rows("job" = "name"): the rows a job filtered, with file, line, column, value and
-// reason (the newest ones; see kFilteredRowsKept in job_service.cc).
+// reason (the newest ones; see CommitGateConfig::filtered_rows_kept).
 std::shared_ptr<sql::TableFunctionExpander> MakeFilteredRowsExpander();
 
 }  // namespace millrace::job

@@ -84,7 +84,7 @@ TEST(JobStatementTest, AnalyzeInsertFindsTargetColumnsAndSource) {
   ASSERT_TRUE(analysis.ok()) << analysis.status().ToString();
   EXPECT_EQ(analysis->target_table, "shop.events");
   EXPECT_EQ(analysis->columns, (std::vector<std::string>{"id", "name"}));
-  EXPECT_EQ(analysis->source, SourceType::kLocal);
+  EXPECT_EQ(analysis->source, load::SourceKind::kLocal);
   EXPECT_EQ(analysis->args.at("file_path"), "/data/*.csv");
   EXPECT_EQ(sql.substr(analysis->call_begin, 5), "local");
   EXPECT_EQ(sql.substr(analysis->call_end), " WHERE c1 <> '0'");

@@ -1,0 +1,52 @@
+// CatalogStore: where the job layer keeps what must survive a restart — jobs, their task
+// history and file ledgers today; users, grants and the audit log next; PostgreSQL behind the
+// same interface in cluster mode. The embedded implementation is DuckDbCatalogStore
+// (duckdb_catalog.h), in the same database file as the users' tables.
+//
+// Contract
+// - Open() brings the store to kCatalogVersion (catalog_version.h): a new store is created at
+//   it, an older one is migrated forward in one transaction, a newer one is refused with an
+//   error that names both versions. No other method may be called before Open succeeds.
+// - Each method is one transaction of its own: it commits whole or not at all.
+// - Writes that must commit with a task's rows (offset, ledger, task record) do not go through
+//   this interface but through the job's Sink (sink.h), inside the task's transaction.
+// - Thread-safety: all methods may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "job/job_model.h"
+
+namespace millrace::job {
+
+class CatalogStore {
+ public:
+  virtual ~CatalogStore() = default;
+
+  virtual Status Open() = 0;
+
+  // Every job, by id, with its properties parsed.
+  virtual Result<std::vector<JobRecord>> LoadJobs() = 0;
+  // The newest `limit` tasks of a job, oldest first.
+  virtual Result<std::vector<TaskRecord>> LoadTasks(int64_t job_id, int limit) = 0;
+
+  virtual Status InsertJob(const JobRecord& job) = 0;
+  // Writes every mutable field of the job (state, epoch, offsets, counters, errors, statement,
+  // properties). NOT_FOUND when the job is not in the store.
+  virtual Status SaveJob(const JobRecord& job) = 0;
+  // The job and everything recorded of it (tasks, ledger, filtered rows).
+  virtual Status DeleteJob(int64_t job_id) = 0;
+
+  // The job's ledger, by key; only entries in `state` when given.
+  virtual Result<std::vector<LedgerEntry>> LedgerEntries(int64_t job_id,
+                                                         std::optional<FileState> state) = 0;
+  // Records (or replaces, by key) ledger entries outside a task: files skipped or noted by
+  // reconciliation, files marked for a retry.
+  virtual Status RecordFiles(const std::vector<LedgerEntry>& entries) = 0;
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,26 @@
+#include "job/catalog_version.h"
+
+namespace millrace::job {
+
+Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& where) {
+  if (stored > kCatalogVersion) {
+    return Status::FailedPrecondition(
+        "the job catalog in " + where + " is at schema version " + std::to_string(stored) +
+        ", newer than this Millrace reads (version " + std::to_string(kCatalogVersion) +
+        "); run the Millrace release that wrote it, or a newer one");
+  }
+  if (stored < 1) {
+    return Status::DataLoss("the job catalog in " + where + " records schema version " +
+                            std::to_string(stored) + ", which no Millrace wrote");
+  }
+  static const std::vector<MigrationStep> kSteps = {
+      {1, "offsets become JSON objects; jobs.definition is dropped"},
+  };
+  std::vector<MigrationStep> plan;
+  for (const MigrationStep& step : kSteps) {
+    if (step.from >= stored) plan.push_back(step);
+  }
+  return plan;
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,71 @@
+#include "job/commit_gate.h"
+
+#include "job/job_errors.h"
+
+namespace millrace::job {
+namespace {
+
+int64_t MicrosSinceEpoch(Clock::WallTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+Status Superseded() {
+  return JobError(JobErrorCode::kSuperseded,
+                  Status::Cancelled("the job was paused, altered or dropped"));
+}
+
+}  // namespace
+
+Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch& batch,
+                          LoadedBatch loaded, JobSource& source, TaskRecord* task) {
+  const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
+  Progress progress;
+  JobRecord& updated = progress.job;
+  updated = snapshot;
+  updated.current_offset = batch.end();
+  updated.succeed_tasks += 1;
+  updated.stats += loaded.stats;
+  updated.last_success_time_us = now_us;
+  progress.start = snapshot.current_offset;
+  progress.epoch = snapshot.epoch;
+  progress.ledger = std::move(loaded.ledger);
+  progress.task = *task;
+  progress.task.state = TaskState::kSuccess;
+  progress.task.stats = loaded.stats;
+  progress.task.first_error_msg = loaded.first_error;
+  progress.task.finish_time_us = now_us;
+  progress.task_history = config_.task_history;
+  progress.filtered_rows_kept = loaded.stats.filtered_rows > 0 ? config_.filtered_rows_kept : 0;
+
+  SinkTransaction& txn = *loaded.txn;
+  auto written = txn.WriteProgress(progress);
+  if (!written.ok()) return JobError(JobErrorCode::kLoad, written.status());
+  if (!*written) return Superseded();
+  {
+    MutexLock lock(&job.mu);
+    if (job.record.epoch != snapshot.epoch) return Superseded();  // txn rolls back
+    if (config_.fail_points != nullptr) {
+      Status s = config_.fail_points->Check("task.before_commit", job.name);
+      if (!s.ok()) return JobError(JobErrorCode::kLoad, s);
+    }
+    if (Status s = txn.Commit(); !s.ok()) return JobError(JobErrorCode::kLoad, s);
+    if (config_.fail_points != nullptr) {
+      // crash or nothing: the commit is done
+      config_.fail_points->Check("task.after_commit", job.name).IgnoreError();
+    }
+    JobRecord& r = job.record;
+    r.current_offset = updated.current_offset;
+    r.succeed_tasks = updated.succeed_tasks;
+    r.stats = updated.stats;
+    r.last_success_time_us = updated.last_success_time_us;
+    *task = progress.task;
+    job.UpdateHistory(*task, config_.task_history);
+    job.lag_items = 0;
+    job.lag_bytes = 0;
+    job.Publish();
+  }
+  source.Committed(batch.end());
+  return Status::Ok();
+}
+
+}  // namespace millrace::job

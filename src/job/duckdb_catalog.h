@@ -1,0 +1,74 @@
+// The job catalog in the embedded DuckDB database: tables in schema __millrace of the same
+// database file as the users' tables, so a task's rows and its bookkeeping commit in one
+// transaction.
+//
+// Contract
+// - DuckDbCatalogStore implements CatalogStore (catalog_store.h): each method runs on a
+//   connection of its own, in a transaction of its own.
+// - The functions in namespace catalog run on the connection they are given, inside whatever
+//   transaction it has open (the task's: see DuckDbSink in sink.h); none begins or commits.
+// - AdvanceOffset is the exactly-once gate: it moves the job's offset and statistics only if the
+//   job is RUNNING, still at `start` and its epoch is still `epoch`; it returns false otherwise
+//   (the task must then roll back). Concurrent writers of one job row conflict in DuckDB, so at
+//   most one of them commits.
+// - The stored statement holds the job's credentials, because the job needs them to run after
+//   a restart; the SQL layer refuses user statements that name the __millrace schema, and views
+//   show only masked text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/database.h"
+#include "job/catalog_store.h"
+#include "job/job_model.h"
+
+namespace millrace::job {
+
+namespace catalog {
+
+inline constexpr const char* kSchema = "__millrace";
+
+// See the contract above. On success the row holds `job`'s offsets, counters and statistics.
+Result<bool> AdvanceOffset(engine::Connection& conn, const JobRecord& job, const Offset& start,
+                           int64_t epoch);
+Status InsertTask(engine::Connection& conn, const TaskRecord& task);
+// Keeps the newest `keep` tasks of the job.
+Status PruneTasks(engine::Connection& conn, int64_t job_id, int keep);
+// Keeps about the newest `keep` filtered rows of the job (whole tasks are dropped).
+Status PruneFilteredRows(engine::Connection& conn, int64_t job_id, int64_t keep);
+// Records files in the ledger; an existing row of the same key is replaced.
+Status InsertLedger(engine::Connection& conn, const std::vector<LedgerEntry>& entries);
+
+}  // namespace catalog
+
+class DuckDbCatalogStore final : public CatalogStore {
+ public:
+  // `db` must outlive the store; `where` names it in errors (the database file).
+  DuckDbCatalogStore(engine::Database* db, std::string where) : db_(db), where_(std::move(where)) {}
+
+  Status Open() override;
+  Result<std::vector<JobRecord>> LoadJobs() override;
+  Result<std::vector<TaskRecord>> LoadTasks(int64_t job_id, int limit) override;
+  Status InsertJob(const JobRecord& job) override;
+  Status SaveJob(const JobRecord& job) override;
+  Status DeleteJob(int64_t job_id) override;
+  Result<std::vector<LedgerEntry>> LedgerEntries(int64_t job_id,
+                                                 std::optional<FileState> state) override;
+  Status RecordFiles(const std::vector<LedgerEntry>& entries) override;
+
+  // The schema version the store is at (0 when it has no catalog yet).
+  Result<int> StoredVersion();
+
+ private:
+  // Runs `fn` on a fresh connection inside one transaction, committed when it returns OK.
+  template <typename Fn>
+  Status InTransaction(Fn fn);
+
+  engine::Database* const db_;
+  const std::string where_;
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,294 @@
+#include "job/file_job_source.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "common/logging.h"
+#include "job/file_load_rounds.h"
+#include "job/job_errors.h"
+#include "job/reconcile.h"
+
+namespace millrace::job {
+namespace {
+
+// A task whose batch is at most kReadAheadMaxBytes and leaves files after it lists and starts
+// downloading the next batch while it loads (NextBatch).
+constexpr uint64_t kReadAheadMaxBytes = 64 << 20;
+// Reconciliation lists below the offset in pages of this many files.
+constexpr size_t kReconcilePage = 1000;
+
+int64_t MicrosSinceEpoch(Clock::WallTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
+
+// The next batch of a job, listed and downloading on a thread of its own while the current
+// batch loads. Only a read ahead: the task that takes it checks that the job's epoch and offset
+// are still the ones it was listed for, and loads and commits it like any batch.
+class NextBatch {
+ public:
+  NextBatch(std::shared_ptr<source::FileSource> source, load::SourceKind kind,
+            source::ListOptions list, load::FetchOptions fetch, std::string work_root,
+            int64_t epoch)
+      : source_(std::move(source)), start_after_(list.start_after), epoch_(epoch) {
+    lister_ = std::thread([this, kind, list, fetch, root = std::move(work_root)] {
+      listing_ = source_->List(list);
+      if (!listing_.ok() || listing_->files.empty()) return;
+      auto work = load::WorkDir::Create(root);
+      if (!work.ok()) return;
+      work_ = std::move(work).value();
+      fetcher_ = std::make_unique<load::BatchFetcher>(*source_, kind, listing_->files, fetch,
+                                                      work_->path());
+    });
+  }
+  ~NextBatch() {
+    if (lister_.joinable()) lister_.join();
+    fetcher_.reset();  // before the directory it writes to
+  }
+  NextBatch(const NextBatch&) = delete;
+  NextBatch& operator=(const NextBatch&) = delete;
+
+  // True when the listing is done, downloading, and for this epoch and offset.
+  bool Matches(int64_t epoch, const std::string& offset) {
+    if (lister_.joinable()) lister_.join();
+    return epoch == epoch_ && offset == start_after_ && fetcher_ != nullptr;
+  }
+  const source::Listing& listing() const { return *listing_; }
+  load::BatchFetcher* fetcher() { return fetcher_.get(); }
+
+ private:
+  const std::shared_ptr<source::FileSource> source_;  // the fetcher's threads read it
+  const std::string start_after_;
+  const int64_t epoch_;
+  // Written by lister_ before it ends; read after it is joined.
+  Result<source::Listing> listing_ = Status::Unavailable("not listed yet");
+  std::unique_ptr<load::WorkDir> work_;
+  std::unique_ptr<load::BatchFetcher> fetcher_;
+  std::thread lister_;
+};
+
+namespace {
+
+// A batch of files: loads in rounds from a fetcher that started with the batch (or with the
+// read ahead that listed it).
+class FileBatch final : public SourceBatch {
+ public:
+  FileBatch(const Offset& start, const Offset& end, std::vector<source::FileInfo> files,
+            LoadSpec spec, JobProperties properties, const FileJobSourceConfig* config,
+            load::FetchOptions fetch, std::unique_ptr<NextBatch> ahead)
+      : SourceBatch(start, end, files.front().key, files.back().key,
+                    static_cast<int64_t>(files.size()), TotalBytes(files)),
+        files_(std::move(files)),
+        spec_(std::move(spec)),
+        properties_(std::move(properties)),
+        config_(config),
+        fetch_(fetch),
+        ahead_(std::move(ahead)) {}
+
+  Result<LoadedBatch> Load(Sink& sink, const TaskContext& task, int attempt) override {
+    spec_.job_id = task.job_id;
+    spec_.task_id = task.task_id;
+    spec_.now_us = task.now_us;
+    // A retry fetches again: the read ahead's downloads (or the first attempt's) may be what
+    // failed.
+    std::unique_ptr<load::WorkDir> work;
+    std::unique_ptr<load::BatchFetcher> own;
+    load::BatchFetcher* fetcher = attempt == 0 && ahead_ ? ahead_->fetcher() : nullptr;
+    if (fetcher == nullptr) {
+      auto created = load::WorkDir::Create(config_->work_root);
+      if (!created.ok()) return JobError(JobErrorCode::kLoad, created.status());
+      work = std::move(created).value();
+      own = std::make_unique<load::BatchFetcher>(*config_->files, spec_.options.kind, files_,
+                                                 fetch_, work->path());
+      fetcher = own.get();
+    }
+    FileLoadRequest request{&spec_,  &properties_,         &files_,
+                            fetcher, config_->fail_points, &first_error_};
+    auto loaded = LoadFileRounds(sink, task, request);
+    own.reset();  // before the directory it writes to
+    return loaded;
+  }
+
+ private:
+  static int64_t TotalBytes(const std::vector<source::FileInfo>& files) {
+    int64_t bytes = 0;
+    for (const auto& f : files)
+      bytes += static_cast<int64_t>(f.size);
+    return bytes;
+  }
+
+  const std::vector<source::FileInfo> files_;
+  LoadSpec spec_;
+  const JobProperties properties_;
+  const FileJobSourceConfig* const config_;
+  const load::FetchOptions fetch_;
+  std::unique_ptr<NextBatch> ahead_;  // holds the read ahead's fetcher and its directory
+};
+
+}  // namespace
+
+FileJobSource::FileJobSource(FileJobSourceConfig config)
+    : config_(std::move(config)),
+      spec_template_(
+          LoadSpec{0, 0, config_.insert_sql, config_.analysis, config_.options, true, 0}) {}
+
+FileJobSource::~FileJobSource() = default;
+
+void FileJobSource::LookAgain() {
+  MutexLock lock(&mu_);
+  next_reconcile_ = Clock::SteadyTime{};
+}
+
+load::FetchOptions FileJobSource::FetchOptions() const {
+  load::FetchOptions fetch;
+  fetch.compression = config_.options.compression;
+  fetch.parallelism = config_.download_parallelism;
+  fetch.copy_local = true;  // the ledger records the version that was read
+  return fetch;
+}
+
+Result<std::string> FileJobSource::Reconcile(const JobRecord& job, bool* unsettled) {
+  const JobProperties& props = job.properties;
+  const std::string offset = job.current_offset.Text(kFileNamePart);
+  if (offset.empty() || offset <= job.reconcile_floor) return std::string();  // nothing below
+  // Everything between the floor and the offset, page by page.
+  std::vector<source::FileInfo> listed;
+  source::ListOptions list;
+  list.start_after = job.reconcile_floor;
+  list.max_files = kReconcilePage;
+  list.max_bytes = UINT64_MAX;
+  while (true) {
+    MR_ASSIGN_OR_RETURN(source::Listing page, config_.files->List(list));
+    *unsettled = *unsettled || page.unsettled_files > 0;
+    const bool past_offset = !page.files.empty() && page.files.back().key > offset;
+    for (source::FileInfo& f : page.files) {
+      if (f.key <= offset) listed.push_back(std::move(f));
+    }
+    if (past_offset || !page.more || page.files.empty()) break;
+    list.start_after = listed.back().key;
+  }
+  MR_ASSIGN_OR_RETURN(auto ledger, config_.catalog->LedgerEntries(job.id, std::nullopt));
+  Reconciliation found =
+      job::Reconcile(listed, ledger, offset, job.reconcile_floor, props.late_files, job.id,
+                     MicrosSinceEpoch(config_.clock->WallNow()));
+  std::vector<LedgerEntry> record = found.skipped;
+  record.insert(record.end(), found.changed.begin(), found.changed.end());
+  MR_RETURN_IF_ERROR(config_.catalog->RecordFiles(record));
+  if (!found.late.empty()) {
+    MR_LOG(kInfo) << "job " << job.name << ": " << found.late.size()
+                  << " late or retried file(s) to load, first " << found.late.front().key;
+  }
+  {
+    MutexLock lock(&mu_);
+    pending_.assign(found.late.begin(), found.late.end());
+  }
+  if (!found.changed.empty()) {
+    return std::to_string(found.changed.size()) +
+           " loaded file(s) changed after they were loaded (not reloaded), first " +
+           found.changed.front().key;
+  }
+  if (!found.skipped.empty()) {
+    return std::to_string(found.skipped.size()) +
+           " late file(s) skipped (late_files = ignore), first " + found.skipped.front().key;
+  }
+  return std::string();
+}
+
+Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limits) {
+  Polled polled;
+  const Clock::SteadyTime now = config_.clock->SteadyNow();
+  bool reconcile_due = false;
+  {
+    MutexLock lock(&mu_);
+    reconcile_due = now >= next_reconcile_;
+    if (reconcile_due) {
+      next_reconcile_ = now + std::chrono::seconds(job.properties.reconcile_interval_seconds);
+    }
+  }
+  if (reconcile_due) {
+    bool unsettled = false;
+    auto note = Reconcile(job, &unsettled);
+    if (!note.ok()) {
+      // Late files wait for the next reconciliation; new files are not held up by it.
+      MR_LOG(kWarning) << "job " << job.name
+                       << ": reconciliation failed: " << note.status().message();
+    } else if (!note->empty()) {
+      polled.note = std::move(note).value();
+    }
+    if (unsettled) {
+      // Files still being written stop the listing: look again soon to see past them.
+      MutexLock lock(&mu_);
+      next_reconcile_ = now + kUnsettledPoll;
+    }
+  }
+
+  const std::string offset = job.current_offset.Text(kFileNamePart);
+  LoadSpec spec = spec_template_;
+  spec.strict = job.properties.strict;
+  std::vector<source::FileInfo> files;
+  std::unique_ptr<NextBatch> ahead;
+  source::Listing listing;
+  {
+    // Late files and retries first: they are older than anything after the offset.
+    MutexLock lock(&mu_);
+    uint64_t bytes = 0;
+    while (!pending_.empty() && static_cast<int64_t>(files.size()) < limits.max_items &&
+           bytes < static_cast<uint64_t>(limits.max_bytes)) {
+      bytes += pending_.front().size;
+      files.push_back(std::move(pending_.front()));
+      pending_.pop_front();
+    }
+    ahead = std::move(ahead_);  // a read ahead not taken now is stale after this task
+  }
+  if (!files.empty()) {
+    polled.more = true;  // new files may wait after the offset: look again at once
+    polled.lag_items = static_cast<int64_t>(files.size());
+    polled.batch = std::make_unique<FileBatch>(job.current_offset, job.current_offset,
+                                               std::move(files), std::move(spec), job.properties,
+                                               &config_, FetchOptions(), nullptr);
+    return polled;
+  }
+
+  source::ListOptions list;
+  list.start_after = offset;
+  list.max_files = static_cast<size_t>(limits.max_items);
+  list.max_bytes = static_cast<uint64_t>(limits.max_bytes);
+  if (ahead != nullptr && ahead->Matches(job.epoch, offset)) {
+    listing = ahead->listing();  // listed and downloading since the last task
+  } else {
+    ahead.reset();
+    auto listed = config_.files->List(list);
+    if (!listed.ok()) return JobError(JobErrorCode::kGetRemoteData, listed.status());
+    listing = std::move(listed).value();
+  }
+  // EndOffset: the greatest matching key seen, this listing's or an earlier one's.
+  polled.end_offset =
+      Offset::FileName(std::max(job.end_offset.Text(kFileNamePart), listing.last_matching_key));
+  if (listing.unsettled_files > 0) polled.look_again = kUnsettledPoll;
+  if (listing.files.empty()) {
+    polled.lag_items = static_cast<int64_t>(listing.unsettled_files);
+    return polled;
+  }
+  polled.more = listing.more || listing.unsettled_files > 0;
+  polled.lag_items = static_cast<int64_t>(listing.files.size());
+  uint64_t batch_bytes = 0;
+  for (const auto& f : listing.files)
+    batch_bytes += f.size;
+  polled.lag_bytes = static_cast<int64_t>(batch_bytes);
+  if (listing.more && batch_bytes <= kReadAheadMaxBytes) {
+    source::ListOptions after = list;
+    after.start_after = listing.files.back().key;
+    auto next = std::make_unique<NextBatch>(config_.files, config_.options.kind, after,
+                                            FetchOptions(), config_.work_root, job.epoch);
+    MutexLock lock(&mu_);
+    ahead_ = std::move(next);
+  }
+  const Offset end = Offset::FileName(listing.files.back().key);
+  polled.batch = std::make_unique<FileBatch>(job.current_offset, end, std::move(listing.files),
+                                             std::move(spec), job.properties, &config_,
+                                             FetchOptions(), std::move(ahead));
+  return polled;
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,84 @@
+// FileJobSource: the JobSource of a file job — an S3 prefix or a local directory read in key
+// order, with late files found by reconciliation and the next batch read ahead.
+//
+// Contract (beyond job_source.h)
+// - The offset is {"fileName": key}: the last key loaded in key order. Poll lists matching
+//   files after it (ListObjectsV2 start-after: O(new files)), at most max_items files and
+//   stopping after the file that reaches max_bytes.
+// - Late files and retries first: every reconcile_interval (and at once after a RETRY) the
+//   source lists what is between the job's floor and its offset and compares it with the
+//   ledger (reconcile.h). Files to load become batches that do not advance the offset; files
+//   skipped (late_files = ignore) and loaded files that changed are recorded in the ledger and
+//   reported in JobRuntimeMsg. A failed reconciliation is logged and retried at the next
+//   interval: it never holds up new files.
+// - Read ahead: a batch of at most kReadAheadMaxBytes that leaves files after it lists and
+//   starts downloading the next batch while it loads; the next Poll takes it only if the job
+//   is at the same epoch and offset it was listed for.
+// - A batch loads in rounds (file_load_rounds.h); its files download in the background while
+//   earlier ones load.
+// - Thread-safety: see job_source.h; LookAgain may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "common/fail_point.h"
+#include "common/thread_annotations.h"
+#include "job/batch_loader.h"
+#include "job/catalog_store.h"
+#include "job/job_source.h"
+#include "load/batch.h"
+#include "source/file_source.h"
+
+namespace millrace::job {
+
+class NextBatch;
+
+struct FileJobSourceConfig {
+  std::shared_ptr<source::FileSource> files;
+  // The job's statement, reader options and target, for its loads.
+  std::string insert_sql;
+  InsertAnalysis analysis;
+  load::FileFunctionOptions options;
+  // Not owned; must outlive the source.
+  Clock* clock = nullptr;
+  CatalogStore* catalog = nullptr;
+  const FailPoints* fail_points = nullptr;  // may be null
+  std::string work_root;                    // downloads go to work directories under it
+  int download_parallelism = 8;
+};
+
+class FileJobSource final : public JobSource {
+ public:
+  explicit FileJobSource(FileJobSourceConfig config);
+  ~FileJobSource() override;
+
+  Result<Polled> Poll(const JobRecord& job, const BatchLimits& limits) override;
+  void Committed(const Offset& offset) override {}
+  // The next Poll reconciles first.
+  void LookAgain() override;
+  std::string Describe() const override { return config_.files->Describe(); }
+
+  // Files that are still being written are looked at again after this.
+  static constexpr std::chrono::milliseconds kUnsettledPoll{200};
+
+ private:
+  // Lists below the offset and compares with the ledger; returns the news for JobRuntimeMsg
+  // ("" when none).
+  Result<std::string> Reconcile(const JobRecord& job, bool* unsettled);
+  load::FetchOptions FetchOptions() const;
+
+  const FileJobSourceConfig config_;
+  const LoadSpec spec_template_;
+  Mutex mu_;
+  Clock::SteadyTime next_reconcile_ GUARDED_BY(mu_){};
+  // Files at or below the offset still to load (late files, retries), from the last
+  // reconciliation.
+  std::deque<source::FileInfo> pending_ GUARDED_BY(mu_);
+  std::unique_ptr<NextBatch> ahead_ GUARDED_BY(mu_);
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,232 @@
+#include "job/file_load_rounds.h"
+
+#include <map>
+#include <optional>
+
+#include "common/logging.h"
+#include "job/job_errors.h"
+#include "load/reader_sql.h"
+
+namespace millrace::job {
+namespace {
+
+// Small-file groups (BatchLoader::LoadGroupFast): files up to kGroupFileBytes, read twice (the
+// INSERT and the count by file), which costs less than a statement each only while they are
+// small; at most kGroupMaxFiles files and kGroupMaxBytes per group.
+constexpr uint64_t kGroupFileBytes = 64 << 10;
+constexpr size_t kGroupMaxFiles = 1000;
+constexpr uint64_t kGroupMaxBytes = 16 << 20;
+
+// One attempt at the whole batch, in one transaction. Says how the next round must differ
+// when this one cannot be committed.
+struct Round {
+  LoadedBatch loaded;
+  Status file_error;  // a file that could not be loaded (names it)
+  size_t bad_file = 0;
+  bool switch_to_careful = false;
+  bool ungroup = false;
+};
+
+class RoundRunner {
+ public:
+  RoundRunner(Sink& sink, const TaskContext& task, const FileLoadRequest& request)
+      : sink_(sink),
+        task_(task),
+        spec_(*request.spec),
+        props_(*request.properties),
+        files_(*request.files),
+        first_error_(request.first_error),
+        fetcher_(*request.fetcher),
+        fail_points_(request.fail_points),
+        shapes_(files_.size()) {}
+
+  Result<LoadedBatch> Run() {
+    group_small_files_ = BatchLoader::CanGroup(spec_);
+    // Rounds: at most one that ungroups, one that turns careful, one per quarantined file and
+    // the one that commits.
+    for (size_t round = 0; round < files_.size() + 3; ++round) {
+      MR_ASSIGN_OR_RETURN(Round r, RunRound());
+      if (r.ungroup || r.switch_to_careful || !r.file_error.ok()) {
+        // The failed statement already aborted the transaction; nothing of it stays.
+        r.loaded.txn->Rollback().IgnoreError();
+      }
+      if (r.ungroup) {
+        group_small_files_ = false;
+        continue;
+      }
+      if (r.switch_to_careful) {
+        careful_ = true;
+        continue;
+      }
+      if (!r.file_error.ok()) {
+        // An interrupted statement (PAUSE, DROP, stop) says nothing about the file.
+        if (props_.on_error != OnError::kSkipFile ||
+            r.file_error.code() == StatusCode::kCancelled) {
+          return r.file_error;
+        }
+        MR_LOG(kWarning) << "job " << task_.job_name << ": quarantining " << files_[r.bad_file].key
+                         << ": " << r.file_error.message();
+        quarantined_[r.bad_file] = r.file_error.message();
+        continue;
+      }
+      const LoadStatistic& stats = r.loaded.stats;
+      if (first_error_ != nullptr) *first_error_ = r.loaded.first_error;
+      if (stats.filtered_rows > 0 &&
+          static_cast<double>(stats.filtered_rows) >
+              props_.max_filter_ratio * static_cast<double>(stats.scanned_rows)) {
+        r.loaded.txn->Rollback().IgnoreError();
+        return JobError(JobErrorCode::kTooManyFailureRows,
+                        Status::InvalidArgument(std::to_string(stats.filtered_rows) + " of " +
+                                                std::to_string(stats.scanned_rows) +
+                                                " rows were filtered, more than "
+                                                "session.insert_max_filter_ratio = " +
+                                                std::to_string(props_.max_filter_ratio) +
+                                                "; first: " + r.loaded.first_error));
+      }
+      return std::move(r.loaded);
+    }
+    return JobError(JobErrorCode::kLoad, Status::Internal("the batch could not be loaded"));
+  }
+
+ private:
+  // The fetched file i, or why the task fails; a file that could not be fetched is
+  // quarantined (skip_file) and reported as "".
+  Result<std::string> Readable(size_t i) {
+    const load::FetchedFile& fetched = fetcher_.Wait(i);
+    if (!first_fetched_ && fail_points_ != nullptr) {
+      Status s = fail_points_->Check("task.after_download", task_.job_name);
+      if (!s.ok()) return JobError(JobErrorCode::kLoad, s);
+    }
+    first_fetched_ = true;
+    if (fetched.status.ok()) return fetched.path;
+    if (props_.on_error != OnError::kSkipFile) {
+      return JobError(fetched.download_failed ? JobErrorCode::kGetRemoteData : JobErrorCode::kLoad,
+                      fetched.status);
+    }
+    quarantined_[i] = fetched.status.message();
+    return std::string();
+  }
+
+  // The shape of file i when it may join a group, else nullptr.
+  const std::vector<std::string>* Groupable(size_t i, const std::string& path) {
+    if (files_[i].size == 0 || files_[i].size > kGroupFileBytes || path.empty()) return nullptr;
+    if (!shapes_[i]) {
+      auto shape = load::CsvShape(spec_.options, path);
+      shapes_[i] = shape.ok() ? std::move(shape).value() : std::vector<std::string>();
+    }
+    return shapes_[i]->empty() ? nullptr : &*shapes_[i];
+  }
+
+  void Record(Round& r, size_t i, FileState state, const FileLoad& loaded, std::string error) {
+    const source::FileInfo& f = files_[i];
+    r.loaded.ledger.push_back(LedgerEntry{task_.job_id, f.key, f.etag, static_cast<int64_t>(f.size),
+                                          state, task_.task_id, loaded.rows, task_.now_us,
+                                          std::move(error)});
+    if (state != FileState::kLoaded) return;
+    LoadStatistic& stats = r.loaded.stats;
+    stats.scanned_rows += loaded.rows + loaded.filtered;
+    stats.filtered_rows += loaded.filtered;
+    stats.load_bytes += static_cast<int64_t>(f.size);
+    stats.file_size += static_cast<int64_t>(f.size);
+    stats.file_number += 1;
+    if (r.loaded.first_error.empty()) r.loaded.first_error = loaded.first_error;
+  }
+
+  // The files from i on that load with file i in one statement, and their paths.
+  Status Group(size_t i, std::string path, std::vector<size_t>* group,
+               std::vector<std::string>* paths) {
+    group->assign({i});
+    paths->assign({path});
+    const std::vector<std::string>* shape =
+        !careful_ && group_small_files_ ? Groupable(i, path) : nullptr;
+    for (uint64_t bytes = files_[i].size;
+         shape != nullptr && group->back() + 1 < files_.size() && group->size() < kGroupMaxFiles;) {
+      const size_t j = group->back() + 1;
+      if (bytes + files_[j].size > kGroupMaxBytes) break;
+      MR_ASSIGN_OR_RETURN(std::string next, Readable(j));
+      const std::vector<std::string>* next_shape =
+          quarantined_.count(j) > 0 ? nullptr : Groupable(j, next);
+      if (next_shape == nullptr || *next_shape != *shape) break;
+      group->push_back(j);
+      paths->push_back(std::move(next));
+      bytes += files_[j].size;
+    }
+    return Status::Ok();
+  }
+
+  Result<Round> RunRound() {
+    Round r;
+    auto txn = sink_.Begin(task_.database);
+    if (!txn.ok()) return JobError(JobErrorCode::kLoad, txn.status());
+    r.loaded.txn = std::move(txn).value();
+    BatchLoader loader(&r.loaded.txn->connection(), spec_);
+    size_t i = 0;
+    while (i < files_.size()) {
+      MR_ASSIGN_OR_RETURN(std::string path, Readable(i));
+      if (auto q = quarantined_.find(i); q != quarantined_.end()) {
+        Record(r, i, FileState::kQuarantined, FileLoad(), q->second);
+        ++i;
+        continue;
+      }
+      std::vector<size_t> group;
+      std::vector<std::string> paths;
+      MR_RETURN_IF_ERROR(Group(i, path, &group, &paths));
+      Result<std::vector<FileLoad>> loaded = std::vector<FileLoad>();
+      if (group.size() > 1) {
+        loaded = loader.LoadGroupFast(paths);
+      } else {
+        auto one = careful_ ? loader.LoadCareful(files_[i].key, path)
+                            : loader.LoadFast(files_[i].key, path);
+        if (one.ok()) {
+          loaded->push_back(*one);
+        } else {
+          loaded = one.status();
+        }
+      }
+      if (!loaded.ok()) {
+        const Status& error = loaded.status();
+        if (error.code() != StatusCode::kCancelled && !careful_ &&
+            BatchLoader::IsRowLevelError(error)) {
+          r.switch_to_careful = true;
+        } else if (error.code() != StatusCode::kCancelled && group.size() > 1) {
+          MR_LOG(kInfo) << "job " << task_.job_name << ": loading " << group.size()
+                        << " files one by one: " << error.message();
+          r.ungroup = true;
+        } else {
+          r.file_error = JobError(JobErrorCode::kLoad, error);
+          r.bad_file = i;
+        }
+        return r;
+      }
+      for (size_t k = 0; k < group.size(); ++k)
+        Record(r, group[k], FileState::kLoaded, (*loaded)[k], "");
+      i = group.back() + 1;
+    }
+    return r;
+  }
+
+  Sink& sink_;
+  const TaskContext& task_;
+  const LoadSpec& spec_;
+  const JobProperties& props_;
+  const std::vector<source::FileInfo>& files_;
+  std::string* const first_error_;
+  load::BatchFetcher& fetcher_;
+  const FailPoints* const fail_points_;
+
+  bool careful_ = false;
+  bool group_small_files_ = false;
+  bool first_fetched_ = false;
+  // Files set aside for this task (on_error = skip_file), with the reason.
+  std::map<size_t, std::string> quarantined_;
+  std::vector<std::optional<std::vector<std::string>>> shapes_;
+};
+
+}  // namespace
+
+Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,
+                                   const FileLoadRequest& request) {
+  return RoundRunner(sink, task, request).Run();
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,44 @@
+// The load rounds of a file batch: how a task's files get into the job's table, inside one
+// transaction of the sink, without committing it (the commit gate does that).
+//
+// Rounds: fast first (small files of one shape many to a statement, BatchLoader::CanGroup);
+// a row-level error turns the whole batch careful (bad rows filtered and recorded); with
+// on_error = skip_file a file that cannot be loaded is set aside (QUARANTINED in the ledger)
+// and the batch loaded again without it; a group of files that fails otherwise is loaded
+// again file by file, which names the bad one. Each round starts a fresh transaction because a
+// DuckDB error aborts the one it happens in. Too many filtered rows
+// (session.insert_max_filter_ratio) fail the batch.
+//
+// Contract
+// - Returns the transaction open with the batch's rows, its ledger entries (one per file,
+//   LOADED or QUARANTINED) and statistics; or an error carrying its JobErrorCode: kLoad,
+//   kGetRemoteData (a download failed), kTooManyFailureRows. An interrupted statement (PAUSE,
+//   DROP, stop) is returned CANCELLED and never makes a file bad.
+// - Crash window: fail point "task.after_download" (scope: the job name) once the first file
+//   is fetched, before anything is inserted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/fail_point.h"
+#include "job/batch_loader.h"
+#include "job/job_properties.h"
+#include "job/job_source.h"
+#include "load/batch.h"
+
+namespace millrace::job {
+
+struct FileLoadRequest {
+  const LoadSpec* spec = nullptr;             // statement, options; not owned
+  const JobProperties* properties = nullptr;  // strict, on_error, filter ratio; not owned
+  const std::vector<source::FileInfo>* files = nullptr;  // not owned
+  load::BatchFetcher* fetcher = nullptr;                 // fetching `files`; not owned
+  const FailPoints* fail_points = nullptr;               // may be null
+  std::string* first_error = nullptr;  // set to the first filtered row (also on failure)
+};
+
+Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,
+                                   const FileLoadRequest& request);
+
+}  // namespace millrace::job

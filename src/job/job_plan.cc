@@ -1,0 +1,38 @@
+#include "job/job_plan.h"
+
+#include "job/file_job_source.h"
+#include "job/sink.h"
+
+namespace millrace::job {
+
+Result<BuiltPlan> PlanBuilder::Build(const PropertyMap& properties, const std::string& insert_sql,
+                                     const std::string& database) const {
+  BuiltPlan built;
+  MR_ASSIGN_OR_RETURN(built.properties, JobProperties::Parse(properties));
+  auto plan = std::make_shared<JobPlan>();
+  MR_ASSIGN_OR_RETURN(plan->analysis, AnalyzeInsert(insert_sql));
+  const InsertAnalysis& analysis = plan->analysis;
+  MR_ASSIGN_OR_RETURN(auto options, load::ParseFileFunctionArgs(analysis.source, analysis.args));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<source::FileSource> files, config_.make_source(options));
+
+  MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
+  MR_RETURN_IF_ERROR(UseDatabase(*conn, database));
+  Status target = conn->Execute("SELECT * FROM " + analysis.target_table + " LIMIT 0");
+  if (!target.ok()) return target.WithContext("target table " + analysis.target_table);
+
+  FileJobSourceConfig source;
+  source.files = std::move(files);
+  source.insert_sql = insert_sql;
+  source.analysis = analysis;
+  source.options = std::move(options);
+  source.clock = config_.clock;
+  source.catalog = config_.catalog;
+  source.fail_points = config_.fail_points;
+  source.work_root = config_.work_root;
+  source.download_parallelism = config_.download_parallelism;
+  plan->source = std::make_shared<FileJobSource>(std::move(source));
+  built.plan = std::move(plan);
+  return built;
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,109 @@
+// The registry of live jobs: each job's state behind a lock of its own, and snapshots of them
+// for the views.
+//
+// Contract
+// - JobRegistry's lock guards only the map (and the names being created); it is never held
+//   while a job's lock is taken, nor across I/O.
+// - Job::mu guards the job's state. It is held across a DuckDB statement in one place only: the
+//   commit gate holds it from the epoch check to the end of the commit, so that a PAUSE,
+//   ALTER or DROP (which bump the epoch under it) either comes before the commit and stops it,
+//   or after it and sees it (commit_gate.h). Other jobs, the scheduler and the views never wait
+//   for that lock.
+// - Every change of a job's state ends with Publish(), under mu: the views read the published
+//   snapshot (View()) and never wait for mu.
+// - Thread-safety: all methods may be called concurrently; Job fields as annotated.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "common/thread_annotations.h"
+#include "job/job_model.h"
+#include "job/job_source.h"
+#include "job/job_statement.h"
+#include "job/sink.h"
+
+namespace millrace::job {
+
+// A job's definition checked and ready to run.
+struct JobPlan {
+  InsertAnalysis analysis;  // target table and source call (ALTER compares them)
+  std::shared_ptr<JobSource> source;
+};
+
+// A job as the views show it.
+struct JobRow {
+  JobRecord record;
+  int64_t lag_items = 0;
+  int64_t lag_bytes = 0;
+};
+
+class Job {
+ public:
+  Job(int64_t id, std::string name) : id(id), name(std::move(name)) {}
+
+  const int64_t id;
+  const std::string name;
+
+  Mutex mu;
+  JobRecord record GUARDED_BY(mu);
+  // nullptr when the stored definition cannot run (the job is PAUSED with the reason).
+  std::shared_ptr<const JobPlan> plan GUARDED_BY(mu);
+  std::deque<TaskRecord> history GUARDED_BY(mu);  // oldest first; includes the running task
+  bool task_running GUARDED_BY(mu) = false;
+  Sink* task_sink GUARDED_BY(mu) = nullptr;  // the running task's, for Interrupt
+  std::condition_variable task_done;         // signalled (with mu) when a task ends
+  bool auto_resume_pending GUARDED_BY(mu) = false;
+  int64_t lag_items GUARDED_BY(mu) = 0;
+  int64_t lag_bytes GUARDED_BY(mu) = 0;
+
+  // Adds or replaces the task in the history, keeping the newest `keep`.
+  void UpdateHistory(const TaskRecord& task, int keep) REQUIRES(mu);
+  // Publishes the state for the views.
+  void Publish() REQUIRES(mu);
+
+  struct View {
+    JobRow row;
+    std::vector<TaskRecord> tasks;
+  };
+  // The last published state; never waits for mu.
+  std::shared_ptr<const View> view() const;
+
+ private:
+  mutable Mutex view_mu_;  // taken after mu, never before it
+  std::shared_ptr<const View> view_ GUARDED_BY(view_mu_);
+};
+
+class JobRegistry {
+ public:
+  std::shared_ptr<Job> Find(std::string_view name) const;
+  std::shared_ptr<Job> Get(int64_t id) const;
+  std::vector<std::shared_ptr<Job>> All() const;
+
+  // Claims `name` for a job being created and returns a new job id: ALREADY_EXISTS when a job
+  // has the name or is being created with it. Add or Unreserve ends the claim.
+  Result<int64_t> Reserve(const std::string& name);
+  void Unreserve(const std::string& name);
+  void Add(std::shared_ptr<Job> job);
+  void Remove(int64_t id);
+
+  std::vector<JobRow> SnapshotJobs() const;
+  std::vector<TaskRecord> SnapshotTasks() const;
+
+ private:
+  mutable Mutex mu_;
+  std::map<int64_t, std::shared_ptr<Job>> jobs_ GUARDED_BY(mu_);
+  std::set<std::string, std::less<>> reserved_ GUARDED_BY(mu_);
+  int64_t max_id_ GUARDED_BY(mu_) = 0;  // the greatest id given out or added
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,126 @@
+// JobSource: where a job's data comes from, behind one offset interface (in the spirit of
+// Doris's SourceOffsetProvider). Files from S3 or a local directory are the first
+// implementation (file_job_source.h); change streams are next.
+//
+// Contract
+// - Poll(job, limits) returns the next batch after the committed offset, or no batch
+//   (with when to look again). It may return batches below the offset that do not advance it
+//   (a file source's late files): their start and end offsets are the committed one.
+// - A batch covers (start, end]: the task that loads it commits `end` as the job's offset in
+//   the same transaction as its rows, and only if the job is still at `start` (the commit
+//   gate). The job layer never looks inside an offset.
+// - Committed(end) is called after a batch's transaction committed, never before and never for
+//   a batch that did not commit: a change stream confirms its position upstream only then.
+//   A crash between the commit and the call is harmless: on restart the source starts from the
+//   committed offset, and confirms it with its first batch.
+// - SourceBatch::Load writes the batch's rows into a transaction it begins on the sink, and
+//   returns that transaction open (with what it wrote: statistics, ledger entries) for the
+//   commit gate; it never commits. It may roll back and begin again (a load in rounds); an
+//   error is returned with its JobErrorCode detail (job_errors.h).
+// - Thread-safety: Poll and Committed are called by the one task of the job at a time;
+//   Describe from any thread. Interrupt may be called from any thread while Load runs.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "job/job_model.h"
+#include "job/offset.h"
+#include "job/sink.h"
+
+namespace millrace::job {
+
+struct BatchLimits {
+  int64_t max_items = 256;
+  int64_t max_bytes = 10LL << 30;
+};
+
+// What a load wrote into its open transaction.
+struct LoadedBatch {
+  std::unique_ptr<SinkTransaction> txn;  // open; the commit gate commits or drops it
+  LoadStatistic stats;
+  std::vector<LedgerEntry> ledger;  // the batch's files (file sources); empty for others
+  std::string first_error;          // the first filtered row, "" when none
+};
+
+// What a task needs to know while it loads.
+struct TaskContext {
+  int64_t job_id = 0;
+  int64_t task_id = 0;
+  std::string job_name;
+  std::string database;  // the job's database (DuckDB schema); "" for the default
+  int64_t now_us = 0;
+};
+
+class SourceBatch {
+ public:
+  virtual ~SourceBatch() = default;
+
+  const Offset& start() const { return start_; }
+  const Offset& end() const { return end_; }
+  bool advances() const { return !(start_ == end_); }
+  // The first and last item, for the task's RunningOffset.
+  const std::string& first_item() const { return first_item_; }
+  const std::string& last_item() const { return last_item_; }
+  int64_t items() const { return items_; }
+  int64_t bytes() const { return bytes_; }
+  // The first filtered row of the last Load, also when it failed (too many filtered rows).
+  const std::string& first_error() const { return first_error_; }
+
+  // See the contract above. `attempt` counts from 0; a retry loads the batch again from
+  // scratch.
+  virtual Result<LoadedBatch> Load(Sink& sink, const TaskContext& task, int attempt) = 0;
+
+ protected:
+  std::string first_error_;
+
+  SourceBatch(Offset start, Offset end, std::string first_item, std::string last_item,
+              int64_t items, int64_t bytes)
+      : start_(std::move(start)),
+        end_(std::move(end)),
+        first_item_(std::move(first_item)),
+        last_item_(std::move(last_item)),
+        items_(items),
+        bytes_(bytes) {}
+
+ private:
+  Offset start_;
+  Offset end_;
+  std::string first_item_;
+  std::string last_item_;
+  int64_t items_ = 0;
+  int64_t bytes_ = 0;
+};
+
+struct Polled {
+  std::unique_ptr<SourceBatch> batch;  // nullptr: nothing to load now
+  // More is ready after this batch (or the source could not tell): run the next task at once.
+  bool more = false;
+  // Items exist that are not ready yet (files still being written): look again after this
+  // rather than after max_interval; a ONCE job is not finished while it is set.
+  std::optional<std::chrono::milliseconds> look_again;
+  Offset end_offset;      // the newest position seen upstream; empty if unknown
+  int64_t lag_items = 0;  // items seen but not loaded (including this batch)
+  int64_t lag_bytes = 0;
+  std::optional<std::string> note;  // news for JobRuntimeMsg (late files skipped, ...)
+};
+
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+  // `job`: a snapshot of the job (its committed offset, properties, epoch).
+  virtual Result<Polled> Poll(const JobRecord& job, const BatchLimits& limits) = 0;
+  virtual void Committed(const Offset& offset) = 0;
+  // The job was resumed, or told to load items again (ALTER JOB ... RETRY): the next Poll
+  // looks again at what is not loaded yet (a file source reconciles at once).
+  virtual void LookAgain() {}
+  // Where the source reads, for logs (no secrets).
+  virtual std::string Describe() const = 0;
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,258 @@
+#include "job/job_statements.h"
+
+#include <algorithm>
+
+#include "common/logging.h"
+#include "job/job_errors.h"
+
+namespace millrace::job {
+namespace {
+
+int64_t MicrosSinceEpoch(Clock::WallTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+// Compares table names as DuckDB resolves them: case-insensitive, quotes removed.
+std::string NormalizeName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '"' || c == '`' || std::isspace(static_cast<unsigned char>(c))) continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// The call's location argument: uri for S3, file_path for local.
+std::string Location(const InsertAnalysis& analysis) {
+  auto it = analysis.args.find(analysis.source == load::SourceKind::kS3 ? "uri" : "file_path");
+  return it == analysis.args.end() ? std::string() : it->second;
+}
+
+Status NotFound(const std::string& name) {
+  return Status::NotFound("job " + name + " does not exist");
+}
+
+}  // namespace
+
+Result<std::string> JobStatements::Execute(const JobStatement& statement,
+                                           const std::string& database) {
+  if (auto* create = std::get_if<CreateJobStatement>(&statement)) return Create(*create, database);
+  if (auto* alter = std::get_if<AlterJobStatement>(&statement)) {
+    if (alter->retry_all || !alter->retry_files.empty()) return Retry(*alter);
+    return Alter(*alter);
+  }
+  return Control(std::get<ControlJobStatement>(statement));
+}
+
+void JobStatements::StopTask(Job& job) {
+  ++job.record.epoch;
+  while (job.task_running) {
+    if (job.task_sink != nullptr) job.task_sink->Interrupt();
+    WaitOnFor(job.task_done, &job.mu, std::chrono::milliseconds(50),
+              [&]() NO_THREAD_SAFETY_ANALYSIS { return !job.task_running; });
+  }
+}
+
+Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
+                                          const std::string& database) {
+  MR_ASSIGN_OR_RETURN(const int64_t id, config_.registry->Reserve(stmt.name));
+  auto built = config_.plans->Build(stmt.properties, stmt.insert_sql, database);
+  if (!built.ok()) {
+    config_.registry->Unreserve(stmt.name);
+    return built.status();
+  }
+  auto job = std::make_shared<Job>(id, stmt.name);
+  JobRecord r;
+  r.id = id;
+  r.name = stmt.name;
+  r.comment = stmt.comment;
+  r.database = database;
+  r.properties = std::move(built->properties);
+  r.insert_sql = stmt.insert_sql;
+  r.masked_sql = MaskSecrets(stmt.insert_sql, built->plan->analysis);
+  r.state = JobState::kRunning;
+  r.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+  r.current_offset = Offset::FileName(r.properties.offset);
+  r.reconcile_floor = r.properties.offset;
+  if (Status s = config_.catalog->InsertJob(r); !s.ok()) {
+    config_.registry->Unreserve(stmt.name);
+    return s;
+  }
+  MR_LOG(kInfo) << "created job " << r.name << " (id " << id << ") reading "
+                << built->plan->source->Describe();
+  {
+    MutexLock lock(&job->mu);
+    job->record = std::move(r);
+    job->plan = std::move(built->plan);
+    job->Publish();
+  }
+  config_.registry->Add(job);
+  config_.scheduler->Schedule(id, config_.clock->SteadyNow());
+  return "job " + stmt.name + " created with id " + std::to_string(id);
+}
+
+Result<std::string> JobStatements::Control(const ControlJobStatement& stmt) {
+  std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
+  if (job == nullptr) {
+    if (stmt.if_exists) return "job " + stmt.name + " does not exist";
+    return NotFound(stmt.name);
+  }
+  MutexLock lock(&job->mu);
+  const JobState state = job->record.state;
+  if (stmt.action == JobControl::kPause && state != JobState::kRunning &&
+      state != JobState::kPending && !(state == JobState::kPaused && !job->record.manual_pause)) {
+    return Status::FailedPrecondition("job " + stmt.name + " is " +
+                                      std::string(JobStateName(state)) +
+                                      "; only a RUNNING job can be paused");
+  }
+  if (stmt.action == JobControl::kResume) {
+    if (state != JobState::kPaused) {
+      return Status::FailedPrecondition("job " + stmt.name + " is " +
+                                        std::string(JobStateName(state)) +
+                                        "; only a PAUSED job can be resumed");
+    }
+    if (job->plan == nullptr) {
+      return JobError(JobErrorCode::kCannotResume,
+                      Status::FailedPrecondition("job " + stmt.name +
+                                                 " cannot resume: " + job->record.error_msg));
+    }
+  }
+  StopTask(*job);
+  if (stmt.action == JobControl::kDrop) {
+    MR_RETURN_IF_ERROR(config_.catalog->DeleteJob(job->id));
+    config_.registry->Remove(job->id);
+    config_.scheduler->Unschedule(job->id);
+    MR_LOG(kInfo) << "dropped job " << stmt.name;
+    return "job " + stmt.name + " dropped";
+  }
+  JobRecord after = job->record;
+  if (stmt.action == JobControl::kPause) {
+    after.state = JobState::kPaused;
+    after.manual_pause = true;
+    after.error_code = std::string(JobErrorName(JobErrorCode::kManualPause));
+    after.error_msg = "paused by user";
+    after.runtime_msg.clear();
+  } else {
+    after.state = JobState::kRunning;
+    after.manual_pause = false;
+    after.error_code.clear();
+    after.error_msg.clear();
+    after.runtime_msg.clear();
+    after.auto_resume_count = 0;
+  }
+  MR_RETURN_IF_ERROR(config_.catalog->SaveJob(after));
+  job->record = after;
+  job->auto_resume_pending = false;
+  job->Publish();
+  if (stmt.action == JobControl::kPause) {
+    config_.scheduler->Unschedule(job->id);
+  } else {
+    job->plan->source->LookAgain();
+    config_.scheduler->Schedule(job->id, config_.clock->SteadyNow());
+  }
+  MR_LOG(kInfo) << "job " << after.name << " is " << JobStateName(after.state);
+  return "job " + stmt.name + " " + (stmt.action == JobControl::kPause ? "paused" : "resumed");
+}
+
+Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt) {
+  std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
+  if (job == nullptr) return NotFound(stmt.name);
+  MutexLock lock(&job->mu);
+  if (job->record.state == JobState::kStopped) {
+    return Status::FailedPrecondition("job " + stmt.name + " is STOPPED");
+  }
+  MR_ASSIGN_OR_RETURN(auto quarantined,
+                      config_.catalog->LedgerEntries(job->id, FileState::kQuarantined));
+  std::vector<LedgerEntry> retry;
+  for (LedgerEntry& e : quarantined) {
+    const bool wanted =
+        stmt.retry_all || std::find(stmt.retry_files.begin(), stmt.retry_files.end(), e.key) !=
+                              stmt.retry_files.end();
+    if (!wanted) continue;
+    e.state = FileState::kRetrying;
+    e.error = "retry requested";
+    retry.push_back(std::move(e));
+  }
+  for (const std::string& key : stmt.retry_files) {
+    const bool found =
+        std::any_of(retry.begin(), retry.end(), [&](const LedgerEntry& e) { return e.key == key; });
+    if (!found) {
+      return Status::NotFound("job " + stmt.name + " has no quarantined file '" + key + "'");
+    }
+  }
+  // RETRYING files are loaded again by the next reconciliation, like late files; the state
+  // survives a restart.
+  MR_RETURN_IF_ERROR(config_.catalog->RecordFiles(retry));
+  if (job->plan != nullptr) job->plan->source->LookAgain();
+  if (job->record.state == JobState::kRunning) {
+    config_.scheduler->Schedule(job->id, config_.clock->SteadyNow());
+  }
+  return "job " + stmt.name + ": " + std::to_string(retry.size()) + " file(s) will be loaded again";
+}
+
+Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
+  std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
+  if (job == nullptr) return NotFound(stmt.name);
+  JobRecord current;
+  InsertAnalysis old_analysis;
+  {
+    MutexLock lock(&job->mu);
+    if (job->record.state != JobState::kPaused) {
+      return Status::FailedPrecondition("job " + stmt.name + " is " +
+                                        std::string(JobStateName(job->record.state)) +
+                                        "; only a PAUSED job can be altered (PAUSE JOB first)");
+    }
+    current = job->record;
+    if (job->plan != nullptr) old_analysis = job->plan->analysis;
+  }
+  PropertyMap merged = current.properties.given;
+  for (const auto& [key, value] : stmt.properties)
+    merged[key] = value;
+  const std::string new_sql = stmt.insert_sql.empty() ? current.insert_sql : stmt.insert_sql;
+  if (merged == current.properties.given && new_sql == current.insert_sql) {
+    return Status::InvalidArgument("ALTER JOB " + stmt.name + " changes nothing");
+  }
+  // Built without the job's lock: it opens the source and reads the target table.
+  MR_ASSIGN_OR_RETURN(BuiltPlan built, config_.plans->Build(merged, new_sql, current.database));
+  if (!stmt.insert_sql.empty()) {
+    const InsertAnalysis& a = built.plan->analysis;
+    if (old_analysis.target_table.empty()) {
+      MR_ASSIGN_OR_RETURN(old_analysis, AnalyzeInsert(current.insert_sql));
+    }
+    if (NormalizeName(a.target_table) != NormalizeName(old_analysis.target_table)) {
+      return Status::InvalidArgument("ALTER JOB " + stmt.name +
+                                     ": the target table cannot change (it is " +
+                                     old_analysis.target_table + ")");
+    }
+    if (a.source != old_analysis.source) {
+      return Status::InvalidArgument("ALTER JOB " + stmt.name + ": the source kind cannot change");
+    }
+    const std::string old_uri = Location(old_analysis);
+    if (old_uri.empty() || old_uri != Location(a)) {
+      return Status::InvalidArgument("ALTER JOB " + stmt.name + ": the uri cannot change (it is " +
+                                     (old_uri.empty() ? std::string("?") : old_uri) + ")");
+    }
+  }
+  MutexLock lock(&job->mu);
+  if (job->record.state != JobState::kPaused || job->record.epoch != current.epoch ||
+      config_.registry->Get(job->id) == nullptr) {
+    return Status::Aborted("job " + stmt.name + " changed while being altered; try again");
+  }
+  StopTask(*job);
+  JobRecord after = job->record;
+  after.properties = std::move(built.properties);
+  if (stmt.properties.count("offset") != 0) {
+    after.current_offset = Offset::FileName(after.properties.offset);
+    after.reconcile_floor = after.properties.offset;
+  }
+  after.insert_sql = new_sql;
+  after.masked_sql = MaskSecrets(new_sql, built.plan->analysis);
+  MR_RETURN_IF_ERROR(config_.catalog->SaveJob(after));
+  job->record = after;
+  job->plan = std::move(built.plan);
+  job->Publish();
+  MR_LOG(kInfo) << "altered job " << after.name;
+  return "job " + stmt.name + " altered";
+}
+
+}  // namespace millrace::job

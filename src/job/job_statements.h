@@ -1,0 +1,55 @@
+// JobStatements: CREATE, ALTER (and ALTER ... RETRY), PAUSE, RESUME and DROP JOB.
+//
+// Contract
+// - Execute runs one parsed statement and returns a one-line message for the log, or an error
+//   naming the problem: unknown job, duplicate name, bad property or statement, a job in the
+//   wrong state (only a PAUSED job is altered or resumed; a FINISHED or STOPPED one is not
+//   paused), an ALTER that changes nothing or changes what cannot change (target table, source
+//   kind, uri).
+// - A statement that changes a job takes the job's lock, bumps its epoch (so a running task
+//   cannot commit), interrupts the running task and waits until it has stopped, then writes the
+//   job's row; PAUSE and DROP therefore return once no task of the job runs. Statements on
+//   different jobs do not wait for each other.
+// - Thread-safety: Execute may be called concurrently.
+#pragma once
+
+#include <string>
+
+#include "common/clock.h"
+#include "job/catalog_store.h"
+#include "job/job_plan.h"
+#include "job/job_registry.h"
+#include "job/job_statement.h"
+#include "job/scheduler.h"
+
+namespace millrace::job {
+
+struct JobStatementsConfig {
+  Clock* clock = nullptr;              // not owned
+  CatalogStore* catalog = nullptr;     // not owned
+  JobRegistry* registry = nullptr;     // not owned
+  Scheduler* scheduler = nullptr;      // not owned
+  const PlanBuilder* plans = nullptr;  // not owned
+};
+
+class JobStatements {
+ public:
+  explicit JobStatements(JobStatementsConfig config) : config_(config) {}
+
+  // `database`: the client's current database, where a new job resolves unqualified names.
+  Result<std::string> Execute(const JobStatement& statement, const std::string& database);
+
+  // Bumps the job's epoch so its running task cannot commit, interrupts the task and waits
+  // until it has ended.
+  static void StopTask(Job& job) REQUIRES(job.mu);
+
+ private:
+  Result<std::string> Create(const CreateJobStatement& stmt, const std::string& database);
+  Result<std::string> Control(const ControlJobStatement& stmt);
+  Result<std::string> Alter(const AlterJobStatement& stmt);
+  Result<std::string> Retry(const AlterJobStatement& stmt);
+
+  const JobStatementsConfig config_;
+};
+
+}  // namespace millrace::job

@@ -1,0 +1,37 @@
+#include "job/offset.h"
+
+namespace millrace::job {
+
+Result<Offset> Offset::Parse(std::string_view json) {
+  if (json.empty()) return Offset();
+  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return Status::InvalidArgument("offset '" + std::string(json) + "' is not a JSON object");
+  }
+  return Offset(std::move(parsed));
+}
+
+Offset Offset::FileName(std::string_view key) {
+  if (key.empty()) return Offset();
+  return Offset().With(kFileNamePart, std::string(key));
+}
+
+std::string Offset::ToJson() const {
+  if (parts_.empty()) return "";
+  // nlohmann's object keeps keys sorted, so the text is canonical.
+  return parts_.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string Offset::Text(std::string_view name) const {
+  auto it = parts_.find(name);
+  if (it == parts_.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
+Offset Offset::With(std::string_view name, nlohmann::json value) const {
+  nlohmann::json parts = parts_;
+  parts[std::string(name)] = std::move(value);
+  return Offset(std::move(parts));
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,72 @@
+// Sink: where a batch's rows, the job's offset, its ledger and the task record commit together.
+// Embedded DuckDB is the first implementation (DuckDbSink); a PostgreSQL database is next (the
+// offset, ledger and task record then live in the target database, in the same transaction).
+//
+// Contract
+// - Begin() opens a transaction in which unqualified names resolve in `database`. A
+//   SinkTransaction rolls back when destroyed uncommitted: nothing of it is visible.
+// - WriteProgress is the exactly-once check: inside the transaction it moves the job's offset
+//   from `start` to the job's new offset only if the stored job is RUNNING, at `start` and at
+//   `epoch`; then it records the ledger entries and the task record. It returns false, having
+//   written nothing, when the job no longer expects this task.
+// - Interrupt() cancels the statement running in the sink's transaction, from any thread; the
+//   statement fails with CANCELLED.
+// - One transaction at a time per sink; Begin, WriteProgress, Commit and Rollback are called
+//   by one thread (the task's).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/database.h"
+#include "job/job_model.h"
+#include "job/offset.h"
+
+namespace millrace::job {
+
+struct Progress {
+  JobRecord job;  // the job row after the task: offset, end offset, counters, statistics
+  Offset start;   // the offset the task started from
+  int64_t epoch = 0;
+  std::vector<LedgerEntry> ledger;
+  TaskRecord task;
+  int task_history = 100;          // task records kept per job
+  int64_t filtered_rows_kept = 0;  // > 0: prune the job's filtered rows to about this many
+};
+
+class SinkTransaction {
+ public:
+  virtual ~SinkTransaction() = default;
+  // The embedded engine's connection the batch's rows are written through.
+  virtual engine::Connection& connection() = 0;
+  virtual Result<bool> WriteProgress(const Progress& progress) = 0;
+  virtual Status Commit() = 0;
+  virtual Status Rollback() = 0;
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual Result<std::unique_ptr<SinkTransaction>> Begin(const std::string& database) = 0;
+  virtual void Interrupt() = 0;
+};
+
+// The sink of the embedded database, over one connection (a worker's), with the catalog in
+// the same database (duckdb_catalog.h).
+class DuckDbSink final : public Sink {
+ public:
+  explicit DuckDbSink(engine::Connection* conn) : conn_(conn) {}  // conn must outlive the sink
+  Result<std::unique_ptr<SinkTransaction>> Begin(const std::string& database) override;
+  void Interrupt() override { conn_->Interrupt(); }
+
+ private:
+  engine::Connection* const conn_;
+};
+
+// Makes unqualified names of `conn`'s statements resolve in `database` ("" for DuckDB's
+// default schema).
+Status UseDatabase(engine::Connection& conn, const std::string& database);
+
+}  // namespace millrace::job

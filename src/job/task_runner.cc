@@ -1,0 +1,237 @@
+#include "job/task_runner.h"
+
+#include "common/logging.h"
+#include "job/job_errors.h"
+
+namespace millrace::job {
+namespace {
+
+int64_t MicrosSinceEpoch(Clock::WallTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+Status SupersededError() {
+  return JobError(JobErrorCode::kSuperseded,
+                  Status::Cancelled("the job was paused, altered or dropped"));
+}
+
+}  // namespace
+
+TaskRunner::TaskRunner(TaskRunnerConfig config)
+    : config_(config),
+      gate_(CommitGateConfig{config.clock, config.fail_points, config.task_history}) {}
+
+void TaskRunner::RunTurn(Job& job, Sink& sink) {
+  int64_t epoch = 0;
+  {
+    MutexLock lock(&job.mu);
+    if (job.record.state == JobState::kPaused && job.auto_resume_pending && !AutoResume(job)) {
+      return;
+    }
+    if (job.record.state != JobState::kRunning || job.plan == nullptr) return;
+    job.task_running = true;
+    job.task_sink = &sink;
+    epoch = job.record.epoch;
+  }
+  const Clock::SteadyTime until = config_.clock->SteadyNow() + kTaskChain;
+  while (RunTask(job, sink)) {
+    // A PAUSE, ALTER or DROP bumps the epoch before it waits for this task to end: the chain
+    // must end with it, not start a task under the new epoch.
+    MutexLock lock(&job.mu);
+    if (Superseded(job, epoch) || job.record.state != JobState::kRunning ||
+        config_.clock->SteadyNow() >= until) {
+      break;
+    }
+  }
+  MutexLock lock(&job.mu);
+  job.task_running = false;
+  job.task_sink = nullptr;
+  job.task_done.notify_all();
+}
+
+bool TaskRunner::AutoResume(Job& job) {
+  job.auto_resume_pending = false;
+  JobRecord after = job.record;
+  ++after.epoch;
+  ++after.auto_resume_count;
+  after.state = JobState::kRunning;
+  after.runtime_msg = "resumed automatically after: " + after.error_msg;
+  after.error_code.clear();
+  after.error_msg.clear();
+  if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
+    MR_LOG(kError) << "job " << job.name << " cannot resume: " << s.ToString();
+    job.auto_resume_pending = true;  // try again later
+    config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + config_.auto_resume_base);
+    return false;
+  }
+  job.record = after;
+  job.Publish();
+  if (job.plan != nullptr) job.plan->source->LookAgain();
+  MR_LOG(kInfo) << "job " << job.name << " resumed automatically (attempt "
+                << after.auto_resume_count << ")";
+  return true;
+}
+
+bool TaskRunner::RunTask(Job& job, Sink& sink) {
+  JobRecord snapshot;
+  std::shared_ptr<const JobPlan> plan;
+  {
+    MutexLock lock(&job.mu);
+    snapshot = job.record;
+    plan = job.plan;
+  }
+  if (plan == nullptr) return false;  // RunTurn checked; a definition is replaced only when idle
+  const JobProperties& props = snapshot.properties;
+  JobSource& source = *plan->source;
+  const BatchLimits limits{props.max_batch_files, props.max_batch_bytes};
+
+  Result<Polled> polled = source.Poll(snapshot, limits);
+  for (int attempt = 1; !polled.ok() && !IsFinalTaskError(polled.status()) &&
+                        attempt <= config_.task_retries && !stopping_;
+       ++attempt) {
+    MR_LOG(kWarning) << "job " << job.name << ": listing failed (attempt " << attempt
+                     << "): " << polled.status().message();
+    config_.clock->SleepFor(config_.retry_backoff * attempt);
+    polled = source.Poll(snapshot, limits);
+  }
+
+  const Clock::SteadyTime now = config_.clock->SteadyNow();
+  const auto max_interval = std::chrono::seconds(props.max_interval_seconds);
+  TaskRecord task;
+  {
+    MutexLock lock(&job.mu);
+    if (Superseded(job, snapshot.epoch)) return false;
+    if (!polled.ok()) {
+      PauseAfterFailure(job, nullptr, polled.status());
+      return false;
+    }
+    JobRecord& r = job.record;
+    if (polled->note) r.runtime_msg = *polled->note;
+    if (!polled->end_offset.empty()) r.end_offset = polled->end_offset;
+    job.lag_items = polled->lag_items;
+    job.lag_bytes = polled->lag_bytes;
+    if (polled->batch == nullptr) {
+      if (polled->look_again) {
+        // Items are not ready yet: look again soon, and a ONCE job is not finished.
+        config_.scheduler->Schedule(job.id, now + *polled->look_again);
+      } else if (props.ingestion_mode == IngestionMode::kOnce) {
+        JobRecord finished = r;
+        finished.state = JobState::kFinished;
+        ++finished.epoch;
+        if (Status s = config_.catalog->SaveJob(finished); !s.ok()) {
+          MR_LOG(kError) << "job " << job.name << ": " << s.ToString();
+          config_.scheduler->Schedule(job.id, now + max_interval);
+        } else {
+          r = finished;
+          MR_LOG(kInfo) << "job " << job.name << " FINISHED (ingestion_mode ONCE)";
+        }
+      } else {
+        config_.scheduler->Schedule(job.id, now + max_interval);
+      }
+      job.Publish();
+      return false;
+    }
+    const SourceBatch& batch = *polled->batch;
+    task.task_id = r.next_task_id++;
+    task.job_id = job.id;
+    task.job_name = job.name;
+    task.state = TaskState::kRunning;
+    task.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+    task.start_time_us = task.create_time_us;
+    task.start_file = batch.first_item();
+    task.end_file = batch.last_item();
+    job.UpdateHistory(task, config_.task_history);
+    job.Publish();
+    snapshot.next_task_id = r.next_task_id;
+    snapshot.end_offset = r.end_offset;
+    snapshot.runtime_msg = r.runtime_msg;
+  }
+
+  SourceBatch& batch = *polled->batch;
+  const TaskContext context{job.id, task.task_id, job.name, snapshot.database,
+                            MicrosSinceEpoch(config_.clock->WallNow())};
+  Status failure;
+  for (int attempt = 0; attempt <= config_.task_retries; ++attempt) {
+    if (attempt > 0) {
+      MR_LOG(kWarning) << "job " << job.name << " task " << task.Label() << " failed (attempt "
+                       << attempt << "), retrying: " << failure.message();
+      config_.clock->SleepFor(config_.retry_backoff * attempt);
+    }
+    {
+      MutexLock lock(&job.mu);
+      if (Superseded(job, snapshot.epoch)) {
+        failure = SupersededError();
+        break;
+      }
+    }
+    auto loaded = batch.Load(sink, context, attempt);
+    failure = loaded.ok()
+                  ? gate_.Commit(job, snapshot, batch, std::move(loaded).value(), source, &task)
+                  : loaded.status();
+    if (failure.ok()) {
+      MR_LOG(kInfo) << "job " << job.name << " task " << task.Label() << " loaded "
+                    << task.stats.file_number << " files, " << task.stats.scanned_rows
+                    << " rows, offset now '" << task.end_file << "'";
+      MutexLock lock(&job.mu);
+      if (!Superseded(job, snapshot.epoch)) {
+        // A ONCE job polls once more to see that it is drained.
+        const bool now_again = polled->more || props.ingestion_mode == IngestionMode::kOnce;
+        config_.scheduler->Schedule(job.id, now_again ? config_.clock->SteadyNow()
+                                                      : config_.clock->SteadyNow() + max_interval);
+      }
+      return polled->more;
+    }
+    if (IsFinalTaskError(failure)) break;
+  }
+
+  MutexLock lock(&job.mu);
+  if (JobErrorOf(failure) == JobErrorCode::kSuperseded ||
+      failure.code() == StatusCode::kCancelled || job.record.epoch != snapshot.epoch) {
+    task.state = TaskState::kCanceled;
+    task.error_msg = failure.message();
+    task.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+    ++job.record.canceled_tasks;
+    job.UpdateHistory(task, config_.task_history);
+    job.Publish();
+    return false;
+  }
+  task.first_error_msg = batch.first_error();
+  PauseAfterFailure(job, &task, failure);
+  return false;
+}
+
+void TaskRunner::PauseAfterFailure(Job& job, TaskRecord* task, const Status& failure) {
+  const JobErrorCode code = JobErrorOf(failure).value_or(JobErrorCode::kLoad);
+  if (task != nullptr) {
+    task->state = TaskState::kFailed;
+    task->error_msg = failure.message();
+    task->finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+    job.UpdateHistory(*task, config_.task_history);
+  }
+  JobRecord after = job.record;
+  ++after.failed_tasks;
+  after.state = JobState::kPaused;
+  after.manual_pause = false;
+  after.error_code = std::string(JobErrorName(code));
+  after.error_msg = failure.message();
+  after.runtime_msg.clear();
+  ++after.epoch;
+  const bool auto_resume =
+      after.auto_resume_count < config_.auto_resume_limit && AllowsAutoResume(code);
+  if (auto_resume) {
+    const auto delay =
+        AutoResumeDelay(after.auto_resume_count, config_.auto_resume_base, config_.auto_resume_cap);
+    config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + delay);
+    after.runtime_msg = "resumes automatically in " + std::to_string(delay.count()) + " s";
+  }
+  MR_LOG(kError) << "job " << after.name << " PAUSED: " << after.error_code << ": "
+                 << failure.message();
+  if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
+    MR_LOG(kError) << "job " << after.name << ": cannot record the pause: " << s.ToString();
+  }
+  job.record = after;
+  job.auto_resume_pending = auto_resume;
+  job.Publish();
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,76 @@
+// TaskRunner: a job's turn on a worker — one task after another: poll the source for a batch,
+// load it, commit it through the commit gate; retries; the pause after the last retry and the
+// automatic resume after it.
+//
+// Contract
+// - RunTurn(job, sink) runs on the worker that claimed the job from the scheduler. It resumes
+//   the job first when an automatic resume is due; then runs tasks while each commits and the
+//   source has more (up to kTaskChain, then other jobs get their turn), and schedules the
+//   job's next turn: at once when more is ready, after max_interval when the source is
+//   drained, sooner when items are not ready yet.
+// - A task that fails is retried task_retries times with a growing backoff (the batch is
+//   loaded again from scratch), except for errors that retrying cannot fix (IsFinalTaskError).
+//   After the last retry the job is PAUSED with ErrorMsg {code, msg}; it resumes itself after
+//   AutoResumeDelay(n), up to auto_resume_limit times, unless AllowsAutoResume(code) is false.
+// - A task superseded by PAUSE, ALTER or DROP (the epoch moved) is CANCELED, never FAILED.
+// - The job's lock is taken for short sections and to write the job's row (its epoch is part of
+//   the exactly-once check, so the row's writes must land in the order of the epochs); it is
+//   not held while a batch is listed, fetched or loaded.
+// - Thread-safety: RunTurn may run concurrently for different jobs; Stop from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+
+#include "common/clock.h"
+#include "common/fail_point.h"
+#include "job/catalog_store.h"
+#include "job/commit_gate.h"
+#include "job/job_registry.h"
+#include "job/scheduler.h"
+
+namespace millrace::job {
+
+struct TaskRunnerConfig {
+  Clock* clock = nullptr;                   // not owned
+  CatalogStore* catalog = nullptr;          // not owned
+  Scheduler* scheduler = nullptr;           // not owned
+  const FailPoints* fail_points = nullptr;  // may be null
+  int task_retries = 3;
+  std::chrono::milliseconds retry_backoff{500};
+  int task_history = 100;
+  std::chrono::seconds auto_resume_base{10};
+  std::chrono::seconds auto_resume_cap{300};
+  int auto_resume_limit = 10;
+};
+
+class TaskRunner {
+ public:
+  // How long a worker keeps running tasks of one job while each leaves more for the next.
+  static constexpr std::chrono::seconds kTaskChain{10};
+
+  explicit TaskRunner(TaskRunnerConfig config);
+
+  void RunTurn(Job& job, Sink& sink);
+  // Running and later tasks end as soon as they can (their statements are interrupted by the
+  // caller through the job's sink).
+  void Stop() { stopping_ = true; }
+
+  // Pauses `job` after `failure` (the task's, when `task` is set). Also used by statements.
+  void PauseAfterFailure(Job& job, TaskRecord* task, const Status& failure) REQUIRES(job.mu);
+
+ private:
+  // One task; true when it committed a batch and the source has more ready.
+  bool RunTask(Job& job, Sink& sink);
+  // Resumes a job whose automatic resume is due; false when it stays paused.
+  bool AutoResume(Job& job) REQUIRES(job.mu);
+  bool Superseded(Job& job, int64_t epoch) REQUIRES(job.mu) {
+    return stopping_ || job.record.epoch != epoch;
+  }
+
+  const TaskRunnerConfig config_;
+  CommitGate gate_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace millrace::job
