@@ -21,24 +21,6 @@ duckdb_prepared_statement AsPrepared(void* p) {
   return static_cast<duckdb_prepared_statement>(p);
 }
 
-// Prepare errors come without a DuckDB error type; DuckDB's message starts with the kind.
-Status StatusFromMessage(const char* message) {
-  std::string_view msg = message != nullptr ? message : "";
-  if (msg.rfind("Parser Error", 0) == 0) return StatusFromDuckDB(DUCKDB_ERROR_PARSER, message);
-  if (msg.rfind("Catalog Error", 0) == 0) return StatusFromDuckDB(DUCKDB_ERROR_CATALOG, message);
-  if (msg.rfind("Binder Error", 0) == 0) return StatusFromDuckDB(DUCKDB_ERROR_BINDER, message);
-  if (msg.rfind("Conversion Error", 0) == 0) {
-    return StatusFromDuckDB(DUCKDB_ERROR_CONVERSION, message);
-  }
-  if (msg.rfind("Not implemented Error", 0) == 0) {
-    return StatusFromDuckDB(DUCKDB_ERROR_NOT_IMPLEMENTED, message);
-  }
-  if (msg.rfind("TransactionContext Error", 0) == 0) {
-    return StatusFromDuckDB(DUCKDB_ERROR_TRANSACTION, message);
-  }
-  return StatusFromDuckDB(DUCKDB_ERROR_INVALID_INPUT, message);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -80,8 +62,11 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   if (state == DuckDBError) {
     std::string msg = "cannot open database '" + (in_memory ? ":memory:" : options.path) +
                       "': " + (error != nullptr ? error : "unknown error");
+    // duckdb_open_ext reports text only: the detail is read from it, as for a failed prepare.
+    const ErrorDetail detail =
+        ReadDuckDbError(std::nullopt, error != nullptr ? error : std::string_view());
     duckdb_free(error);
-    return Status::IoError(std::move(msg));
+    return Status::IoError(std::move(msg)).WithDetail(detail);
   }
   return std::unique_ptr<Database>(new Database(db, options));
 }
@@ -175,7 +160,8 @@ Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view 
   duckdb_prepared_statement prepared = nullptr;
   const std::string text(sql);
   if (duckdb_prepare(AsConn(conn_), text.c_str(), &prepared) == DuckDBError) {
-    Status status = StatusFromMessage(duckdb_prepare_error(prepared));
+    // A failed prepare has no duckdb_error_type in the C API: only its message names the type.
+    Status status = StatusFromDuckDBMessage(duckdb_prepare_error(prepared));
     duckdb_destroy_prepare(&prepared);
     return status;
   }
@@ -187,7 +173,10 @@ Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
   const std::string text(sql);
   const idx_t count = duckdb_extract_statements(AsConn(conn_), text.c_str(), &extracted);
   if (count == 0) {
-    Status status = StatusFromMessage(duckdb_extract_statements_error(extracted));
+    const char* error = duckdb_extract_statements_error(extracted);
+    // No error and no statement: the text holds only whitespace or comments.
+    Status status = error != nullptr ? StatusFromDuckDBMessage(error)
+                                     : Status::InvalidArgument("no SQL statement to run");
     duckdb_destroy_extracted(&extracted);
     return status;
   }
@@ -196,7 +185,7 @@ Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
   for (idx_t i = 0; i < count; ++i) {
     duckdb_prepared_statement prepared = nullptr;
     if (duckdb_prepare_extracted_statement(AsConn(conn_), extracted, i, &prepared) == DuckDBError) {
-      Status status = StatusFromMessage(duckdb_prepare_error(prepared));
+      Status status = StatusFromDuckDBMessage(duckdb_prepare_error(prepared));
       duckdb_destroy_prepare(&prepared);
       duckdb_destroy_extracted(&extracted);
       return status;

@@ -7,10 +7,12 @@
 //   used by one thread at a time; many Connections of one Database may run concurrently.
 //   Interrupt() is the exception: any thread may call it to cancel the running statement.
 // - Every DuckDB failure arrives as a Status whose message is DuckDB's own (e.g.
-//   "Catalog Error: Table with name t does not exist!"), with a code chosen from DuckDB's
-//   error type (parser/binder errors: INVALID_ARGUMENT, catalog: NOT_FOUND or ALREADY_EXISTS,
-//   constraint: FAILED_PRECONDITION, transaction conflict: ABORTED, interrupt: CANCELLED,
-//   I/O: IO_ERROR, out of memory: RESOURCE_EXHAUSTED).
+//   "Catalog Error: Table with name t does not exist!") and whose detail says what it is:
+//   ErrorDetail{kDuckDb, duckdb_error_type, DuckDbReason} (engine/duckdb_status.h), so callers
+//   branch on the detail, never on the text. The code follows from the type and reason
+//   (parser/binder errors: INVALID_ARGUMENT, catalog: NOT_FOUND for a missing entry or
+//   ALREADY_EXISTS for an existing one, constraint: FAILED_PRECONDITION, transaction conflict:
+//   ABORTED, interrupt: CANCELLED, I/O: IO_ERROR, out of memory: RESOURCE_EXHAUSTED).
 // - Transaction rolls back on destruction unless committed; nothing of an abandoned
 //   transaction is visible.
 // - The library never throws: DuckDB's C API reports errors as values.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "engine/duckdb_status.h"
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
 
@@ -77,12 +78,12 @@ BatchLoader::BatchLoader(engine::Connection* conn, const LoadSpec& spec)
     : conn_(conn), spec_(spec), group_from_(GroupableFrom(spec)) {}
 
 bool BatchLoader::IsRowLevelError(const Status& status) {
-  const std::string& msg = status.message();
+  using engine::DuckDbReason;
+  const DuckDbReason reason = engine::DuckDbReasonOf(status);
   // A JSON transform error is a value that does not fit the columns of the batch's first file
   // (fast loads): the careful load detects each file's own.
-  return msg.find("Conversion Error") != std::string::npos ||
-         msg.find("NOT NULL constraint failed") != std::string::npos ||
-         msg.find("JSON transform error") != std::string::npos;
+  return engine::IsDuckDbError(status, DUCKDB_ERROR_CONVERSION) ||
+         reason == DuckDbReason::kNotNullViolated || reason == DuckDbReason::kJsonTransformFailed;
 }
 
 Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {

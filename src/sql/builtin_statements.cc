@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "common/logging.h"
+#include "engine/duckdb_status.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
 
@@ -550,8 +551,7 @@ Result<StatementResult> Set(const StatementContext& ctx, Cursor& c) {
 // COMMIT and ROLLBACK outside a transaction succeed, as in MySQL's autocommit mode.
 Result<StatementResult> EndTransaction(const StatementContext& ctx, Cursor&) {
   Result<StatementResult> result = ctx.session.ExecuteDuckDb(ctx.sql);
-  if (!result.ok() &&
-      result.status().message().find("no transaction is active") != std::string::npos) {
+  if (engine::DuckDbReasonOf(result.status()) == engine::DuckDbReason::kNoActiveTransaction) {
     return Ok();
   }
   return result;

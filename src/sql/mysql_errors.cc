@@ -1,124 +1,189 @@
 #include "sql/mysql_errors.h"
 
-#include <array>
+#include <optional>
+
+#include "engine/duckdb_status.h"
 
 namespace millrace::sql {
 namespace {
 
-// A message pattern: `prefix` at the start and, when set, `contains` anywhere.
-struct Rule {
-  std::string_view prefix;
-  std::string_view contains;
-  MySqlError error;
+using engine::DuckDbReason;
+
+struct SqlState {
+  uint16_t code;
+  std::string_view sqlstate;
 };
 
-// First match wins: the specific catalog rules precede the generic prefixes.
-constexpr std::array kRules = {
-    Rule{"Parser Error", "", {kErParse, "42000"}},
-    Rule{"You have an error in your SQL syntax", "", {kErParse, "42000"}},
-    Rule{"Unknown database '", "", {kErBadDb, "42000"}},
-    Rule{"No database selected", "", {kErNoDb, "3D000"}},
-    Rule{"Can't create database '", "", {kErDbCreateExists, "HY000"}},
-    Rule{"Can't drop database '", "", {kErDbDropExists, "HY000"}},
-    Rule{"Access denied for user", " to database ", {kErDbAccessDenied, "42000"}},
-    Rule{"Access denied for user", "", {kErAccessDenied, "28000"}},
-    Rule{"Table '", "doesn't exist", {kErNoSuchTable, "42S02"}},
-    Rule{"Unknown system variable '", "", {kErUnknownSystemVariable, "HY000"}},
-    Rule{"Query was empty", "", {kErEmptyQuery, "42000"}},
-    Rule{"Variable '", "can't be set to the value of", {kErWrongValueForVar, "42000"}},
-    Rule{"Catalog Error: Table with name", "does not exist", {kErNoSuchTable, "42S02"}},
-    Rule{"Catalog Error: View with name", "does not exist", {kErNoSuchTable, "42S02"}},
-    Rule{"Catalog Error: Table or view with name", "does not exist", {kErNoSuchTable, "42S02"}},
-    Rule{"Catalog Error: Table with name", "already exists", {kErTableExists, "42S01"}},
-    Rule{"Catalog Error: View with name", "already exists", {kErTableExists, "42S01"}},
-    Rule{"Catalog Error: Schema with name", "does not exist", {kErBadDb, "42000"}},
-    Rule{"Catalog Error: Schema with name", "already exists", {kErDbCreateExists, "HY000"}},
-    Rule{"Catalog Error:", "Function with name", {kErSpDoesNotExist, "42000"}},
-    Rule{"Catalog Error: unrecognized configuration parameter",
-         "",
-         {kErUnknownSystemVariable, "HY000"}},
-    Rule{"Binder Error: Referenced column", "not found", {kErBadField, "42S22"}},
-    // "Duplicate key ... violates primary key constraint" (against stored rows) and
-    // "PRIMARY KEY or UNIQUE constraint violation: duplicate key" (within one statement).
-    Rule{"Constraint Error:", "uplicate key", {kErDupEntry, "23000"}},
-    Rule{"Constraint Error: NOT NULL constraint failed", "", {kErBadNull, "23000"}},
-    Rule{"Conversion Error", "", {kErTruncatedWrongValue, "HY000"}},
-    Rule{"Out of Range Error", "", {kErDataOutOfRange, "22003"}},
-    Rule{"INTERRUPT Error", "", {kErQueryInterrupted, "70100"}},
-    Rule{"Interrupt Error", "", {kErQueryInterrupted, "70100"}},
-    Rule{"Not implemented Error", "", {kErNotSupportedYet, "42000"}},
+// MySQL's SQLSTATE for each errno Millrace sends (MySQL's error reference).
+constexpr SqlState kSqlStates[] = {
+    {kErDbCreateExists, "HY000"},
+    {kErDbDropExists, "HY000"},
+    {kErConCount, "08004"},
+    {kErOutOfResources, "HY000"},
+    {kErHandshake, "08S01"},
+    {kErDbAccessDenied, "42000"},
+    {kErAccessDenied, "28000"},
+    {kErNoDb, "3D000"},
+    {kErUnknownCommand, "08S01"},
+    {kErBadNull, "23000"},
+    {kErBadDb, "42000"},
+    {kErTableExists, "42S01"},
+    {kErBadField, "42S22"},
+    {kErDupEntry, "23000"},
+    {kErParse, "42000"},
+    {kErEmptyQuery, "42000"},
+    {kErUnknown, "HY000"},
+    {kErNoSuchTable, "42S02"},
+    {kErNetPacketTooLarge, "08S01"},
+    {kErNetPacketsOutOfOrder, "08S01"},
+    {kErUnknownSystemVariable, "HY000"},
+    {kErWrongValueForVar, "42000"},
+    {kErNotSupportedYet, "42000"},
+    {kErSpDoesNotExist, "42000"},
+    {kErQueryInterrupted, "70100"},
+    {kErTruncatedWrongValue, "HY000"},
+    {kErDataOutOfRange, "22003"},
 };
+
+// The MySQL errno of a DuckDB error, when MySQL has one for it. A reason is only ever set with
+// its own type (engine/duckdb_status.h), so the reason decides first.
+std::optional<uint16_t> DuckDbErrno(const ErrorDetail& detail) {
+  switch (static_cast<DuckDbReason>(detail.reason)) {
+    case DuckDbReason::kTableMissing:
+      return kErNoSuchTable;
+    case DuckDbReason::kTableExists:
+      return kErTableExists;
+    case DuckDbReason::kSchemaMissing:
+      return kErBadDb;
+    case DuckDbReason::kSchemaExists:
+      return kErDbCreateExists;
+    case DuckDbReason::kFunctionMissing:
+      return kErSpDoesNotExist;
+    case DuckDbReason::kUnknownSetting:
+      return kErUnknownSystemVariable;
+    case DuckDbReason::kColumnMissing:
+      return kErBadField;
+    case DuckDbReason::kDuplicateKey:
+      return kErDupEntry;
+    case DuckDbReason::kNotNullViolated:
+      return kErBadNull;
+    default:
+      break;
+  }
+  switch (static_cast<duckdb_error_type>(detail.code)) {
+    case DUCKDB_ERROR_PARSER:
+      return kErParse;
+    case DUCKDB_ERROR_CONVERSION:
+      return kErTruncatedWrongValue;
+    case DUCKDB_ERROR_OUT_OF_RANGE:
+      return kErDataOutOfRange;
+    case DUCKDB_ERROR_INTERRUPT:
+      return kErQueryInterrupted;
+    case DUCKDB_ERROR_NOT_IMPLEMENTED:
+      return kErNotSupportedYet;
+    default:
+      return std::nullopt;
+  }
+}
+
+MySqlError ErrorOf(uint16_t code) {
+  return {code, SqlStateOf(code)};
+}
+
+// A SQL layer error: MySQL's wording, and the errno that goes with it.
+Status WithErrno(Status status, uint16_t code) {
+  return status.WithDetail({ErrorDomain::kMySql, code, 0});
+}
 
 }  // namespace
 
+std::string_view SqlStateOf(uint16_t code) {
+  for (const SqlState& s : kSqlStates) {
+    if (s.code == code) return s.sqlstate;
+  }
+  return "HY000";
+}
+
 MySqlError ClassifyError(const Status& status) {
-  const std::string& msg = status.message();
-  for (const Rule& rule : kRules) {
-    if (msg.compare(0, rule.prefix.size(), rule.prefix) != 0) continue;
-    if (!rule.contains.empty() && msg.find(rule.contains) == std::string::npos) continue;
-    return rule.error;
+  const ErrorDetail& detail = status.detail();
+  switch (detail.domain) {
+    case ErrorDomain::kMySql:
+      return ErrorOf(static_cast<uint16_t>(detail.code));
+    case ErrorDomain::kDuckDb:
+      if (std::optional<uint16_t> code = DuckDbErrno(detail)) return ErrorOf(*code);
+      break;
+    default:
+      break;
   }
   switch (status.code()) {
     case StatusCode::kUnauthenticated:
     case StatusCode::kPermissionDenied:
-      return {kErAccessDenied, "28000"};
+      return ErrorOf(kErAccessDenied);
     case StatusCode::kCancelled:
-      return {kErQueryInterrupted, "70100"};
+      return ErrorOf(kErQueryInterrupted);
     case StatusCode::kResourceExhausted:
-      return {kErOutOfResources, "HY000"};
+      return ErrorOf(kErOutOfResources);
     case StatusCode::kNotSupported:
-      return {kErNotSupportedYet, "42000"};
+      return ErrorOf(kErNotSupportedYet);
     default:
-      return {kErUnknown, "HY000"};
+      return ErrorOf(kErUnknown);
   }
 }
 
 Status UnknownDatabaseError(std::string_view name) {
-  return Status::NotFound("Unknown database '" + std::string(name) + "'");
+  return WithErrno(Status::NotFound("Unknown database '" + std::string(name) + "'"), kErBadDb);
 }
 
 Status NoDatabaseSelectedError() {
-  return Status::FailedPrecondition("No database selected");
+  return WithErrno(Status::FailedPrecondition("No database selected"), kErNoDb);
 }
 
 Status DatabaseExistsError(std::string_view name) {
-  return Status::AlreadyExists("Can't create database '" + std::string(name) +
-                               "'; database exists");
+  return WithErrno(
+      Status::AlreadyExists("Can't create database '" + std::string(name) + "'; database exists"),
+      kErDbCreateExists);
 }
 
 Status DatabaseMissingError(std::string_view name) {
-  return Status::NotFound("Can't drop database '" + std::string(name) +
-                          "'; database doesn't exist");
+  return WithErrno(
+      Status::NotFound("Can't drop database '" + std::string(name) + "'; database doesn't exist"),
+      kErDbDropExists);
 }
 
 Status DatabaseAccessDeniedError(std::string_view name) {
-  return Status::PermissionDenied("Access denied for user 'root'@'%' to database '" +
-                                  std::string(name) + "' (internal to Millrace)");
+  return WithErrno(Status::PermissionDenied("Access denied for user 'root'@'%' to database '" +
+                                            std::string(name) + "' (internal to Millrace)"),
+                   kErDbAccessDenied);
 }
 
 Status NoSuchTableError(std::string_view database, std::string_view table) {
-  return Status::NotFound("Table '" + std::string(database) + "." + std::string(table) +
-                          "' doesn't exist");
+  return WithErrno(Status::NotFound("Table '" + std::string(database) + "." + std::string(table) +
+                                    "' doesn't exist"),
+                   kErNoSuchTable);
 }
 
 Status UnknownSystemVariableError(std::string_view name) {
-  return Status::NotFound("Unknown system variable '" + std::string(name) + "'");
+  return WithErrno(Status::NotFound("Unknown system variable '" + std::string(name) + "'"),
+                   kErUnknownSystemVariable);
 }
 
 Status WrongValueForVariableError(std::string_view name, std::string_view value) {
-  return Status::InvalidArgument("Variable '" + std::string(name) +
-                                 "' can't be set to the value of '" + std::string(value) + "'");
+  return WithErrno(
+      Status::InvalidArgument("Variable '" + std::string(name) +
+                              "' can't be set to the value of '" + std::string(value) + "'"),
+      kErWrongValueForVar);
 }
 
 Status EmptyQueryError() {
-  return Status::InvalidArgument("Query was empty");
+  return WithErrno(Status::InvalidArgument("Query was empty"), kErEmptyQuery);
 }
 
 Status SyntaxError(std::string_view detail) {
-  return Status::InvalidArgument(
-      "You have an error in your SQL syntax; check the manual that corresponds to your "
-      "Millrace server version: " +
-      std::string(detail));
+  return WithErrno(Status::InvalidArgument(
+                       "You have an error in your SQL syntax; check the manual that corresponds "
+                       "to your Millrace server version: " +
+                       std::string(detail)),
+                   kErParse);
 }
 
 }  // namespace millrace::sql

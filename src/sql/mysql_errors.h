@@ -1,11 +1,24 @@
 // MySQL error numbers and SQLSTATEs for the outcomes of the SQL layer.
 //
 // Contract
-// - ClassifyError maps any non-OK Status to the MySQL error a MySQL client expects: DuckDB's
-//   messages are recognized by their prefixes ("Parser Error" -> 1064/42000, "Catalog Error:
-//   Table with name t does not exist" -> 1146/42S02, ...), and the SQL layer's own errors are
-//   built by the functions below with MySQL's own message texts, which ClassifyError
-//   recognizes the same way. Anything else is 1105/HY000 (ER_UNKNOWN_ERROR).
+// - ClassifyError maps any non-OK Status to the MySQL error a MySQL client expects, from the
+//   status's detail and code, never from its message:
+//   - a kMySql detail is the errno itself (the SQL layer's own errors, built by the functions
+//     below), sent with SqlStateOf(errno);
+//   - a kDuckDb detail maps by DuckDB's error type and reason (engine/duckdb_status.h): a
+//     parser error -> 1064/42000, a missing table or view -> 1146/42S02, an existing one ->
+//     1050/42S01, a missing schema -> 1049/42000, an existing one -> 1007/HY000, a missing
+//     function -> 1305/42000, an unknown setting -> 1193/HY000, a missing column ->
+//     1054/42S22, a duplicate key -> 1062/23000, a NULL in a NOT NULL column -> 1048/23000, a
+//     conversion error -> 1366/HY000, out of range -> 1690/22003, an interrupt -> 1317/70100,
+//     not implemented -> 1235/42000;
+//   - anything else by StatusCode: UNAUTHENTICATED and PERMISSION_DENIED -> 1045/28000,
+//     CANCELLED -> 1317/70100, RESOURCE_EXHAUSTED -> 1041/HY000, NOT_SUPPORTED -> 1235/42000,
+//     and otherwise 1105/HY000 (ER_UNKNOWN_ERROR).
+//   So a message that merely reads like DuckDB's or MySQL's ("Conversion Error: ...") without
+//   the detail is not classified as one.
+// - The functions below word the SQL layer's errors as MySQL words them and attach
+//   ErrorDetail{kMySql, errno}.
 // - Messages are never changed: the client sees DuckDB's or the SQL layer's text.
 // - Thread-safety: pure functions.
 #pragma once
@@ -52,6 +65,8 @@ inline constexpr uint16_t kErTruncatedWrongValue = 1366;
 inline constexpr uint16_t kErDataOutOfRange = 1690;
 
 MySqlError ClassifyError(const Status& status);
+// The SQLSTATE MySQL sends with `code`; "HY000" for a code not listed above.
+std::string_view SqlStateOf(uint16_t code);
 
 // Errors of the SQL layer, worded as MySQL words them.
 Status UnknownDatabaseError(std::string_view name);

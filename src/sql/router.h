@@ -22,8 +22,9 @@
 //      are single-quoted and backslashes in them are plain characters (MySQL's
 //      NO_BACKSLASH_ESCAPES, which the server announces so client libraries escape quotes by
 //      doubling them).
-// - Errors are Status values whose message is DuckDB's own or MySQL's wording; ClassifyError
-//   (mysql_errors.h) gives the MySQL error number and SQLSTATE.
+// - Errors are Status values whose message is DuckDB's own or MySQL's wording and whose detail
+//   says what they are (DuckDB's error type and reason, or a MySQL errno); ClassifyError
+//   (mysql_errors.h) gives the MySQL error number and SQLSTATE from that detail.
 //
 // Thread-safety
 // - Router is shared by all sessions; registration may happen while sessions run.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <thread>
 
+#include "engine/duckdb_status.h"
 #include "engine/engine_test_util.h"
 #include "testing/temp_dir.h"
 
@@ -214,6 +215,7 @@ TEST(DatabaseTest, InterruptCancelsARunningStatement) {
   }
   runner.join();
   EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  EXPECT_TRUE(IsDuckDbError(status, DUCKDB_ERROR_INTERRUPT)) << status.ToString();
   EXPECT_TRUE(conn->Execute("SELECT 1").ok());
 }
 

@@ -130,5 +130,71 @@ TEST_F(GroupLoadTest, ARowLevelErrorIsReportedAsSuch) {
   EXPECT_TRUE(BatchLoader::IsRowLevelError(loads.status())) << loads.status().ToString();
 }
 
+// What is row-level is decided by the error's detail: DuckDB's real conversion, NOT NULL and
+// JSON transform errors are, and a message that only reads like one is not.
+TEST_F(GroupLoadTest, AFileWithABadValueFailsWithARowLevelError) {
+  const LoadSpec spec = SpecFor(Insert("c1, c2"));
+  auto files = Files({2});
+  std::ofstream(files[0], std::ios::app) << "x,bad\n";
+  ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+  BatchLoader loader(conn_.get(), spec);
+  auto load = loader.LoadFast("f0.csv", files[0]);
+  ASSERT_FALSE(load.ok());
+  EXPECT_TRUE(BatchLoader::IsRowLevelError(load.status())) << load.status().ToString();
+  ASSERT_TRUE(conn_->Execute("ROLLBACK").ok());
+}
+
+TEST_F(GroupLoadTest, ANullForANotNullColumnIsARowLevelError) {
+  ASSERT_TRUE(conn_->Execute("CREATE TABLE nn (id INTEGER NOT NULL, name VARCHAR)").ok());
+  LoadSpec spec = SpecFor(Insert("c1, c2"));
+  spec.insert_sql.replace(spec.insert_sql.find("INTO t"), 6, "INTO nn");
+  spec.analysis = AnalyzeInsert(spec.insert_sql).value();
+  const std::string file = dir_.Join("nulls.csv");
+  std::ofstream(file) << "1,a\n,b\n";
+  ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+  BatchLoader loader(conn_.get(), spec);
+  auto load = loader.LoadFast("nulls.csv", file);
+  ASSERT_FALSE(load.ok());
+  EXPECT_TRUE(BatchLoader::IsRowLevelError(load.status())) << load.status().ToString();
+  ASSERT_TRUE(conn_->Execute("ROLLBACK").ok());
+}
+
+// A fast json load reads every file of the batch with the first file's columns: a value of
+// another type in a later file is a JSON transform error.
+TEST_F(GroupLoadTest, AJsonValueOfAnotherTypeIsARowLevelError) {
+  const LoadSpec spec = SpecFor(Insert("c1, c2", "", "json"));
+  const std::string first = dir_.Join("a.json");
+  const std::string second = dir_.Join("b.json");
+  std::ofstream(first) << "{\"c1\": 1, \"c2\": \"x\"}\n";
+  std::ofstream(second) << "{\"c1\": \"not a number\", \"c2\": \"y\"}\n";
+  ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+  BatchLoader loader(conn_.get(), spec);
+  auto loaded = loader.LoadFast("a.json", first);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  auto failed = loader.LoadFast("b.json", second);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(BatchLoader::IsRowLevelError(failed.status())) << failed.status().ToString();
+  ASSERT_TRUE(conn_->Execute("ROLLBACK").ok());
+}
+
+TEST(BatchLoaderRowLevelTest, TheMessageTextDecidesNothing) {
+  EXPECT_FALSE(
+      BatchLoader::IsRowLevelError(Status::InvalidArgument("Conversion Error: looks like DuckDB")));
+  EXPECT_FALSE(BatchLoader::IsRowLevelError(
+      Status::FailedPrecondition("Constraint Error: NOT NULL constraint failed: t.a")));
+  EXPECT_FALSE(BatchLoader::IsRowLevelError(
+      Status::InvalidArgument("Invalid Input Error: JSON transform error in file \"f\"")));
+  EXPECT_FALSE(BatchLoader::IsRowLevelError(Status::Ok()));
+}
+
+TEST_F(GroupLoadTest, OtherDuckDbErrorsAreNotRowLevel) {
+  Status missing = conn_->Execute("SELECT * FROM no_such_table");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_FALSE(BatchLoader::IsRowLevelError(missing));
+  Status duplicate = conn_->Execute("CREATE TABLE t (a INTEGER)");
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_FALSE(BatchLoader::IsRowLevelError(duplicate));
+}
+
 }  // namespace
 }  // namespace millrace::job
