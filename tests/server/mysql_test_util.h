@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,12 +22,9 @@
 #include "sql/router.h"
 #include "testing/s3rver.h"
 #include "testing/temp_dir.h"
+#include "testing/wait_for.h"
 
 namespace millrace::server {
-
-// Polls `condition` until it holds or `timeout` passes; returns its last value.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // The value of metric `name` in a Prometheus text rendering; -1 when absent.
 double PrometheusValue(const std::string& text, const std::string& name);
