@@ -2,6 +2,7 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
+# Extra ctest arguments, e.g. CTEST_ARGS="-L unit" for the fast tests only (README: Developing).
 CTEST_ARGS ?=
 
 .PHONY: all deps configure build run test bench bench-quick format clean

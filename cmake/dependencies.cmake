@@ -46,10 +46,23 @@ set(CMAKE_INSTALL_RPATH "${DUCKDB_LIBRARY_DIR}")
 # Path of the npm tree, for tests that start s3rver or read the SigV4 suite.
 set(MILLRACE_NPM_DIR "${MILLRACE_NPM_DIR}" CACHE INTERNAL "")
 
-# A test binary: GoogleTest main, registered with ctest test by test.
+# A test binary: GoogleTest main, registered with ctest test by test. LABELS is required and
+# names what the binary needs, so `ctest -L unit` picks the fast set:
+#   unit   fast and hermetic: no child server process, no s3rver, no fork/kill
+#   e2e    through the real `millrace` binary, s3rver, or the mariadb client / Connector C
+#   crash  kill -9 crash tests
 include(GoogleTest)
+set(MILLRACE_TEST_LABELS unit e2e crash)
 function(millrace_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT ARG_LABELS)
+    message(FATAL_ERROR "millrace_test(${name}): LABELS is required (${MILLRACE_TEST_LABELS})")
+  endif()
+  foreach(label IN LISTS ARG_LABELS)
+    if(NOT label IN_LIST MILLRACE_TEST_LABELS)
+      message(FATAL_ERROR "millrace_test(${name}): unknown label ${label}")
+    endif()
+  endforeach()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
@@ -59,5 +72,6 @@ function(millrace_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
 endfunction()

@@ -20,10 +20,10 @@
 #include "common/clock.h"
 #include "common/fail_point.h"
 #include "common/logging.h"
+#include "common/metrics.h"
 #include "common/server_config.h"
 #include "engine/database.h"
 #include "http/http_server.h"
-#include "http/metrics.h"
 #include "job/duckdb_catalog.h"
 #include "job/job_service.h"
 #include "job/job_sql.h"
@@ -158,9 +158,9 @@ int RunServe(const std::vector<std::string>& args) {
 
   int signal_number = 0;
   {
-    http::MetricsRegistry metrics;
+    MetricsRegistry metrics;
     metrics.AddCallbackGauge("process_resident_memory_bytes", "resident memory of the process",
-                             http::ProcessResidentBytes);
+                             ProcessResidentBytes);
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
     router_options.hidden_databases = {job::catalog::kSchema};

@@ -1,10 +1,10 @@
 #include "common/logging.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
 #include "common/clock.h"
+#include "common/strings.h"
 
 namespace millrace {
 namespace {
@@ -37,9 +37,7 @@ std::string_view LogLevelName(LogLevel level) {
 }
 
 Result<LogLevel> ParseLogLevel(std::string_view text) {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ToLower(text);
   if (lower == "debug") return LogLevel::kDebug;
   if (lower == "info") return LogLevel::kInfo;
   if (lower == "warning" || lower == "warn") return LogLevel::kWarning;

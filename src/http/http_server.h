@@ -26,8 +26,8 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/metrics.h"
 #include "common/status.h"
-#include "http/metrics.h"
 
 namespace millrace::http {
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "common/strings.h"
 #include "engine/duckdb_status.h"
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
@@ -45,7 +46,7 @@ std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
   const InsertAnalysis& a = spec.analysis;
   const std::string& sql = spec.insert_sql;
   auto word = [&](const sql::Token& t, std::string_view w) {
-    return t.kind == sql::TokenKind::kWord && sql::EqualsIgnoreCase(t.Text(sql), w);
+    return t.kind == sql::TokenKind::kWord && EqualsIgnoreCase(t.Text(sql), w);
   };
   const sql::Token* before_call = nullptr;
   int selects = 0;
@@ -196,9 +197,8 @@ Status BatchLoader::LoadTargetColumns() {
     return Status::Ok();
   }
   for (const std::string& wanted : spec_.analysis.columns) {
-    auto it = std::find_if(all.begin(), all.end(), [&](const TargetColumn& c) {
-      return sql::EqualsIgnoreCase(c.name, wanted);
-    });
+    auto it = std::find_if(all.begin(), all.end(),
+                           [&](const TargetColumn& c) { return EqualsIgnoreCase(c.name, wanted); });
     if (it == all.end()) {
       return Status::InvalidArgument("table " + spec_.analysis.target_table + " has no column " +
                                      wanted);

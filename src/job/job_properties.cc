@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "common/strings.h"
 
 namespace millrace::job {
 namespace {
@@ -24,13 +25,6 @@ Status BadValue(std::string_view key, std::string_view value, std::string_view a
                                  std::string(accepted) + ", got '" + std::string(value) + "'");
 }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 bool ParseInt(std::string_view text, int64_t* out) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && ptr == text.data() + text.size();
@@ -40,7 +34,7 @@ bool ParseInt(std::string_view text, int64_t* out) {
 bool ParseSeconds(std::string_view text, int64_t* out) {
   int64_t unit = 1;
   if (!text.empty()) {
-    switch (std::tolower(static_cast<unsigned char>(text.back()))) {
+    switch (ToLower(text.back())) {
       case 's':
         unit = 1;
         text.remove_suffix(1);
@@ -65,7 +59,7 @@ bool ParseSeconds(std::string_view text, int64_t* out) {
 
 // "10G", "512MB", "1048576" -> bytes.
 bool ParseBytes(std::string_view text, int64_t* out) {
-  std::string lower = Lower(text);
+  std::string lower = ToLower(text);
   if (lower.size() > 1 && lower.back() == 'b' &&
       !std::isdigit(static_cast<unsigned char>(lower[lower.size() - 2]))) {
     lower.pop_back();
@@ -100,7 +94,7 @@ bool ParseBytes(std::string_view text, int64_t* out) {
 }
 
 bool ParseBool(std::string_view text, bool* out) {
-  const std::string lower = Lower(text);
+  const std::string lower = ToLower(text);
   if (lower == "true" || lower == "1") {
     *out = true;
     return true;
@@ -167,17 +161,17 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
       p.offset = *offset;
       p.has_offset = true;
     } else if (key == "s3.ingestion_mode") {
-      const std::string mode = Lower(value);
+      const std::string mode = ToLower(value);
       ok = mode == "streaming" || mode == "once";
       p.ingestion_mode = mode == "once" ? IngestionMode::kOnce : IngestionMode::kStreaming;
     } else if (key == "late_files") {
-      const std::string mode = Lower(value);
+      const std::string mode = ToLower(value);
       ok = mode == "load" || mode == "ignore";
       p.late_files = mode == "ignore" ? LateFiles::kIgnore : LateFiles::kLoad;
     } else if (key == "reconcile_interval") {
       ok = ParseSeconds(value, &p.reconcile_interval_seconds);
     } else if (key == "on_error") {
-      const std::string mode = Lower(value);
+      const std::string mode = ToLower(value);
       ok = mode == "pause" || mode == "skip_file";
       p.on_error = mode == "skip_file" ? OnError::kSkipFile : OnError::kPause;
     } else if (key == "session.insert_max_filter_ratio") {
@@ -216,11 +210,7 @@ Result<std::string> ParseOffset(std::string_view value) {
     return Status::InvalidArgument("property \"offset\" must be {\"fileName\":\"key\"}, got '" +
                                    std::string(value) + "'");
   };
-  std::string_view v = value;
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front())))
-    v.remove_prefix(1);
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back())))
-    v.remove_suffix(1);
+  const std::string_view v = Trim(value);
   std::string key(v);
   if (!v.empty() && v.front() == '{') {
     // {"fileName": "key"}: a one-field JSON object whose string may hold \" and \\ escapes.

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "common/logging.h"
+#include "common/strings.h"
 
 namespace millrace::load {
 namespace {
@@ -12,9 +13,7 @@ constexpr bool kS3 = true;
 constexpr bool kLocal = true;
 
 bool ParseBool(std::string_view value, bool* out) {
-  std::string lower(value);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ToLower(value);
   if (lower == "true" || lower == "1") {
     *out = true;
     return true;
@@ -235,9 +234,7 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
         break;
       }
       case ParamType::kChoice: {
-        std::string lower(value);
-        std::transform(lower.begin(), lower.end(), lower.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const std::string lower = ToLower(value);
         if (std::find(spec->choices.begin(), spec->choices.end(), lower) == spec->choices.end()) {
           std::string choices;
           for (std::string_view choice : spec->choices) {
@@ -263,12 +260,6 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     bool value = false;
     return ParseBool(get(key), &value) && value;
   };
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-  };
-
   FileFunctionOptions options;
   options.kind = kind;
   options.pattern = get(kind == SourceKind::kS3 ? "uri" : "file_path");
@@ -284,14 +275,14 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
                                    options.pattern + "'");
   }
 
-  const std::string format = lower(get("format"));
+  const std::string format = ToLower(get("format"));
   if (format == "csv") options.format = Format::kCsv;
   if (format == "csv_with_names") options.format = Format::kCsvWithNames;
   if (format == "csv_with_names_and_types") options.format = Format::kCsvWithNamesAndTypes;
   if (format == "json") options.format = Format::kJson;
   if (format == "parquet") options.format = Format::kParquet;
 
-  if (const std::string compress = lower(get("compress_type")); !compress.empty()) {
+  if (const std::string compress = ToLower(get("compress_type")); !compress.empty()) {
     for (Compression c : {Compression::kPlain, Compression::kGzip, Compression::kZstd,
                           Compression::kBzip2, Compression::kLz4Frame, Compression::kDeflate}) {
       if (CompressionName(c) == compress) options.compression = c;

@@ -92,7 +92,9 @@ Status Pump(const std::string& in, const std::string& out, Compression c, Step s
 
 Status InflateZlib(const std::string& in, const std::string& out, Compression c) {
   z_stream zs{};
-  // 15 + 32: accept zlib and gzip headers; deflate without a header is retried below.
+  // kDeflate: 15 + 32 detects a zlib or a gzip header (Hadoop's .deflate is zlib-wrapped).
+  // Raw deflate without a header is not accepted: inflate rejects the header and the file fails
+  // as corrupt, naming it. kGzip: 15 + 16 accepts a gzip header only.
   int window = c == Compression::kDeflate ? 15 + 32 : 15 + 16;
   if (inflateInit2(&zs, window) != Z_OK) return Status::Internal("zlib init failed");
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);

@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/strings.h"
+
 namespace millrace::s3 {
 namespace {
 
@@ -50,16 +52,6 @@ int OnProgress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ulto
   return 0;
 }
 
-std::string TrimCopy(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return std::string(text);
-}
-
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* exchange = static_cast<Exchange*>(user);
   NoteProgress(exchange);
@@ -93,10 +85,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   }
   const size_t colon = line.find(':');
   if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    for (char& c : name)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    response.headers.emplace_back(std::move(name), TrimCopy(line.substr(colon + 1)));
+    response.headers.emplace_back(ToLower(line.substr(0, colon)),
+                                  std::string(Trim(line.substr(colon + 1))));
   }
   return size * count;
 }

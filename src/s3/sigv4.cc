@@ -9,6 +9,8 @@
 #include <ctime>
 #include <map>
 
+#include "common/strings.h"
+
 namespace millrace::s3 {
 namespace {
 
@@ -23,13 +25,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 bool IsSpace(char c) {
@@ -87,7 +82,7 @@ CanonicalHeaders BuildCanonicalHeaders(const NameValues& headers) {
   // std::map sorts by lower-cased name; values of a repeated header keep their given order.
   std::map<std::string, std::vector<std::string>> values;
   for (const auto& [name, value] : headers)
-    values[Lower(name)].push_back(TrimAll(value));
+    values[ToLower(name)].push_back(TrimAll(value));
   CanonicalHeaders out;
   for (const auto& [name, list] : values) {
     out.block += name + ':';
@@ -104,8 +99,7 @@ CanonicalHeaders BuildCanonicalHeaders(const NameValues& headers) {
 
 // Replaces every header named `name` (case-insensitively) with one carrying `value`.
 void SetHeader(NameValues* headers, std::string_view name, std::string value) {
-  const std::string lower = Lower(name);
-  std::erase_if(*headers, [&](const auto& header) { return Lower(header.first) == lower; });
+  std::erase_if(*headers, [&](const auto& header) { return EqualsIgnoreCase(header.first, name); });
   headers->emplace_back(std::string(name), std::move(value));
 }
 

@@ -3,7 +3,7 @@
 namespace millrace::server {
 
 Channel::Channel(std::unique_ptr<asio::io_context> io, asio::ip::tcp::socket socket,
-                 size_t max_packet_size, http::Counter* bytes_received, http::Counter* bytes_sent)
+                 size_t max_packet_size, Counter* bytes_received, Counter* bytes_sent)
     : io_(std::move(io)),
       socket_(std::move(socket)),
       decoder_(max_packet_size),

@@ -20,8 +20,8 @@
 #include <string>
 
 #include "asio.hpp"
+#include "common/metrics.h"
 #include "common/result.h"
-#include "http/metrics.h"
 #include "server/packet.h"
 
 namespace millrace::server {
@@ -29,7 +29,7 @@ namespace millrace::server {
 class Channel {
  public:
   Channel(std::unique_ptr<asio::io_context> io, asio::ip::tcp::socket socket,
-          size_t max_packet_size, http::Counter* bytes_received, http::Counter* bytes_sent);
+          size_t max_packet_size, Counter* bytes_received, Counter* bytes_sent);
   ~Channel();
 
   // The next packet; `idle_timeout` applies until its first byte, `timeout` after.
@@ -57,8 +57,8 @@ class Channel {
   uint8_t sequence_ = 0;
   std::string out_;
   std::array<char, 64 * 1024> in_{};
-  http::Counter* bytes_received_;
-  http::Counter* bytes_sent_;
+  Counter* bytes_received_;
+  Counter* bytes_sent_;
 };
 
 }  // namespace millrace::server

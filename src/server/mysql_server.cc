@@ -71,7 +71,7 @@ std::vector<sql::SystemVariable> MySqlServerOptions::SystemVariables() const {
 
 class MySqlServer::Impl {
  public:
-  Impl(MySqlServerOptions options, sql::Router* router, http::MetricsRegistry* metrics)
+  Impl(MySqlServerOptions options, sql::Router* router, MetricsRegistry* metrics)
       : options_(std::move(options)),
         metrics_(metrics),
         env_{router, &options_, &metrics_, &stopping_},
@@ -255,8 +255,7 @@ class MySqlServer::Impl {
   std::map<uint32_t, Slot> slots_ GUARDED_BY(mu_);
 };
 
-MySqlServer::MySqlServer(MySqlServerOptions options, sql::Router* router,
-                         http::MetricsRegistry* metrics)
+MySqlServer::MySqlServer(MySqlServerOptions options, sql::Router* router, MetricsRegistry* metrics)
     : impl_(std::make_unique<Impl>(std::move(options), router, metrics)) {}
 
 MySqlServer::~MySqlServer() = default;

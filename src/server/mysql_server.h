@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "common/flags.h"
+#include "common/metrics.h"
 #include "common/result.h"
 #include "common/server_config.h"
-#include "http/metrics.h"
 #include "sql/router.h"
 
 namespace millrace::server {
@@ -67,7 +67,7 @@ struct MySqlServerOptions {
 
 class MySqlServer {
  public:
-  MySqlServer(MySqlServerOptions options, sql::Router* router, http::MetricsRegistry* metrics);
+  MySqlServer(MySqlServerOptions options, sql::Router* router, MetricsRegistry* metrics);
   // Shuts down without grace if still running.
   ~MySqlServer();
   MySqlServer(const MySqlServer&) = delete;

@@ -15,13 +15,13 @@ constexpr size_t kFlushThreshold = 64 * 1024;
 // Keeps the running-statements gauge right on every path out of a statement.
 class RunningStatement {
  public:
-  explicit RunningStatement(http::Gauge* gauge) : gauge_(gauge) { gauge_->Add(1); }
+  explicit RunningStatement(Gauge* gauge) : gauge_(gauge) { gauge_->Add(1); }
   ~RunningStatement() { gauge_->Add(-1); }
   RunningStatement(const RunningStatement&) = delete;
   RunningStatement& operator=(const RunningStatement&) = delete;
 
  private:
-  http::Gauge* gauge_;
+  Gauge* gauge_;
 };
 
 std::string HostOf(const std::string& peer) {

@@ -1,12 +1,12 @@
 // Internal to the server module: the counters the MySQL server exports on /metrics.
 #pragma once
 
-#include "http/metrics.h"
+#include "common/metrics.h"
 
 namespace millrace::server {
 
 struct ServerMetrics {
-  explicit ServerMetrics(http::MetricsRegistry* registry)
+  explicit ServerMetrics(MetricsRegistry* registry)
       : connections(
             registry->AddCounter("millrace_mysql_connections_total", "MySQL connections accepted")),
         rejected(registry->AddCounter("millrace_mysql_connections_rejected_total",
@@ -30,17 +30,17 @@ struct ServerMetrics {
         bytes_sent(registry->AddCounter("millrace_mysql_bytes_sent_total",
                                         "bytes sent to MySQL clients")) {}
 
-  http::Counter* connections;
-  http::Counter* rejected;
-  http::Gauge* active;
-  http::Counter* auth_failures;
-  http::Counter* protocol_errors;
-  http::Counter* queries;
-  http::Counter* query_errors;
-  http::Gauge* running;
-  http::Counter* rows_sent;
-  http::Counter* bytes_received;
-  http::Counter* bytes_sent;
+  Counter* connections;
+  Counter* rejected;
+  Gauge* active;
+  Counter* auth_failures;
+  Counter* protocol_errors;
+  Counter* queries;
+  Counter* query_errors;
+  Gauge* running;
+  Counter* rows_sent;
+  Counter* bytes_received;
+  Counter* bytes_sent;
 };
 
 }  // namespace millrace::server

@@ -511,7 +511,7 @@ Result<std::vector<Assignment>> ParseAssignments(const StatementContext& ctx, Cu
       if (t->kind == TokenKind::kVariable && t->Text(ctx.sql).starts_with("@@")) {
         name = std::string(t->Text(ctx.sql).substr(2));
         for (std::string_view scope : {"session.", "local.", "global."}) {
-          if (name.size() > scope.size() && EqualsIgnoreCase(name.substr(0, scope.size()), scope)) {
+          if (name.size() > scope.size() && StartsWithIgnoreCase(name, scope)) {
             if (scope == "global.") *global = true;
             name.erase(0, scope.size());
           }

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
+
 namespace millrace::sql {
 
 enum class TokenKind {
@@ -61,10 +63,10 @@ bool IsKeyword(std::string_view sql, const Token& token, std::string_view keywor
 std::string IdentifierValue(std::string_view sql, const Token& token);
 bool IsIdentifier(const Token& token);
 
-// ASCII case-insensitive comparison and upper-casing, used throughout the SQL layer.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-std::string ToUpper(std::string_view text);
-std::string ToLower(std::string_view text);
+// The common ASCII helpers (common/strings.h), also spelled sql::... by callers of this layer.
+using ::millrace::EqualsIgnoreCase;
+using ::millrace::ToLower;
+using ::millrace::ToUpper;
 
 // Splits a multi-statement text at top-level semicolons. Statements with nothing but
 // whitespace and comments are dropped; each returned view excludes its terminating ';' and

@@ -100,7 +100,7 @@ class Translator {
  private:
   Result<SystemVariable> Variable(std::string_view name) {
     for (std::string_view scope : {"session.", "global.", "local."}) {
-      if (name.size() > scope.size() && EqualsIgnoreCase(name.substr(0, scope.size()), scope)) {
+      if (name.size() > scope.size() && StartsWithIgnoreCase(name, scope)) {
         name.remove_prefix(scope.size());
         break;
       }

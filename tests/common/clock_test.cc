@@ -5,6 +5,8 @@
 #include <atomic>
 #include <thread>
 
+#include "testing/wait_for.h"
+
 namespace millrace {
 namespace {
 
@@ -27,11 +29,9 @@ TEST(ClockTest, SleepForWakesWhenTimePasses) {
     clock.SleepFor(seconds(10));
     woke = true;
   });
-  while (clock.sleepers() == 0)
-    std::this_thread::yield();
+  EXPECT_TRUE(testing::WaitFor([&] { return clock.sleepers() == 1; }));
   clock.Advance(seconds(9));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_FALSE(woke);
+  EXPECT_FALSE(testing::WaitFor([&] { return woke.load(); }, std::chrono::milliseconds(20)));
   clock.Advance(seconds(1));
   sleeper.join();
   EXPECT_TRUE(woke);

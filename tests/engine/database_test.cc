@@ -8,6 +8,7 @@
 #include "engine/duckdb_status.h"
 #include "engine/engine_test_util.h"
 #include "testing/temp_dir.h"
+#include "testing/wait_for.h"
 
 namespace millrace::engine {
 namespace {
@@ -209,10 +210,10 @@ TEST(DatabaseTest, InterruptCancelsARunningStatement) {
     done = true;
   });
   // Interrupt until the statement notices: the first call may land before it starts.
-  while (!done) {
+  EXPECT_TRUE(testing::WaitFor([&] {
     conn->Interrupt();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+    return done.load();
+  }));
   runner.join();
   EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
   EXPECT_TRUE(IsDuckDbError(status, DUCKDB_ERROR_INTERRUPT)) << status.ToString();

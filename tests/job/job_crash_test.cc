@@ -5,6 +5,7 @@
 // MILLRACE_CRASH_FILES (default 2000) and MILLRACE_CRASH_SEED size and seed a run; the
 // default keeps `make test` well under two minutes, e.g. MILLRACE_CRASH_FILES=20000 for a long
 // manual run.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "job/job_test_util.h"
+#include "source/file_source.h"
 
 namespace millrace::job {
 namespace {
@@ -27,6 +29,44 @@ int EnvInt(const char* name, int fallback) {
   const char* value = std::getenv(name);
   return value != nullptr ? std::atoi(value) : fallback;
 }
+
+// Where a child reports its listings. The parent cannot look into the database while a child
+// holds it, and a listing starts each task: the lines tell the parent how far a child got, so it
+// can kill it at a chosen point of its work instead of after a guessed time.
+std::string ListingsPath(const std::string& db_path) {
+  return db_path + ".listings";
+}
+
+// The job's source, appending "<start_after>\t<last key listed>\n" to a file after each List.
+// One write(2) with O_APPEND per line: a kill -9 never leaves half a line.
+class ReportingSource final : public source::FileSource {
+ public:
+  ReportingSource(std::unique_ptr<source::FileSource> inner, std::string path)
+      : inner_(std::move(inner)), path_(std::move(path)) {}
+
+  Result<source::Listing> List(const source::ListOptions& options) override {
+    auto listing = inner_->List(options);
+    if (listing.ok()) {
+      const std::string line = options.start_after + "\t" +
+                               (listing->files.empty() ? "" : listing->files.back().key) + "\n";
+      const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+        ::close(fd);
+      }
+    }
+    return listing;
+  }
+  Result<source::FileInfo> Stat(const std::string& key) override { return inner_->Stat(key); }
+  Status Download(const source::FileInfo& file, const std::string& local_path) override {
+    return inner_->Download(file, local_path);
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  std::unique_ptr<source::FileSource> inner_;
+  const std::string path_;
+};
 
 // Runs the job service over `db_path` until killed. On the first start it creates the table
 // and the job. Never returns.
@@ -43,7 +83,14 @@ int EnvInt(const char* name, int fallback) {
   config.work_root = db_path + ".work";
   config.fail_points = &*points;
   config.retry_backoff = std::chrono::milliseconds(10);
-  config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(50));
+  config.make_source =
+      [local = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(50)),
+       path = ListingsPath(db_path)](
+          const load::FileFunctionOptions& options) -> Result<std::unique_ptr<source::FileSource>> {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<source::FileSource> inner, local(options));
+    return std::unique_ptr<source::FileSource>(
+        std::make_unique<ReportingSource>(std::move(inner), path));
+  };
   auto service = JobService::Start(std::move(config));
   if (!service.ok()) {
     std::fprintf(stderr, "child: %s\n", service.status().ToString().c_str());
@@ -76,7 +123,44 @@ class JobCrashTest : public ::testing::Test {
     std::filesystem::create_directories(in_);
   }
 
+  // One line of the listings file.
+  struct ListingLine {
+    std::string start_after;
+    std::string last_listed;  // "" when the listing found nothing
+  };
+
+  // Every listing the children reported, oldest first.
+  std::vector<ListingLine> Listings() const {
+    std::ifstream in(ListingsPath(db_path_), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<ListingLine> lines;
+    size_t start = 0;
+    for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+      const std::string_view line(text.data() + start, end - start);
+      const size_t tab = line.find('\t');
+      if (tab == std::string_view::npos) continue;
+      lines.push_back({std::string(line.substr(0, tab)), std::string(line.substr(tab + 1))});
+    }
+    return lines;
+  }
+
+  // The listings of the current child so far.
+  std::vector<ListingLine> ChildListings() const {
+    std::vector<ListingLine> all = Listings();
+    all.erase(all.begin(), all.begin() + std::min(all.size(), listings_before_child_));
+    return all;
+  }
+
+  // True when a child's listing returned `path` or a later key, or started past it.
+  bool Listed(const std::string& path) const {
+    for (const ListingLine& line : Listings()) {
+      if (line.last_listed >= path || line.start_after >= path) return true;
+    }
+    return false;
+  }
+
   pid_t StartChild(const std::string& fail_points, bool create) {
+    listings_before_child_ = Listings().size();
     const pid_t pid = fork();
     if (pid == 0) RunChild(db_path_, in_, fail_points, create);
     return pid;
@@ -89,15 +173,19 @@ class JobCrashTest : public ::testing::Test {
     return status;
   }
 
+  std::string DataFilePath(int file) const {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/f%06d.csv", file);
+    return in_ + name;
+  }
+
   void WriteDataFile(int file) {
     std::string content;
     for (int line = 0; line < kRowsPerFile; ++line) {
       content += std::to_string(file) + "," + std::to_string(line) + ",p" +
                  std::to_string(file * 31 + line) + "\n";
     }
-    char name[32];
-    std::snprintf(name, sizeof(name), "/f%06d.csv", file);
-    WriteFile(in_ + name, content);
+    WriteFile(DataFilePath(file), content);
   }
 
   // Opens the database (no child running) and checks every file's rows are there once.
@@ -124,9 +212,16 @@ class JobCrashTest : public ::testing::Test {
   // Waits (with the child running) until the table holds `files` files' rows.
   bool WaitUntilLoaded(int files) {
     // Read through a separate process' view is not possible while the child holds the
-    // database, so the child is stopped to look and restarted when not yet done.
-    for (int round = 0; round < 60; ++round) {
-      std::this_thread::sleep_for(std::chrono::seconds(2));
+    // database, so the child is stopped to look — once it has listed after the last file and
+    // found nothing more — and restarted when not yet done.
+    const std::string last = DataFilePath(files - 1);
+    for (int round = 0; round < 10; ++round) {
+      WaitFor([&] {
+        for (const ListingLine& line : ChildListings()) {
+          if (line.start_after >= last && line.last_listed.empty()) return true;
+        }
+        return false;
+      });
       KillAndReap(child_);
       std::string count;
       {
@@ -151,6 +246,7 @@ class JobCrashTest : public ::testing::Test {
   std::string in_;
   std::string db_path_ = dir_.Join("db.duckdb");
   pid_t child_ = -1;
+  size_t listings_before_child_ = 0;  // Listings().size() when child_ started
 };
 
 TEST_F(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
@@ -159,17 +255,27 @@ TEST_F(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
   std::atomic<int> written{0};
   std::thread producer([&] {
     std::mt19937 prng(7);
+    int chunk = 0;
     for (int f = 0; f < files; ++f) {
       WriteDataFile(f);
       written = f + 1;
-      // Files keep arriving for several seconds, across many kills.
-      if (f % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100 + prng() % 300));
+      // Files keep arriving across many kills: after a random number of them, the next wait
+      // until a child has listed them.
+      if (--chunk <= 0) {
+        EXPECT_TRUE(WaitFor([&] { return Listed(DataFilePath(f)); })) << "file " << f;
+        chunk = 20 + static_cast<int>(prng() % 61);
+      }
     }
   });
   child_ = StartChild("", true);
   int kills = 0;
   while (written < files || kills < 8) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 900));
+    // A random point of the child's work: after it listed a random number of times (0: while
+    // it starts up; the first child lists only once it has created the job, which later
+    // children need).
+    const size_t listings = rng() % 5 + (kills == 0 ? 1 : 0);
+    EXPECT_TRUE(WaitFor([&] { return ChildListings().size() >= listings; }))
+        << "the child stopped listing";
     KillAndReap(child_);
     ++kills;
     child_ = StartChild("", false);
@@ -192,9 +298,7 @@ TEST_F(JobCrashTest, EveryFailPointCrashWindowRecovers) {
     created = true;
     int status = 0;
     // The child dies at the fail point by itself.
-    for (int waited = 0; waited < 600 && waitpid(child_, &status, WNOHANG) == 0; ++waited) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    ASSERT_TRUE(WaitFor([&] { return waitpid(child_, &status, WNOHANG) == child_; })) << point;
     ASSERT_TRUE(WIFEXITED(status)) << point;
     EXPECT_EQ(WEXITSTATUS(status), 137) << point;
     child_ = StartChild("", false);

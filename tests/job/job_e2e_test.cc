@@ -184,9 +184,18 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
     order[i] = i;
   std::mt19937 rng(20261202);
   std::shuffle(order.begin(), order.end(), rng);
+  testing::FaultProxy& faults = **proxy;
+  // The job's S3 requests so far (the proxy sees every one, faulted or not).
+  auto requests = [&] {
+    const testing::ProxyCounts counts = faults.counts();
+    return counts.list + counts.get + counts.head + counts.other;
+  };
   std::atomic<int> written{0};
   std::atomic<bool> put_failed{false};
+  std::atomic<bool> stop{false};  // no server to list any more: the producer stops waiting
   std::thread producer([&] {
+    std::mt19937 prng(7);
+    int burst = 0;
     for (int f : order) {
       std::string body;
       for (int line = 0; line < kRows; ++line) {
@@ -197,17 +206,29 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
       std::snprintf(key, sizeof(key), "chaos/f%06d.csv", f);
       if (!s3_->PutObject("landing", key, body).ok()) put_failed = true;
       ++written;
-      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+      // Files keep arriving across the kills: after a random number of them, the next wait
+      // until the job has listed the bucket again (whichever server runs by then).
+      if (--burst <= 0) {
+        const uint64_t lists = faults.counts().list;
+        EXPECT_TRUE(WaitFor([&] { return stop || faults.counts().list > lists; })) << "no listing";
+        burst = 1 + static_cast<int>(prng() % 12);
+      }
     }
   });
   int kills = 0;
   while (written < files || kills < 6) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(700 + rng() % 1600));
+    // A random point of the server's work: after it has made a random number of S3 requests
+    // since it started (0: while it starts; the last GET of a batch: while it loads and
+    // commits). A running job lists at least every second, so the count always moves.
+    const uint64_t before = requests();
+    const uint64_t more = rng() % 40;
+    EXPECT_TRUE(WaitFor([&] { return requests() >= before + more; })) << "the job went quiet";
     server_.reset();  // kill -9
     ++kills;
     StartServer();
     if (HasFatalFailure()) break;
   }
+  stop = true;
   producer.join();
   ASSERT_FALSE(put_failed);
   const std::string expected = std::to_string(files * kRows);

@@ -12,6 +12,7 @@
 #include "engine/engine_test_util.h"
 #include "job/job_service.h"
 #include "testing/temp_dir.h"
+#include "testing/wait_for.h"
 
 namespace millrace::job {
 
@@ -24,17 +25,8 @@ inline void WriteFile(const std::string& path, const std::string& content) {
   std::rename((path + ".tmp").c_str(), path.c_str());
 }
 
-// Polls `condition` until it holds or `timeout` passes; returns whether it held. Tests assert on
-// the outcome, never on how long it took.
-inline bool WaitFor(const std::function<bool()>& condition,
-                    std::chrono::seconds timeout = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return condition();
-}
+// The job tests spell it WaitFor (testing/wait_for.h).
+using testing::WaitFor;
 
 class JobServiceHarness {
  public:

@@ -9,6 +9,7 @@
 
 #include "source/local_source.h"
 #include "testing/temp_dir.h"
+#include "testing/wait_for.h"
 
 namespace millrace::load {
 namespace {
@@ -110,8 +111,7 @@ TEST_F(BatchFetcherTest, CancelStartsNothingMoreAndUnblocksWaiters) {
   source_->Hold(files_[0].key);
   auto fetcher = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, files_, Options(1),
                                                 work_->path());
-  while (source_->started() < 1)
-    std::this_thread::yield();
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 1; }));
   fetcher->Cancel();
   // The file never started reports CANCELLED naming it; the one in flight runs to its end.
   const FetchedFile& later = fetcher->Wait(3);
@@ -129,14 +129,22 @@ TEST_F(BatchFetcherTest, DestroyingAFetcherStartsNothingMore) {
   auto fetcher = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, files_, Options(1),
                                                 work_->path());
   ASSERT_TRUE(fetcher->Wait(0).status.ok());
-  while (source_->started() < 2)
-    std::this_thread::yield();
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 2; }));
+  // File 1 is released only once the destructor has begun: its Cancel is what ends a Wait on
+  // file 3, which no download can reach while file 1 is held.
+  BatchFetcher* raw = fetcher.get();
+  std::atomic<bool> destroying{false};
+  std::thread waiter([&] {
+    EXPECT_EQ(raw->Wait(3).status.code(), StatusCode::kCancelled);
+    destroying = true;
+  });
   std::thread release([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(testing::WaitFor([&] { return destroying.load(); }));
     source_->Release(files_[1].key);
   });
   fetcher.reset();  // returns once file 1's download ends
   release.join();
+  waiter.join();
   EXPECT_EQ(source_->started(), 2);
 }
 
@@ -147,8 +155,10 @@ TEST_F(BatchFetcherTest, LargeFilesDownloadOneAtATimeSmallOnesInParallel) {
     FetchOptions options = Options(4);
     options.max_bytes_in_flight = max_bytes_in_flight;
     BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, options, work_->path());
-    // Later files start while file 0 is held only if the budget allows them.
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // Later files start while file 0 is held only if the budget allows them: all of them soon,
+    // or none within 100 ms.
+    testing::WaitFor([&] { return source_->started() == static_cast<int>(files_.size()); },
+                     std::chrono::milliseconds(100));
     const int started = source_->started();
     source_->Release(files_[0].key);
     for (size_t i = 0; i < files_.size(); ++i)

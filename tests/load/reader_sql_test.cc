@@ -184,6 +184,29 @@ TEST_F(ReaderSqlTest, TruncatedCompressedFileIsDataLossNamingTheFile) {
   }
 }
 
+// "deflate" means zlib-wrapped (as Hadoop writes it): a raw stream without the header is
+// refused as corrupt, not guessed at.
+TEST_F(ReaderSqlTest, RawDeflateWithoutAHeaderIsDataLossNamingTheFile) {
+  const std::string csv = "1,x\n";
+  z_stream zs{};
+  ASSERT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string raw(deflateBound(&zs, csv.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(csv.data()));
+  zs.avail_in = static_cast<uInt>(csv.size());
+  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
+  zs.avail_out = static_cast<uInt>(raw.size());
+  ASSERT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  raw.resize(zs.total_out);
+  deflateEnd(&zs);
+  WriteFile(dir_.Join("raw.deflate"), raw);
+  auto prepared =
+      PrepareLocalFile(dir_.Join("raw.deflate"), Compression::kDeflate, work_.path(), 7);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().code(), StatusCode::kDataLoss) << prepared.status().ToString();
+  EXPECT_NE(prepared.status().message().find("raw.deflate"), std::string::npos)
+      << prepared.status().ToString();
+}
+
 TEST_F(ReaderSqlTest, ConcatenatedStreamsAreReadWhole) {
   for (Compression c :
        {Compression::kGzip, Compression::kZstd, Compression::kBzip2, Compression::kLz4Frame}) {

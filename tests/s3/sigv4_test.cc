@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/clock.h"
+#include "common/strings.h"
 #include "s3/json_reader.h"
 #include "s3/s3_client.h"
 
@@ -77,10 +78,7 @@ SigningRequest SuiteRequest(const JsonValue& test) {
 
 std::string HeaderValue(const SigningRequest& request, std::string_view lower_name) {
   for (const auto& [name, value] : request.headers) {
-    std::string lower = name;
-    for (char& c : lower)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == lower_name) return value;
+    if (EqualsIgnoreCase(name, lower_name)) return value;
   }
   return "";
 }

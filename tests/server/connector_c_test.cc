@@ -19,6 +19,30 @@ class ConnectorCTest : public SharedServerTest {
   }
   static void TearDownTestSuite() { StopServer(); }
 
+  // The server's count of bytes sent to clients; -1 when /metrics cannot be read.
+  static double BytesSent() {
+    auto reply = HttpGet(server().http_port(), "/metrics");
+    if (!reply.ok() || reply->status != 200) return -1;
+    return PrometheusValue(reply->body, "millrace_mysql_bytes_sent_total");
+  }
+
+  // True once the bytes sent have not moved for 100 ms: while streaming, the count grows with
+  // every flush, many per millisecond.
+  static bool ServerStopsSending() {
+    double last = -1;
+    auto last_change = std::chrono::steady_clock::now();
+    return testing::WaitFor([&] {
+      const double sent = BytesSent();
+      const auto now = std::chrono::steady_clock::now();
+      if (sent < 0 || sent != last) {
+        last = sent;
+        last_change = now;
+        return false;
+      }
+      return now - last_change >= std::chrono::milliseconds(100);
+    });
+  }
+
   static MysqlPtr Connect(unsigned long flags = 0) {
     std::string error;
     MysqlPtr mysql = ConnectorC(server().mysql_port(), "", flags, nullptr, &error);
@@ -96,8 +120,9 @@ TEST_F(ConnectorCTest, AMillionRowsStreamWithFlatServerMemory) {
     ++rows;
     if (rows % 50000 == 0) peak = std::max(peak, server().RssBytes());
     if (rows == 200000) {
-      // A slow reader: the server blocks on its socket instead of buffering.
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      // A slow reader: the client stops reading until the server blocks on its socket (what it
+      // has sent stands still) instead of buffering the rest of the result.
+      EXPECT_TRUE(ServerStopsSending()) << "the server kept sending to a client that reads nothing";
       peak = std::max(peak, server().RssBytes());
     }
   }

@@ -15,7 +15,6 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <thread>
 
 #include "server/protocol.h"
 #include "server/wire.h"
@@ -44,15 +43,6 @@ Result<std::unique_ptr<InProcessServer>> InProcessServer::Start(MySqlServerOptio
 
 InProcessServer::~InProcessServer() {
   if (server_) server_->Shutdown(std::chrono::seconds(5));
-}
-
-bool Eventually(const std::function<bool()>& condition, milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return true;
 }
 
 double PrometheusValue(const std::string& text, const std::string& name) {
@@ -87,26 +77,30 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(const std::string& d
 
   // The server writes ports.json once both servers listen.
   const std::regex ports(R"re("mysql_port": (\d+), "http_port": (\d+), "pid": (\d+))re");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (true) {
-    std::smatch match;
-    const std::string text = testing::ReadFile(data_dir + "/ports.json");
-    if (std::regex_search(text, match, ports) && std::stoi(match[3].str()) == p->pid_) {
-      p->mysql_port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
-      p->http_port_ = static_cast<uint16_t>(std::stoi(match[2].str()));
-      return p;
-    }
-    int wait_status = 0;
-    if (::waitpid(p->pid_, &wait_status, WNOHANG) == p->pid_) {
-      p->pid_ = -1;
-      return Status::Unavailable("millrace serve exited with status " +
-                                 std::to_string(testing::ExitCode(wait_status)) + ": " + p->Log());
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return Status::DeadlineExceeded("millrace serve did not start within 60 s: " + p->Log());
-    }
-    std::this_thread::sleep_for(milliseconds(20));
+  bool exited = false;
+  int wait_status = 0;
+  const bool done = testing::WaitFor(
+      [&] {
+        std::smatch match;
+        const std::string text = testing::ReadFile(data_dir + "/ports.json");
+        if (std::regex_search(text, match, ports) && std::stoi(match[3].str()) == p->pid_) {
+          p->mysql_port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
+          p->http_port_ = static_cast<uint16_t>(std::stoi(match[2].str()));
+          return true;
+        }
+        exited = ::waitpid(p->pid_, &wait_status, WNOHANG) == p->pid_;
+        return exited;
+      },
+      std::chrono::seconds(60));
+  if (exited) {
+    p->pid_ = -1;
+    return Status::Unavailable("millrace serve exited with status " +
+                               std::to_string(testing::ExitCode(wait_status)) + ": " + p->Log());
   }
+  if (!done) {
+    return Status::DeadlineExceeded("millrace serve did not start within 60 s: " + p->Log());
+  }
+  return p;
 }
 
 ServerProcess::~ServerProcess() {

@@ -9,26 +9,22 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/metrics.h"
 #include "common/result.h"
 #include "engine/database.h"
-#include "http/metrics.h"
 #include "server/mysql_server.h"
 #include "server/packet.h"
 #include "sql/router.h"
 #include "testing/s3rver.h"
 #include "testing/temp_dir.h"
+#include "testing/wait_for.h"
 
 namespace millrace::server {
-
-// Polls `condition` until it holds or `timeout` passes; returns its last value.
-bool Eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 // The value of metric `name` in a Prometheus text rendering; -1 when absent.
 double PrometheusValue(const std::string& text, const std::string& name);
@@ -43,14 +39,14 @@ class InProcessServer {
   uint16_t port() const { return server_->port(); }
   MySqlServer& server() { return *server_; }
   sql::Router& router() { return *router_; }
-  http::MetricsRegistry& metrics() { return metrics_; }
+  MetricsRegistry& metrics() { return metrics_; }
   // The value of a metric in the Prometheus rendering; -1 when absent.
   double Metric(const std::string& name) const;
 
  private:
   InProcessServer() = default;
   std::unique_ptr<engine::Database> db_;
-  http::MetricsRegistry metrics_;
+  MetricsRegistry metrics_;
   std::unique_ptr<sql::Router> router_;
   std::unique_ptr<MySqlServer> server_;
 };

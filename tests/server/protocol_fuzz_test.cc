@@ -214,7 +214,7 @@ TEST(ProtocolFuzzTest, LiveServerKeepsServingOthersWhateverClientsSend) {
   mysql_free_result(res);
 
   // Every misbehaving connection ends (the half packets after the net timeout): nothing hangs.
-  EXPECT_TRUE(Eventually([&] { return server.server().active_sessions() == 2; }, seconds(10)))
+  EXPECT_TRUE(testing::WaitFor([&] { return server.server().active_sessions() == 2; }, seconds(10)))
       << server.server().active_sessions() << " sessions still open";
   EXPECT_GT(server.Metric("millrace_mysql_protocol_errors_total"), 20);
   EXPECT_GT(server.Metric("millrace_mysql_auth_failures_total"), 20);

@@ -48,8 +48,8 @@ Response One(RawClient& client, std::string_view sql) {
 
 // True once a statement is executing on the server (up to 60 s, for a loaded machine).
 bool WaitForRunningStatement(InProcessServer& server) {
-  return Eventually([&] { return server.Metric("millrace_mysql_statements_running") >= 1; },
-                    seconds(60));
+  return testing::WaitFor([&] { return server.Metric("millrace_mysql_statements_running") >= 1; },
+                          seconds(60));
 }
 
 TEST(SessionTest, GreetingOffersProtocol41AndNativePassword) {
@@ -301,7 +301,7 @@ TEST(SessionTest, AClientThatStopsReadingIsDroppedWithoutBlockingOthers) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(One(*bystander, "SELECT 'served'").rows[0][0], "served");
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
-  EXPECT_TRUE(Eventually([&] { return server->server().active_sessions() == 1; }))
+  EXPECT_TRUE(testing::WaitFor([&] { return server->server().active_sessions() == 1; }))
       << "the stalled session is still open";
   EXPECT_EQ(server->Metric("millrace_mysql_statements_running"), 0);
 }
@@ -320,7 +320,7 @@ TEST(SessionTest, ConnectionsBeyondTheLimitAreRefusedWith1040) {
   EXPECT_TRUE(c->WaitClosed());
   // Once one leaves, a new client gets in.
   a.reset();
-  EXPECT_TRUE(Eventually([&] { return ConnectOrDie(server->port())->Handshake().ok(); }));
+  EXPECT_TRUE(testing::WaitFor([&] { return ConnectOrDie(server->port())->Handshake().ok(); }));
 }
 
 TEST(SessionTest, ShutdownLetsRunningStatementsFinishWithinTheGrace) {

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <utility>
 
+#include "common/strings.h"
+
 namespace millrace::testing {
 namespace {
 
@@ -20,22 +22,6 @@ using namespace std::chrono_literals;
 
 constexpr auto kPollSlice = 50ms;
 constexpr auto kUpstreamTimeout = 30s;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 std::string StripQuotes(std::string_view s) {
   s = Trim(s);
@@ -88,7 +74,7 @@ void ParseHead(std::string_view head, std::string* first_line, Headers* headers)
     const std::string_view line = head.substr(0, eol);
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    headers->emplace_back(Lower(Trim(line.substr(0, colon))),
+    headers->emplace_back(ToLower(Trim(line.substr(0, colon))),
                           std::string(Trim(line.substr(colon + 1))));
   }
 }
@@ -349,10 +335,10 @@ bool FaultProxy::ReadRequest(int fd, std::string* buffer, Request* request) {
   request->method = first_line.substr(0, sp1);
   request->target = first_line.substr(sp1 + 1, sp2 - sp1 - 1);
 
-  if (Lower(HeaderValue(request->headers, "expect")) == "100-continue") {
+  if (EqualsIgnoreCase(HeaderValue(request->headers, "expect"), "100-continue")) {
     if (!SendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n")) return false;
   }
-  if (Lower(HeaderValue(request->headers, "transfer-encoding")) == "chunked") {
+  if (EqualsIgnoreCase(HeaderValue(request->headers, "transfer-encoding"), "chunked")) {
     while (!DecodeChunked(*buffer, &request->body)) {
       if (!ReadMore(fd, buffer, kUpstreamTimeout)) return false;
     }
@@ -464,7 +450,7 @@ Result<FaultProxy::Response> FaultProxy::Forward(const Request& request) {
             &response.headers);
   response.head_only = request.method == "HEAD";
   std::string_view body = std::string_view(raw).substr(head_end + 4);
-  if (Lower(HeaderValue(response.headers, "transfer-encoding")) == "chunked") {
+  if (EqualsIgnoreCase(HeaderValue(response.headers, "transfer-encoding"), "chunked")) {
     if (!DecodeChunked(body, &response.body)) return Status::Unavailable("upstream cut a chunk");
   } else if (!response.head_only) {
     response.body = std::string(body);

@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "s3/s3_transport.h"
+#include "testing/wait_for.h"
 
 extern char** environ;
 
@@ -75,13 +76,12 @@ std::string ReadFile(const std::string& path) {
 }
 
 bool WaitForExit(pid_t pid, milliseconds timeout, int* wait_status) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, wait_status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  return WaitFor(
+      [&] {
+        const pid_t done = ::waitpid(pid, wait_status, WNOHANG);
+        return done == pid || (done < 0 && errno != EINTR);
+      },
+      timeout);
 }
 
 int ExitCode(int wait_status) {
@@ -158,25 +158,26 @@ Result<std::unique_ptr<S3rver>> S3rver::Start(const std::vector<std::string>& bu
 
   // s3rver prints "S3rver listening on 127.0.0.1:<port>" once it accepts connections.
   const std::regex listening(R"(listening on 127\.0\.0\.1:(\d+))");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (;;) {
-    std::smatch match;
-    const std::string output = ReadFile(log);
-    if (std::regex_search(output, match, listening)) {
-      server->port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
-      break;
-    }
-    int wait_status = 0;
-    if (::waitpid(server->pid_, &wait_status, WNOHANG) == server->pid_) {
-      server->pid_ = -1;
-      return Status::Unavailable("s3rver exited with status " +
-                                 std::to_string(ExitCode(wait_status)) + ": " + output);
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return Status::DeadlineExceeded("s3rver did not start within 30 s: " + output);
-    }
-    std::this_thread::sleep_for(milliseconds(20));
+  bool exited = false;
+  int wait_status = 0;
+  const bool done = WaitFor(
+      [&] {
+        std::smatch match;
+        const std::string output = ReadFile(log);
+        if (std::regex_search(output, match, listening)) {
+          server->port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
+          return true;
+        }
+        exited = ::waitpid(server->pid_, &wait_status, WNOHANG) == server->pid_;
+        return exited;
+      },
+      std::chrono::seconds(30));
+  if (exited) {
+    server->pid_ = -1;
+    return Status::Unavailable("s3rver exited with status " +
+                               std::to_string(ExitCode(wait_status)) + ": " + ReadFile(log));
   }
+  if (!done) return Status::DeadlineExceeded("s3rver did not start within 30 s: " + ReadFile(log));
   server->endpoint_ = "http://127.0.0.1:" + std::to_string(server->port_);
   MR_ASSIGN_OR_RETURN(server->transport_, s3::S3Transport::Create(server->Config(), Clock::Real()));
   return server;

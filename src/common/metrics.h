@@ -18,7 +18,7 @@
 
 #include "common/thread_annotations.h"
 
-namespace millrace::http {
+namespace millrace {
 
 class Counter {
  public:
@@ -70,4 +70,4 @@ class MetricsRegistry {
 // Resident set size of this process in bytes (from /proc/self/statm); 0 when unknown.
 double ProcessResidentBytes();
 
-}  // namespace millrace::http
+}  // namespace millrace

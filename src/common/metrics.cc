@@ -1,11 +1,11 @@
-#include "http/metrics.h"
+#include "common/metrics.h"
 
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 
-namespace millrace::http {
+namespace millrace {
 namespace {
 
 std::string FormatValue(double value) {
@@ -80,4 +80,4 @@ double ProcessResidentBytes() {
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
-}  // namespace millrace::http
+}  // namespace millrace

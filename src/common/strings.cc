@@ -1,0 +1,53 @@
+#include "common/strings.h"
+
+namespace millrace {
+
+// Written out rather than std::tolower/std::toupper: those depend on the locale and are
+// undefined for negative chars, and every caller here wants plain ASCII folding.
+char ToLower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+char ToUpper(char c) {
+  return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+std::string ToLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    c = ToLower(c);
+  return out;
+}
+
+std::string ToUpper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    c = ToUpper(c);
+  return out;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ToLower(a[i]) != ToLower(b[i])) return false;
+  }
+  return true;
+}
+
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
+}
+
+bool IsAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && IsAsciiSpace(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && IsAsciiSpace(text.back()))
+    text.remove_suffix(1);
+  return text;
+}
+
+}  // namespace millrace

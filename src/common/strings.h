@@ -1,0 +1,30 @@
+// ASCII string helpers: case folding, case-insensitive comparison and trimming.
+//
+// Contract
+// - ASCII only: 'A'-'Z' and 'a'-'z' fold into each other; every other byte (UTF-8 sequences
+//   included) is left as it is. The result never depends on the process locale, so SQL
+//   keywords, property names, HTTP header names and log levels compare the same everywhere.
+// - Whitespace is the C locale's: space, \t, \n, \v, \f and \r.
+// - Pure functions; safe to call from any thread. Returned views point into the argument.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace millrace {
+
+char ToLower(char c);
+char ToUpper(char c);
+std::string ToLower(std::string_view text);
+std::string ToUpper(std::string_view text);
+
+// True when `a` and `b` have the same length and equal bytes after folding ASCII case.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// True when `text` begins with `prefix`, ignoring ASCII case.
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix);
+
+bool IsAsciiSpace(char c);
+// `text` without leading and trailing whitespace.
+std::string_view Trim(std::string_view text);
+
+}  // namespace millrace
