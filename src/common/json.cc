@@ -1,39 +1,31 @@
 #include "common/json.h"
 
-#include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace millrace {
 
-std::string JsonQuote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
+Result<nlohmann::json> ParseJson(std::string_view text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    // what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...": the
+    // bracketed id means nothing to a user, the position and the reason do.
+    std::string_view why = e.what();
+    if (const size_t end = why.find("] "); why.starts_with('[') && end != why.npos) {
+      why.remove_prefix(end + 2);
     }
+    return Status::InvalidArgument("not valid JSON: " + std::string(why));
   }
-  return out + "\"";
+}
+
+std::string RenderJson(const nlohmann::json& value) {
+  // error_handler_t::replace: keys and values can be arbitrary bytes (file names), and the
+  // default handler throws on invalid UTF-8.
+  return value.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string JsonQuote(std::string_view text) {
+  return RenderJson(nlohmann::json(text));
 }
 
 }  // namespace millrace

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "common/json.h"
 #include "common/strings.h"
@@ -197,34 +198,30 @@ Result<JobProperties> JobProperties::Merge(const PropertyMap& changes) const {
 }
 
 std::string JobProperties::ToJson() const {
-  std::string out = "{";
-  for (const auto& [key, value] : given) {
-    if (out.size() > 1) out += ",";
-    out += JsonQuote(key) + ":" + JsonQuote(value);
-  }
-  return out + "}";
+  // nlohmann's object is a std::map too: the keys stay in the order of `given`.
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : given)
+    out[key] = value;
+  return RenderJson(out);
 }
 
 Result<std::string> ParseOffset(std::string_view value) {
-  auto bad = [&] {
-    return Status::InvalidArgument("property \"offset\" must be {\"fileName\":\"key\"}, got '" +
-                                   std::string(value) + "'");
-  };
+  const std::string shape =
+      "property \"offset\" must be {\"fileName\":\"key\"}, got '" + std::string(value) + "'";
   const std::string_view v = Trim(value);
   std::string key(v);
   if (!v.empty() && v.front() == '{') {
-    // {"fileName": "key"}: a one-field JSON object whose string may hold \" and \\ escapes.
-    const size_t name = v.find("\"fileName\"");
-    const size_t colon = name == std::string_view::npos ? name : v.find(':', name);
-    const size_t open = colon == std::string_view::npos ? colon : v.find('"', colon);
-    if (open == std::string_view::npos) return bad();
-    key.clear();
-    size_t i = open + 1;
-    for (; i < v.size() && v[i] != '"'; ++i) {
-      if (v[i] == '\\' && i + 1 < v.size()) ++i;
-      key += v[i];
+    auto doc = ParseJson(v);
+    if (!doc.ok()) return doc.status().WithContext(shape);
+    // Other members are ignored, as Doris does and as earlier versions did (an offset stored in
+    // the catalog by them must still load).
+    const auto name = doc->find("fileName");
+    if (name == doc->end()) return Status::InvalidArgument(shape + ": no \"fileName\" member");
+    if (!name->is_string()) {
+      return Status::InvalidArgument(shape + ": \"fileName\" is of type " +
+                                     std::string(name->type_name()) + ", not string");
     }
-    if (i >= v.size() || v.find('}', i) == std::string_view::npos) return bad();
+    key = name->get<std::string>();
   }
   // A full s3://bucket/key names the key.
   if (key.rfind("s3://", 0) == 0) {
@@ -235,7 +232,9 @@ Result<std::string> ParseOffset(std::string_view value) {
 }
 
 std::string OffsetJson(std::string_view key) {
-  return "{\"fileName\":" + JsonQuote(key) + "}";
+  nlohmann::json offset = nlohmann::json::object();
+  offset["fileName"] = key;
+  return RenderJson(offset);
 }
 
 std::string JobPropertiesMarkdown() {

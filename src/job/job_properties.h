@@ -58,9 +58,13 @@ struct JobProperties {
   std::string ToJson() const;
 };
 
-// Parses `{"fileName":"key"}` (or a bare key / s3:// URI) into the key.
+// Parses `{"fileName":"key"}` (or a bare key / s3:// URI) into the key. A value starting
+// with '{' is JSON (escapes such as \", \n and \u00e9 decoded; other members ignored); one that
+// is not valid JSON, or has no string "fileName", is INVALID_ARGUMENT naming the property,
+// the value and what is wrong. Anything else is the key itself, surrounding spaces trimmed.
 Result<std::string> ParseOffset(std::string_view value);
-// {"fileName":"key"}
+// {"fileName":"key"}, which ParseOffset reads back as `key` (when it is valid UTF-8; see
+// common/json.h).
 std::string OffsetJson(std::string_view key);
 
 // The property table as Markdown (for docs/jobs.md).

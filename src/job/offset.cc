@@ -1,14 +1,17 @@
 #include "job/offset.h"
 
+#include "common/json.h"
+
 namespace millrace::job {
 
 Result<Offset> Offset::Parse(std::string_view json) {
   if (json.empty()) return Offset();
-  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  auto parsed = ParseJson(json);
+  if (!parsed.ok()) return parsed.status().WithContext("offset '" + std::string(json) + "'");
+  if (!parsed->is_object()) {
     return Status::InvalidArgument("offset '" + std::string(json) + "' is not a JSON object");
   }
-  return Offset(std::move(parsed));
+  return Offset(std::move(parsed).value());
 }
 
 Offset Offset::FileName(std::string_view key) {
@@ -19,7 +22,7 @@ Offset Offset::FileName(std::string_view key) {
 std::string Offset::ToJson() const {
   if (parts_.empty()) return "";
   // nlohmann's object keeps keys sorted, so the text is canonical.
-  return parts_.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  return RenderJson(parts_);
 }
 
 std::string Offset::Text(std::string_view name) const {

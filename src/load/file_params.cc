@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "common/logging.h"
 #include "common/strings.h"
 
@@ -311,7 +313,11 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
   options.json.read_json_by_line = get_bool("read_json_by_line");
   options.json.strip_outer_array = get_bool("strip_outer_array");
   options.json.json_root = get("json_root");
-  options.json.jsonpaths = get("jsonpaths");
+  if (const std::string paths = get("jsonpaths"); !paths.empty()) {
+    auto parsed = ParseJsonPaths(paths);
+    if (!parsed.ok()) return parsed.status().WithContext(fn);
+    options.json.jsonpaths = std::move(parsed).value();
+  }
 
   if (kind == SourceKind::kS3) {
     options.s3.endpoint = get("s3.endpoint");
@@ -325,6 +331,32 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     }
   }
   return options;
+}
+
+Result<std::vector<std::string>> ParseJsonPaths(std::string_view text) {
+  const std::string shape =
+      "\"jsonpaths\" must be a JSON array of strings such as "
+      "[\"$.id\", \"$.user.name\"], got '" +
+      std::string(text) + "'";
+  auto doc = ParseJson(text);
+  if (!doc.ok()) return doc.status().WithContext(shape);
+  if (!doc->is_array()) {
+    return Status::InvalidArgument(shape + ": it is of type " + std::string(doc->type_name()));
+  }
+  if (doc->empty()) return Status::InvalidArgument(shape + ": the array is empty");
+  std::vector<std::string> paths;
+  for (const nlohmann::json& path : *doc) {
+    const std::string position = "element " + std::to_string(paths.size() + 1);
+    if (!path.is_string()) {
+      return Status::InvalidArgument(shape + ": " + position + " is of type " +
+                                     std::string(path.type_name()) + ", not string");
+    }
+    if (path.get_ref<const std::string&>().empty()) {
+      return Status::InvalidArgument(shape + ": " + position + " is empty");
+    }
+    paths.push_back(path.get<std::string>());
+  }
+  return paths;
 }
 
 std::string FileFunctionParamsMarkdown() {

@@ -9,6 +9,8 @@
 //   is INVALID_ARGUMENT naming it and listing the supported keys; a bad value names the key and
 //   the accepted values. Secrets (s3.secret_key, s3.session_token) are registered with the
 //   logger as soon as they are parsed, so they are masked everywhere.
+// - "jsonpaths" is parsed here (ParseJsonPaths), so a malformed value fails the statement that
+//   names it, not the first load.
 // - local(): `file_path` is an absolute path or glob; Doris's `backend_id` is accepted and
 //   ignored (Millrace has one node).
 #pragma once
@@ -63,7 +65,8 @@ struct JsonOptions {
   bool read_json_by_line = true;
   bool strip_outer_array = false;
   std::string json_root;  // "$.data" style; "" for the document itself
-  std::string jsonpaths;  // '["$.a", "$.b"]' style; "" for all fields
+  // The paths of "jsonpaths" ('["$.id", "$.user.name"]'), in order; empty for all fields.
+  std::vector<std::string> jsonpaths;
 };
 
 struct FileFunctionOptions {
@@ -77,6 +80,11 @@ struct FileFunctionOptions {
 };
 
 Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& args);
+
+// The value of "jsonpaths": a JSON array of one or more non-empty strings, escapes decoded
+// (["$.\"a b\""] is the path $."a b"). Anything else is INVALID_ARGUMENT naming "jsonpaths",
+// the value and what is wrong (ParseFileFunctionArgs adds the function's name).
+Result<std::vector<std::string>> ParseJsonPaths(std::string_view text);
 
 // The parameter table as Markdown (for docs/table_functions.md).
 std::string FileFunctionParamsMarkdown();

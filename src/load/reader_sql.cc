@@ -352,41 +352,15 @@ std::string JsonFormat(const JsonOptions& json) {
   return json.read_json_by_line ? "newline_delimited" : "auto";
 }
 
-// Splits '["$.a", "$.b.c"]' into paths; a path's column is named by its last segment.
-Result<std::vector<std::string>> ParseJsonPaths(const std::string& text) {
-  std::vector<std::string> paths;
-  size_t i = 0;
-  auto skip_space = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-      ++i;
-  };
-  skip_space();
-  if (i >= text.size() || text[i] != '[') {
-    return Status::InvalidArgument("\"jsonpaths\" must be a JSON array of strings, got '" + text +
-                                   "'");
-  }
-  ++i;
-  while (true) {
-    skip_space();
-    if (i < text.size() && text[i] == ']') break;
-    if (i >= text.size() || text[i] != '"') {
-      return Status::InvalidArgument("\"jsonpaths\" must be a JSON array of strings, got '" + text +
-                                     "'");
-    }
-    const size_t end = text.find('"', i + 1);
-    if (end == std::string::npos) {
-      return Status::InvalidArgument("\"jsonpaths\": unterminated string in '" + text + "'");
-    }
-    paths.push_back(text.substr(i + 1, end - i - 1));
-    i = end + 1;
-    skip_space();
-    if (i < text.size() && text[i] == ',') ++i;
-  }
-  if (paths.empty()) return Status::InvalidArgument("\"jsonpaths\" is empty");
-  return paths;
-}
-
+// The column a path's value is named by: its last key ("$.u.name" -> name). A quoted key
+// ($."full name", $.a."x.y") is named by what is between its quotes, dots included.
 std::string LastSegment(const std::string& path) {
+  if (path.size() > 2 && path.back() == '"') {
+    const size_t open = path.rfind('"', path.size() - 2);
+    if (open != std::string::npos && open + 2 < path.size()) {
+      return path.substr(open + 1, path.size() - open - 2);
+    }
+  }
   const size_t dot = path.find_last_of(".$[");
   std::string name = dot == std::string::npos ? path : path.substr(dot + 1);
   while (!name.empty() && (name.back() == ']' || name.back() == '\'' || name.back() == '"')) {
@@ -435,7 +409,7 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
     return "(SELECT unnest(json_transform(doc, " + QuoteLiteral(structure[0][0]) +
            "), recursive := false) FROM " + rows + ")";
   }
-  MR_ASSIGN_OR_RETURN(auto paths, ParseJsonPaths(json.jsonpaths));
+  const std::vector<std::string>& paths = json.jsonpaths;
   std::string select = "(SELECT ";
   for (size_t i = 0; i < paths.size(); ++i) {
     if (i > 0) select += ", ";

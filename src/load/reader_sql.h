@@ -10,7 +10,8 @@
 //   csv -> c1..cN, all VARCHAR (as Doris); csv_with_names -> names from the header, VARCHAR;
 //   csv_with_names_and_types -> names from line 1, line 2 (types) skipped, VARCHAR;
 //   json -> the documents' fields with DuckDB's inferred types (json_root selects the element
-//   holding the rows, jsonpaths selects fields named by their last path segment);
+//   holding the rows, jsonpaths selects fields named by their last path segment, a quoted
+//   segment ($."full name") without its quotes);
 //   parquet -> the file's schema. The schema comes from the first file; later files that do
 //   not fit fail with DuckDB's error naming the file.
 // - `sniff` is used to read the first file's shape; it runs no statement that writes.

