@@ -22,8 +22,8 @@ class JobBadInputTest : public LocalJobTest {
     for (const auto& [corpus, name] : files) {
       std::filesystem::copy_file(kCorpus + corpus, in_ + "/" + name);
     }
-    // Past the harness's settle time (100 ms): one listing takes them all, in one task.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Past the harness's settle time: one listing takes them all, in one task.
+    harness_.Tick();
   }
 
   void Create(const std::string& properties, const std::string& pattern = "*",
@@ -41,17 +41,18 @@ class JobBadInputTest : public LocalJobTest {
                 const std::string& properties = "") {
     for (const auto& [name, content] : files)
       WriteFile(in_ + "/" + name, content);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    harness_.Tick();
     Create(properties, "*.json", "json", "SELECT *");
-    ASSERT_TRUE(WaitFor([&] { return Ledger().size() == files.size(); }));
+    ASSERT_TRUE(harness_.WaitFor([&] { return Ledger().size() == files.size(); }));
   }
 
   std::string Column(const std::string& column) { return harness_.JobColumn("b", column); }
   bool WaitForStatus(const std::string& status) {
-    return WaitFor([&] { return Column("Status") == status; });
+    return harness_.WaitFor([&] { return Column("Status") == status; });
   }
   bool WaitForTasks(int succeeded) {
-    return WaitFor([&] { return Column("SucceedTaskCount") == std::to_string(succeeded); });
+    return harness_.WaitFor(
+        [&] { return Column("SucceedTaskCount") == std::to_string(succeeded); });
   }
   Rows Ledger() {
     return harness_.QueryExpanded(
@@ -183,7 +184,7 @@ TEST_F(JobBadInputTest, ABadRowDeepInALargeFileIsReportedAtItsLine) {
     }
   }
   Create(", \"session.insert_max_filter_ratio\" = \"0.1\"");
-  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 2; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return Ledger().size() == 2; }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), std::to_string(2 * kRows - 1));
   EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Line, Value FROM "
                                    "filtered_rows(\"job\" = \"b\")"),
@@ -208,7 +209,7 @@ class SmallFilesTest : public JobBadInputTest {
       WriteFile(in_ + "/f" + (i < 10 ? "0" : "") + std::to_string(i) + ".csv", content);
       even.push_back((i + 1) / 2);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // settled: one batch
+    harness_.Tick();  // settled: one batch
     return even;
   }
   Rows LedgerRows() {
@@ -225,7 +226,7 @@ TEST_F(SmallFilesTest, EachFileRecordsTheRowsItInserted) {
       "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\") WHERE CAST(c1 AS INT) % 2 = "
       "0");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  ASSERT_TRUE(WaitFor([&] { return LedgerRows().size() == even.size(); }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return LedgerRows().size() == even.size(); }));
   Rows expected;
   int total = 0;
   for (int rows : even) {
@@ -249,7 +250,7 @@ TEST_F(SmallFilesTest, ABadFileAmongSmallOnesIsNamedAlone) {
 TEST_F(SmallFilesTest, SkipFileQuarantinesOnlyTheBadSmallFile) {
   WriteSmallFiles(20, /*bad_file=*/12, /*bad_line=*/5);
   Create(", \"on_error\" = \"skip_file\"");
-  ASSERT_TRUE(WaitFor([&] { return LedgerRows().size() == 20; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return LedgerRows().size() == 20; }));
   const Rows ledger = LedgerRows();
   for (size_t i = 0; i < ledger.size(); ++i) {
     EXPECT_EQ(ledger[i][0], i == 12 ? "QUARANTINED" : "LOADED") << i;
@@ -265,7 +266,7 @@ TEST_F(SmallFilesTest, AnAggregatingSelectStillRunsOncePerFile) {
       "CREATE JOB b ON STREAMING DO INSERT INTO n SELECT count(*) FROM local(\"file_path\" = \"" +
       in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  ASSERT_TRUE(WaitFor([&] { return LedgerRows().size() == 10; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return LedgerRows().size() == 10; }));
   EXPECT_EQ(harness_.Query("SELECT list(rows ORDER BY rows) FROM n"),
             (Rows{{"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"}}));
 }
@@ -319,7 +320,7 @@ TEST_F(JobBadInputTest, RetryLoadsQuarantinedFilesAgain) {
   Stage({{"good.csv", "a.csv"}, {"wrong_columns.csv", "b.csv"}, {"truncated.csv.gz", "c.csv.gz"}});
   Create(", \"on_error\" = \"skip_file\"");
   // One task or two, as the files settle: wait for all three in the ledger.
-  ASSERT_TRUE(WaitFor([&] { return Ledger().size() == 3; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return Ledger().size() == 3; }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
   auto unknown = harness_.Run("ALTER JOB b RETRY FILE '" + in_ + "/a.csv'");
   ASSERT_FALSE(unknown.ok());
@@ -331,7 +332,7 @@ TEST_F(JobBadInputTest, RetryLoadsQuarantinedFilesAgain) {
   Stage({{"good.csv", "b.csv"}});
   int before = tasks();
   ASSERT_TRUE(harness_.Run("ALTER JOB b RETRY FILE '" + in_ + "/b.csv'").ok());
-  ASSERT_TRUE(WaitFor([&] { return tasks() > before; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return tasks() > before; }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
   EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
                             {"b.csv", "LOADED", "2", "false"},
@@ -339,7 +340,7 @@ TEST_F(JobBadInputTest, RetryLoadsQuarantinedFilesAgain) {
   // RETRY ALL of a still-broken file quarantines it again.
   before = tasks();
   ASSERT_TRUE(harness_.Run("ALTER JOB b RETRY ALL").ok());
-  ASSERT_TRUE(WaitFor([&] { return tasks() > before; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return tasks() > before; }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
   EXPECT_EQ(Ledger()[2], (std::vector<std::string>{"c.csv.gz", "QUARANTINED", "0", "true"}));
   EXPECT_EQ(Column("Status"), "RUNNING");
@@ -372,7 +373,8 @@ TEST_F(JobBadInputTest, FailuresResumeAutomaticallyManualPausesDoNot) {
 
   ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'b'").ok());
   Stage({{"good.csv", "b.csv"}});
-  EXPECT_FALSE(WaitFor([&] { return Column("Status") != "PAUSED"; }, std::chrono::seconds(4)));
+  EXPECT_FALSE(
+      harness_.WaitFor([&] { return Column("Status") != "PAUSED"; }, std::chrono::seconds(4)));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "2");
 }
 

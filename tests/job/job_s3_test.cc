@@ -58,7 +58,7 @@ class JobS3Test : public ::testing::Test {
   std::unique_ptr<testing::S3rver> s3_;
   std::string log_;
   testing::TempDir dir_;
-  JobServiceHarness harness_{dir_.Join("db.duckdb")};
+  JobServiceHarness harness_{dir_.Join("db.duckdb"), JobServiceHarness::Time::kReal};
 };
 
 TEST_F(JobS3Test, CsvJobLoadsExistingThenNewObjects) {

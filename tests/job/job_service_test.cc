@@ -30,7 +30,7 @@ class JobServiceTest : public LocalJobTest {
   }
 
   bool WaitForRows(int64_t rows) {
-    return WaitFor(
+    return harness_.WaitFor(
         [&] { return harness_.Value("SELECT count(*) FROM t") == std::to_string(rows); });
   }
 };
@@ -66,7 +66,7 @@ TEST_F(JobServiceTest, OneFilePerTaskWithMatchingOffsets) {
       harness_.Run(CreateSql("one", "\"max_interval\" = \"1\", \"s3.max_batch_files\" = \"1\""))
           .ok());
   ASSERT_TRUE(WaitForRows(40));
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return harness_.Value(
                "SELECT count(*) FROM tasks(type := 'insert') WHERE Status = 'SUCCESS'") == "4";
   }));
@@ -96,8 +96,8 @@ TEST_F(JobServiceTest, PauseStopsLoadingAndResumeCatchesUp) {
             "{\"code\":\"MANUAL_PAUSE_ERR\",\"msg\":\"paused by user\"}");
   WriteCsv("b.csv", 3, 4);
   // Paused: the file stays unloaded while the job would have polled several times.
-  EXPECT_FALSE(WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "3"; },
-                       std::chrono::seconds(3)));
+  EXPECT_FALSE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "3"; },
+                                std::chrono::seconds(3)));
   auto again = harness_.Run("PAUSE JOB WHERE jobname = 'p'");
   EXPECT_FALSE(again.ok());
   ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'p'").ok());
@@ -115,7 +115,7 @@ TEST_F(JobServiceTest, ChainedBatchesLoadEveryFileOnceInOrder) {
     std::snprintf(name, sizeof(name), "f%03d.csv", i);
     WriteCsv(name, i * 3, 3);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // all settled
+  harness_.Tick();  // all settled
   ASSERT_TRUE(
       harness_.Run(CreateSql("c", "\"max_interval\" = \"60\", \"s3.max_batch_files\" = \"20\""))
           .ok());
@@ -144,17 +144,17 @@ TEST_F(JobServiceTest, PauseEndsAChainAndResumeLoadsTheRestOnce) {
     std::snprintf(name, sizeof(name), "f%03d.csv", i);
     WriteCsv(name, i, 1);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  harness_.Tick();
   ASSERT_TRUE(harness_
                   .Run(CreateSql("c",
                                  "\"max_interval\" = \"60\", \"s3.max_batch_files\" = \"5\", "
                                  "\"on_error\" = \"skip_file\""))
                   .ok());
-  ASSERT_TRUE(WaitFor([&] { return harness_.JobColumn("c", "SucceedTaskCount") != "0"; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("c", "SucceedTaskCount") != "0"; }));
   ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'c'").ok());
   const std::string loaded = harness_.Value("SELECT count(*) FROM t");
-  EXPECT_FALSE(WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != loaded; },
-                       std::chrono::seconds(2)));
+  EXPECT_FALSE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != loaded; },
+                                std::chrono::seconds(2)));
   ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'c'").ok());
   ASSERT_TRUE(WaitForRows(kFiles));
   EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), std::to_string(kFiles));
@@ -225,8 +225,8 @@ TEST_F(JobServiceTest, DropRemovesTheJobButKeepsTheData) {
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM __millrace.files"), "0");
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "5");
   WriteCsv("b.csv", 5, 5);
-  EXPECT_FALSE(WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "5"; },
-                       std::chrono::seconds(2)));
+  EXPECT_FALSE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "5"; },
+                                std::chrono::seconds(2)));
   EXPECT_EQ(harness_.Run("DROP JOB WHERE jobname = 'd'").status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(harness_.Run("DROP JOB IF EXISTS WHERE jobname = 'd'").ok());
 }
@@ -239,7 +239,7 @@ TEST_F(JobServiceTest, OnceEndsFinished) {
                                  "\"s3.ingestion_mode\" = \"ONCE\", "
                                  "\"s3.max_batch_files\" = \"1\""))
                   .ok());
-  ASSERT_TRUE(WaitFor([&] { return harness_.JobColumn("once", "Status") == "FINISHED"; }));
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("once", "Status") == "FINISHED"; }));
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "6");
   EXPECT_EQ(harness_.JobColumn("once", "SucceedTaskCount"), "2");
 }
@@ -363,8 +363,8 @@ TEST_F(LateFilesTest, LateFilesAreLoadedExactlyOnce) {
   ASSERT_TRUE(WaitForRows(7));
   EXPECT_EQ(harness_.JobColumn("late", "CurrentOffset"), "{\"fileName\":\"" + in_ + "/c.csv\"}");
   // Several more reconciliations find nothing new: still each row once.
-  EXPECT_FALSE(WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "7"; },
-                       std::chrono::seconds(3)));
+  EXPECT_FALSE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") != "7"; },
+                                std::chrono::seconds(3)));
   EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), "7");
   EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), State, Rows FROM "
                                    "job_files(\"job\" = \"late\") ORDER BY FileName"),
@@ -380,7 +380,7 @@ TEST_F(LateFilesTest, IgnoredLateFilesAreSkippedAndCounted) {
                   .ok());
   ASSERT_TRUE(WaitForRows(2));
   WriteCsv("a.csv", 0, 3);
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return harness_.QueryExpanded(
                "SELECT State FROM job_files(\"job\" = \"ign\") WHERE FileName "
                "LIKE '%a.csv'") == Rows{{"SKIPPED"}};
@@ -399,7 +399,7 @@ TEST_F(LateFilesTest, AChangedObjectIsReportedNotReloaded) {
                   .ok());
   ASSERT_TRUE(WaitForRows(2));
   WriteCsv("a.csv", 100, 5);  // rewritten in place after it was loaded
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return harness_.JobColumn("chg", "JobRuntimeMsg").find("changed after they were loaded") !=
            std::string::npos;
   }));

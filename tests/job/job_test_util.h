@@ -1,4 +1,9 @@
 // Helpers for the job tests: a database with a running JobService over local directories.
+//
+// Time: the unit tests run the service on a ManualClock (the scheduler's due times, max_interval,
+// retry backoff, auto-resume delays and the local source's settle rule all read it) and move it
+// forward themselves: Tick() and the harness's WaitFor, which ticks between looks. The end-to-end
+// tests (S3) run on the real clock and wait only through testing::WaitFor.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +14,7 @@
 #include <functional>
 #include <thread>
 
+#include "common/clock.h"
 #include "engine/engine_test_util.h"
 #include "job/job_service.h"
 #include "testing/temp_dir.h"
@@ -25,23 +31,33 @@ inline void WriteFile(const std::string& path, const std::string& content) {
   std::rename((path + ".tmp").c_str(), path.c_str());
 }
 
-// The job tests spell it WaitFor (testing/wait_for.h).
+// The end-to-end and crash tests spell it WaitFor (testing/wait_for.h); the unit tests use
+// JobServiceHarness::WaitFor, which moves the manual clock while it waits.
 using testing::WaitFor;
 
 class JobServiceHarness {
  public:
-  explicit JobServiceHarness(const std::string& db_path) : db_path_(db_path) {}
+  enum class Time { kManual, kReal };
+  // The local source's settle time in these tests.
+  static constexpr std::chrono::milliseconds kSettle{100};
+
+  explicit JobServiceHarness(const std::string& db_path, Time time = Time::kManual)
+      : db_path_(db_path) {
+    // Starts at the real time: the settle rule compares files' real mtimes with it.
+    if (time == Time::kManual)
+      manual_ = std::make_unique<ManualClock>(std::chrono::system_clock::now());
+  }
 
   void Start() {
     db_ = engine::OpenOrDie({.path = db_path_});
     conn_ = engine::ConnectOrDie(*db_);
     JobServiceConfig config;
     config.db = db_.get();
-    config.clock = Clock::Real();
+    config.clock = clock();
     config.work_root = db_path_ + ".work";
     config.retry_backoff = std::chrono::milliseconds(10);
     // Local files settle quickly in tests; S3 sources ignore the setting.
-    config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
+    config.make_source = load::DefaultSourceFactory(clock(), kSettle);
     if (configure_) configure_(config);
     auto service = JobService::Start(std::move(config));
     ASSERT_TRUE(service.ok()) << service.status().ToString();
@@ -61,6 +77,28 @@ class JobServiceHarness {
   }
 
   Result<std::string> Run(const std::string& statement) { return service_->Execute(statement); }
+
+  Clock* clock() { return manual_ ? manual_.get() : Clock::Real(); }
+  // Moves the manual clock at least `step` forward and past the real time by `step`, so that
+  // files written before the call have settled and due times up to `step` from now have come.
+  void Tick(std::chrono::milliseconds step = kSettle) {
+    if (!manual_) return;
+    const auto target = std::max(manual_->WallNow(), std::chrono::system_clock::now()) + step;
+    manual_->Advance(
+        std::chrono::duration_cast<std::chrono::microseconds>(target - manual_->WallNow()));
+  }
+  // Waits (real time, at most `timeout`) until `condition` holds, ticking the clock between
+  // looks: time passes for the service only while the test waits.
+  bool WaitFor(const std::function<bool()>& condition,
+               std::chrono::steady_clock::duration timeout = std::chrono::seconds(60)) {
+    return testing::WaitFor(
+        [&] {
+          if (condition()) return true;
+          Tick();
+          return false;
+        },
+        timeout);
+  }
 
   std::vector<std::vector<std::string>> Query(const std::string& sql) {
     return engine::QueryRows(*conn_, sql);
@@ -83,6 +121,7 @@ class JobServiceHarness {
 
  private:
   std::string db_path_;
+  std::unique_ptr<ManualClock> manual_;  // null: the real clock
   std::function<void(JobServiceConfig&)> configure_;
   std::unique_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
