@@ -154,6 +154,9 @@ Result<Offset> ReadOffset(const DataChunk& c, size_t col, size_t r, const JobRec
 
 // Migration 1 -> 2: offsets were bare keys; they become {"fileName": key}.
 Status MigrateOffsetsToJson(Connection& conn) {
+  // The ALTER comes first: DuckDB cannot commit rows updated in a transaction that then alters
+  // their table ("another transaction has altered this table").
+  MR_RETURN_IF_ERROR(conn.Execute("ALTER TABLE __millrace.jobs DROP COLUMN definition"));
   MR_ASSIGN_OR_RETURN(auto rows,
                       engine::QueryTextRows(conn,
                                             "SELECT id, coalesce(current_offset, ''), "
@@ -170,7 +173,7 @@ Status MigrateOffsetsToJson(Connection& conn) {
                            .Run()
                            .status());
   }
-  return conn.Execute("ALTER TABLE __millrace.jobs DROP COLUMN definition");
+  return Status::Ok();
 }
 
 Status RunMigration(Connection& conn, const MigrationStep& step) {

@@ -1,0 +1,383 @@
+// Upgrades of the job catalog (catalog_version.h, DuckDbCatalogStore::Open): a data directory
+// the first release wrote (tests/job/catalog_v1.sql) opens under this build and its jobs carry
+// on where they were; a catalog newer than this build is refused untouched; a migration that
+// fails leaves the catalog at version 1.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "job/catalog_version.h"
+#include "job/duckdb_catalog.h"
+#include "job/job_test_util.h"
+#include "source/local_file_system.h"
+#include "source/local_source.h"
+
+namespace millrace::job {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The ETag the local source gives the file now (see local_source.h).
+std::string EtagOf(const std::string& path) {
+  auto stat = source::LocalFileSystem::Posix()->Stat(path);
+  EXPECT_TRUE(stat.ok()) << stat.status().ToString();
+  return stat.ok() ? source::LocalEtag(*stat) : std::string();
+}
+
+std::string FileNameJson(const std::string& key) {
+  return "{\"fileName\":\"" + key + "\"}";
+}
+
+// The tables and columns of schema __millrace, in column order.
+Rows CatalogColumns(engine::Connection& conn) {
+  return engine::QueryRows(conn,
+                           "SELECT table_name, column_index, column_name, data_type, is_nullable "
+                           "FROM duckdb_columns() WHERE schema_name = '__millrace' "
+                           "ORDER BY table_name, column_index");
+}
+
+// Every table, column, index and row of the database, as text: to check that nothing changed.
+Rows Everything(engine::Connection& conn) {
+  Rows all = engine::QueryRows(conn,
+                               "SELECT schema_name, table_name, column_index, column_name, "
+                               "data_type FROM duckdb_columns() WHERE NOT internal "
+                               "ORDER BY ALL");
+  for (auto& row :
+       engine::QueryRows(conn,
+                         "SELECT schema_name, table_name, index_name, sql FROM duckdb_indexes() "
+                         "ORDER BY ALL")) {
+    all.push_back(row);
+  }
+  const Rows tables = engine::QueryRows(
+      conn, "SELECT schema_name, table_name FROM duckdb_tables() WHERE NOT internal ORDER BY ALL");
+  for (const auto& table : tables) {
+    const std::string name = table[0] + "." + table[1];
+    for (auto& row : engine::QueryRows(conn, "SELECT * FROM " + name + " ORDER BY ALL")) {
+      row.insert(row.begin(), name);
+      all.push_back(std::move(row));
+    }
+  }
+  return all;
+}
+
+bool HasVersionTable(engine::Connection& conn) {
+  return engine::QueryValue(conn,
+                            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = "
+                            "'__millrace' AND table_name = 'catalog_version'") == "1";
+}
+
+bool HasDefinitionColumn(engine::Connection& conn) {
+  return engine::QueryValue(conn,
+                            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = "
+                            "'__millrace' AND table_name = 'jobs' AND column_name = "
+                            "'definition'") == "1";
+}
+
+class CatalogMigrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    in_ = dir_.Join("in");
+    std::filesystem::create_directories(in_);
+    // The files the first release loaded, still in the watched directory.
+    WriteFile(in_ + "/a.csv", "1,a\n2,a\n");
+    WriteFile(in_ + "/b.csv", "3,b\n4,b\n5,b\n");
+  }
+
+  // A data directory as the first release left it: the v1 fixture, then `extra` SQL.
+  void WriteV1Directory(const std::string& extra = "") {
+    std::ifstream in(MILLRACE_SOURCE_DIR "/tests/job/catalog_v1.sql");
+    ASSERT_TRUE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string script = ReplaceAll(text.str(), "@IN@", in_);
+    script = ReplaceAll(script, "@ETAG_A@", EtagOf(in_ + "/a.csv"));
+    script = ReplaceAll(script, "@ETAG_B@", EtagOf(in_ + "/b.csv"));
+    auto db = engine::OpenOrDie({.path = db_path_});
+    ASSERT_NE(db, nullptr);
+    auto conn = engine::ConnectOrDie(*db);
+    ASSERT_NE(conn, nullptr);
+    Status s = conn->Execute(script + extra);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // Starts a JobService over `db` as the harness does, and returns how Start went (the
+  // service, if it started, is stopped again).
+  Status StartService(engine::Database* db) {
+    JobServiceConfig config;
+    config.db = db;
+    config.clock = Clock::Real();
+    config.work_root = db_path_ + ".work";
+    config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
+    return JobService::Start(std::move(config)).status();
+  }
+
+  // name -> count(*) of a user table.
+  Rows PerName(const std::string& table) {
+    return harness_.Query("SELECT name, count(*) FROM " + table + " GROUP BY name ORDER BY name");
+  }
+  int64_t RowsNamed(const std::string& table, const std::string& name) {
+    return std::stoll(
+        harness_.Value("SELECT count(*) FROM " + table + " WHERE name = '" + name + "'"));
+  }
+  Rows Ledger(const std::string& job) {
+    return harness_.QueryExpanded("SELECT FileName, State, Rows FROM job_files(\"job\" = \"" + job +
+                                  "\") ORDER BY FileName");
+  }
+  std::string File(const std::string& name) const { return in_ + "/" + name; }
+
+  void ExpectFailedMigrationLeavesVersion1(const std::string& obstacle, const std::string& remove,
+                                           const std::string& error);
+
+  testing::TempDir dir_;
+  std::string in_;
+  const std::string db_path_ = dir_.Join("db.duckdb");
+  JobServiceHarness harness_{db_path_};
+};
+
+TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
+  ASSERT_NO_FATAL_FAILURE(WriteV1Directory());
+  // A file that arrived while the old release was stopped.
+  WriteFile(File("c.csv"), "6,c\n7,c\n");
+  ASSERT_NO_FATAL_FAILURE(harness_.Start());
+
+  // The catalog is at version 2, with the same tables and columns as a new one.
+  EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{"2"}}));
+  EXPECT_FALSE(HasDefinitionColumn(harness_.conn()));
+  {
+    testing::TempDir fresh_dir;
+    auto fresh = engine::OpenOrDie({.path = fresh_dir.Join("fresh.duckdb")});
+    DuckDbCatalogStore store(fresh.get(), "fresh");
+    ASSERT_TRUE(store.Open().ok());
+    auto fresh_conn = engine::ConnectOrDie(*fresh);
+    EXPECT_EQ(CatalogColumns(harness_.conn()), CatalogColumns(*fresh_conn));
+  }
+
+  // The paused job does not move: its offsets are JSON now, the rest is as v1 left it.
+  EXPECT_EQ(harness_.JobColumn("archive", "Status"), "PAUSED");
+  EXPECT_EQ(harness_.JobColumn("archive", "CurrentOffset"), FileNameJson(File("b.csv")));
+  EXPECT_EQ(harness_.JobColumn("archive", "EndOffset"), FileNameJson(File("b.csv")));
+  EXPECT_EQ(harness_.JobColumn("archive", "ErrorMsg"),
+            "{\"code\":\"MANUAL_PAUSE_ERR\",\"msg\":\"paused by user\"}");
+  EXPECT_EQ(harness_.JobColumn("archive", "Comment"), "cold copy");
+  EXPECT_EQ(harness_.JobColumn("archive", "SucceedTaskCount"), "1");
+  EXPECT_EQ(harness_.JobColumn("archive", "LoadStatistic"),
+            "{\"scannedRows\":5,\"loadBytes\":20,\"fileNumber\":2,\"fileSize\":20,"
+            "\"filteredRows\":0}");
+  EXPECT_EQ(harness_.JobColumn("archive", "ExecuteSql"),
+            "INSERT INTO u SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" = \"" + in_ +
+                "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  EXPECT_EQ(harness_.JobColumn("latecomers", "Properties"),
+            "{\"late_files\":\"ignore\",\"max_interval\":\"1\"}");
+
+  // The task history v1 recorded is in tasks().
+  EXPECT_EQ(
+      harness_.Query("SELECT JobName, TaskId, Label, Status, LoadStatistic, RunningOffset FROM "
+                     "tasks(type := 'insert') WHERE (JobName = 'people' AND TaskId <= 2) OR "
+                     "(JobName <> 'people' AND TaskId = 1) ORDER BY JobId, TaskId"),
+      (Rows{{"people", "1", "1_1", "SUCCESS",
+             "{\"scannedRows\":2,\"loadBytes\":8,\"fileNumber\":1,\"fileSize\":8,"
+             "\"filteredRows\":0}",
+             "{\"startFileName\":\"" + File("a.csv") + "\",\"endFileName\":\"" + File("a.csv") +
+                 "\"}"},
+            {"people", "2", "1_2", "SUCCESS",
+             "{\"scannedRows\":3,\"loadBytes\":12,\"fileNumber\":1,\"fileSize\":12,"
+             "\"filteredRows\":0}",
+             "{\"startFileName\":\"" + File("b.csv") + "\",\"endFileName\":\"" + File("b.csv") +
+                 "\"}"},
+            {"archive", "1", "2_1", "SUCCESS",
+             "{\"scannedRows\":5,\"loadBytes\":20,\"fileNumber\":2,\"fileSize\":20,"
+             "\"filteredRows\":0}",
+             "{\"startFileName\":\"" + File("a.csv") + "\",\"endFileName\":\"" + File("b.csv") +
+                 "\"}"},
+            {"latecomers", "1", "3_1", "SUCCESS",
+             "{\"scannedRows\":3,\"loadBytes\":12,\"fileNumber\":1,\"fileSize\":12,"
+             "\"filteredRows\":0}",
+             "{\"startFileName\":\"" + File("b.csv") + "\",\"endFileName\":\"" + File("b.csv") +
+                 "\"}"}}));
+  EXPECT_NE(harness_.Value("SELECT CreateTime FROM tasks(type := 'insert') WHERE JobName = "
+                           "'people' AND TaskId = 1"),
+            "NULL");
+
+  // The running jobs carry on after b.csv: c.csv once, a.csv and b.csv not again.
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("people", "CurrentOffset") == FileNameJson(File("c.csv")) &&
+           harness_.JobColumn("latecomers", "CurrentOffset") == FileNameJson(File("c.csv"));
+  })) << harness_.JobColumn("people", "CurrentOffset")
+      << " " << harness_.JobColumn("latecomers", "CurrentOffset");
+  EXPECT_EQ(PerName("t"), (Rows{{"a", "2"}, {"b", "3"}, {"c", "2"}}));
+  // latecomers skipped a.csv as a late file under v1: it stays skipped.
+  EXPECT_EQ(PerName("w"), (Rows{{"b", "3"}, {"c", "2"}}));
+  EXPECT_EQ(harness_.JobColumn("people", "Status"), "RUNNING");
+  EXPECT_EQ(harness_.JobColumn("people", "SucceedTaskCount"), "3");
+  EXPECT_EQ(harness_.JobColumn("people", "LoadStatistic"),
+            "{\"scannedRows\":7,\"loadBytes\":28,\"fileNumber\":3,\"fileSize\":28,"
+            "\"filteredRows\":0}");
+  // The ledger v1 wrote matched the files: nothing is reported changed or late.
+  EXPECT_EQ(harness_.JobColumn("people", "JobRuntimeMsg"), "NULL");
+  EXPECT_EQ(Ledger("people"), (Rows{{File("a.csv"), "LOADED", "2"},
+                                    {File("b.csv"), "LOADED", "3"},
+                                    {File("c.csv"), "LOADED", "2"}}));
+  EXPECT_EQ(Ledger("latecomers"), (Rows{{File("a.csv"), "SKIPPED", "0"},
+                                        {File("b.csv"), "LOADED", "3"},
+                                        {File("c.csv"), "LOADED", "2"}}));
+  EXPECT_EQ(
+      harness_.Value("SELECT RunningOffset FROM tasks(type := 'insert') WHERE JobName = "
+                     "'people' AND TaskId = 3"),
+      "{\"startFileName\":\"" + File("c.csv") + "\",\"endFileName\":\"" + File("c.csv") + "\"}");
+
+  // The paused job stays paused: c.csv waits for it.
+  EXPECT_FALSE(WaitFor([&] { return RowsNamed("u", "c") != 0; }, std::chrono::seconds(2)));
+  EXPECT_EQ(harness_.JobColumn("archive", "Status"), "PAUSED");
+  EXPECT_EQ(harness_.JobColumn("archive", "CurrentOffset"), FileNameJson(File("b.csv")));
+
+  // Resumed, it loads c.csv exactly once, and nothing it had loaded.
+  auto resumed = harness_.Run("RESUME JOB WHERE jobname = 'archive'");
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("archive", "CurrentOffset") == FileNameJson(File("c.csv"));
+  })) << harness_.JobColumn("archive", "CurrentOffset");
+  EXPECT_EQ(PerName("u"), (Rows{{"a", "2"}, {"b", "3"}, {"c", "2"}}));
+  EXPECT_EQ(harness_.JobColumn("archive", "Status"), "RUNNING");
+  EXPECT_EQ(harness_.JobColumn("archive", "ErrorMsg"), "NULL");
+  EXPECT_EQ(harness_.JobColumn("archive", "SucceedTaskCount"), "2");
+  EXPECT_EQ(Ledger("archive"), (Rows{{File("a.csv"), "LOADED", "2"},
+                                     {File("b.csv"), "LOADED", "3"},
+                                     {File("c.csv"), "LOADED", "2"}}));
+
+  // Started once more: the catalog is already at version 2 and is not migrated again (a second
+  // migration would wrap the JSON offsets once more).
+  harness_.Stop();
+  ASSERT_NO_FATAL_FAILURE(harness_.Start());
+  EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{"2"}}));
+  EXPECT_EQ(harness_.Query("SELECT name, current_offset, end_offset FROM __millrace.jobs ORDER "
+                           "BY id"),
+            (Rows{{"people", FileNameJson(File("c.csv")), FileNameJson(File("c.csv"))},
+                  {"archive", FileNameJson(File("c.csv")), FileNameJson(File("c.csv"))},
+                  {"latecomers", FileNameJson(File("c.csv")), FileNameJson(File("c.csv"))}}));
+  for (const std::string job : {"people", "archive", "latecomers"}) {
+    EXPECT_EQ(harness_.JobColumn(job, "Status"), "RUNNING") << job;
+    EXPECT_EQ(harness_.JobColumn(job, "CurrentOffset"), FileNameJson(File("c.csv"))) << job;
+  }
+  EXPECT_EQ(harness_.JobColumn("people", "SucceedTaskCount"), "3");
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(type := 'insert') WHERE JobName = "
+                           "'people'"),
+            "3");
+  // ... and the jobs still load each new file once.
+  WriteFile(File("d.csv"), "8,d\n");
+  ASSERT_TRUE(WaitFor([&] {
+    return RowsNamed("t", "d") == 1 && RowsNamed("u", "d") == 1 && RowsNamed("w", "d") == 1;
+  }));
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("people", "CurrentOffset") == FileNameJson(File("d.csv")) &&
+           harness_.JobColumn("archive", "CurrentOffset") == FileNameJson(File("d.csv")) &&
+           harness_.JobColumn("latecomers", "CurrentOffset") == FileNameJson(File("d.csv"));
+  }));
+  EXPECT_EQ(PerName("t"), (Rows{{"a", "2"}, {"b", "3"}, {"c", "2"}, {"d", "1"}}));
+  EXPECT_EQ(PerName("u"), (Rows{{"a", "2"}, {"b", "3"}, {"c", "2"}, {"d", "1"}}));
+  EXPECT_EQ(PerName("w"), (Rows{{"b", "3"}, {"c", "2"}, {"d", "1"}}));
+}
+
+TEST_F(CatalogMigrationTest, ANewerCatalogIsRefusedAndLeftAlone) {
+  ASSERT_NO_FATAL_FAILURE(WriteV1Directory());
+  WriteFile(File("c.csv"), "6,c\n7,c\n");
+  Rows before;
+  {
+    // A catalog a later release wrote: version 2 tables, version 3 recorded.
+    auto db = engine::OpenOrDie({.path = db_path_});
+    DuckDbCatalogStore store(db.get(), db_path_);
+    ASSERT_TRUE(store.Open().ok());
+    auto conn = engine::ConnectOrDie(*db);
+    ASSERT_TRUE(conn->Execute("UPDATE __millrace.catalog_version SET version = 3").ok());
+    before = Everything(*conn);
+  }
+  auto db = engine::OpenOrDie({.path = db_path_});
+  ASSERT_NE(db, nullptr);
+  const Status started = StartService(db.get());
+  EXPECT_EQ(started.code(), StatusCode::kFailedPrecondition) << started.ToString();
+  EXPECT_NE(started.message().find("version 3"), std::string::npos) << started.message();
+  EXPECT_NE(started.message().find("version 2"), std::string::npos) << started.message();
+  EXPECT_NE(started.message().find(db_path_), std::string::npos) << started.message();
+  auto conn = engine::ConnectOrDie(*db);
+  EXPECT_EQ(Everything(*conn), before);
+  EXPECT_EQ(engine::QueryRows(*conn, "SELECT version FROM __millrace.catalog_version"),
+            (Rows{{"3"}}));
+  // What `before` held, reopened: the migrated catalog (JSON offsets) and the users' rows.
+  EXPECT_EQ(
+      engine::QueryRows(*conn, "SELECT name, current_offset FROM __millrace.jobs ORDER BY id"),
+      (Rows{{"people", FileNameJson(File("b.csv"))},
+            {"archive", FileNameJson(File("b.csv"))},
+            {"latecomers", FileNameJson(File("b.csv"))}}));
+  EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM t"), "5");
+}
+
+// Starts the service on the v1 fixture plus `obstacle`, which must make the migration fail
+// with a message holding `error`, and checks that the catalog is still exactly at version 1;
+// then removes the obstacle with `remove` and checks that the same catalog migrates.
+void CatalogMigrationTest::ExpectFailedMigrationLeavesVersion1(const std::string& obstacle,
+                                                               const std::string& remove,
+                                                               const std::string& error) {
+  ASSERT_NO_FATAL_FAILURE(WriteV1Directory(obstacle));
+  auto db = engine::OpenOrDie({.path = db_path_});
+  ASSERT_NE(db, nullptr);
+  auto conn = engine::ConnectOrDie(*db);
+  const Rows before = Everything(*conn);
+
+  const Status started = StartService(db.get());
+  EXPECT_FALSE(started.ok());
+  EXPECT_NE(started.message().find(error), std::string::npos) << started.ToString();
+
+  // Nothing of the migration stayed: no version, offsets still bare keys, definition still
+  // there.
+  EXPECT_EQ(Everything(*conn), before);
+  EXPECT_FALSE(HasVersionTable(*conn));
+  EXPECT_TRUE(HasDefinitionColumn(*conn));
+  EXPECT_EQ(engine::QueryRows(*conn,
+                              "SELECT current_offset, end_offset FROM __millrace.jobs "
+                              "WHERE name = 'people'"),
+            (Rows{{File("b.csv"), File("b.csv")}}));
+  DuckDbCatalogStore store(db.get(), db_path_);
+  auto stored = store.StoredVersion();
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(*stored, 1);
+
+  // Without the obstacle the same catalog migrates.
+  ASSERT_TRUE(conn->Execute(remove).ok());
+  Status opened = store.Open();
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
+  EXPECT_EQ(engine::QueryRows(*conn, "SELECT version FROM __millrace.catalog_version"),
+            (Rows{{"2"}}));
+  EXPECT_FALSE(HasDefinitionColumn(*conn));
+  EXPECT_EQ(engine::QueryRows(*conn,
+                              "SELECT current_offset, end_offset FROM __millrace.jobs "
+                              "WHERE name = 'people'"),
+            (Rows{{FileNameJson(File("b.csv")), FileNameJson(File("b.csv"))}}));
+}
+
+// The migration drops jobs.definition first; an index on it (say, added by hand) makes that
+// DROP fail.
+TEST_F(CatalogMigrationTest, AMigrationFailingAtItsFirstStepLeavesVersion1) {
+  ExpectFailedMigrationLeavesVersion1(
+      "CREATE INDEX jobs_by_definition ON __millrace.jobs (definition);",
+      "DROP INDEX __millrace.jobs_by_definition",
+      "migrating the job catalog in " + db_path_ + " from version 1");
+}
+
+// A view named catalog_version (not a table, so the catalog still reads as version 1) makes
+// the migration fail at its last step, recording the version: by then the column is dropped
+// and every offset rewritten, all in the transaction that must roll back.
+TEST_F(CatalogMigrationTest, AMigrationFailingAtItsLastStepLeavesVersion1) {
+  ExpectFailedMigrationLeavesVersion1(
+      "CREATE VIEW __millrace.catalog_version AS SELECT 2 AS version;",
+      "DROP VIEW __millrace.catalog_version", "Can only delete from base table");
+}
+
+}  // namespace
+}  // namespace millrace::job
