@@ -207,7 +207,7 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
             "NULL");
 
   // The running jobs carry on after b.csv: c.csv once, a.csv and b.csv not again.
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return harness_.JobColumn("people", "CurrentOffset") == FileNameJson(File("c.csv")) &&
            harness_.JobColumn("latecomers", "CurrentOffset") == FileNameJson(File("c.csv"));
   })) << harness_.JobColumn("people", "CurrentOffset")
@@ -234,14 +234,14 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
       "{\"startFileName\":\"" + File("c.csv") + "\",\"endFileName\":\"" + File("c.csv") + "\"}");
 
   // The paused job stays paused: c.csv waits for it.
-  EXPECT_FALSE(WaitFor([&] { return RowsNamed("u", "c") != 0; }, std::chrono::seconds(2)));
+  EXPECT_FALSE(harness_.WaitFor([&] { return RowsNamed("u", "c") != 0; }, std::chrono::seconds(2)));
   EXPECT_EQ(harness_.JobColumn("archive", "Status"), "PAUSED");
   EXPECT_EQ(harness_.JobColumn("archive", "CurrentOffset"), FileNameJson(File("b.csv")));
 
   // Resumed, it loads c.csv exactly once, and nothing it had loaded.
   auto resumed = harness_.Run("RESUME JOB WHERE jobname = 'archive'");
   ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return harness_.JobColumn("archive", "CurrentOffset") == FileNameJson(File("c.csv"));
   })) << harness_.JobColumn("archive", "CurrentOffset");
   EXPECT_EQ(PerName("u"), (Rows{{"a", "2"}, {"b", "3"}, {"c", "2"}}));
@@ -272,10 +272,10 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
             "3");
   // ... and the jobs still load each new file once.
   WriteFile(File("d.csv"), "8,d\n");
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return RowsNamed("t", "d") == 1 && RowsNamed("u", "d") == 1 && RowsNamed("w", "d") == 1;
   }));
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(harness_.WaitFor([&] {
     return harness_.JobColumn("people", "CurrentOffset") == FileNameJson(File("d.csv")) &&
            harness_.JobColumn("archive", "CurrentOffset") == FileNameJson(File("d.csv")) &&
            harness_.JobColumn("latecomers", "CurrentOffset") == FileNameJson(File("d.csv"));
