@@ -67,4 +67,9 @@ class ManualClock final : public Clock {
 // Formats a wall time as ISO-8601 UTC "YYYY-MM-DD HH:MM:SS" (the form the views show).
 std::string FormatUtc(Clock::WallTime t);
 
+// Microseconds since the Unix epoch: how the catalog stores a wall time.
+inline int64_t MicrosSinceEpoch(Clock::WallTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
 }  // namespace millrace

@@ -5,10 +5,6 @@
 namespace millrace::job {
 namespace {
 
-int64_t MicrosSinceEpoch(Clock::WallTime t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
 Status Superseded() {
   return JobError(JobErrorCode::kSuperseded,
                   Status::Cancelled("the job was paused, altered or dropped"));

@@ -17,10 +17,6 @@ constexpr uint64_t kReadAheadMaxBytes = 64 << 20;
 // Reconciliation lists below the offset in pages of this many files.
 constexpr size_t kReconcilePage = 1000;
 
-int64_t MicrosSinceEpoch(Clock::WallTime t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
 }  // namespace
 
 // The next batch of a job, listed and downloading on a thread of its own while the current

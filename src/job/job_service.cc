@@ -28,9 +28,7 @@ class JobService::Impl final : public JobSnapshotSource {
         statements_(
             JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_}),
         runner_(TaskRunnerConfig{config_.clock, &catalog_, &scheduler_, config_.fail_points,
-                                 config_.task_retries, config_.retry_backoff, config_.task_history,
-                                 config_.auto_resume_base, config_.auto_resume_cap,
-                                 config_.auto_resume_limit}) {}
+                                 config_.tasks}) {}
   ~Impl() override { Stop(); }
 
   Status Init();
@@ -79,7 +77,7 @@ Status JobService::Impl::Init() {
 
 Status JobService::Impl::Restore(JobRecord record) {
   auto job = std::make_shared<Job>(record.id, record.name);
-  MR_ASSIGN_OR_RETURN(auto tasks, catalog_.LoadTasks(record.id, config_.task_history));
+  MR_ASSIGN_OR_RETURN(auto tasks, catalog_.LoadTasks(record.id, config_.tasks.task_history));
   auto built = plans_.Build(record.properties.given, record.insert_sql, record.database);
   const Clock::SteadyTime now = config_.clock->SteadyNow();
   MutexLock lock(&job->mu);
@@ -98,7 +96,7 @@ Status JobService::Impl::Restore(JobRecord record) {
   const auto code = ParseJobErrorName(record.error_code);
   if (record.state == JobState::kPaused && !record.manual_pause && job->plan != nullptr &&
       code.has_value() && AllowsAutoResume(*code) &&
-      record.auto_resume_count < config_.auto_resume_limit) {
+      record.auto_resume_count < config_.tasks.auto_resume_limit) {
     job->auto_resume_pending = true;
     scheduler_.Schedule(record.id, now);
   } else if (record.state == JobState::kRunning) {

@@ -40,6 +40,7 @@
 #include "common/fail_point.h"
 #include "common/result.h"
 #include "engine/database.h"
+#include "job/task_policy.h"
 #include "load/file_table_function.h"
 #include "sql/doris_table_functions.h"
 
@@ -55,12 +56,7 @@ struct JobServiceConfig {
   // Most downloads of a task at once (small files; large ones go one at a time, see
   // load::FetchOptions::max_bytes_in_flight).
   int download_parallelism = 8;
-  int task_retries = 3;
-  std::chrono::milliseconds retry_backoff{500};
-  int task_history = 100;
-  std::chrono::seconds auto_resume_base{10};
-  std::chrono::seconds auto_resume_cap{300};
-  int auto_resume_limit = 10;
+  TaskPolicy tasks;  // retries, task history, automatic resumes
 };
 
 class JobService {

@@ -3,23 +3,19 @@
 #include <algorithm>
 
 #include "common/logging.h"
+#include "common/strings.h"
 #include "job/job_errors.h"
 
 namespace millrace::job {
 namespace {
 
-int64_t MicrosSinceEpoch(Clock::WallTime t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
 // Compares table names as DuckDB resolves them: case-insensitive, quotes removed.
 std::string NormalizeName(std::string_view name) {
   std::string out;
   for (char c : name) {
-    if (c == '"' || c == '`' || std::isspace(static_cast<unsigned char>(c))) continue;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != '"' && c != '`' && !IsAsciiSpace(c)) out += c;
   }
-  return out;
+  return ToLower(out);
 }
 
 // The call's location argument: uri for S3, file_path for local.

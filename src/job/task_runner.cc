@@ -6,10 +6,6 @@
 namespace millrace::job {
 namespace {
 
-int64_t MicrosSinceEpoch(Clock::WallTime t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
 Status SupersededError() {
   return JobError(JobErrorCode::kSuperseded,
                   Status::Cancelled("the job was paused, altered or dropped"));
@@ -19,7 +15,7 @@ Status SupersededError() {
 
 TaskRunner::TaskRunner(TaskRunnerConfig config)
     : config_(config),
-      gate_(CommitGateConfig{config.clock, config.fail_points, config.task_history}) {}
+      gate_(CommitGateConfig{config.clock, config.fail_points, config.policy.task_history}) {}
 
 void TaskRunner::RunTurn(Job& job, Sink& sink) {
   int64_t epoch = 0;
@@ -61,7 +57,8 @@ bool TaskRunner::AutoResume(Job& job) {
   if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
     MR_LOG(kError) << "job " << job.name << " cannot resume: " << s.ToString();
     job.auto_resume_pending = true;  // try again later
-    config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + config_.auto_resume_base);
+    config_.scheduler->Schedule(job.id,
+                                config_.clock->SteadyNow() + config_.policy.auto_resume_base);
     return false;
   }
   job.record = after;
@@ -87,11 +84,11 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
 
   Result<Polled> polled = source.Poll(snapshot, limits);
   for (int attempt = 1; !polled.ok() && !IsFinalTaskError(polled.status()) &&
-                        attempt <= config_.task_retries && !stopping_;
+                        attempt <= config_.policy.task_retries && !stopping_;
        ++attempt) {
     MR_LOG(kWarning) << "job " << job.name << ": listing failed (attempt " << attempt
                      << "): " << polled.status().message();
-    config_.clock->SleepFor(config_.retry_backoff * attempt);
+    config_.clock->SleepFor(config_.policy.retry_backoff * attempt);
     polled = source.Poll(snapshot, limits);
   }
 
@@ -140,7 +137,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
     task.start_time_us = task.create_time_us;
     task.start_file = batch.first_item();
     task.end_file = batch.last_item();
-    job.UpdateHistory(task, config_.task_history);
+    job.UpdateHistory(task, config_.policy.task_history);
     job.Publish();
     snapshot.next_task_id = r.next_task_id;
     snapshot.end_offset = r.end_offset;
@@ -151,11 +148,11 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   const TaskContext context{job.id, task.task_id, job.name, snapshot.database,
                             MicrosSinceEpoch(config_.clock->WallNow())};
   Status failure;
-  for (int attempt = 0; attempt <= config_.task_retries; ++attempt) {
+  for (int attempt = 0; attempt <= config_.policy.task_retries; ++attempt) {
     if (attempt > 0) {
       MR_LOG(kWarning) << "job " << job.name << " task " << task.Label() << " failed (attempt "
                        << attempt << "), retrying: " << failure.message();
-      config_.clock->SleepFor(config_.retry_backoff * attempt);
+      config_.clock->SleepFor(config_.policy.retry_backoff * attempt);
     }
     {
       MutexLock lock(&job.mu);
@@ -191,7 +188,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
     task.error_msg = failure.message();
     task.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
     ++job.record.canceled_tasks;
-    job.UpdateHistory(task, config_.task_history);
+    job.UpdateHistory(task, config_.policy.task_history);
     job.Publish();
     return false;
   }
@@ -206,7 +203,7 @@ void TaskRunner::PauseAfterFailure(Job& job, TaskRecord* task, const Status& fai
     task->state = TaskState::kFailed;
     task->error_msg = failure.message();
     task->finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
-    job.UpdateHistory(*task, config_.task_history);
+    job.UpdateHistory(*task, config_.policy.task_history);
   }
   JobRecord after = job.record;
   ++after.failed_tasks;
@@ -217,10 +214,10 @@ void TaskRunner::PauseAfterFailure(Job& job, TaskRecord* task, const Status& fai
   after.runtime_msg.clear();
   ++after.epoch;
   const bool auto_resume =
-      after.auto_resume_count < config_.auto_resume_limit && AllowsAutoResume(code);
+      after.auto_resume_count < config_.policy.auto_resume_limit && AllowsAutoResume(code);
   if (auto_resume) {
-    const auto delay =
-        AutoResumeDelay(after.auto_resume_count, config_.auto_resume_base, config_.auto_resume_cap);
+    const auto delay = AutoResumeDelay(after.auto_resume_count, config_.policy.auto_resume_base,
+                                       config_.policy.auto_resume_cap);
     config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + delay);
     after.runtime_msg = "resumes automatically in " + std::to_string(delay.count()) + " s";
   }

@@ -28,6 +28,7 @@
 #include "job/commit_gate.h"
 #include "job/job_registry.h"
 #include "job/scheduler.h"
+#include "job/task_policy.h"
 
 namespace millrace::job {
 
@@ -36,12 +37,7 @@ struct TaskRunnerConfig {
   CatalogStore* catalog = nullptr;          // not owned
   Scheduler* scheduler = nullptr;           // not owned
   const FailPoints* fail_points = nullptr;  // may be null
-  int task_retries = 3;
-  std::chrono::milliseconds retry_backoff{500};
-  int task_history = 100;
-  std::chrono::seconds auto_resume_base{10};
-  std::chrono::seconds auto_resume_cap{300};
-  int auto_resume_limit = 10;
+  TaskPolicy policy;
 };
 
 class TaskRunner {

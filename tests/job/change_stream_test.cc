@@ -116,9 +116,8 @@ class Layer {
         conn_(engine::ConnectOrDie(*db_)),
         catalog_(db_.get(), path),
         scheduler_(clock),
-        runner_(TaskRunnerConfig{clock, &catalog_, &scheduler_, nullptr, 0,
-                                 std::chrono::milliseconds(0), 100, std::chrono::seconds(10),
-                                 std::chrono::seconds(300), 10}),
+        runner_(TaskRunnerConfig{clock, &catalog_, &scheduler_, nullptr,
+                                 TaskPolicy{.task_retries = 0}}),
         sink_(conn_.get()) {
     EXPECT_TRUE(catalog_.Open().ok());
   }

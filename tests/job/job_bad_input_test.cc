@@ -357,7 +357,7 @@ namespace {
 TEST_F(JobBadInputTest, FailuresResumeAutomaticallyManualPausesDoNot) {
   harness_.Stop();
   harness_.set_configure(
-      [](JobServiceConfig& config) { config.auto_resume_base = std::chrono::seconds(1); });
+      [](JobServiceConfig& config) { config.tasks.auto_resume_base = std::chrono::seconds(1); });
   harness_.Start();
   Stage({{"wrong_columns.csv", "a.csv"}});
   Create("");

@@ -82,7 +82,7 @@ class ReportingSource final : public source::FileSource {
   config.clock = Clock::Real();
   config.work_root = db_path + ".work";
   config.fail_points = &*points;
-  config.retry_backoff = std::chrono::milliseconds(10);
+  config.tasks.retry_backoff = std::chrono::milliseconds(10);
   config.make_source =
       [local = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(50)),
        path = ListingsPath(db_path)](

@@ -55,7 +55,7 @@ class JobServiceHarness {
     config.db = db_.get();
     config.clock = clock();
     config.work_root = db_path_ + ".work";
-    config.retry_backoff = std::chrono::milliseconds(10);
+    config.tasks.retry_backoff = std::chrono::milliseconds(10);
     // Local files settle quickly in tests; S3 sources ignore the setting.
     config.make_source = load::DefaultSourceFactory(clock(), kSettle);
     if (configure_) configure_(config);

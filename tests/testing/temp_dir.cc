@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/metrics.h"
+
 namespace millrace::testing {
 
 TempDir::TempDir() {
@@ -25,14 +27,7 @@ TempDir::~TempDir() {
 }
 
 size_t CurrentRssBytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  unsigned long size = 0;
-  unsigned long resident = 0;
-  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  if (n != 2) return 0;
-  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return static_cast<size_t>(ProcessResidentBytes());
 }
 
 }  // namespace millrace::testing
