@@ -4,11 +4,13 @@
 // Contract
 // - JobRegistry's lock guards only the map (and the names being created); it is never held
 //   while a job's lock is taken, nor across I/O.
-// - Job::mu guards the job's state. It is held across a DuckDB statement in one place only: the
-//   commit gate holds it from the epoch check to the end of the commit, so that a PAUSE,
-//   ALTER or DROP (which bump the epoch under it) either comes before the commit and stops it,
-//   or after it and sees it (commit_gate.h). Other jobs, the scheduler and the views never wait
-//   for that lock.
+// - Job::mu guards the job's state. It is held across DuckDB statements for this job only, where
+//   exactly-once needs it: the commit gate holds it from the epoch check to the end of the
+//   commit, so that a PAUSE, ALTER or DROP (which bump the epoch under it) either comes before
+//   the commit and stops it, or after it and sees it (commit_gate.h); and the job's row is
+//   written under it (statements, a pause after a failure, an automatic resume), because the
+//   row's epoch is part of that check and its writes must land in the order of the epochs.
+//   Other jobs, the scheduler and the views never wait for it.
 // - Every change of a job's state ends with Publish(), under mu: the views read the published
 //   snapshot (View()) and never wait for mu.
 // - Thread-safety: all methods may be called concurrently; Job fields as annotated.
