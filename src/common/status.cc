@@ -45,7 +45,7 @@ std::string_view StatusCodeName(StatusCode code) {
 Status::Status(StatusCode code, std::string message) {
   // An "error" with code kOk would be a contradiction; treat it as OK rather than carry it.
   if (code == StatusCode::kOk) return;
-  state_ = std::make_shared<const State>(State{code, std::move(message)});
+  state_ = std::make_shared<const State>(State{code, std::move(message), ErrorDetail{}});
 }
 
 const std::string& Status::message() const {

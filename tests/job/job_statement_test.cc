@@ -10,7 +10,7 @@ const char* kInsert =
     "\"format\" = \"csv\", \"s3.access_key\" = \"AK\", \"s3.secret_key\" = \"SeCrEt123\")";
 
 TEST(JobStatementTest, CreateInBothPropertyPositions) {
-  for (const std::string sql :
+  for (const std::string& sql :
        {std::string("CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"10\", "
                     "\"session.insert_max_filter_ratio\" = 0.5) COMMENT 'clicks' DO ") +
             kInsert,
