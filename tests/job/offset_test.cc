@@ -29,8 +29,8 @@ TEST(OffsetTest, SeveralPartsAreCanonicalWhateverTheOrderTheyWereSetIn) {
 }
 
 TEST(OffsetTest, EscapesRoundTrip) {
-  for (const std::string key : {std::string("a\"b\\c\nd\té"), std::string("日本/\x01\x1f"),
-                                std::string("{\"fileName\":\"x\"}"), std::string("\\u00e9")}) {
+  for (const std::string& key : {std::string("a\"b\\c\nd\té"), std::string("日本/\x01\x1f"),
+                                 std::string("{\"fileName\":\"x\"}"), std::string("\\u00e9")}) {
     const Offset offset = Offset::FileName(key).With("inflight", {key, "b"});
     auto parsed = Offset::Parse(offset.ToJson());
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
