@@ -106,7 +106,7 @@ constexpr const char* kFileColumns =
 // The tables at kCatalogVersion. Version 1 (tests/job/catalog_v1.sql) had jobs.definition
 // and file keys as offsets.
 constexpr const char* kCreateTables = R"sql(
-    CREATE SCHEMA __millrace;
+    CREATE SCHEMA IF NOT EXISTS __millrace;
     CREATE TABLE __millrace.catalog_version (version INTEGER NOT NULL);
     CREATE TABLE __millrace.jobs (
       id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, definer VARCHAR,

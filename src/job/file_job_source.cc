@@ -83,6 +83,7 @@ class FileBatch final : public SourceBatch {
         ahead_(std::move(ahead)) {}
 
   Result<LoadedBatch> Load(Sink& sink, const TaskContext& task, int attempt) override {
+    first_error_.clear();
     spec_.job_id = task.job_id;
     spec_.task_id = task.task_id;
     spec_.now_us = task.now_us;
@@ -134,6 +135,15 @@ FileJobSource::~FileJobSource() = default;
 void FileJobSource::LookAgain() {
   MutexLock lock(&mu_);
   next_reconcile_ = Clock::SteadyTime{};
+}
+
+void FileJobSource::TurnEnded() {
+  std::unique_ptr<NextBatch> ahead;
+  {
+    MutexLock lock(&mu_);
+    ahead = std::move(ahead_);
+  }
+  // Destroyed here, without the lock: it waits for its lister and downloads in progress.
 }
 
 load::FetchOptions FileJobSource::FetchOptions() const {
@@ -240,6 +250,8 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
   if (!files.empty()) {
     polled.more = true;  // new files may wait after the offset: look again at once
     polled.lag_items = static_cast<int64_t>(files.size());
+    for (const auto& f : files)
+      polled.lag_bytes += static_cast<int64_t>(f.size);
     polled.batch = std::make_unique<FileBatch>(job.current_offset, job.current_offset,
                                                std::move(files), std::move(spec), job.properties,
                                                &config_, FetchOptions(), nullptr);

@@ -60,6 +60,8 @@ class FileJobSource final : public JobSource {
   void Committed(const Offset& offset) override {}
   // The next Poll reconciles first.
   void LookAgain() override;
+  // Drops the read ahead: its downloads stop.
+  void TurnEnded() override;
   std::string Describe() const override { return config_.files->Describe(); }
 
   // Files that are still being written are looked at again after this.

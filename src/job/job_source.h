@@ -119,6 +119,9 @@ class JobSource {
   // The job was resumed, or told to load items again (ALTER JOB ... RETRY): the next Poll
   // looks again at what is not loaded yet (a file source reconciles at once).
   virtual void LookAgain() {}
+  // The job's turn on a worker ended (paused, superseded, or other jobs' turn): drop what was
+  // prepared for a next task (a file source's read ahead), so nothing runs for an idle job.
+  virtual void TurnEnded() {}
   // Where the source reads, for logs (no secrets).
   virtual std::string Describe() const = 0;
 };

@@ -1,6 +1,7 @@
 #include "job/job_statements.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/logging.h"
 #include "common/strings.h"
@@ -40,13 +41,22 @@ Result<std::string> JobStatements::Execute(const JobStatement& statement,
   return Control(std::get<ControlJobStatement>(statement));
 }
 
-void JobStatements::StopTask(Job& job) {
-  ++job.record.epoch;
+int64_t JobStatements::StopTask(Job& job) {
+  const int64_t before = job.record.epoch++;
   while (job.task_running) {
     if (job.task_sink != nullptr) job.task_sink->Interrupt();
     WaitOnFor(job.task_done, &job.mu, std::chrono::milliseconds(50),
               [&]() NO_THREAD_SAFETY_ANALYSIS { return !job.task_running; });
   }
+  return before;
+}
+
+Status JobStatements::Undo(Job& job, int64_t epoch, JobState state, Status cause) {
+  job.record.epoch = epoch;
+  job.record.state = state;
+  if (state == JobState::kRunning) config_.scheduler->Schedule(job.id, config_.clock->SteadyNow());
+  job.Publish();
+  return cause;
 }
 
 Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
@@ -113,9 +123,13 @@ Result<std::string> JobStatements::Control(const ControlJobStatement& stmt) {
                                                  " cannot resume: " + job->record.error_msg));
     }
   }
-  StopTask(*job);
+  const int64_t epoch = StopTask(*job);
   if (stmt.action == JobControl::kDrop) {
-    MR_RETURN_IF_ERROR(config_.catalog->DeleteJob(job->id));
+    // STOPPED at once: a worker that already claimed the job finds nothing to run.
+    job->record.state = JobState::kStopped;
+    if (Status s = config_.catalog->DeleteJob(job->id); !s.ok()) {
+      return Undo(*job, epoch, state, s);
+    }
     config_.registry->Remove(job->id);
     config_.scheduler->Unschedule(job->id);
     MR_LOG(kInfo) << "dropped job " << stmt.name;
@@ -136,7 +150,7 @@ Result<std::string> JobStatements::Control(const ControlJobStatement& stmt) {
     after.runtime_msg.clear();
     after.auto_resume_count = 0;
   }
-  MR_RETURN_IF_ERROR(config_.catalog->SaveJob(after));
+  if (Status s = config_.catalog->SaveJob(after); !s.ok()) return Undo(*job, epoch, state, s);
   job->record = after;
   job->auto_resume_pending = false;
   job->Publish();
@@ -229,12 +243,14 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
                                      (old_uri.empty() ? std::string("?") : old_uri) + ")");
     }
   }
+  // The old definition (its source, maybe a read ahead) goes after the lock is released.
+  std::shared_ptr<const JobPlan> old_plan;
   MutexLock lock(&job->mu);
   if (job->record.state != JobState::kPaused || job->record.epoch != current.epoch ||
       config_.registry->Get(job->id) == nullptr) {
     return Status::Aborted("job " + stmt.name + " changed while being altered; try again");
   }
-  StopTask(*job);
+  const int64_t epoch = StopTask(*job);
   JobRecord after = job->record;
   after.properties = std::move(built.properties);
   if (stmt.properties.count("offset") != 0) {
@@ -243,9 +259,11 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
   }
   after.insert_sql = new_sql;
   after.masked_sql = MaskSecrets(new_sql, built.plan->analysis);
-  MR_RETURN_IF_ERROR(config_.catalog->SaveJob(after));
+  if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
+    return Undo(*job, epoch, JobState::kPaused, s);
+  }
   job->record = after;
-  job->plan = std::move(built.plan);
+  old_plan = std::exchange(job->plan, std::move(built.plan));
   job->Publish();
   MR_LOG(kInfo) << "altered job " << after.name;
   return "job " + stmt.name + " altered";

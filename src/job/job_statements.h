@@ -40,14 +40,18 @@ class JobStatements {
   Result<std::string> Execute(const JobStatement& statement, const std::string& database);
 
   // Bumps the job's epoch so its running task cannot commit, interrupts the task and waits
-  // until it has ended.
-  static void StopTask(Job& job) REQUIRES(job.mu);
+  // until it has ended. Returns the epoch before.
+  static int64_t StopTask(Job& job) REQUIRES(job.mu);
 
  private:
   Result<std::string> Create(const CreateJobStatement& stmt, const std::string& database);
   Result<std::string> Control(const ControlJobStatement& stmt);
   Result<std::string> Alter(const AlterJobStatement& stmt);
   Result<std::string> Retry(const AlterJobStatement& stmt);
+  // A statement that stopped the job's task but could not write the job's row leaves the job
+  // as it was: the task has ended, so its epoch and state are restored and a RUNNING job is
+  // scheduled again. Returns `cause`.
+  Status Undo(Job& job, int64_t epoch, JobState state, Status cause) REQUIRES(job.mu);
 
   const JobStatementsConfig config_;
 };

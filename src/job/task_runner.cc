@@ -19,6 +19,7 @@ TaskRunner::TaskRunner(TaskRunnerConfig config)
 
 void TaskRunner::RunTurn(Job& job, Sink& sink) {
   int64_t epoch = 0;
+  std::shared_ptr<const JobPlan> plan;
   {
     MutexLock lock(&job.mu);
     if (job.record.state == JobState::kPaused && job.auto_resume_pending && !AutoResume(job)) {
@@ -28,6 +29,7 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     job.task_running = true;
     job.task_sink = &sink;
     epoch = job.record.epoch;
+    plan = job.plan;
   }
   const Clock::SteadyTime until = config_.clock->SteadyNow() + kTaskChain;
   while (RunTask(job, sink)) {
@@ -39,10 +41,14 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       break;
     }
   }
-  MutexLock lock(&job.mu);
-  job.task_running = false;
-  job.task_sink = nullptr;
-  job.task_done.notify_all();
+  {
+    MutexLock lock(&job.mu);
+    job.task_running = false;
+    job.task_sink = nullptr;
+    job.task_done.notify_all();
+  }
+  // Outside the job's lock: a read ahead waits for its downloads in progress.
+  plan->source->TurnEnded();
 }
 
 bool TaskRunner::AutoResume(Job& job) {
@@ -182,6 +188,18 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   }
 
   MutexLock lock(&job.mu);
+  if (JobErrorOf(failure) == JobErrorCode::kSuperseded && !Superseded(job, snapshot.epoch)) {
+    // The stored job did not expect the task although no statement changed it here: its row
+    // differs from the one in memory (a write of it failed). Pausing says so; cancelling the
+    // task would leave a RUNNING job that never commits again.
+    task.first_error_msg.clear();
+    PauseAfterFailure(job, &task,
+                      JobError(JobErrorCode::kLoad,
+                               Status::Aborted("the job's row in the catalog does not expect this "
+                                               "task (its offset or epoch differ from the job's); "
+                                               "the row is written again when the job resumes")));
+    return false;
+  }
   if (JobErrorOf(failure) == JobErrorCode::kSuperseded ||
       failure.code() == StatusCode::kCancelled || job.record.epoch != snapshot.epoch) {
     task.state = TaskState::kCanceled;

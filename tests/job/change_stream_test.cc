@@ -9,6 +9,7 @@
 #include "job/duckdb_catalog.h"
 #include "job/job_errors.h"
 #include "job/job_registry.h"
+#include "job/job_statements.h"
 #include "job/scheduler.h"
 #include "job/sink.h"
 #include "job/task_runner.h"
@@ -34,6 +35,7 @@ class MemoryChangeStream final : public JobSource {
   explicit MemoryChangeStream(const Upstream* upstream) : upstream_(upstream) {}
 
   Result<Polled> Poll(const JobRecord& job, const BatchLimits& limits) override {
+    ++polls_;
     Polled polled;
     const Offset start = job.current_offset;
     const json& parts = start.parts();
@@ -66,6 +68,7 @@ class MemoryChangeStream final : public JobSource {
   }
 
   void Committed(const Offset& offset) override { confirmed_.push_back(offset); }
+  int polls() const { return polls_; }
   std::string Describe() const override { return "memory change stream"; }
 
   const std::vector<Offset>& confirmed() const { return confirmed_; }
@@ -106,6 +109,35 @@ class MemoryChangeStream final : public JobSource {
 
   const Upstream* upstream_;
   std::vector<Offset> confirmed_;
+  int polls_ = 0;
+};
+
+// The DuckDB catalog, whose SaveJob fails while `fail_saves` is set (a full disk, say).
+class FaultyCatalog final : public CatalogStore {
+ public:
+  explicit FaultyCatalog(CatalogStore* store) : store_(store) {}
+  Status Open() override { return store_->Open(); }
+  Result<std::vector<JobRecord>> LoadJobs() override { return store_->LoadJobs(); }
+  Result<std::vector<TaskRecord>> LoadTasks(int64_t id, int limit) override {
+    return store_->LoadTasks(id, limit);
+  }
+  Status InsertJob(const JobRecord& job) override { return store_->InsertJob(job); }
+  Status SaveJob(const JobRecord& job) override {
+    if (fail_saves) return Status::IoError("no space left on device");
+    return store_->SaveJob(job);
+  }
+  Status DeleteJob(int64_t id) override { return store_->DeleteJob(id); }
+  Result<std::vector<LedgerEntry>> LedgerEntries(int64_t id,
+                                                 std::optional<FileState> state) override {
+    return store_->LedgerEntries(id, state);
+  }
+  Status RecordFiles(const std::vector<LedgerEntry>& entries) override {
+    return store_->RecordFiles(entries);
+  }
+  std::atomic<bool> fail_saves{false};
+
+ private:
+  CatalogStore* store_;
 };
 
 // The parts of the job layer, as the service wires them, over one database file.
@@ -114,12 +146,19 @@ class Layer {
   Layer(const std::string& path, ManualClock* clock)
       : db_(engine::OpenOrDie({.path = path})),
         conn_(engine::ConnectOrDie(*db_)),
-        catalog_(db_.get(), path),
+        store_(db_.get(), path),
+        catalog_(&store_),
         scheduler_(clock),
         runner_(TaskRunnerConfig{clock, &catalog_, &scheduler_, nullptr,
                                  TaskPolicy{.task_retries = 0}}),
+        statements_(JobStatementsConfig{clock, &catalog_, &registry_, &scheduler_, nullptr}),
         sink_(conn_.get()) {
     EXPECT_TRUE(catalog_.Open().ok());
+  }
+
+  // PAUSE / RESUME / DROP JOB, as a client runs them.
+  Result<std::string> Control(JobControl action) {
+    return statements_.Execute(ControlJobStatement{action, "cdc", false}, "");
   }
 
   // Adds the job to the registry with `source`, as the service does on start-up or CREATE.
@@ -148,18 +187,23 @@ class Layer {
   }
 
   std::string Value(const std::string& sql) { return engine::QueryValue(*conn_, sql); }
-  DuckDbCatalogStore& catalog() { return catalog_; }
+  DuckDbCatalogStore& catalog() { return store_; }
+  FaultyCatalog& faulty() { return catalog_; }
   Scheduler& scheduler() { return scheduler_; }
   JobRegistry& registry() { return registry_; }
+  TaskRunner& runner() { return runner_; }
+  Sink& sink() { return sink_; }
   engine::Connection& conn() { return *conn_; }
 
  private:
   std::unique_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
-  DuckDbCatalogStore catalog_;
+  DuckDbCatalogStore store_;
+  FaultyCatalog catalog_;
   JobRegistry registry_;
   Scheduler scheduler_;
   TaskRunner runner_;
+  JobStatements statements_;
   DuckDbSink sink_;
 };
 
@@ -268,6 +312,75 @@ TEST_F(ChangeStreamTest, ASupersededBatchCommitsNothingAndIsNotConfirmed) {
   ASSERT_EQ(view->tasks.size(), 1u);
   EXPECT_EQ(view->tasks[0].state, TaskState::kCanceled);
   EXPECT_EQ(view->row.record.canceled_tasks, 1);
+}
+
+class ChangeStreamStatementsTest : public ChangeStreamTest {
+ protected:
+  void SetUp() override {
+    upstream_.log = {{1, "a"}, {2, "b"}};
+    ASSERT_TRUE(
+        layer_->conn().Execute("CREATE TABLE cdc_t (id INT, value VARCHAR, origin VARCHAR)").ok());
+    record_ = NewJob();
+    record_.current_offset = Offset().With("snapshot", {{"done", true}}).With("lsn", 0);
+    ASSERT_TRUE(layer_->catalog().InsertJob(record_).ok());
+    stream_ = std::make_shared<MemoryChangeStream>(&upstream_);
+    job_ = layer_->Register(record_, stream_, clock_.SteadyNow());
+  }
+  JobRecord record_;
+  std::shared_ptr<MemoryChangeStream> stream_;
+  std::shared_ptr<Job> job_;
+};
+
+// DROP of a job a worker has already claimed (due, handed out, its turn not begun): the turn
+// finds a STOPPED job and does nothing, so nothing of the dropped job is written afterwards.
+TEST_F(ChangeStreamStatementsTest, ADroppedJobThatAWorkerClaimedDoesNotRun) {
+  ASSERT_EQ(layer_->scheduler().Next(), 1);  // claimed
+  ASSERT_TRUE(layer_->Control(JobControl::kDrop).ok());
+  layer_->runner().RunTurn(*job_, layer_->sink());
+  layer_->scheduler().Release(1);
+  EXPECT_EQ(stream_->polls(), 0);
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "0");
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM __millrace.jobs"), "0");
+  EXPECT_EQ(layer_->scheduler().DueTime(1), std::nullopt);
+}
+
+// A PAUSE whose write of the job's row fails leaves the job as it was, RUNNING and scheduled:
+// it goes on loading and committing.
+TEST_F(ChangeStreamStatementsTest, APauseThatCannotBeRecordedChangesNothing) {
+  layer_->faulty().fail_saves = true;
+  auto paused = layer_->Control(JobControl::kPause);
+  ASSERT_FALSE(paused.ok());
+  EXPECT_EQ(paused.status().message(), "no space left on device");
+  layer_->faulty().fail_saves = false;
+  {
+    MutexLock lock(&job_->mu);
+    EXPECT_EQ(job_->record.state, JobState::kRunning);
+    EXPECT_EQ(job_->record.epoch, record_.epoch);
+  }
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "2");
+  EXPECT_EQ(stream_->confirmed().size(), 1u);
+}
+
+// A stored row that no longer matches the job in memory (here: its epoch moved behind the
+// server's back) makes the commit gate refuse the task; the job is PAUSED with a reason, not
+// left RUNNING with tasks that can never commit.
+TEST_F(ChangeStreamStatementsTest, AStoredRowThatDoesNotExpectTheTaskPausesTheJob) {
+  ASSERT_TRUE(layer_->conn().Execute("UPDATE __millrace.jobs SET epoch = 99").ok());
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "0");
+  EXPECT_TRUE(stream_->confirmed().empty());
+  const auto view = job_->view();
+  EXPECT_EQ(view->row.record.state, JobState::kPaused);
+  EXPECT_EQ(view->row.record.error_code, "LOAD_ERR");
+  EXPECT_NE(view->row.record.error_msg.find("does not expect this task"), std::string::npos);
+  ASSERT_EQ(view->tasks.size(), 1u);
+  EXPECT_EQ(view->tasks[0].state, TaskState::kFailed);
+  // The automatic resume writes the row again and the job carries on, exactly once.
+  clock_.Advance(std::chrono::seconds(10));
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "2");
+  EXPECT_EQ(job_->view()->row.record.state, JobState::kRunning);
 }
 
 }  // namespace
