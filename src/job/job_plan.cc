@@ -5,10 +5,8 @@
 
 namespace millrace::job {
 
-Result<BuiltPlan> PlanBuilder::Build(const PropertyMap& properties, const std::string& insert_sql,
-                                     const std::string& database) const {
-  BuiltPlan built;
-  MR_ASSIGN_OR_RETURN(built.properties, JobProperties::Parse(properties));
+Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& insert_sql,
+                                                          const std::string& database) const {
   auto plan = std::make_shared<JobPlan>();
   MR_ASSIGN_OR_RETURN(plan->analysis, AnalyzeInsert(insert_sql));
   const InsertAnalysis& analysis = plan->analysis;
@@ -31,8 +29,7 @@ Result<BuiltPlan> PlanBuilder::Build(const PropertyMap& properties, const std::s
   source.work_root = config_.work_root;
   source.download_parallelism = config_.download_parallelism;
   plan->source = std::make_shared<FileJobSource>(std::move(source));
-  built.plan = std::move(plan);
-  return built;
+  return std::shared_ptr<const JobPlan>(std::move(plan));
 }
 
 }  // namespace millrace::job

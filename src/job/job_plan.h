@@ -1,9 +1,10 @@
-// PlanBuilder: checks a job's definition (properties and INSERT ... SELECT) and builds what runs
-// it — the properties parsed, the statement analyzed, the source opened.
+// PlanBuilder: checks a job's INSERT ... SELECT and builds what runs it — the statement
+// analyzed, the source opened. (Properties are parsed by JobProperties::Parse; the source reads
+// them from the job's record at each poll.)
 //
 // Contract
-// - Build fails with an error naming the problem: an unknown or bad property, a statement
-//   without exactly one S3()/local() call, bad reader parameters, a source that cannot be
+// - Build fails with an error naming the problem: a statement without exactly one S3()/local()
+// call, bad reader parameters, a source that cannot be
 //   opened, a target table that does not exist in `database` (a typo fails the statement, not
 //   the first task).
 // - Thread-safety: Build may be called concurrently (each call uses a connection of its own).
@@ -32,16 +33,11 @@ struct PlanBuilderConfig {
   int download_parallelism = 8;
 };
 
-struct BuiltPlan {
-  JobProperties properties;
-  std::shared_ptr<const JobPlan> plan;
-};
-
 class PlanBuilder {
  public:
   explicit PlanBuilder(PlanBuilderConfig config) : config_(std::move(config)) {}
-  Result<BuiltPlan> Build(const PropertyMap& properties, const std::string& insert_sql,
-                          const std::string& database) const;
+  Result<std::shared_ptr<const JobPlan>> Build(const std::string& insert_sql,
+                                               const std::string& database) const;
 
  private:
   const PlanBuilderConfig config_;

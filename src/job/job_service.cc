@@ -78,7 +78,7 @@ Status JobService::Impl::Init() {
 Status JobService::Impl::Restore(JobRecord record) {
   auto job = std::make_shared<Job>(record.id, record.name);
   MR_ASSIGN_OR_RETURN(auto tasks, catalog_.LoadTasks(record.id, config_.tasks.task_history));
-  auto built = plans_.Build(record.properties.given, record.insert_sql, record.database);
+  auto built = plans_.Build(record.insert_sql, record.database);
   const Clock::SteadyTime now = config_.clock->SteadyNow();
   MutexLock lock(&job->mu);
   for (TaskRecord& t : tasks) {
@@ -91,7 +91,7 @@ Status JobService::Impl::Restore(JobRecord record) {
     record.error_code = std::string(JobErrorName(JobErrorCode::kCannotResume));
     record.error_msg = built.status().message();
   } else {
-    job->plan = std::move(built->plan);
+    job->plan = std::move(built).value();
   }
   const auto code = ParseJobErrorName(record.error_code);
   if (record.state == JobState::kPaused && !record.manual_pause && job->plan != nullptr &&

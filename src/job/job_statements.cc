@@ -62,20 +62,23 @@ Status JobStatements::Undo(Job& job, int64_t epoch, JobState state, Status cause
 Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
                                           const std::string& database) {
   MR_ASSIGN_OR_RETURN(const int64_t id, config_.registry->Reserve(stmt.name));
-  auto built = config_.plans->Build(stmt.properties, stmt.insert_sql, database);
+  auto properties = JobProperties::Parse(stmt.properties);
+  auto built =
+      properties.ok() ? config_.plans->Build(stmt.insert_sql, database) : properties.status();
   if (!built.ok()) {
     config_.registry->Unreserve(stmt.name);
     return built.status();
   }
+  std::shared_ptr<const JobPlan> plan = std::move(built).value();
   auto job = std::make_shared<Job>(id, stmt.name);
   JobRecord r;
   r.id = id;
   r.name = stmt.name;
   r.comment = stmt.comment;
   r.database = database;
-  r.properties = std::move(built->properties);
+  r.properties = std::move(properties).value();
   r.insert_sql = stmt.insert_sql;
-  r.masked_sql = MaskSecrets(stmt.insert_sql, built->plan->analysis);
+  r.masked_sql = MaskSecrets(stmt.insert_sql, plan->analysis);
   r.state = JobState::kRunning;
   r.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
   r.current_offset = Offset::FileName(r.properties.offset);
@@ -85,11 +88,11 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
     return s;
   }
   MR_LOG(kInfo) << "created job " << r.name << " (id " << id << ") reading "
-                << built->plan->source->Describe();
+                << plan->source->Describe();
   {
     MutexLock lock(&job->mu);
     job->record = std::move(r);
-    job->plan = std::move(built->plan);
+    job->plan = std::move(plan);
     job->Publish();
   }
   config_.registry->Add(job);
@@ -223,9 +226,11 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
     return Status::InvalidArgument("ALTER JOB " + stmt.name + " changes nothing");
   }
   // Built without the job's lock: it opens the source and reads the target table.
-  MR_ASSIGN_OR_RETURN(BuiltPlan built, config_.plans->Build(merged, new_sql, current.database));
+  MR_ASSIGN_OR_RETURN(JobProperties properties, JobProperties::Parse(merged));
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const JobPlan> plan,
+                      config_.plans->Build(new_sql, current.database));
   if (!stmt.insert_sql.empty()) {
-    const InsertAnalysis& a = built.plan->analysis;
+    const InsertAnalysis& a = plan->analysis;
     if (old_analysis.target_table.empty()) {
       MR_ASSIGN_OR_RETURN(old_analysis, AnalyzeInsert(current.insert_sql));
     }
@@ -252,18 +257,18 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
   }
   const int64_t epoch = StopTask(*job);
   JobRecord after = job->record;
-  after.properties = std::move(built.properties);
+  after.properties = std::move(properties);
   if (stmt.properties.count("offset") != 0) {
     after.current_offset = Offset::FileName(after.properties.offset);
     after.reconcile_floor = after.properties.offset;
   }
   after.insert_sql = new_sql;
-  after.masked_sql = MaskSecrets(new_sql, built.plan->analysis);
+  after.masked_sql = MaskSecrets(new_sql, plan->analysis);
   if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
     return Undo(*job, epoch, JobState::kPaused, s);
   }
   job->record = after;
-  old_plan = std::exchange(job->plan, std::move(built.plan));
+  old_plan = std::exchange(job->plan, std::move(plan));
   job->Publish();
   MR_LOG(kInfo) << "altered job " << after.name;
   return "job " + stmt.name + " altered";
