@@ -72,6 +72,7 @@ std::optional<uint16_t> DuckDbErrno(const ErrorDetail& detail) {
   }
   switch (static_cast<duckdb_error_type>(detail.code)) {
     case DUCKDB_ERROR_PARSER:
+    case DUCKDB_ERROR_SYNTAX:
       return kErParse;
     case DUCKDB_ERROR_CONVERSION:
       return kErTruncatedWrongValue;

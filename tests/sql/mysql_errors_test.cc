@@ -25,6 +25,7 @@ void ExpectError(const Status& status, uint16_t code, std::string_view sqlstate)
 TEST(ClassifyErrorTest, DuckDbDetailsMapByTypeAndReason) {
   constexpr StatusCode kAny = StatusCode::kInvalidArgument;
   ExpectError(DuckDbError(kAny, DUCKDB_ERROR_PARSER), kErParse, "42000");
+  ExpectError(DuckDbError(kAny, DUCKDB_ERROR_SYNTAX), kErParse, "42000");
   ExpectError(DuckDbError(kAny, DUCKDB_ERROR_CATALOG, DuckDbReason::kTableMissing), kErNoSuchTable,
               "42S02");
   ExpectError(DuckDbError(kAny, DUCKDB_ERROR_CATALOG, DuckDbReason::kTableExists), kErTableExists,
