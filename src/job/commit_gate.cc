@@ -3,15 +3,6 @@
 #include "job/job_errors.h"
 
 namespace millrace::job {
-namespace {
-
-Status Superseded() {
-  return JobError(JobErrorCode::kSuperseded,
-                  Status::Cancelled("the job was paused, altered or dropped"));
-}
-
-}  // namespace
-
 Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch& batch,
                           LoadedBatch loaded, JobSource& source, TaskRecord* task) {
   const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
@@ -36,10 +27,10 @@ Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch
   SinkTransaction& txn = *loaded.txn;
   auto written = txn.WriteProgress(progress);
   if (!written.ok()) return JobError(JobErrorCode::kLoad, written.status());
-  if (!*written) return Superseded();
+  if (!*written) return SupersededError();
   {
     MutexLock lock(&job.mu);
-    if (job.record.epoch != snapshot.epoch) return Superseded();  // txn rolls back
+    if (job.record.epoch != snapshot.epoch) return SupersededError();  // txn rolls back
     if (config_.fail_points != nullptr) {
       Status s = config_.fail_points->Check("task.before_commit", job.name);
       if (!s.ok()) return JobError(JobErrorCode::kLoad, s);

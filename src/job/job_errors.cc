@@ -35,6 +35,11 @@ Status JobError(JobErrorCode code, const Status& cause) {
   return cause.WithDetail({ErrorDomain::kJob, static_cast<int32_t>(code), 0});
 }
 
+Status SupersededError() {
+  return JobError(JobErrorCode::kSuperseded,
+                  Status::Cancelled("the job was paused, altered or dropped"));
+}
+
 std::optional<JobErrorCode> JobErrorOf(const Status& status) {
   if (status.ok() || status.detail().domain != ErrorDomain::kJob) return std::nullopt;
   return static_cast<JobErrorCode>(status.detail().code);

@@ -30,6 +30,8 @@ std::optional<JobErrorCode> ParseJobErrorName(std::string_view name);
 
 // `cause` carrying `code` as its detail (its code and message unchanged).
 Status JobError(JobErrorCode code, const Status& cause);
+// CANCELLED with code kSuperseded: the job was paused, altered or dropped while the task ran.
+Status SupersededError();
 // The job error code of `status`, if it carries one.
 std::optional<JobErrorCode> JobErrorOf(const Status& status);
 

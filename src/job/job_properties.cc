@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "common/strings.h"
+#include "job/offset.h"
 
 namespace millrace::job {
 namespace {
@@ -215,7 +216,7 @@ Result<std::string> ParseOffset(std::string_view value) {
     if (!doc.ok()) return doc.status().WithContext(shape);
     // Other members are ignored, as Doris does and as earlier versions did (an offset stored in
     // the catalog by them must still load).
-    const auto name = doc->find("fileName");
+    const auto name = doc->find(kFileNamePart);
     if (name == doc->end()) return Status::InvalidArgument(shape + ": no \"fileName\" member");
     if (!name->is_string()) {
       return Status::InvalidArgument(shape + ": \"fileName\" is of type " +
@@ -232,9 +233,7 @@ Result<std::string> ParseOffset(std::string_view value) {
 }
 
 std::string OffsetJson(std::string_view key) {
-  nlohmann::json offset = nlohmann::json::object();
-  offset["fileName"] = key;
-  return RenderJson(offset);
+  return Offset().With(kFileNamePart, std::string(key)).ToJson();
 }
 
 std::string JobPropertiesMarkdown() {

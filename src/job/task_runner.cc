@@ -4,15 +4,6 @@
 #include "job/job_errors.h"
 
 namespace millrace::job {
-namespace {
-
-Status SupersededError() {
-  return JobError(JobErrorCode::kSuperseded,
-                  Status::Cancelled("the job was paused, altered or dropped"));
-}
-
-}  // namespace
-
 TaskRunner::TaskRunner(TaskRunnerConfig config)
     : config_(config),
       gate_(CommitGateConfig{config.clock, config.fail_points, config.policy.task_history}) {}
