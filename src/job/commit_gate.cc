@@ -3,6 +3,7 @@
 #include "job/job_errors.h"
 
 namespace millrace::job {
+
 Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch& batch,
                           LoadedBatch loaded, JobSource& source, TaskRecord* task) {
   const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());

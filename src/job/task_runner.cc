@@ -4,6 +4,7 @@
 #include "job/job_errors.h"
 
 namespace millrace::job {
+
 TaskRunner::TaskRunner(TaskRunnerConfig config)
     : config_(config),
       gate_(CommitGateConfig{config.clock, config.fail_points, config.policy.task_history}) {}
