@@ -32,14 +32,22 @@ constexpr SqlState kSqlStates[] = {
     {kErDupEntry, "23000"},
     {kErParse, "42000"},
     {kErEmptyQuery, "42000"},
+    {kErPasswordNoMatch, "42000"},
+    {kErNonexistingGrant, "42000"},
+    {kErTableAccessDenied, "42000"},
     {kErUnknown, "HY000"},
     {kErNoSuchTable, "42S02"},
     {kErNetPacketTooLarge, "08S01"},
     {kErNetPacketsOutOfOrder, "08S01"},
     {kErUnknownSystemVariable, "HY000"},
+    {kErTooManyUserConnections, "42000"},
+    {kErWrongUsage, "HY000"},
+    {kErSpecificAccessDenied, "42000"},
     {kErWrongValueForVar, "42000"},
     {kErNotSupportedYet, "42000"},
     {kErSpDoesNotExist, "42000"},
+    {kErCannotUser, "HY000"},
+    {kErCantCreateUserWithGrant, "42000"},
     {kErQueryInterrupted, "70100"},
     {kErTruncatedWrongValue, "HY000"},
     {kErDataOutOfRange, "22003"},
@@ -185,6 +193,83 @@ Status SyntaxError(std::string_view detail) {
                        "to your Millrace server version: " +
                        std::string(detail)),
                    kErParse);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Users and privileges
+
+namespace {
+
+std::string Account(std::string_view user, std::string_view host) {
+  return "'" + std::string(user) + "'@'" + std::string(host) + "'";
+}
+
+}  // namespace
+
+Status AccessDeniedError(std::string_view user, std::string_view host, bool using_password) {
+  return WithErrno(
+      Status::PermissionDenied("Access denied for user " + Account(user, host) +
+                               " (using password: " + (using_password ? "YES" : "NO") + ")"),
+      kErAccessDenied);
+}
+
+Status DatabaseAccessDeniedError(std::string_view user, std::string_view host,
+                                 std::string_view database) {
+  return WithErrno(Status::PermissionDenied("Access denied for user " + Account(user, host) +
+                                            " to database '" + std::string(database) + "'"),
+                   kErDbAccessDenied);
+}
+
+Status TableAccessDeniedError(std::string_view privilege, std::string_view user,
+                              std::string_view host, std::string_view database,
+                              std::string_view table) {
+  const std::string object =
+      database.empty() ? std::string(table) : std::string(database) + "." + std::string(table);
+  return WithErrno(Status::PermissionDenied(std::string(privilege) + " command denied to user " +
+                                            Account(user, host) + " for table '" + object + "'"),
+                   kErTableAccessDenied);
+}
+
+Status SpecificAccessDeniedError(std::string_view privileges) {
+  return WithErrno(
+      Status::PermissionDenied("Access denied; you need (at least one of) the " +
+                               std::string(privileges) + " privilege(s) for this operation"),
+      kErSpecificAccessDenied);
+}
+
+Status CannotUserError(std::string_view operation, std::string_view user, std::string_view host) {
+  return WithErrno(Status::FailedPrecondition("Operation " + std::string(operation) +
+                                              " failed for " + Account(user, host)),
+                   kErCannotUser);
+}
+
+Status PasswordNoMatchError() {
+  return WithErrno(Status::NotFound("Can't find any matching row in the user table"),
+                   kErPasswordNoMatch);
+}
+
+Status NonexistingGrantError(std::string_view user, std::string_view host) {
+  return WithErrno(Status::NotFound("There is no such grant defined for user '" +
+                                    std::string(user) + "' on host '" + std::string(host) + "'"),
+                   kErNonexistingGrant);
+}
+
+Status CantCreateUserWithGrantError() {
+  return WithErrno(Status::NotFound("You are not allowed to create a user with GRANT"),
+                   kErCantCreateUserWithGrant);
+}
+
+Status WrongUsageError(std::string_view a, std::string_view b) {
+  return WithErrno(
+      Status::InvalidArgument("Incorrect usage of " + std::string(a) + " and " + std::string(b)),
+      kErWrongUsage);
+}
+
+Status TooManyUserConnectionsError(std::string_view user) {
+  return WithErrno(Status::ResourceExhausted("User " + std::string(user) +
+                                             " already has more than 'max_user_connections' "
+                                             "active connections"),
+                   kErTooManyUserConnections);
 }
 
 }  // namespace millrace::sql

@@ -52,14 +52,22 @@ inline constexpr uint16_t kErBadField = 1054;
 inline constexpr uint16_t kErDupEntry = 1062;
 inline constexpr uint16_t kErParse = 1064;
 inline constexpr uint16_t kErEmptyQuery = 1065;
+inline constexpr uint16_t kErPasswordNoMatch = 1133;
 inline constexpr uint16_t kErUnknown = 1105;
+inline constexpr uint16_t kErNonexistingGrant = 1141;
+inline constexpr uint16_t kErTableAccessDenied = 1142;
 inline constexpr uint16_t kErNoSuchTable = 1146;
 inline constexpr uint16_t kErNetPacketTooLarge = 1153;
 inline constexpr uint16_t kErNetPacketsOutOfOrder = 1156;
 inline constexpr uint16_t kErUnknownSystemVariable = 1193;
+inline constexpr uint16_t kErTooManyUserConnections = 1203;
+inline constexpr uint16_t kErWrongUsage = 1221;
+inline constexpr uint16_t kErSpecificAccessDenied = 1227;
 inline constexpr uint16_t kErWrongValueForVar = 1231;
 inline constexpr uint16_t kErNotSupportedYet = 1235;
 inline constexpr uint16_t kErSpDoesNotExist = 1305;
+inline constexpr uint16_t kErCannotUser = 1396;
+inline constexpr uint16_t kErCantCreateUserWithGrant = 1410;
 inline constexpr uint16_t kErQueryInterrupted = 1317;
 inline constexpr uint16_t kErTruncatedWrongValue = 1366;
 inline constexpr uint16_t kErDataOutOfRange = 1690;
@@ -79,5 +87,36 @@ Status UnknownSystemVariableError(std::string_view name);
 Status WrongValueForVariableError(std::string_view name, std::string_view value);
 Status EmptyQueryError();
 Status SyntaxError(std::string_view detail);
+
+// Errors of users and privileges. `user`@`host` is the account as MySQL prints it; a
+// privilege is named as Doris names it ("SELECT_PRIV", "ADMIN_PRIV,LOAD_PRIV").
+//
+// 1045 (28000) "Access denied for user 'u'@'h' (using password: YES)": a failed login.
+Status AccessDeniedError(std::string_view user, std::string_view host, bool using_password);
+// 1044 (42000) "Access denied for user 'u'@'h' to database 'db'".
+Status DatabaseAccessDeniedError(std::string_view user, std::string_view host,
+                                 std::string_view database);
+// 1142 (42000) "SELECT_PRIV command denied to user 'u'@'h' for table 'db.t'": MySQL's
+// wording, with the missing privilege named as Doris names it.
+Status TableAccessDeniedError(std::string_view privilege, std::string_view user,
+                              std::string_view host, std::string_view database,
+                              std::string_view table);
+// 1227 (42000) "Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for this
+// operation".
+Status SpecificAccessDeniedError(std::string_view privileges);
+// 1396 (HY000) "Operation CREATE USER failed for 'u'@'h'": the user exists (CREATE) or does not
+// (ALTER, DROP).
+Status CannotUserError(std::string_view operation, std::string_view user, std::string_view host);
+// 1133 (42000) "Can't find any matching row in the user table": SET PASSWORD for an unknown
+// user.
+Status PasswordNoMatchError();
+// 1141 (42000) "There is no such grant defined for user 'u' on host 'h'".
+Status NonexistingGrantError(std::string_view user, std::string_view host);
+// 1410 (42000) "You are not allowed to create a user with GRANT": GRANT to an unknown user.
+Status CantCreateUserWithGrantError();
+// 1221 (HY000) "Incorrect usage of <a> and <b>".
+Status WrongUsageError(std::string_view a, std::string_view b);
+// 1203 (42000) "User u already has more than 'max_user_connections' active connections".
+Status TooManyUserConnectionsError(std::string_view user);
 
 }  // namespace millrace::sql

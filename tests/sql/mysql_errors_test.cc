@@ -87,6 +87,35 @@ TEST(ClassifyErrorTest, TheMessagesAreMySqls) {
             "Millrace server version: here");
 }
 
+TEST(ClassifyErrorTest, PrivilegeErrorsAreMySqls) {
+  ExpectError(AccessDeniedError("bob", "10.0.0.1", true), kErAccessDenied, "28000");
+  EXPECT_EQ(AccessDeniedError("bob", "10.0.0.1", true).message(),
+            "Access denied for user 'bob'@'10.0.0.1' (using password: YES)");
+  EXPECT_EQ(AccessDeniedError("bob", "h", false).message(),
+            "Access denied for user 'bob'@'h' (using password: NO)");
+  ExpectError(DatabaseAccessDeniedError("bob", "%", "shop"), kErDbAccessDenied, "42000");
+  EXPECT_EQ(DatabaseAccessDeniedError("bob", "%", "shop").message(),
+            "Access denied for user 'bob'@'%' to database 'shop'");
+  ExpectError(TableAccessDeniedError("SELECT_PRIV", "bob", "%", "shop", "t"), kErTableAccessDenied,
+              "42000");
+  EXPECT_EQ(TableAccessDeniedError("SELECT_PRIV", "bob", "%", "shop", "t").message(),
+            "SELECT_PRIV command denied to user 'bob'@'%' for table 'shop.t'");
+  ExpectError(SpecificAccessDeniedError("ADMIN_PRIV"), kErSpecificAccessDenied, "42000");
+  EXPECT_EQ(SpecificAccessDeniedError("ADMIN_PRIV").message(),
+            "Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for this "
+            "operation");
+  ExpectError(CannotUserError("CREATE USER", "bob", "%"), kErCannotUser, "HY000");
+  EXPECT_EQ(CannotUserError("DROP USER", "bob", "%").message(),
+            "Operation DROP USER failed for 'bob'@'%'");
+  ExpectError(PasswordNoMatchError(), kErPasswordNoMatch, "42000");
+  ExpectError(NonexistingGrantError("bob", "%"), kErNonexistingGrant, "42000");
+  EXPECT_EQ(NonexistingGrantError("bob", "%").message(),
+            "There is no such grant defined for user 'bob' on host '%'");
+  ExpectError(CantCreateUserWithGrantError(), kErCantCreateUserWithGrant, "42000");
+  ExpectError(WrongUsageError("DB GRANT", "GLOBAL PRIVILEGES"), kErWrongUsage, "HY000");
+  ExpectError(TooManyUserConnectionsError("bob"), kErTooManyUserConnections, "42000");
+}
+
 // The text of an error decides nothing: without a detail, only the StatusCode counts.
 TEST(ClassifyErrorTest, AMessageThatReadsLikeAKnownErrorIsNotClassifiedAsOne) {
   ExpectError(Status::InvalidArgument("Conversion Error: looks like DuckDB"), kErUnknown, "HY000");
