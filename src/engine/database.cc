@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "common/strings.h"
 #include "engine/duckdb_status.h"
 #include "engine/result_handle.h"
 #include "engine/table_function_adapter.h"
@@ -49,6 +50,9 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   if (!options.memory_limit.empty()) status = set("memory_limit", options.memory_limit);
   if (status.ok() && options.threads > 0) status = set("threads", std::to_string(options.threads));
   if (status.ok() && options.read_only) status = set("access_mode", "READ_ONLY");
+  if (status.ok() && !options.preserve_insertion_order) {
+    status = set("preserve_insertion_order", "false");
+  }
   if (!status.ok()) {
     duckdb_destroy_config(&config);
     return status;
@@ -79,9 +83,33 @@ Result<std::unique_ptr<Connection>> Database::Connect() {
   return std::unique_ptr<Connection>(new Connection(conn));
 }
 
+Status Database::LockDown(const std::vector<std::string>& allowed_directories) {
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
+  std::string directories;
+  for (const std::string& dir : allowed_directories) {
+    if (!directories.empty()) directories += ", ";
+    // DuckDB matches a directory as a path prefix: the trailing slash keeps "/a/work" from
+    // allowing "/a/work2".
+    directories += QuoteLiteral(dir.ends_with('/') ? dir : dir + "/");
+  }
+  return conn->Execute("SET allowed_directories = [" + directories +
+                       "]; SET autoinstall_known_extensions = false; "
+                       "SET autoload_known_extensions = false; "
+                       "SET enable_external_access = false; SET lock_configuration = true");
+}
+
 Status Database::RegisterTableFunction(std::shared_ptr<TableFunction> function) {
   MR_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
-  return RegisterTableFunctionOn(conn->conn_, std::move(function));
+  std::string name = ToLower(function->name());
+  MR_RETURN_IF_ERROR(RegisterTableFunctionOn(conn->conn_, std::move(function)));
+  MutexLock lock(&mu_);
+  registered_.push_back(std::move(name));
+  return Status::Ok();
+}
+
+std::vector<std::string> Database::RegisteredTableFunctions() const {
+  MutexLock lock(&mu_);
+  return registered_;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -94,6 +122,77 @@ PreparedStatement::~PreparedStatement() {
 
 size_t PreparedStatement::parameter_count() const {
   return duckdb_nparams(AsPrepared(prepared_));
+}
+
+static_assert(static_cast<int>(StatementKind::kSelect) == DUCKDB_STATEMENT_TYPE_SELECT);
+static_assert(static_cast<int>(StatementKind::kCopy) == DUCKDB_STATEMENT_TYPE_COPY);
+static_assert(static_cast<int>(StatementKind::kAttach) == DUCKDB_STATEMENT_TYPE_ATTACH);
+static_assert(static_cast<int>(StatementKind::kMulti) == DUCKDB_STATEMENT_TYPE_MULTI);
+
+StatementKind PreparedStatement::kind() const {
+  return static_cast<StatementKind>(duckdb_prepared_statement_type(AsPrepared(prepared_)));
+}
+
+std::string_view StatementKindName(StatementKind kind) {
+  switch (kind) {
+    case StatementKind::kSelect:
+      return "SELECT";
+    case StatementKind::kInsert:
+      return "INSERT";
+    case StatementKind::kUpdate:
+      return "UPDATE";
+    case StatementKind::kExplain:
+      return "EXPLAIN";
+    case StatementKind::kDelete:
+      return "DELETE";
+    case StatementKind::kPrepare:
+      return "PREPARE";
+    case StatementKind::kCreate:
+      return "CREATE";
+    case StatementKind::kExecute:
+      return "EXECUTE";
+    case StatementKind::kAlter:
+      return "ALTER";
+    case StatementKind::kTransaction:
+      return "a transaction statement";
+    case StatementKind::kCopy:
+      return "COPY";
+    case StatementKind::kAnalyze:
+      return "ANALYZE";
+    case StatementKind::kVariableSet:
+      return "SET VARIABLE";
+    case StatementKind::kCreateFunction:
+      return "CREATE MACRO/FUNCTION";
+    case StatementKind::kDrop:
+      return "DROP";
+    case StatementKind::kExport:
+      return "EXPORT/IMPORT DATABASE";
+    case StatementKind::kPragma:
+      return "PRAGMA";
+    case StatementKind::kVacuum:
+      return "VACUUM";
+    case StatementKind::kCall:
+      return "CALL";
+    case StatementKind::kSet:
+      return "SET/RESET";
+    case StatementKind::kLoad:
+      return "INSTALL/LOAD";
+    case StatementKind::kRelation:
+      return "a relation";
+    case StatementKind::kExtension:
+      return "an extension statement";
+    case StatementKind::kLogicalPlan:
+      return "a logical plan";
+    case StatementKind::kAttach:
+      return "ATTACH";
+    case StatementKind::kDetach:
+      return "DETACH";
+    case StatementKind::kMulti:
+      return "a multi-statement";
+    case StatementKind::kInvalid:
+      break;
+  }
+  return "an unknown statement";
 }
 
 Status PreparedStatement::CheckBind(int state, size_t index, const char* what) {
@@ -168,18 +267,45 @@ Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view 
   return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared));
 }
 
-Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
+namespace {
+
+// The statements of `sql` as DuckDB's parser splits them; destroys `extracted` on failure.
+Result<idx_t> Extract(duckdb_connection conn, const std::string& sql,
+                      duckdb_extracted_statements* extracted) {
+  const idx_t count = duckdb_extract_statements(conn, sql.c_str(), extracted);
+  if (count > 0) return count;
+  const char* error = duckdb_extract_statements_error(*extracted);
+  // No error and no statement: the text holds only whitespace or comments.
+  Status status = error != nullptr ? StatusFromDuckDBMessage(error)
+                                   : Status::InvalidArgument("no SQL statement to run");
+  duckdb_destroy_extracted(extracted);
+  return status;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PreparedStatement>> Connection::PrepareOne(std::string_view sql) {
   duckdb_extracted_statements extracted = nullptr;
-  const std::string text(sql);
-  const idx_t count = duckdb_extract_statements(AsConn(conn_), text.c_str(), &extracted);
-  if (count == 0) {
-    const char* error = duckdb_extract_statements_error(extracted);
-    // No error and no statement: the text holds only whitespace or comments.
-    Status status = error != nullptr ? StatusFromDuckDBMessage(error)
-                                     : Status::InvalidArgument("no SQL statement to run");
+  MR_ASSIGN_OR_RETURN(const idx_t count, Extract(AsConn(conn_), std::string(sql), &extracted));
+  if (count != 1) {
     duckdb_destroy_extracted(&extracted);
+    return Status::InvalidArgument("expected one SQL statement, found " + std::to_string(count));
+  }
+  duckdb_prepared_statement prepared = nullptr;
+  const duckdb_state state =
+      duckdb_prepare_extracted_statement(AsConn(conn_), extracted, 0, &prepared);
+  duckdb_destroy_extracted(&extracted);
+  if (state == DuckDBError) {
+    Status status = StatusFromDuckDBMessage(duckdb_prepare_error(prepared));
+    duckdb_destroy_prepare(&prepared);
     return status;
   }
+  return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared));
+}
+
+Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
+  duckdb_extracted_statements extracted = nullptr;
+  MR_ASSIGN_OR_RETURN(const idx_t count, Extract(AsConn(conn_), std::string(sql), &extracted));
   // Statements before the last run to completion; the last one streams.
   std::unique_ptr<QueryResult> last;
   for (idx_t i = 0; i < count; ++i) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/thread_annotations.h"
 #include "engine/query_result.h"
 #include "engine/table_function.h"
 
@@ -35,6 +36,9 @@ struct DatabaseOptions {
   std::string memory_limit;  // e.g. "1GB"; empty: DuckDB's default (80% of RAM)
   int threads = 0;           // 0: DuckDB's default (one per core)
   bool read_only = false;
+  // DuckDB's preserve_insertion_order for every connection (false: results of queries
+  // without ORDER BY, and loads, may come in any order; faster).
+  bool preserve_insertion_order = true;
 };
 
 class Connection;
@@ -50,7 +54,17 @@ class Database {
 
   // Makes `function` callable from SQL on every connection, as
   // `name(param := 'value', ...)`. The database shares ownership of the function.
-  Status RegisterTableFunction(std::shared_ptr<TableFunction> function);
+  Status RegisterTableFunction(std::shared_ptr<TableFunction> function) EXCLUDES(mu_);
+  // The names of the functions registered so far (lower case).
+  std::vector<std::string> RegisteredTableFunctions() const EXCLUDES(mu_);
+
+  // The engine's own lock, the backstop behind Millrace's statement checks: from now on DuckDB
+  // reads and writes files only under `allowed_directories` (and its own database files),
+  // installs and loads no extension, and refuses every configuration change (SET, RESET)
+  // but the schema and search path. Irreversible for the life of the Database; call it once,
+  // after the settings Millrace needs are made. The order of the settings matters (DuckDB
+  // 1.4.4): the directories before external access is turned off, the lock last.
+  Status LockDown(const std::vector<std::string>& allowed_directories);
 
   const DatabaseOptions& options() const { return options_; }
 
@@ -58,7 +72,44 @@ class Database {
   Database(void* db, DatabaseOptions options);
   void* db_;  // duckdb_database, owned
   DatabaseOptions options_;
+  mutable Mutex mu_;
+  std::vector<std::string> registered_ GUARDED_BY(mu_);
 };
+
+// What kind of statement DuckDB parsed (duckdb_statement_type, mirrored so callers need not
+// include duckdb.h).
+enum class StatementKind : int {
+  kInvalid = 0,
+  kSelect = 1,
+  kInsert = 2,
+  kUpdate = 3,
+  kExplain = 4,
+  kDelete = 5,
+  kPrepare = 6,
+  kCreate = 7,
+  kExecute = 8,
+  kAlter = 9,
+  kTransaction = 10,
+  kCopy = 11,
+  kAnalyze = 12,
+  kVariableSet = 13,
+  kCreateFunction = 14,
+  kDrop = 15,
+  kExport = 16,
+  kPragma = 17,
+  kVacuum = 18,
+  kCall = 19,
+  kSet = 20,
+  kLoad = 21,
+  kRelation = 22,
+  kExtension = 23,
+  kLogicalPlan = 24,
+  kAttach = 25,
+  kDetach = 26,
+  kMulti = 27,
+};
+// "SELECT", "COPY", "ATTACH", ... as a user would name the statement.
+std::string_view StatementKindName(StatementKind kind);
 
 class PreparedStatement {
  public:
@@ -67,6 +118,7 @@ class PreparedStatement {
   PreparedStatement& operator=(const PreparedStatement&) = delete;
 
   size_t parameter_count() const;
+  StatementKind kind() const;
   // Parameters are numbered from 1, as in SQL ($1, ?).
   Status BindNull(size_t index);
   Status BindBool(size_t index, bool value);
@@ -99,6 +151,10 @@ class Connection {
   // Runs the statements in `sql`; all but the last run to completion, the last one streams.
   Result<std::unique_ptr<QueryResult>> Query(std::string_view sql);
   Result<std::unique_ptr<PreparedStatement>> Prepare(std::string_view sql);
+  // Prepares `sql`, which must hold exactly one statement as DuckDB's own parser splits it
+  // (INVALID_ARGUMENT naming the count otherwise). Preparing binds: names are resolved, table
+  // functions are bound, nothing runs.
+  Result<std::unique_ptr<PreparedStatement>> PrepareOne(std::string_view sql);
 
   // Starts a transaction; see Transaction.
   Result<Transaction> Begin();

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "engine/duckdb_status.h"
@@ -235,6 +237,36 @@ TEST(DatabaseTest, QuotingHelpers) {
   EXPECT_EQ(QuoteIdentifier("a\"b"), "\"a\"\"b\"");
   EXPECT_EQ(QuoteLiteral("it's"), "'it''s'");
   EXPECT_EQ(LibraryVersion(), "v1.4.4");
+}
+
+// The backstop behind the sandbox (engine::Database::LockDown), as DuckDB 1.4.4 enforces it.
+TEST(DatabaseTest, LockDownConfinesFilesAndFreezesSettings) {
+  TempDir dir;
+  const std::string work = dir.Join("work");
+  std::filesystem::create_directories(work);
+  {
+    std::ofstream(work + "/in.csv") << "a\n1\n";
+    std::ofstream(dir.Join("outside.csv")) << "a\n2\n";
+  }
+  auto db = OpenOrDie({.path = dir.Join("db.duckdb")});
+  ASSERT_TRUE(db->LockDown({work}).ok());
+  auto conn = ConnectOrDie(*db);
+  EXPECT_EQ(QueryValue(*conn, "SELECT a FROM read_csv('" + work + "/in.csv')"), "1");
+  for (const std::string& sql :
+       {"SELECT * FROM read_csv('" + dir.Join("outside.csv") + "')",
+        std::string("SELECT * FROM read_text('/etc/passwd')"),
+        "COPY (SELECT 1) TO '" + dir.Join("out.csv") + "'", std::string("SET threads = 1"),
+        std::string("RESET enable_external_access"), std::string("SET lock_configuration = false"),
+        std::string("INSTALL httpfs")}) {
+    EXPECT_FALSE(conn->Execute(sql).ok()) << sql;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("out.csv")));
+  // A prefix is not a directory: "work2" is not under "work".
+  std::filesystem::create_directories(work + "2");
+  std::ofstream(work + "2/x.csv") << "a\n3\n";
+  EXPECT_FALSE(conn->Execute("SELECT * FROM read_csv('" + work + "2/x.csv')").ok());
+  // What a session still may change.
+  EXPECT_TRUE(conn->Execute("CREATE SCHEMA d; SET schema = 'd'").ok());
 }
 
 }  // namespace

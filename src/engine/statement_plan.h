@@ -1,0 +1,61 @@
+// What DuckDB says one statement touches, read from DuckDB's own parser and binder: the
+// relations it names, the tables it scans, the object it writes, the functions it calls.
+//
+// Contract
+// - ParseSelect asks DuckDB's parser (json_serialize_sql) and binds nothing: it works for
+//   SELECT statements only and returns nullopt for any other statement.
+// - PlanStatement asks DuckDB's binder (json_serialize_plan): names are resolved, views and
+//   table macros are seen through (their tables and functions are reported), nothing runs.
+//   Binding a table function binds its arguments (a file reader opens its files), so callers
+//   screen a SELECT with ParseSelect first. A statement DuckDB cannot serialize (EXPLAIN, a
+//   file reader without serialization) is NOT_SUPPORTED naming DuckDB's reason; a statement
+//   that does not bind is DuckDB's error.
+// - Names are as DuckDB reports them: lower-cased function names, schemas and tables as
+//   stored in the catalog (plan) or as written (parse).
+// - Thread-safety: the functions use the given connection (one thread at a time).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/database.h"
+
+namespace millrace::engine {
+
+struct RelationName {
+  std::string schema;  // empty when not written (parse) or not reported
+  std::string name;
+  friend bool operator==(const RelationName&, const RelationName&) = default;
+};
+
+// What a statement's parse tree (or the parse trees inside its plan: a view's query, a COPY's
+// SELECT) names.
+struct ParsedFacts {
+  std::vector<RelationName> relations;  // FROM / JOIN names (tables, views, CTEs, files)
+  std::vector<std::string> cte_names;   // WITH names defined anywhere in the statement
+  std::vector<std::string> functions;   // scalar, aggregate and window calls
+  std::vector<std::string> table_functions;
+};
+
+// The object a statement creates, alters, drops or writes.
+struct PlanTarget {
+  std::string operation;  // "INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP"
+  std::string kind;       // "TABLE", "VIEW", "SCHEMA", "INDEX", "SEQUENCE", "SECRET", ...
+  RelationName object;    // for a schema: name is empty and schema names it
+};
+
+struct PlanFacts {
+  std::string root;                          // the root operator, e.g. "LOGICAL_INSERT"
+  std::vector<RelationName> scans;           // tables scanned (views seen through)
+  std::vector<std::string> functions;        // bound scalar and aggregate functions
+  std::vector<std::string> table_functions;  // LOGICAL_GET other than table scans
+  std::optional<PlanTarget> target;
+  ParsedFacts parsed;  // parse trees carried inside the plan
+};
+
+Result<std::optional<ParsedFacts>> ParseSelect(Connection& conn, std::string_view sql);
+Result<PlanFacts> PlanStatement(Connection& conn, std::string_view sql);
+
+}  // namespace millrace::engine
