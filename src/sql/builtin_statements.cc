@@ -246,6 +246,8 @@ Status CheckTableExists(Session& session, const std::string& database, const std
 Result<StatementResult> Use(const StatementContext& ctx, Cursor& c) {
   MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a database name"));
   MR_RETURN_IF_ERROR(c.ExpectEnd());
+  MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, ctx.session.FindDatabase(name));
+  MR_RETURN_IF_ERROR(ctx.session.CheckObject(ObjectAction::kUse, canonical.value_or(name), ""));
   MR_RETURN_IF_ERROR(ctx.session.Use(name));
   return Ok();
 }
@@ -264,6 +266,7 @@ Result<StatementResult> CreateDatabase(const StatementContext& ctx, Cursor& c) {
     c.AcceptPunct("=");
     MR_RETURN_IF_ERROR(c.Name("a character set or collation").status());
   }
+  MR_RETURN_IF_ERROR(ctx.session.CheckObject(ObjectAction::kCreate, name, ""));
   Status status = ctx.session.connection().Execute(
       std::string("CREATE SCHEMA ") + (if_not_exists ? "IF NOT EXISTS " : "") + Ident(name));
   if (status.code() == StatusCode::kAlreadyExists) return DatabaseExistsError(name);
@@ -282,6 +285,7 @@ Result<StatementResult> DropDatabase(const StatementContext& ctx, Cursor& c) {
     return DatabaseMissingError(name);
   }
   if (session.router().IsHiddenDatabase(*canonical)) return DatabaseAccessDeniedError(*canonical);
+  MR_RETURN_IF_ERROR(session.CheckObject(ObjectAction::kDrop, *canonical, ""));
   MR_ASSIGN_OR_RETURN(std::optional<std::string> tables,
                       session.QueryScalar("SELECT count(*) FROM information_schema.tables WHERE "
                                           "table_catalog = current_database() AND table_schema = " +
@@ -299,11 +303,18 @@ Result<StatementResult> ShowDatabases(const StatementContext& ctx, Cursor& c) {
   for (const std::string& name : ctx.session.router().HiddenDatabases()) {
     hidden += (hidden.empty() ? "lower(" : ", lower(") + Quote(name) + ")";
   }
-  const std::string base =
-      "SELECT schema_name AS \"Database\" FROM information_schema.schemata WHERE catalog_name "
-      "= current_database() AND lower(schema_name) NOT IN (" +
-      hidden + ")";
-  return ShowQuery(ctx.session, base, {"Database"}, filter, "\"Database\"");
+  MR_ASSIGN_OR_RETURN(
+      auto names,
+      engine::QueryTextRows(ctx.session.connection(),
+                            "SELECT schema_name FROM information_schema.schemata WHERE "
+                            "catalog_name = current_database() AND lower(schema_name) NOT IN (" +
+                                hidden + ")"));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : names) {
+    if (ctx.session.Visible(row[0], "")) rows.push_back({Quote(row[0])});
+  }
+  return ShowQuery(ctx.session, ValuesTable({{"Database", "VARCHAR"}}, rows), {"Database"}, filter,
+                   "\"Database\"");
 }
 
 Result<StatementResult> ShowCreateDatabase(const StatementContext& ctx, Cursor& c) {
@@ -311,6 +322,7 @@ Result<StatementResult> ShowCreateDatabase(const StatementContext& ctx, Cursor& 
   MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a database name"));
   MR_RETURN_IF_ERROR(c.ExpectEnd());
   MR_ASSIGN_OR_RETURN(std::string canonical, ResolveDatabase(ctx.session, name));
+  MR_RETURN_IF_ERROR(ctx.session.CheckObject(ObjectAction::kShow, canonical, ""));
   return ctx.session.ExecuteDuckDb("SELECT " + Quote(canonical) + " AS \"Database\", " +
                                    Quote("CREATE DATABASE `" + canonical + "`") +
                                    " AS \"Create Database\"");
@@ -326,11 +338,19 @@ Result<StatementResult> ShowTables(const StatementContext& ctx, Cursor& c, bool 
   }
   MR_ASSIGN_OR_RETURN(ShowFilter filter, ParseFilter(c));
   MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(ctx.session, database));
+  MR_RETURN_IF_ERROR(ctx.session.CheckObject(ObjectAction::kShow, db, ""));
   const std::string column = "Tables_in_" + db;
-  const std::string base = "SELECT table_name AS " + Ident(column) +
-                           ", table_type AS \"Table_type\" FROM information_schema.tables WHERE "
-                           "table_catalog = current_database() AND table_schema = " +
-                           Quote(db);
+  MR_ASSIGN_OR_RETURN(auto tables,
+                      engine::QueryTextRows(ctx.session.connection(),
+                                            "SELECT table_name, table_type FROM "
+                                            "information_schema.tables WHERE table_catalog = "
+                                            "current_database() AND table_schema = " +
+                                                Quote(db)));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : tables) {
+    if (ctx.session.Visible(db, row[0])) rows.push_back({Quote(row[0]), Quote(row[1])});
+  }
+  const std::string base = ValuesTable({{column, "VARCHAR"}, {"Table_type", "VARCHAR"}}, rows);
   std::vector<std::string> columns = {column};
   if (full) columns.push_back("Table_type");
   return ShowQuery(ctx.session, base, columns, filter, Ident(column));
@@ -347,6 +367,7 @@ std::string KeyCondition(std::string_view constraint_type) {
 Result<StatementResult> DescribeTable(Session& session, const TableName& name,
                                       const ShowFilter& filter, bool full) {
   MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(session, name.database));
+  MR_RETURN_IF_ERROR(session.CheckObject(ObjectAction::kShow, db, name.table));
   MR_RETURN_IF_ERROR(CheckTableExists(session, db, name.table));
   const std::string base =
       "SELECT c.column_name AS \"Field\", c.data_type AS \"Type\", NULL::VARCHAR AS "
@@ -377,10 +398,10 @@ Result<StatementResult> ShowColumns(const StatementContext& ctx, Cursor& c, bool
 // DESC t [column], or DuckDB's DESCRIBE of a query (DESCRIBE SELECT ...).
 Result<StatementResult> Describe(const StatementContext& ctx, Cursor& c) {
   const Token* next = c.Peek();
-  if (next == nullptr || !IsIdentifier(*next)) return ctx.session.ExecuteDuckDb(ctx.sql);
+  if (next == nullptr || !IsIdentifier(*next)) return ctx.session.ExecuteClientSql(ctx.sql);
   for (std::string_view keyword :
        {"SELECT", "WITH", "FROM", "VALUES", "TABLE", "PIVOT", "UNPIVOT", "SUMMARIZE"}) {
-    if (IsKeyword(ctx.sql, *next, keyword)) return ctx.session.ExecuteDuckDb(ctx.sql);
+    if (IsKeyword(ctx.sql, *next, keyword)) return ctx.session.ExecuteClientSql(ctx.sql);
   }
   MR_ASSIGN_OR_RETURN(TableName name, ParseTableName(c));
   ShowFilter filter;
@@ -396,6 +417,7 @@ Result<StatementResult> ShowCreateTable(const StatementContext& ctx, Cursor& c) 
   MR_RETURN_IF_ERROR(c.ExpectEnd());
   Session& session = ctx.session;
   MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(session, name.database));
+  MR_RETURN_IF_ERROR(session.CheckObject(ObjectAction::kShow, db, name.table));
   MR_RETURN_IF_ERROR(CheckTableExists(session, db, name.table));
   return session.ExecuteDuckDb(
       "SELECT table_name AS \"Table\", rtrim(sql, ';') AS \"Create Table\" FROM duckdb_tables() "
@@ -534,10 +556,10 @@ Result<std::vector<Assignment>> ParseAssignments(const StatementContext& ctx, Cu
 Result<StatementResult> Set(const StatementContext& ctx, Cursor& c) {
   bool global = false;
   auto assignments = ParseAssignments(ctx, c, &global);
-  if (!assignments.ok()) return ctx.session.ExecuteDuckDb(ctx.sql);
+  if (!assignments.ok()) return ctx.session.ExecuteClientSql(ctx.sql);
   SessionVariables& variables = ctx.session.variables();
   for (const Assignment& a : *assignments) {
-    if (!variables.Has(a.name)) return ctx.session.ExecuteDuckDb(ctx.sql);
+    if (!variables.Has(a.name)) return ctx.session.ExecuteClientSql(ctx.sql);
   }
   if (global) {
     return Status::NotSupported(
@@ -550,7 +572,7 @@ Result<StatementResult> Set(const StatementContext& ctx, Cursor& c) {
 
 // COMMIT and ROLLBACK outside a transaction succeed, as in MySQL's autocommit mode.
 Result<StatementResult> EndTransaction(const StatementContext& ctx, Cursor&) {
-  Result<StatementResult> result = ctx.session.ExecuteDuckDb(ctx.sql);
+  Result<StatementResult> result = ctx.session.ExecuteClientSql(ctx.sql);
   if (engine::DuckDbReasonOf(result.status()) == engine::DuckDbReason::kNoActiveTransaction) {
     return Ok();
   }

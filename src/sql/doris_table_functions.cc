@@ -119,7 +119,22 @@ std::shared_ptr<TableFunctionExpander> TableFunctionRegistry::Find(std::string_v
   return it == expanders_.end() ? nullptr : it->second;
 }
 
-Result<TableFunctionRegistry::Rewritten> TableFunctionRegistry::Expand(std::string_view sql) const {
+Result<std::string> StandInFor(engine::Connection& conn, std::string_view relation_sql) {
+  MR_ASSIGN_OR_RETURN(auto described,
+                      engine::QueryTextRows(
+                          conn, "DESCRIBE SELECT * FROM " + std::string(relation_sql) + " AS _r"));
+  std::string columns;
+  for (const auto& row : described) {
+    if (row.size() < 2) return Status::Internal("unexpected DESCRIBE output");
+    if (!columns.empty()) columns += ", ";
+    columns += "CAST(NULL AS " + row[1] + ") AS " + engine::QuoteIdentifier(row[0]);
+  }
+  if (columns.empty()) return Status::Internal("DESCRIBE returned no column");
+  return "(SELECT " + columns + " LIMIT 0)";
+}
+
+Result<TableFunctionRegistry::Rewritten> TableFunctionRegistry::Expand(
+    std::string_view sql, const BeforeCall& before_call) const {
   MR_ASSIGN_OR_RETURN(
       std::vector<DorisCall> calls,
       FindDorisCalls(sql, [this](std::string_view name) { return Find(name) != nullptr; }));
@@ -130,14 +145,19 @@ Result<TableFunctionRegistry::Rewritten> TableFunctionRegistry::Expand(std::stri
     if (expander == nullptr) {
       return Status::NotFound("table function " + call.name + "() is no longer registered");
     }
+    if (before_call) MR_RETURN_IF_ERROR(before_call(call.name));
     // The expander's message already names the function and the offending parameter.
     MR_ASSIGN_OR_RETURN(Expansion expansion, expander->Expand(call.args));
-    out.sql.append(sql.substr(copied, call.begin - copied));
+    const std::string_view between = sql.substr(copied, call.begin - copied);
+    out.sql.append(between);
     out.sql.append(expansion.sql);
+    out.check_sql.append(between);
+    out.check_sql.append(expansion.stand_in.empty() ? expansion.sql : expansion.stand_in);
     copied = call.end;
     if (expansion.resources != nullptr) out.resources.push_back(std::move(expansion.resources));
   }
   out.sql.append(sql.substr(copied));
+  out.check_sql.append(sql.substr(copied));
   return out;
 }
 

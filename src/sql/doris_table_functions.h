@@ -33,6 +33,7 @@
 
 #include "common/result.h"
 #include "common/thread_annotations.h"
+#include "engine/database.h"
 
 namespace millrace::sql {
 
@@ -47,7 +48,14 @@ class StatementResources {
 struct Expansion {
   std::string sql;
   std::unique_ptr<StatementResources> resources;  // may be null
+  // For checks (statement_guard.h): SQL with the columns of `sql` that reads nothing. Empty
+  // when `sql` reads only through Millrace's own table functions and is checked as it is.
+  std::string stand_in;
 };
+
+// A stand-in for `relation_sql` (a parenthesized SELECT): its column names and types, from
+// DuckDB's DESCRIBE on `conn`, as a relation of no rows.
+Result<std::string> StandInFor(engine::Connection& conn, std::string_view relation_sql);
 
 class TableFunctionExpander {
  public:
@@ -88,10 +96,14 @@ class TableFunctionRegistry {
 
   struct Rewritten {
     std::string sql;
+    std::string check_sql;  // `sql` with each expansion's stand-in (Expansion::stand_in)
     std::vector<std::unique_ptr<StatementResources>> resources;
   };
+  // Called with each call's name before it is expanded; an error stops the expansion.
+  using BeforeCall = std::function<Status(std::string_view name)>;
   // Replaces every registered call in `sql` by its expansion; errors name the function.
-  Result<Rewritten> Expand(std::string_view sql) const EXCLUDES(mu_);
+  Result<Rewritten> Expand(std::string_view sql, const BeforeCall& before_call = nullptr) const
+      EXCLUDES(mu_);
 
  private:
   mutable Mutex mu_;

@@ -48,6 +48,7 @@ constexpr SqlState kSqlStates[] = {
     {kErSpDoesNotExist, "42000"},
     {kErCannotUser, "HY000"},
     {kErCantCreateUserWithGrant, "42000"},
+    {kErOptionPreventsStatement, "HY000"},
     {kErQueryInterrupted, "70100"},
     {kErTruncatedWrongValue, "HY000"},
     {kErDataOutOfRange, "22003"},
@@ -270,6 +271,12 @@ Status TooManyUserConnectionsError(std::string_view user) {
                                              " already has more than 'max_user_connections' "
                                              "active connections"),
                    kErTooManyUserConnections);
+}
+
+Status SandboxError(std::string_view what, std::string_view why) {
+  return WithErrno(Status::PermissionDenied("The Millrace sandbox refuses " + std::string(what) +
+                                            ": " + std::string(why)),
+                   kErOptionPreventsStatement);
 }
 
 }  // namespace millrace::sql

@@ -68,6 +68,7 @@ inline constexpr uint16_t kErNotSupportedYet = 1235;
 inline constexpr uint16_t kErSpDoesNotExist = 1305;
 inline constexpr uint16_t kErCannotUser = 1396;
 inline constexpr uint16_t kErCantCreateUserWithGrant = 1410;
+inline constexpr uint16_t kErOptionPreventsStatement = 1290;
 inline constexpr uint16_t kErQueryInterrupted = 1317;
 inline constexpr uint16_t kErTruncatedWrongValue = 1366;
 inline constexpr uint16_t kErDataOutOfRange = 1690;
@@ -116,6 +117,9 @@ Status NonexistingGrantError(std::string_view user, std::string_view host);
 Status CantCreateUserWithGrantError();
 // 1221 (HY000) "Incorrect usage of <a> and <b>".
 Status WrongUsageError(std::string_view a, std::string_view b);
+// 1290 (HY000) "The Millrace sandbox refuses <what>: <why>": a statement no user may run, root
+// included (MySQL's "server is running with an option that prevents this statement").
+Status SandboxError(std::string_view what, std::string_view why);
 // 1203 (42000) "User u already has more than 'max_user_connections' active connections".
 Status TooManyUserConnectionsError(std::string_view user);
 

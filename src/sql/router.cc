@@ -267,6 +267,16 @@ std::shared_ptr<StatementHandler> Router::FindHandler(std::string_view sql,
   return best;
 }
 
+void Router::SetGuard(std::shared_ptr<StatementGuard> guard) {
+  MutexLock lock(&mu_);
+  guard_ = std::move(guard);
+}
+
+std::shared_ptr<StatementGuard> Router::guard() const {
+  MutexLock lock(&mu_);
+  return guard_;
+}
+
 std::vector<std::string> Router::HiddenDatabases() const {
   std::vector<std::string> hidden(kAlwaysHidden.begin(), kAlwaysHidden.end());
   hidden.insert(hidden.end(), options_.hidden_databases.begin(), options_.hidden_databases.end());
@@ -314,15 +324,42 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
-                         : ExecuteDuckDb(statement);
+                         : ExecuteClientSql(statement);
   if (handler == nullptr || !handler->PreservesDiagnostics()) last_error_ = result.status();
   return result;
+}
+
+Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
+  const std::shared_ptr<StatementGuard> guard = router_->guard();
+  if (guard == nullptr) return ExecuteDuckDb(statement);
+  MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
+  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
+                      router_->table_functions().Expand(translated, [&](std::string_view name) {
+                        return guard->CheckTableFunction(*this, name);
+                      }));
+  MR_RETURN_IF_ERROR(guard->CheckStatement(*this, rewritten.check_sql));
+  return Run(std::move(rewritten));
+}
+
+Status Session::CheckObject(ObjectAction action, std::string_view database,
+                            std::string_view table) {
+  const std::shared_ptr<StatementGuard> guard = router_->guard();
+  return guard == nullptr ? Status::Ok() : guard->CheckObject(*this, action, database, table);
+}
+
+bool Session::Visible(std::string_view database, std::string_view table) {
+  const std::shared_ptr<StatementGuard> guard = router_->guard();
+  return guard == nullptr || guard->Visible(*this, database, table);
 }
 
 Result<StatementResult> Session::ExecuteDuckDb(std::string_view statement) {
   MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
                       router_->table_functions().Expand(translated));
+  return Run(std::move(rewritten));
+}
+
+Result<StatementResult> Session::Run(TableFunctionRegistry::Rewritten rewritten) {
   StatementResult result;
   result.resources = std::move(rewritten.resources);
   MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> rows, conn_->Query(rewritten.sql));

@@ -50,6 +50,7 @@
 #include "sql/doris_table_functions.h"
 #include "sql/lexer.h"
 #include "sql/session_variables.h"
+#include "sql/statement_guard.h"
 
 namespace millrace::sql {
 
@@ -121,6 +122,9 @@ class Router {
   void RegisterStatement(std::vector<std::string> keywords,
                          std::shared_ptr<StatementHandler> handler) EXCLUDES(mu_);
   TableFunctionRegistry& table_functions() { return table_functions_; }
+  // Every client statement passes `guard` from now on (statement_guard.h); null: none.
+  void SetGuard(std::shared_ptr<StatementGuard> guard) EXCLUDES(mu_);
+  std::shared_ptr<StatementGuard> guard() const EXCLUDES(mu_);
 
   Result<std::unique_ptr<Session>> NewSession(SessionInfo info);
 
@@ -143,6 +147,7 @@ class Router {
   mutable Mutex mu_;
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<StatementHandler>>> handlers_
       GUARDED_BY(mu_);
+  std::shared_ptr<StatementGuard> guard_ GUARDED_BY(mu_);
 };
 
 class Session {
@@ -154,9 +159,17 @@ class Session {
   // Runs one statement (see SplitStatements for multi-statement text). Records the outcome
   // for SHOW WARNINGS.
   Result<StatementResult> Execute(std::string_view statement);
-  // Runs MySQL-dialect SQL on DuckDB after translation (step 2 of the routing), skipping the
-  // handlers. For handlers that delegate.
+  // Runs the client's own MySQL-dialect statement on DuckDB (step 2 of the routing): it is
+  // translated, its table-function calls expanded, and it passes the router's guard before it
+  // runs. For the fall-through and for handlers that hand a client's statement to DuckDB.
+  Result<StatementResult> ExecuteClientSql(std::string_view statement);
+  // Runs SQL a handler built itself on DuckDB after translation, skipping the handlers and the
+  // guard: the handler answers for what its SQL reads.
   Result<StatementResult> ExecuteDuckDb(std::string_view statement);
+  // Asks the router's guard about an object a handler shows or changes; OK without a guard.
+  Status CheckObject(ObjectAction action, std::string_view database, std::string_view table);
+  // Whether SHOW lists the object; true without a guard.
+  bool Visible(std::string_view database, std::string_view table);
   // Records an error raised after Execute returned (while streaming rows).
   void RecordError(const Status& status);
 
@@ -185,6 +198,8 @@ class Session {
  private:
   friend class Router;
   Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
+  // Runs an expanded statement; its resources live until its rows are consumed.
+  Result<StatementResult> Run(TableFunctionRegistry::Rewritten rewritten);
 
   Router* router_;
   std::unique_ptr<engine::Connection> conn_;

@@ -130,7 +130,7 @@ class ResourceExpander final : public TableFunctionExpander {
   Result<Expansion> Expand(const DorisArgs& args) override {
     auto it = args.find("n");
     if (it == args.end()) return Status::InvalidArgument("numbers(): unknown or missing \"n\"");
-    return Expansion{"range(" + it->second + ")", std::make_unique<CountedResources>(live_)};
+    return Expansion{"range(" + it->second + ")", std::make_unique<CountedResources>(live_), ""};
   }
 
  private:

@@ -1,0 +1,39 @@
+// StatementGuard: the check a client's statement passes before Millrace runs it. The SQL
+// layer asks; the access layer (users, privileges and the sandbox) answers.
+//
+// Contract
+// - CheckStatement is called for every statement of a client that reaches DuckDB (not for
+//   the SQL Millrace builds itself to answer SHOW, DESC, ...), after translation to DuckDB
+//   SQL and before it runs. `sql` is what DuckDB would run, except that each of Millrace's
+//   file-reading table functions (S3(), local()) is replaced by a stand-in of the same columns
+//   that reads nothing, so the statement can be described without reading any file.
+// - CheckTableFunction is called for each Doris-style table-function call (S3, local, jobs,
+//   ...) before it is expanded, that is before any file is listed or fetched.
+// - CheckObject is called by the statements Millrace answers itself, for the object they
+//   show or change (`table` empty: the database itself).
+// - Visible filters what SHOW DATABASES and SHOW TABLES list.
+// - A refusal is a Status whose detail is the MySQL error the client receives.
+// - Thread-safety: called concurrently from every session.
+#pragma once
+
+#include <string_view>
+
+#include "common/status.h"
+
+namespace millrace::sql {
+
+class Session;
+
+enum class ObjectAction { kShow, kCreate, kDrop, kUse };
+
+class StatementGuard {
+ public:
+  virtual ~StatementGuard() = default;
+  virtual Status CheckStatement(Session& session, std::string_view sql) = 0;
+  virtual Status CheckTableFunction(Session& session, std::string_view name) = 0;
+  virtual Status CheckObject(Session& session, ObjectAction action, std::string_view database,
+                             std::string_view table) = 0;
+  virtual bool Visible(Session& session, std::string_view database, std::string_view table) = 0;
+};
+
+}  // namespace millrace::sql
