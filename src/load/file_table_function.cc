@@ -4,13 +4,15 @@
 
 namespace millrace::load {
 
-SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time) {
-  return [clock, settle_time](
+SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time,
+                                   std::vector<std::string> local_roots) {
+  return [clock, settle_time, local_roots = std::move(local_roots)](
              const FileFunctionOptions& options) -> Result<std::unique_ptr<source::FileSource>> {
     source::SourceOptions source_options;
     source_options.clock = clock;
     source_options.settle_time = settle_time;
     source_options.s3 = options.s3;
+    source_options.local_roots = local_roots;
     return source::MakeSource(options.pattern, source_options);
   };
 }
@@ -51,7 +53,8 @@ Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
                       FetchFiles(*source, kind_, files, fetch, work->path()));
   MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> sniff, config_.db->Connect());
   MR_ASSIGN_OR_RETURN(std::string sql, BuildReadSql(options, readable, *sniff));
-  return sql::Expansion{std::move(sql), std::move(work)};
+  MR_ASSIGN_OR_RETURN(std::string stand_in, sql::StandInFor(*sniff, sql));
+  return sql::Expansion{std::move(sql), std::move(work), std::move(stand_in)};
 }
 
 }  // namespace millrace::load

@@ -7,6 +7,8 @@
 // - No matching file is NOT_FOUND naming the pattern. Listing, download and format errors name
 //   the file. More than `max_files` matches is RESOURCE_EXHAUSTED (a streaming job is the tool
 //   for unbounded sets).
+// - The expansion's stand-in (sql::Expansion::stand_in) has the reader's columns and reads
+//   nothing, so the statement can be checked without reading a file.
 // - Thread-safety: Expand may be called concurrently; each call uses its own connection to sniff.
 #pragma once
 
@@ -27,8 +29,10 @@ using SourceFactory =
     std::function<Result<std::unique_ptr<source::FileSource>>(const FileFunctionOptions&)>;
 
 // The production factory: S3 or local by the pattern's scheme (source::MakeSource), with the
-// function's S3 settings.
-SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time);
+// function's S3 settings; local sources read only under `local_roots` (canonical; empty:
+// anywhere).
+SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time,
+                                   std::vector<std::string> local_roots = {});
 
 struct FileTableFunctionConfig {
   engine::Database* db = nullptr;  // not owned; used to sniff file shapes

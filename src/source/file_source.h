@@ -78,6 +78,8 @@ struct SourceOptions {
   Clock* clock = Clock::Real();  // must outlive the source
   // Local sources: how long a file must be unchanged before it is taken.
   std::chrono::milliseconds settle_time{1000};
+  // Local sources: the directories they may read under (LocalSourceOptions::roots).
+  std::vector<std::string> local_roots;
   // S3 sources: endpoint, region, credentials, retries.
   s3::S3Config s3;
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace millrace::source {
@@ -84,6 +85,13 @@ class PosixFileSystem final : public LocalFileSystem {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
     return std::unique_ptr<ReadableFile>(std::make_unique<PosixReadableFile>(fd, path));
+  }
+
+  Result<std::string> Resolve(const std::string& path) override {
+    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path.c_str(), nullptr),
+                                                         &std::free);
+    if (resolved == nullptr) return ErrnoStatus(errno, "cannot resolve", path);
+    return std::string(resolved.get());
   }
 };
 

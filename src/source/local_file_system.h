@@ -53,6 +53,8 @@ class LocalFileSystem {
   // Follows symlinks.
   virtual Result<FileStat> Stat(const std::string& path) = 0;
   virtual Result<std::unique_ptr<ReadableFile>> OpenForRead(const std::string& path) = 0;
+  // The canonical absolute path of an existing `path`: symlinks, "." and ".." resolved.
+  virtual Result<std::string> Resolve(const std::string& path) = 0;
 
   // The real file system (POSIX calls). Stateless; lives for the whole process.
   static LocalFileSystem* Posix();

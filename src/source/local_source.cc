@@ -66,7 +66,53 @@ Result<std::unique_ptr<LocalSource>> LocalSource::Create(std::string_view patter
   const std::string& prefix = glob.LiteralPrefix();
   std::string root = prefix.substr(0, prefix.rfind('/'));
   if (root.empty()) root = "/";
-  return std::unique_ptr<LocalSource>(new LocalSource(std::move(glob), std::move(root), options));
+  auto source =
+      std::unique_ptr<LocalSource>(new LocalSource(std::move(glob), std::move(root), options));
+  if (!options.roots.empty()) {
+    for (std::string_view rest = pattern; !rest.empty();) {
+      const size_t slash = rest.find('/');
+      const std::string_view segment = rest.substr(0, slash);
+      if (segment == "." || segment == "..") {
+        return Status::PermissionDenied("local file pattern \"" + std::string(pattern) +
+                                        "\" has a \"" + std::string(segment) +
+                                        "\" segment; give the path under the local root as it is");
+      }
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    }
+    // The walk's directory, symlinks resolved when it exists (a missing one lists nothing).
+    auto resolved = options.file_system->Resolve(source->root_);
+    MR_RETURN_IF_ERROR(
+        source->CheckUnderRoots(resolved.ok() ? *resolved : source->root_, std::string(pattern)));
+  }
+  return source;
+}
+
+Result<std::vector<std::string>> ResolveRoots(const std::vector<std::string>& roots) {
+  std::vector<std::string> resolved;
+  for (const std::string& root : roots) {
+    auto path = LocalFileSystem::Posix()->Resolve(root);
+    auto stat = LocalFileSystem::Posix()->Stat(root);
+    if (!path.ok() || !stat.ok() || !stat->is_directory) {
+      return Status::InvalidArgument("local root " + root + " is not an existing directory");
+    }
+    resolved.push_back(*path);
+  }
+  return resolved;
+}
+
+Status LocalSource::CheckUnderRoots(const std::string& path, const std::string& shown) const {
+  if (options_.roots.empty()) return Status::Ok();
+  for (const std::string& root : options_.roots) {
+    if (path == root || (path.starts_with(root) && (root == "/" || path[root.size()] == '/'))) {
+      return Status::Ok();
+    }
+  }
+  std::string roots;
+  for (const std::string& root : options_.roots)
+    roots += (roots.empty() ? "" : ", ") + root;
+  return Status::PermissionDenied(shown + (shown == path ? "" : " (" + path + ")") +
+                                  " is outside the local roots (" + roots +
+                                  "); the server's --local-root flag names them");
 }
 
 Status LocalSource::Walk(const std::string& directory, const std::string& start_after,
@@ -187,6 +233,11 @@ Status LocalSource::CopyListedVersion(const FileInfo& file, ReadableFile* in, in
 }
 
 Status LocalSource::Download(const FileInfo& file, const std::string& local_path) {
+  if (!options_.roots.empty()) {
+    // A symlink may point out of the roots: the file it resolves to is what would be read.
+    MR_ASSIGN_OR_RETURN(std::string resolved, options_.file_system->Resolve(file.key));
+    MR_RETURN_IF_ERROR(CheckUnderRoots(resolved, file.key));
+  }
   auto in = options_.file_system->OpenForRead(file.key);
   if (!in.ok()) return in.status();
   const int out_fd = ::open(local_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -24,6 +24,7 @@
 //   mtime or inode differ from the listing (before, during or after the copy), NOT_FOUND if
 //   the file is gone, PERMISSION_DENIED / IO_ERROR naming it if it cannot be read; the
 //   partial copy is removed.
+// - Confinement: see LocalSourceOptions::roots.
 // - Thread-safety: all methods may be called concurrently (the source holds no mutable state).
 #pragma once
 
@@ -31,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "source/file_source.h"
@@ -43,7 +45,16 @@ struct LocalSourceOptions {
   Clock* clock = Clock::Real();  // must outlive the source
   std::chrono::milliseconds settle_time{1000};
   LocalFileSystem* file_system = nullptr;  // nullptr: the real one; must outlive the source
+  // The directories the source may read under (canonical absolute paths, see ResolveRoots);
+  // empty: anywhere. A pattern with a "." or ".." segment, or whose literal directory is not
+  // under a root, is refused at Create; a file that resolves (symlinks followed) outside every
+  // root is refused at Download. Both are PERMISSION_DENIED naming the path and the roots.
+  std::vector<std::string> roots;
 };
+
+// The canonical paths of `roots` (each must be an existing directory), for
+// LocalSourceOptions::roots. INVALID_ARGUMENT names a root that is not.
+Result<std::vector<std::string>> ResolveRoots(const std::vector<std::string>& roots);
 
 class LocalSource final : public FileSource {
  public:
@@ -68,6 +79,8 @@ class LocalSource final : public FileSource {
   LocalSource(Glob glob, std::string root, LocalSourceOptions options)
       : glob_(std::move(glob)), root_(std::move(root)), options_(options) {}
 
+  // PERMISSION_DENIED unless canonical `path` lies under a root (or there are none).
+  Status CheckUnderRoots(const std::string& path, const std::string& shown) const;
   Status Walk(const std::string& directory, const std::string& start_after,
               std::vector<Candidate>* out) const;
   bool Settled(const FileStat& stat) const;

@@ -17,9 +17,10 @@ Result<std::unique_ptr<FileSource>> MakeSource(std::string_view pattern,
     return std::unique_ptr<FileSource>(std::move(source));
   }
   if (pattern.starts_with('/')) {
-    MR_ASSIGN_OR_RETURN(
-        std::unique_ptr<LocalSource> source,
-        LocalSource::Create(pattern, {.clock = options.clock, .settle_time = options.settle_time}));
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<LocalSource> source,
+                        LocalSource::Create(pattern, {.clock = options.clock,
+                                                      .settle_time = options.settle_time,
+                                                      .roots = options.local_roots}));
     return std::unique_ptr<FileSource>(std::move(source));
   }
   return Status::InvalidArgument("source pattern \"" + std::string(pattern) +

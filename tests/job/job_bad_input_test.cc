@@ -400,6 +400,7 @@ class HostileFileSystem final : public source::LocalFileSystem {
     if (path.find("vanish") != std::string::npos) std::filesystem::remove(path);
     return Posix()->OpenForRead(path);
   }
+  Result<std::string> Resolve(const std::string& path) override { return Posix()->Resolve(path); }
 };
 
 class HostileFilesTest : public JobBadInputTest {

@@ -60,6 +60,10 @@ class HookedFileSystem final : public LocalFileSystem {
         std::make_unique<HookedFile>(std::move(file), path, &before_read));
   }
 
+  Result<std::string> Resolve(const std::string& path) override {
+    return LocalFileSystem::Posix()->Resolve(path);
+  }
+
   StatHook before_stat;
   ReadHook before_read;
   int list_directory_calls = 0;
