@@ -8,6 +8,7 @@
 // Shutdown: stop accepting, close idle connections, give running statements --shutdown-grace
 // seconds, interrupt what is left, then close the database (checkpoint).
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,15 +30,21 @@
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
 #include "server/mysql_server.h"
+#include "source/local_source.h"
 #include "sql/router.h"
 
 namespace millrace::cli {
 namespace {
 
-Status EnsureDirectory(const std::string& path) {
+// Creates `path` if needed and makes it the owner's alone (0700): the data directory holds
+// the database, with the jobs' credentials and the users' password hashes.
+Status EnsurePrivateDirectory(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
-  if (ec) return Status::IoError("cannot create data directory '" + path + "': " + ec.message());
+  if (ec) return Status::IoError("cannot create directory '" + path + "': " + ec.message());
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, ec);
+  if (ec) return Status::IoError("cannot restrict directory '" + path + "': " + ec.message());
   return Status::Ok();
 }
 
@@ -143,13 +150,25 @@ int RunServe(const std::vector<std::string>& args) {
 
   auto fail_points = FailPoints::FromEnv(env);
   if (!fail_points.ok()) return Fail(fail_points.status());
-  if (Status status = EnsureDirectory(config->data_dir); !status.ok()) return Fail(status);
+  // Everything the server creates (database, WAL, work files, ports.json) is 0600/0700.
+  ::umask(077);
+  if (Status status = EnsurePrivateDirectory(config->data_dir); !status.ok()) return Fail(status);
+  std::vector<std::string> local_roots = config->local_roots;
+  if (local_roots.empty()) {
+    if (Status status = EnsurePrivateDirectory(config->InboxPath()); !status.ok()) {
+      return Fail(status);
+    }
+    local_roots.push_back(config->InboxPath());
+  }
+  auto resolved_roots = source::ResolveRoots(local_roots);
+  if (!resolved_roots.ok()) return Fail(resolved_roots.status());
   RemovePortsFile(*config);  // a stale file from a killed run must not mislead anyone
 
   engine::DatabaseOptions options;
   options.path = config->DatabasePath();
   options.memory_limit = config->memory_limit;
   options.threads = config->threads;
+  options.preserve_insertion_order = false;  // see job/batch_loader.h on row order
   auto db = engine::Database::Open(options);
   if (!db.ok()) return Fail(db.status());
   MR_LOG(kInfo) << "database open at " << options.path;
@@ -171,10 +190,12 @@ int RunServe(const std::vector<std::string>& args) {
     const std::string work_root = config->data_dir + "/work";
     std::error_code ignored;
     std::filesystem::remove_all(work_root, ignored);
+    if (Status status = EnsurePrivateDirectory(work_root); !status.ok()) return Fail(status);
     load::FileTableFunctionConfig files;
     files.db = db->get();
     files.work_root = work_root;
-    files.make_source = load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime);
+    files.make_source =
+        load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime, *resolved_roots);
     load::RegisterFileTableFunctions(&router.table_functions(), files);
     job::JobServiceConfig jobs_config;
     jobs_config.db = db->get();
@@ -188,6 +209,11 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     job::RegisterJobStatements(&router, jobs->get());
+    // DuckDB's own lock, the sandbox's backstop: from here on it reads and writes only the
+    // work directory (where S3() and local() files and job batches are fetched to) and its
+    // own files. Local roots are never added: local() copies from them into the work
+    // directory, under Millrace's checks.
+    if (Status status = (*db)->LockDown({work_root}); !status.ok()) return Fail(status);
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);
 

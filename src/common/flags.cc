@@ -13,6 +13,13 @@ EnvLookup ProcessEnv() {
   };
 }
 
+std::vector<std::string> ParsedFlags::GetAll(std::string_view name) const {
+  auto it = all_.find(name);
+  if (it != all_.end()) return it->second;
+  if (auto value = Get(name)) return {*value};
+  return {};
+}
+
 std::optional<std::string> ParsedFlags::Get(std::string_view name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
@@ -81,12 +88,22 @@ Result<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     } else {
       return Status::InvalidArgument("flag --" + name + " needs a value");
     }
+    if (spec->repeatable) parsed.all_[name].push_back(parsed.values_[name]);
   }
   for (const FlagSpec& spec : specs) {
     if (parsed.values_.count(spec.name) != 0) continue;
     if (!spec.env.empty()) {
       if (auto value = env(spec.env); value && !value->empty()) {
         parsed.values_[spec.name] = *value;
+        if (spec.repeatable) {
+          std::vector<std::string>& all = parsed.all_[spec.name];
+          for (std::string_view rest = *value; !rest.empty();) {
+            const size_t colon = rest.find(':');
+            if (colon != 0) all.emplace_back(rest.substr(0, colon));
+            if (colon == std::string_view::npos) break;
+            rest.remove_prefix(colon + 1);
+          }
+        }
         continue;
       }
     }

@@ -26,6 +26,9 @@ struct FlagSpec {
   std::string default_value;  // used when neither is set; "" means unset
   std::string help;
   bool is_bool = false;  // a switch: present means "true"
+  // May be given several times, each value kept (GetAll); its environment variable holds the
+  // values separated by ':'.
+  bool repeatable = false;
 };
 
 // Reads an environment variable; injectable so tests do not touch the process environment.
@@ -39,6 +42,9 @@ class ParsedFlags {
   // The value or "" when unset.
   std::string GetOr(std::string_view name, std::string fallback) const;
   bool GetBool(std::string_view name) const;
+  // Every value of a repeatable flag, in order (the environment's or the default when the
+  // command line has none); empty when unset.
+  std::vector<std::string> GetAll(std::string_view name) const;
   // Parses the flag as an integer in [min, max]; errors name the flag.
   Result<int64_t> GetInt(std::string_view name, int64_t min, int64_t max) const;
   const std::vector<std::string>& positional() const { return positional_; }
@@ -48,6 +54,7 @@ class ParsedFlags {
   friend Result<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
                                         const std::vector<FlagSpec>& specs, const EnvLookup& env);
   std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, std::vector<std::string>, std::less<>> all_;  // repeatable flags
   std::vector<std::string> positional_;
   bool help_ = false;
 };

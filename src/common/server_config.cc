@@ -15,6 +15,10 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
       {"memory-limit", "MILLRACE_MEMORY_LIMIT", "", "DuckDB memory_limit, e.g. 1GB"},
       {"threads", "MILLRACE_THREADS", "", "DuckDB worker threads"},
       {"log-level", "MILLRACE_LOG_LEVEL", "info", "debug, info, warning or error"},
+      {"local-root", "MILLRACE_LOCAL_ROOT", "",
+       "directory local() and local-file jobs may read under (repeatable; default "
+       "<data-dir>/inbox)",
+       false, true},
   };
   return kFlags;
 }
@@ -33,6 +37,7 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
     config.threads = static_cast<int>(threads);
   }
   config.log_level = flags.GetOr("log-level", config.log_level);
+  config.local_roots = flags.GetAll("local-root");
   MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
 
   const std::string password_env = flags.GetOr("password-env", "MILLRACE_ROOT_PASSWORD");
@@ -49,6 +54,10 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
 
 std::string ServerConfig::DatabasePath() const {
   return data_dir + "/millrace.duckdb";
+}
+
+std::string ServerConfig::InboxPath() const {
+  return data_dir + "/inbox";
 }
 
 bool IsLoopbackAddress(const std::string& address) {

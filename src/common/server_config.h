@@ -26,6 +26,9 @@ struct ServerConfig {
   std::string memory_limit;   // DuckDB memory_limit, e.g. "1GB"; empty: DuckDB's default
   int threads = 0;            // DuckDB threads; 0: DuckDB's default
   std::string log_level = "info";
+  // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
+  // flags: <data_dir>/inbox.
+  std::vector<std::string> local_roots;
 
   // The flag table of `millrace serve`, shared by the parser and --help.
   static const std::vector<FlagSpec>& Flags();
@@ -33,6 +36,8 @@ struct ServerConfig {
 
   // Path of the DuckDB database file inside data_dir.
   std::string DatabasePath() const;
+  // The default local root, created by `serve` when no --local-root is given.
+  std::string InboxPath() const;
 };
 
 // True for 127.0.0.0/8, ::1 and "localhost".

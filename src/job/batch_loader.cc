@@ -107,16 +107,7 @@ std::string BatchLoader::WithReader(const std::string& reader) const {
          spec_.insert_sql.substr(a.call_end);
 }
 
-Status BatchLoader::PreserveInsertionOrder(bool preserve) {
-  if (preserve_order_ == preserve) return Status::Ok();
-  MR_RETURN_IF_ERROR(conn_->Execute(std::string("SET SESSION preserve_insertion_order = ") +
-                                    (preserve ? "true" : "false")));
-  preserve_order_ = preserve;
-  return Status::Ok();
-}
-
 Result<int64_t> BatchLoader::InsertOver(const std::vector<std::string>& readables) {
-  MR_RETURN_IF_ERROR(PreserveInsertionOrder(false));
   MR_ASSIGN_OR_RETURN(std::string select, SelectOver(readables, /*fast=*/true));
   MR_ASSIGN_OR_RETURN(
       auto inserted,
@@ -211,11 +202,10 @@ Status BatchLoader::LoadTargetColumns() {
 Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::string& readable) {
   if (IsEmptyFile(readable)) return FileLoad();
   auto with_file = [&](const Status& s) { return s.WithContext("file " + key); };
-  if (Status s = PreserveInsertionOrder(true); !s.ok()) return s;
   if (Status s = LoadTargetColumns(); !s.ok()) return with_file(s);
   auto select = SelectOver({readable}, /*fast=*/false);
   if (!select.ok()) return with_file(select.status());
-  // Record numbers follow the reader's order (DuckDB preserves insertion order).
+  // Record numbers follow the reader's order (see the header on row order).
   Status staged = conn_->Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStage +
                                  " AS SELECT row_number() OVER () AS __millrace_row, * FROM (" +
                                  *select + ") AS __millrace_src");

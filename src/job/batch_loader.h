@@ -13,11 +13,14 @@
 // (IsRowLevelError), rolls back and loads the whole batch carefully: bad rows are rare, and the
 // fast way costs one pass over each file.
 //
-// Row order: a fast load runs with DuckDB's preserve_insertion_order off for its connection
-// (SET SESSION), so DuckDB inserts a file's rows in whatever order its threads read them, as
-// a multi-file load would: keeping the file's order serializes the end of every file's scan
-// and costs about a quarter of the load time. A careful load keeps the order: its record
-// numbers come from it. SQL tables have no order; a SELECT that needs one says ORDER BY.
+// Row order: the server runs DuckDB with preserve_insertion_order off (set once at start,
+// before the configuration is locked: engine::DatabaseOptions), so a fast load inserts a
+// file's rows in whatever order DuckDB's threads read them, as a multi-file load would:
+// keeping the file's order serializes the end of every file's scan and costs about a quarter
+// of the load time. A careful load numbers records with row_number() OVER (), which follows
+// the reader's order whatever that setting (checked on a 3-million-row parallel CSV read with
+// DuckDB 1.4.4; tests/job pins it). SQL tables have no order; a SELECT that needs one says
+// ORDER BY.
 //
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
@@ -94,13 +97,10 @@ class BatchLoader {
   std::string WithReader(const std::string& reader) const;
   // Runs the job's INSERT over `readables` (fast) and returns the rows it inserted.
   Result<int64_t> InsertOver(const std::vector<std::string>& readables);
-  // Sets the connection's preserve_insertion_order, when it is not already `preserve`.
-  Status PreserveInsertionOrder(bool preserve);
 
   engine::Connection* conn_;
   const LoadSpec& spec_;
-  std::vector<TargetColumn> targets_;   // filled on the first careful load
-  std::optional<bool> preserve_order_;  // the session's setting, once this loader set it
+  std::vector<TargetColumn> targets_;  // filled on the first careful load
   // json: the columns detected in the first file loaded, read by name in every file.
   std::optional<std::string> json_columns_;
   // Where the FROM before the call begins when the statement can load groups (CanGroup).
