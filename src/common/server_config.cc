@@ -15,6 +15,9 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
       {"memory-limit", "MILLRACE_MEMORY_LIMIT", "", "DuckDB memory_limit, e.g. 1GB"},
       {"threads", "MILLRACE_THREADS", "", "DuckDB worker threads"},
       {"log-level", "MILLRACE_LOG_LEVEL", "info", "debug, info, warning or error"},
+      {"tls-cert", "MILLRACE_TLS_CERT", "",
+       "PEM certificate (chain) file: TLS on the MySQL port, HTTPS only on the HTTP port"},
+      {"tls-key", "MILLRACE_TLS_KEY", "", "PEM private key file of --tls-cert"},
   };
   return kFlags;
 }
@@ -34,6 +37,11 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   }
   config.log_level = flags.GetOr("log-level", config.log_level);
   MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
+  config.tls_cert_file = flags.GetOr("tls-cert", "");
+  config.tls_key_file = flags.GetOr("tls-key", "");
+  if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
+    return Status::InvalidArgument("--tls-cert and --tls-key go together: give both or neither");
+  }
 
   const std::string password_env = flags.GetOr("password-env", "MILLRACE_ROOT_PASSWORD");
   if (auto password = env(password_env)) config.root_password = *password;
