@@ -5,6 +5,9 @@
 // 0) are logged ("mysql listening on 127.0.0.1:NNNNN") and written to <data-dir>/ports.json as
 // {"mysql_port": N, "http_port": N, "pid": N}; the file is removed on shutdown.
 //
+// TLS: --tls-cert/--tls-key are read and checked before the database opens (exit status 2
+// naming the file otherwise); the MySQL port then offers TLS and the HTTP port serves HTTPS.
+//
 // Shutdown: stop accepting, close idle connections, give running statements --shutdown-grace
 // seconds, interrupt what is left, then close the database (checkpoint).
 #include <signal.h>
@@ -23,6 +26,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/server_config.h"
+#include "common/tls.h"
 #include "engine/database.h"
 #include "http/http_server.h"
 #include "job/duckdb_catalog.h"
@@ -147,6 +151,16 @@ int RunServe(const std::vector<std::string>& args) {
     return 2;
   }
   Logger::Default().SetLevel(ParseLogLevel(config->log_level).value_or(LogLevel::kInfo));
+  if (!config->tls_cert_file.empty()) {
+    // Read and checked once, before anything starts: a bad certificate never leaves a server
+    // running without TLS.
+    auto tls = TlsCredentials::Load(config->tls_cert_file, config->tls_key_file);
+    if (!tls.ok()) {
+      std::fprintf(stderr, "millrace serve: %s\n", tls.status().message().c_str());
+      return 2;
+    }
+    mysql_options->tls = *tls;
+  }
 
   auto fail_points = FailPoints::FromEnv(env);
   if (!fail_points.ok()) return Fail(fail_points.status());
@@ -219,7 +233,7 @@ int RunServe(const std::vector<std::string>& args) {
 
     DatabaseHealth health(std::move(health_conn).value());
     http::HttpServer http_server(
-        {config->bind_address, config->http_port}, &metrics,
+        {config->bind_address, config->http_port, mysql_options->tls}, &metrics,
         [&health, &mysql] {
           http::HealthReport report = health.Check();
           report.fields.emplace_back("mysql_connections", std::to_string(mysql.active_sessions()));
@@ -230,8 +244,12 @@ int RunServe(const std::vector<std::string>& args) {
       mysql.Shutdown(std::chrono::milliseconds(0));
       return Fail(status);
     }
-    MR_LOG(kInfo) << "mysql listening on " << config->bind_address << ":" << mysql.port();
-    MR_LOG(kInfo) << "http listening on " << config->bind_address << ":" << http_server.port();
+    const bool tls = mysql_options->tls != nullptr;
+    MR_LOG(kInfo) << "mysql listening on " << config->bind_address << ":" << mysql.port()
+                  << (tls ? (mysql_options->require_tls ? " (TLS required)" : " (TLS offered)")
+                          : "");
+    MR_LOG(kInfo) << "http listening on " << config->bind_address << ":" << http_server.port()
+                  << (tls ? " (HTTPS only)" : "");
     if (Status status = WritePortsFile(*config, mysql.port(), http_server.port()); !status.ok()) {
       http_server.Stop();
       mysql.Shutdown(std::chrono::milliseconds(0));

@@ -19,6 +19,9 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
        "directory local() and local-file jobs may read under (repeatable; default "
        "<data-dir>/inbox)",
        false, true},
+      {"tls-cert", "MILLRACE_TLS_CERT", "",
+       "PEM certificate (chain) file: TLS on the MySQL port, HTTPS only on the HTTP port"},
+      {"tls-key", "MILLRACE_TLS_KEY", "", "PEM private key file of --tls-cert"},
   };
   return kFlags;
 }
@@ -39,6 +42,11 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   config.log_level = flags.GetOr("log-level", config.log_level);
   config.local_roots = flags.GetAll("local-root");
   MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
+  config.tls_cert_file = flags.GetOr("tls-cert", "");
+  config.tls_key_file = flags.GetOr("tls-key", "");
+  if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
+    return Status::InvalidArgument("--tls-cert and --tls-key go together: give both or neither");
+  }
 
   const std::string password_env = flags.GetOr("password-env", "MILLRACE_ROOT_PASSWORD");
   if (auto password = env(password_env)) config.root_password = *password;

@@ -5,7 +5,8 @@
 // - The root password is never a flag: --password-env names the environment variable that
 //   holds it (MILLRACE_ROOT_PASSWORD by default). The password is registered with the logger
 //   as a secret as soon as it is read.
-// - Validation refuses a non-loopback bind address without a password.
+// - Validation refuses a non-loopback bind address without a password, and --tls-cert
+//   without --tls-key or the reverse.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,10 @@ struct ServerConfig {
   // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
   // flags: <data_dir>/inbox.
   std::vector<std::string> local_roots;
+  // PEM files of the certificate (chain) and private key for TLS on both ports; both empty:
+  // no TLS. Only named here: common/tls.h reads and checks them.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 
   // The flag table of `millrace serve`, shared by the parser and --help.
   static const std::vector<FlagSpec>& Flags();

@@ -14,7 +14,7 @@
 namespace millrace::http {
 
 struct HttpServer::Impl {
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server;  // an httplib::SSLServer with TLS; set by Start
 };
 
 HttpServer::HttpServer(HttpServerOptions options, MetricsRegistry* metrics, HealthCheck health,
@@ -50,7 +50,20 @@ HttpResponse HttpServer::Health() {
 }
 
 Status HttpServer::Start() {
-  httplib::Server& server = impl_->server;
+  if (options_.tls == nullptr) {
+    impl_->server = std::make_unique<httplib::Server>();
+  } else {
+    Status configured = Status::Ok();
+    impl_->server = std::make_unique<httplib::SSLServer>([&](SSL_CTX& ctx) {
+      configured = options_.tls->ConfigureServer(&ctx);
+      return configured.ok();
+    });
+    if (!impl_->server->is_valid()) {
+      return Status::Internal("cannot set up HTTPS: " +
+                              (configured.ok() ? "no TLS context" : configured.message()));
+    }
+  }
+  httplib::Server& server = *impl_->server;
   auto serve = [this](Handler handler) {
     return
         [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
@@ -111,7 +124,7 @@ Status HttpServer::Start() {
 
 void HttpServer::Stop() {
   if (!thread_.joinable()) return;
-  impl_->server.stop();
+  impl_->server->stop();
   thread_.join();
 }
 

@@ -12,6 +12,8 @@
 // - Handlers run on httplib's worker threads, concurrently: they must be thread-safe. An
 //   exception escaping a handler becomes a 500 whose body names no secret.
 // - Time (uptime) comes from the injected Clock, which must outlive the server.
+// - TLS: with HttpServerOptions::tls the port serves HTTPS only (a plain HTTP request fails
+//   its TLS handshake and the connection closes).
 #pragma once
 
 #include <cstdint>
@@ -28,12 +30,14 @@
 #include "common/json.h"
 #include "common/metrics.h"
 #include "common/status.h"
+#include "common/tls.h"
 
 namespace millrace::http {
 
 struct HttpServerOptions {
   std::string bind_address = "127.0.0.1";
   uint16_t port = 8030;
+  std::shared_ptr<const TlsCredentials> tls;  // null: plain HTTP
 };
 
 struct HealthReport {

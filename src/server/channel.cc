@@ -1,6 +1,15 @@
 #include "server/channel.h"
 
+#include <algorithm>
+
+#include "asio/ssl.hpp"
+
 namespace millrace::server {
+
+struct Channel::TlsStream {
+  TlsStream(asio::ip::tcp::socket& socket, asio::ssl::context& context) : stream(socket, context) {}
+  asio::ssl::stream<asio::ip::tcp::socket&> stream;
+};
 
 Channel::Channel(std::unique_ptr<asio::io_context> io, asio::ip::tcp::socket socket,
                  size_t max_packet_size, Counter* bytes_received, Counter* bytes_sent)
@@ -37,7 +46,7 @@ asio::error_code Channel::Run(const std::function<void(Completion)>& start,
 }
 
 Result<Packet> Channel::Read(std::chrono::milliseconds idle_timeout,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout, bool exact) {
   while (true) {
     Result<std::optional<Packet>> packet = decoder_.Next(&sequence_);
     if (!packet.ok()) {
@@ -46,15 +55,26 @@ Result<Packet> Channel::Read(std::chrono::milliseconds idle_timeout,
     }
     if (*packet) return std::move(**packet);
     const bool partial = decoder_.HasPartial();
+    const asio::mutable_buffer buffer(
+        in_.data(), exact ? std::min(in_.size(), decoder_.Missing()) : in_.size());
     size_t n = 0;
     const asio::error_code ec = Run(
-        [this](Completion done) { socket_.async_read_some(asio::buffer(in_), std::move(done)); },
+        [this, buffer](Completion done) {
+          if (tls_) {
+            tls_->stream.async_read_some(buffer, std::move(done));
+          } else {
+            socket_.async_read_some(buffer, std::move(done));
+          }
+        },
         partial ? timeout : idle_timeout, &n);
     if (ec == asio::error::timed_out) {
       return Status::DeadlineExceeded(partial ? "timed out receiving a packet"
                                               : "idle timeout: no command from the client");
     }
-    if (ec == asio::error::eof) return Status::Unavailable("the client closed the connection");
+    // A TLS client that closes without close_notify reads as a truncated stream.
+    if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+      return Status::Unavailable("the client closed the connection");
+    }
     if (ec) return Status::Unavailable("receiving from the client failed: " + ec.message());
     bytes_received_->Add(n);
     decoder_.Append(std::string_view(in_.data(), n));
@@ -69,7 +89,13 @@ Status Channel::Flush(std::chrono::milliseconds timeout) {
   if (out_.empty()) return Status::Ok();
   size_t n = 0;
   const asio::error_code ec = Run(
-      [this](Completion done) { asio::async_write(socket_, asio::buffer(out_), std::move(done)); },
+      [this](Completion done) {
+        if (tls_) {
+          asio::async_write(tls_->stream, asio::buffer(out_), std::move(done));
+        } else {
+          asio::async_write(socket_, asio::buffer(out_), std::move(done));
+        }
+      },
       timeout, &n);
   bytes_sent_->Add(n);
   out_.clear();
@@ -77,6 +103,26 @@ Status Channel::Flush(std::chrono::milliseconds timeout) {
     return Status::DeadlineExceeded("timed out sending to the client");
   if (ec) return Status::Unavailable("sending to the client failed: " + ec.message());
   return Status::Ok();
+}
+
+Status Channel::StartTls(asio::ssl::context& context, std::chrono::milliseconds timeout) {
+  if (decoder_.HasPartial()) {
+    return Status::InvalidArgument("the client sent data before the TLS handshake");
+  }
+  tls_ = std::make_unique<TlsStream>(socket_, context);
+  size_t unused = 0;
+  const asio::error_code ec = Run(
+      [this](Completion done) {
+        tls_->stream.async_handshake(
+            asio::ssl::stream_base::server,
+            [done = std::move(done)](const asio::error_code& error) { done(error, 0); });
+      },
+      timeout, &unused);
+  if (!ec) return Status::Ok();
+  tls_.reset();  // tls() stays false; the connection closes
+  if (ec == asio::error::timed_out)
+    return Status::DeadlineExceeded("timed out in the TLS handshake");
+  return Status::Unavailable("the TLS handshake failed: " + ec.message());
 }
 
 void Channel::Post(std::function<void()> fn) {

@@ -10,6 +10,10 @@
 //   the buffer. Reading a packet sets the next sequence id; ResetSequence starts a command.
 // - Other threads may only Post() work to the channel's io_context; it runs during the next
 //   Read or Flush on the owning thread, so it may safely touch the socket.
+// - TLS: StartTls runs the server side of a TLS handshake on the socket (within its timeout,
+//   like a Read); from then on Read and Flush go through the TLS stream, with the same
+//   deadlines and errors. Without TLS they use the socket directly, as before. The byte
+//   counters count MySQL packet bytes, before encryption.
 #pragma once
 
 #include <array>
@@ -24,6 +28,10 @@
 #include "common/result.h"
 #include "server/packet.h"
 
+namespace asio::ssl {
+class context;
+}  // namespace asio::ssl
+
 namespace millrace::server {
 
 class Channel {
@@ -32,12 +40,21 @@ class Channel {
           size_t max_packet_size, Counter* bytes_received, Counter* bytes_sent);
   ~Channel();
 
-  // The next packet; `idle_timeout` applies until its first byte, `timeout` after.
-  Result<Packet> Read(std::chrono::milliseconds idle_timeout, std::chrono::milliseconds timeout);
+  // The next packet; `idle_timeout` applies until its first byte, `timeout` after. With
+  // `exact`, nothing past the end of the packet is taken from the socket: what follows (a TLS
+  // handshake after an SSL request) stays there for StartTls.
+  Result<Packet> Read(std::chrono::milliseconds idle_timeout, std::chrono::milliseconds timeout,
+                      bool exact = false);
   void Write(std::string_view payload);
   size_t buffered() const { return out_.size(); }
   Status Flush(std::chrono::milliseconds timeout);
   void ResetSequence() { sequence_ = 0; }
+
+  // The server side of a TLS handshake on the socket; `context` must outlive the channel.
+  // Bytes already received and not yet read as packets would be lost: it fails if there are
+  // any (read the SSL request with `exact`).
+  Status StartTls(asio::ssl::context& context, std::chrono::milliseconds timeout);
+  bool tls() const { return tls_ != nullptr; }
 
   // Runs `fn` on the owning thread during its next Read or Flush. Thread-safe.
   void Post(std::function<void()> fn);
@@ -53,6 +70,8 @@ class Channel {
 
   std::unique_ptr<asio::io_context> io_;  // declared first: outlives the socket
   asio::ip::tcp::socket socket_;
+  struct TlsStream;
+  std::unique_ptr<TlsStream> tls_;  // over socket_, once StartTls succeeded; destroyed first
   PacketDecoder decoder_;
   uint8_t sequence_ = 0;
   std::string out_;

@@ -6,6 +6,7 @@
 #include <system_error>
 #include <thread>
 
+#include "asio/ssl.hpp"
 #include "common/logging.h"
 #include "server/channel.h"
 #include "server/mysql_session.h"
@@ -29,6 +30,8 @@ const std::vector<FlagSpec>& MySqlServerOptions::Flags() {
       {"max-connections", "MILLRACE_MAX_CONNECTIONS", "512", "most concurrent MySQL connections"},
       {"shutdown-grace", "MILLRACE_SHUTDOWN_GRACE", "30",
        "seconds running statements get to finish on SIGTERM before they are interrupted"},
+      {"require-tls", "MILLRACE_REQUIRE_TLS", "",
+       "refuse MySQL logins without TLS (ERR 3159); needs --tls-cert", /*is_bool=*/true},
   };
   return kFlags;
 }
@@ -49,6 +52,11 @@ Result<MySqlServerOptions> MySqlServerOptions::FromFlags(const ServerConfig& con
   options.max_packet_size = static_cast<size_t>(packet);
   options.max_connections = static_cast<int>(connections);
   options.shutdown_grace = std::chrono::seconds(grace);
+  options.require_tls = flags.GetBool("require-tls");
+  if (options.require_tls && config.tls_cert_file.empty()) {
+    return Status::InvalidArgument(
+        "--require-tls needs a certificate: set --tls-cert and --tls-key");
+  }
   return options;
 }
 
@@ -81,6 +89,7 @@ class MySqlServer::Impl {
   ~Impl() { Shutdown(std::chrono::milliseconds(0)); }
 
   Status Start() {
+    MR_RETURN_IF_ERROR(StartTls());
     asio::error_code ec;
     asio::ip::tcp::resolver resolver(accept_io_);
     const auto endpoints = resolver.resolve(
@@ -153,6 +162,22 @@ class MySqlServer::Impl {
     std::thread thread;
     bool done = false;
   };
+
+  // The TLS context every session's handshake uses, when the options hold a certificate.
+  Status StartTls() {
+    if (options_.tls == nullptr) {
+      if (options_.require_tls) return Status::InvalidArgument("require_tls needs a certificate");
+      return Status::Ok();
+    }
+    try {
+      tls_context_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    } catch (const std::system_error& e) {
+      return Status::Internal(std::string("cannot create the MySQL TLS context: ") + e.what());
+    }
+    MR_RETURN_IF_ERROR(options_.tls->ConfigureServer(tls_context_->native_handle()));
+    env_.tls = tls_context_.get();
+    return Status::Ok();
+  }
 
   bool AllDone() REQUIRES(mu_) {
     for (const auto& [id, slot] : slots_) {
@@ -242,6 +267,7 @@ class MySqlServer::Impl {
   ServerMetrics metrics_;
   std::atomic<bool> stopping_{false};
   SessionEnvironment env_;
+  std::unique_ptr<asio::ssl::context> tls_context_;  // null: no TLS
   asio::io_context accept_io_;
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer retry_timer_;

@@ -12,6 +12,13 @@
 //   SERVER_MORE_RESULTS_EXISTS; the first error ends the batch); without it they are ERR 1064.
 //   CLIENT_DEPRECATE_EOF is honoured when the client asks for it.
 // - Statements are routed by sql::Router; column types and values follow column_types.h.
+// - TLS, when MySqlServerOptions::tls holds a certificate: the greeting announces CLIENT_SSL;
+//   a client that answers with an SSL request (a 32-byte handshake response with CLIENT_SSL)
+//   runs the TLS handshake on the same socket and sends its full handshake response
+//   encrypted, sequence ids continuing. With require_tls a client that logs in without TLS
+//   gets ERR 3159 (HY000) before its password is checked. An SSL request to a server without
+//   a certificate is ERR 1043; a failed TLS handshake closes the connection.
+//   sql::SessionInfo::tls tells the SQL layer whether the session is encrypted.
 //
 // Concurrency model
 // - One thread per connection. DuckDB calls block, so a session runs its statements on its own
@@ -43,6 +50,7 @@
 #include "common/metrics.h"
 #include "common/result.h"
 #include "common/server_config.h"
+#include "common/tls.h"
 #include "sql/router.h"
 
 namespace millrace::server {
@@ -56,10 +64,13 @@ struct MySqlServerOptions {
   size_t max_packet_size = 64 << 20;
   int max_connections = 512;
   std::chrono::seconds shutdown_grace{30};
+  std::shared_ptr<const TlsCredentials> tls;  // null: no TLS
+  bool require_tls = false;                   // needs `tls`
 
   // The flags of `millrace serve` specific to this server (beyond ServerConfig::Flags()).
   static const std::vector<FlagSpec>& Flags();
-  // Options from ServerConfig (address, port, password) and the flags above.
+  // Options from ServerConfig (address, port, password) and the flags above; `tls` is left
+  // for the caller to load (common/tls.h), --require-tls without --tls-cert is refused.
   static Result<MySqlServerOptions> FromFlags(const ServerConfig& config, const ParsedFlags& flags);
   // The MySQL system variables these options define (@@wait_timeout, @@max_allowed_packet...).
   std::vector<sql::SystemVariable> SystemVariables() const;

@@ -73,8 +73,8 @@ Status MySqlSession::Serve() {
   return CommandLoop();
 }
 
-Result<Packet> MySqlSession::ReadPacket(std::chrono::milliseconds idle_timeout) {
-  Result<Packet> packet = channel_->Read(idle_timeout, net_timeout());
+Result<Packet> MySqlSession::ReadPacket(std::chrono::milliseconds idle_timeout, bool exact) {
+  Result<Packet> packet = channel_->Read(idle_timeout, net_timeout(), exact);
   if (packet.ok()) return packet;
   const Status& status = packet.status();
   if (status.code() == StatusCode::kResourceExhausted) {
@@ -110,51 +110,85 @@ uint16_t MySqlSession::StatusFlags(bool more) const {
   return flags;
 }
 
+Status MySqlSession::RefuseHandshake(const Status& status) {
+  env_.metrics->protocol_errors->Add();
+  SendErrorAndFlush(sql::kErHandshake, "08S01", "Bad handshake: " + status.message())
+      .IgnoreError();  // the connection closes either way
+  return status;
+}
+
+Result<HandshakeResponse> MySqlSession::ReadHandshakeResponse() {
+  // Exact: after an SSL request, the client's TLS handshake follows on the socket.
+  MR_ASSIGN_OR_RETURN(Packet packet, ReadPacket(net_timeout(), /*exact=*/true));
+  Result<HandshakeResponse> response = ParseHandshakeResponse(packet.payload);
+  if (!response.ok()) return RefuseHandshake(response.status());
+  if (!response->ssl_request) return response;
+  if (env_.tls == nullptr) {
+    return RefuseHandshake(
+        Status::NotSupported("TLS was requested but this server has no certificate"));
+  }
+  if (Status status = channel_->StartTls(*env_.tls, net_timeout()); !status.ok()) {
+    env_.metrics->tls_failures->Add();
+    MR_LOG(kDebug) << "connection " << id_ << ": " << status.message();
+    return status;  // no ERR: the client expects TLS records, not a plain packet
+  }
+  env_.metrics->tls_connections->Add();
+  MR_ASSIGN_OR_RETURN(packet, ReadPacket(net_timeout()));
+  response = ParseHandshakeResponse(packet.payload);
+  if (response.ok() && response->ssl_request) {
+    response = Status::InvalidArgument("malformed handshake response: a second SSL request");
+  }
+  if (!response.ok()) return RefuseHandshake(response.status());
+  return response;
+}
+
 Status MySqlSession::Handshake() {
   MR_ASSIGN_OR_RETURN(scramble_, GenerateScramble());
   const sql::RouterOptions& router_options = env_.router->options();
+  const uint32_t offered = kServerCapabilities | (env_.tls != nullptr ? kClientSsl : 0);
   channel_->ResetSequence();
-  channel_->Write(
-      BuildHandshakeV10(router_options.server_version, id_, scramble_, StatusFlags(false)));
+  channel_->Write(BuildHandshakeV10(router_options.server_version, id_, scramble_, offered,
+                                    StatusFlags(false)));
   MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
 
-  MR_ASSIGN_OR_RETURN(Packet packet, ReadPacket(net_timeout()));
-  Result<HandshakeResponse> response = ParseHandshakeResponse(packet.payload);
-  if (!response.ok()) {
-    env_.metrics->protocol_errors->Add();
-    SendErrorAndFlush(sql::kErHandshake, "08S01", "Bad handshake: " + response.status().message())
-        .IgnoreError();  // the connection closes either way
-    return response.status();
+  MR_ASSIGN_OR_RETURN(HandshakeResponse response, ReadHandshakeResponse());
+  const std::string host = HostOf(peer_);
+  if (env_.options->require_tls && !channel_->tls()) {
+    env_.metrics->auth_failures->Add();
+    const std::string message =
+        "Connections using insecure transport are prohibited while --require-tls is on";
+    MR_LOG(kWarning) << "connection " << id_ << " from " << host << ": " << message;
+    SendErrorAndFlush(kErSecureTransportRequired, "HY000", message).IgnoreError();  // closing
+    return Status::PermissionDenied(message);
   }
-  capabilities_ = response->capabilities & kServerCapabilities;
-  std::string auth = response->auth_response;
-  if ((capabilities_ & kClientPluginAuth) != 0 && !response->auth_plugin.empty() &&
-      response->auth_plugin != kNativePasswordPlugin) {
+  capabilities_ = response.capabilities & offered;
+  std::string auth = response.auth_response;
+  if ((capabilities_ & kClientPluginAuth) != 0 && !response.auth_plugin.empty() &&
+      response.auth_plugin != kNativePasswordPlugin) {
     // E.g. caching_sha2_password: ask the client to answer the scramble the native way.
     channel_->Write(BuildAuthSwitchRequest(kNativePasswordPlugin, scramble_));
     MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
     MR_ASSIGN_OR_RETURN(Packet reply, ReadPacket(net_timeout()));
     auth = std::move(reply.payload);
   }
-  const std::string host = HostOf(peer_);
-  if (response->user != "root" ||
+  if (response.user != "root" ||
       !VerifyNativePassword(env_.options->root_password, scramble_, auth)) {
     env_.metrics->auth_failures->Add();
-    const std::string message = "Access denied for user '" + response->user + "'@'" + host +
+    const std::string message = "Access denied for user '" + response.user + "'@'" + host +
                                 "' (using password: " + (auth.empty() ? "NO" : "YES") + ")";
     MR_LOG(kWarning) << "connection " << id_ << ": " << message;
     SendErrorAndFlush(sql::kErAccessDenied, "28000", message).IgnoreError();  // closing anyway
     return Status::PermissionDenied(message);
   }
 
-  MR_ASSIGN_OR_RETURN(session_,
-                      env_.router->NewSession(sql::SessionInfo{id_, response->user, host}));
+  MR_ASSIGN_OR_RETURN(session_, env_.router->NewSession(
+                                    sql::SessionInfo{id_, response.user, host, channel_->tls()}));
   {
     MutexLock lock(&mu_);
     interruptible_ = session_.get();
   }
-  if (response->database) {
-    if (Status status = session_->Use(*response->database); !status.ok()) {
+  if (response.database) {
+    if (Status status = session_->Use(*response.database); !status.ok()) {
       const sql::MySqlError error = sql::ClassifyError(status);
       SendErrorAndFlush(error.code, error.sqlstate, status.message()).IgnoreError();
       return status;

@@ -10,6 +10,7 @@
 #include "common/thread_annotations.h"
 #include "server/channel.h"
 #include "server/mysql_server.h"
+#include "server/protocol.h"
 #include "server/server_metrics.h"
 #include "sql/router.h"
 
@@ -21,6 +22,7 @@ struct SessionEnvironment {
   const MySqlServerOptions* options;
   ServerMetrics* metrics;
   const std::atomic<bool>* stopping;
+  asio::ssl::context* tls = nullptr;  // null: no certificate, TLS not offered
 };
 
 class MySqlSession {
@@ -39,6 +41,11 @@ class MySqlSession {
  private:
   Status Serve();
   Status Handshake();
+  // The client's handshake response, read after a TLS handshake when the client asks for TLS.
+  // A malformed one is answered with ERR 1043 before its error is returned.
+  Result<HandshakeResponse> ReadHandshakeResponse();
+  // Sends ERR 1043 for a malformed handshake response; returns `status`.
+  Status RefuseHandshake(const Status& status);
   Status CommandLoop();
   Status HandleQuery(std::string_view text);
   // Sends one result set. A statement error while streaming becomes an ERR packet and sets
@@ -46,7 +53,7 @@ class MySqlSession {
   Status SendResultSet(sql::StatementResult& result, bool more, bool* failed);
   // Reads a packet; an oversized or out-of-order one is answered with ERR before the error
   // is returned.
-  Result<Packet> ReadPacket(std::chrono::milliseconds idle_timeout);
+  Result<Packet> ReadPacket(std::chrono::milliseconds idle_timeout, bool exact = false);
   void WriteError(const Status& status);
   void WriteError(uint16_t code, std::string_view sqlstate, std::string_view message);
   Status SendErrorAndFlush(uint16_t code, std::string_view sqlstate, std::string_view message);

@@ -1,6 +1,14 @@
 #include "server/packet.h"
 
 namespace millrace::server {
+namespace {
+
+// The payload length in a fragment's 4-byte header.
+size_t FragmentLength(const uint8_t* header) {
+  return header[0] | (header[1] << 8) | (size_t{header[2]} << 16);
+}
+
+}  // namespace
 
 void PacketDecoder::Append(std::string_view bytes) {
   // Compact lazily so a long stream of small packets does not grow the buffer.
@@ -14,7 +22,7 @@ void PacketDecoder::Append(std::string_view bytes) {
 Result<std::optional<Packet>> PacketDecoder::Next(uint8_t* sequence) {
   while (buffer_.size() - offset_ >= 4) {
     const auto* header = reinterpret_cast<const uint8_t*>(buffer_.data() + offset_);
-    const size_t length = header[0] | (header[1] << 8) | (size_t{header[2]} << 16);
+    const size_t length = FragmentLength(header);
     const uint8_t id = header[3];
     if (id != *sequence) {
       return Status::DataLoss("Got packets out of order: expected sequence id " +
@@ -38,6 +46,13 @@ Result<std::optional<Packet>> PacketDecoder::Next(uint8_t* sequence) {
     }
   }
   return std::optional<Packet>();
+}
+
+size_t PacketDecoder::Missing() const {
+  const size_t have = buffer_.size() - offset_;
+  if (have < 4) return 4 - have;
+  const size_t length = FragmentLength(reinterpret_cast<const uint8_t*>(buffer_.data() + offset_));
+  return have - 4 >= length ? 0 : length + 4 - have;
 }
 
 void AppendPacket(std::string_view payload, uint8_t* sequence, std::string* out) {

@@ -40,6 +40,9 @@ class PacketDecoder {
   Result<std::optional<Packet>> Next(uint8_t* sequence);
   // True when bytes of a packet not yet complete are buffered.
   bool HasPartial() const { return buffer_.size() > offset_ || started_; }
+  // Bytes missing from the fragment being received (its 4-byte header first): receiving no
+  // more than this never takes bytes past the end of the packet.
+  size_t Missing() const;
 
  private:
   size_t max_payload_;

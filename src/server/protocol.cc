@@ -89,13 +89,13 @@ std::string CommandName(uint8_t command) {
 }
 
 std::string BuildHandshakeV10(std::string_view server_version, uint32_t connection_id,
-                              std::string_view scramble, uint16_t status) {
+                              std::string_view scramble, uint32_t capabilities, uint16_t status) {
   WireWriter w;
   w.Int1(10).NulString(server_version).Int4(connection_id);
   w.Raw(scramble.substr(0, 8)).Int1(0);
-  w.Int2(static_cast<uint16_t>(kServerCapabilities & 0xffff));
+  w.Int2(static_cast<uint16_t>(capabilities & 0xffff));
   w.Int1(kUtf8mb4GeneralCi).Int2(status);
-  w.Int2(static_cast<uint16_t>(kServerCapabilities >> 16));
+  w.Int2(static_cast<uint16_t>(capabilities >> 16));
   w.Int1(static_cast<uint8_t>(scramble.size() + 1)).Zeros(10);
   w.Raw(scramble.substr(8)).Int1(0);
   w.NulString(kNativePasswordPlugin);
@@ -109,11 +109,12 @@ Result<HandshakeResponse> ParseHandshakeResponse(std::string_view payload) {
   if ((out.capabilities & kClientProtocol41) == 0) {
     return Status::NotSupported("clients older than protocol 4.1 are not supported");
   }
-  if ((out.capabilities & kClientSsl) != 0) {
-    return Status::NotSupported("TLS was requested but this server does not offer it");
-  }
   if (!r.Int4(&out.max_packet) || !r.Int1(&out.charset) || !r.Skip(23)) {
     return Malformed("truncated header");
+  }
+  if (r.done() && (out.capabilities & kClientSsl) != 0) {
+    out.ssl_request = true;
+    return out;
   }
   std::string_view user;
   if (!r.NulString(&user)) return Malformed("unterminated user name");

@@ -39,7 +39,8 @@ inline constexpr uint32_t kClientConnectAttrs = 1u << 20;
 inline constexpr uint32_t kClientPluginAuthLenencData = 1u << 21;
 inline constexpr uint32_t kClientDeprecateEof = 1u << 24;
 
-// What Millrace offers; the session uses the intersection with the client's flags.
+// What Millrace offers (plus kClientSsl when a certificate is configured); the session uses
+// the intersection with the client's flags.
 inline constexpr uint32_t kServerCapabilities =
     kClientLongPassword | kClientFoundRows | kClientLongFlag | kClientConnectWithDb |
     kClientProtocol41 | kClientInteractive | kClientTransactions | kClientSecureConnection |
@@ -60,6 +61,9 @@ inline constexpr uint8_t kComInitDb = 0x02;
 inline constexpr uint8_t kComQuery = 0x03;
 inline constexpr uint8_t kComPing = 0x0e;
 
+// ER_SECURE_TRANSPORT_REQUIRED (SQLSTATE HY000): a plain connection under --require-tls.
+inline constexpr uint16_t kErSecureTransportRequired = 3159;
+
 // utf8mb4_general_ci, the connection collation Millrace announces.
 inline constexpr uint8_t kUtf8mb4GeneralCi = 45;
 inline constexpr uint16_t kBinaryCollation = 63;
@@ -70,6 +74,9 @@ inline constexpr size_t kScrambleLength = 20;
 std::string CommandName(uint8_t command);
 
 struct HandshakeResponse {
+  // An SSL request: the 32-byte start of a response with kClientSsl, after which the client
+  // starts TLS and sends the whole response encrypted. Only the fields up to charset are set.
+  bool ssl_request = false;
   uint32_t capabilities = 0;
   uint32_t max_packet = 0;
   uint8_t charset = 0;
@@ -81,7 +88,8 @@ struct HandshakeResponse {
 };
 
 std::string BuildHandshakeV10(std::string_view server_version, uint32_t connection_id,
-                              std::string_view scramble, uint16_t status);
+                              std::string_view scramble, uint32_t capabilities, uint16_t status);
+// A handshake response or an SSL request (see HandshakeResponse::ssl_request).
 Result<HandshakeResponse> ParseHandshakeResponse(std::string_view payload);
 std::string BuildAuthSwitchRequest(std::string_view plugin, std::string_view scramble);
 

@@ -13,8 +13,13 @@ struct ServerMetrics {
                                       "MySQL connections refused (too many connections)")),
         active(registry->AddGauge("millrace_mysql_connections_active",
                                   "MySQL connections currently open")),
-        auth_failures(registry->AddCounter("millrace_mysql_auth_failures_total",
-                                           "MySQL logins refused (wrong user or password)")),
+        auth_failures(registry->AddCounter(
+            "millrace_mysql_auth_failures_total",
+            "MySQL logins refused (wrong user or password, or no TLS under --require-tls)")),
+        tls_connections(registry->AddCounter("millrace_mysql_tls_connections_total",
+                                             "MySQL connections that completed a TLS handshake")),
+        tls_failures(registry->AddCounter("millrace_mysql_tls_handshake_failures_total",
+                                          "MySQL connections closed by a failed TLS handshake")),
         protocol_errors(
             registry->AddCounter("millrace_mysql_protocol_errors_total",
                                  "MySQL connections closed for a malformed or oversized packet")),
@@ -34,6 +39,8 @@ struct ServerMetrics {
   Counter* rejected;
   Gauge* active;
   Counter* auth_failures;
+  Counter* tls_connections;
+  Counter* tls_failures;
   Counter* protocol_errors;
   Counter* queries;
   Counter* query_errors;

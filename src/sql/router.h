@@ -90,6 +90,7 @@ struct SessionInfo {
   uint32_t connection_id = 0;
   std::string user = "root";
   std::string host = "localhost";
+  bool tls = false;  // the connection is encrypted
 };
 
 struct RouterOptions {

@@ -78,20 +78,6 @@ bool Exec(MYSQL* mysql, const std::string& sql) {
   return true;
 }
 
-// The first column of the first row.
-std::string Scalar(MYSQL* mysql, const std::string& sql) {
-  if (mysql_query(mysql, sql.c_str()) != 0) {
-    ADD_FAILURE() << sql << ": " << mysql_error(mysql);
-    return "";
-  }
-  MYSQL_RES* res = mysql_store_result(mysql);
-  if (res == nullptr) return "";
-  MYSQL_ROW row = mysql_fetch_row(res);
-  std::string value = row != nullptr && row[0] != nullptr ? row[0] : "NULL";
-  mysql_free_result(res);
-  return value;
-}
-
 TEST_F(ConnectorCTest, AMillionRowsStreamWithFlatServerMemory) {
   MysqlPtr mysql = Connect();
   ASSERT_NE(mysql, nullptr);

@@ -4,6 +4,8 @@
 #include <httplib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -156,9 +158,14 @@ void SharedServerTest::StopServer() {
   dir_.reset();
 }
 
-Result<HttpReply> HttpGet(uint16_t port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
+Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file) {
+  httplib::Client client((ca_file.empty() ? "http://127.0.0.1:" : "https://127.0.0.1:") +
+                         std::to_string(port));
   client.set_read_timeout(std::chrono::seconds(10));
+  if (!ca_file.empty()) {
+    client.set_ca_cert_path(ca_file.c_str());
+    client.enable_server_certificate_verification(true);
+  }
   auto res = client.Get(path.c_str());
   if (!res) {
     return Status::Unavailable("GET " + path + " failed: " + httplib::to_string(res.error()));
@@ -218,10 +225,20 @@ Result<std::unique_ptr<RawClient>> RawClient::Connect(uint16_t port) {
 }
 
 RawClient::~RawClient() {
+  SSL_free(ssl_);
+  SSL_CTX_free(ssl_ctx_);
   ::close(fd_);
 }
 
 Status RawClient::SendBytes(std::string_view bytes) {
+  if (ssl_ != nullptr) {
+    if (bytes.empty()) return Status::Ok();
+    if (SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) <= 0) {
+      ERR_clear_error();
+      return Status::Unavailable("TLS send failed");
+    }
+    return Status::Ok();
+  }
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n < 0) {
@@ -247,25 +264,39 @@ Result<std::string> RawClient::ReadPacket(milliseconds timeout) {
     const auto left =
         std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return Status::DeadlineExceeded("no packet from the server");
-    pollfd pfd{fd_, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno != EINTR) return Status::IoError("poll failed");
-    if (ready <= 0) continue;
+    if (!Readable(left)) continue;
     char buf[65536];
-    const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    const ssize_t n = Receive(buf, sizeof(buf));
     if (n == 0) return Status::Unavailable("the server closed the connection");
     if (n < 0) return Status::Unavailable(std::string("recv: ") + std::strerror(errno));
     decoder_.Append(std::string_view(buf, static_cast<size_t>(n)));
   }
 }
 
+bool RawClient::Readable(milliseconds timeout) {
+  if (ssl_ != nullptr && SSL_pending(ssl_) > 0) return true;
+  pollfd pfd{fd_, POLLIN, 0};
+  return ::poll(&pfd, 1, static_cast<int>(timeout.count())) > 0;
+}
+
+ssize_t RawClient::Receive(char* buffer, size_t size) {
+  if (ssl_ == nullptr) return ::recv(fd_, buffer, size, 0);
+  const int n = SSL_read(ssl_, buffer, static_cast<int>(size));
+  if (n > 0) return n;
+  const int error = SSL_get_error(ssl_, n);
+  ERR_clear_error();
+  // A close_notify, or the server closing the socket without one.
+  return error == SSL_ERROR_ZERO_RETURN || error == SSL_ERROR_SYSCALL || error == SSL_ERROR_SSL
+             ? 0
+             : -1;
+}
+
 bool RawClient::WaitClosed(milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    pollfd pfd{fd_, POLLIN, 0};
-    if (::poll(&pfd, 1, 50) <= 0) continue;
+    if (!Readable(milliseconds(50))) continue;
     char buf[65536];
-    const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    const ssize_t n = Receive(buf, sizeof(buf));
     if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) return true;
   }
   return false;
@@ -313,9 +344,53 @@ void ParseOk(WireReader& r, Response* response) {
 
 }  // namespace
 
+uint32_t RawClient::ClientCapabilities(const LoginOptions& options) const {
+  return (options.capabilities != 0 ? options.capabilities : DefaultClientCapabilities()) |
+         (options.database ? kClientConnectWithDb : 0) | (ssl_ != nullptr ? kClientSsl : 0);
+}
+
+Status RawClient::SendSslRequest(const LoginOptions& options, int send_flags) {
+  const std::string request =
+      BuildClientHandshake(options, "", ClientCapabilities(options) | kClientSsl).substr(0, 32);
+  std::string framed;
+  AppendPacket(request, &sequence_, &framed);
+  if (::send(fd_, framed.data(), framed.size(), MSG_NOSIGNAL | send_flags) !=
+      static_cast<ssize_t>(framed.size())) {
+    return Status::Unavailable(std::string("send: ") + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status RawClient::StartTls(const LoginOptions& options) {
+  // OpenSSL writes with write(): a server that hangs up must not kill the test with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  ssl_ctx_ = SSL_CTX_new(TLS_client_method());
+  if (ssl_ctx_ == nullptr) return Status::Internal("SSL_CTX_new failed");
+  SSL* ssl = SSL_new(ssl_ctx_);
+  if (ssl == nullptr || SSL_set_fd(ssl, fd_) != 1) {
+    SSL_free(ssl);
+    return Status::Internal("SSL_new failed");
+  }
+  // MSG_MORE holds the request back until the ClientHello joins it in one segment.
+  if (Status sent = SendSslRequest(options, MSG_MORE); !sent.ok()) {
+    SSL_free(ssl);
+    return sent;
+  }
+  const timeval timeout{10, 0};  // the handshake reads block; bound them
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  if (SSL_connect(ssl) != 1) {
+    const unsigned long error = ERR_get_error();
+    ERR_clear_error();
+    SSL_free(ssl);
+    return Status::Unavailable(std::string("TLS handshake failed: ") +
+                               (error != 0 ? ERR_reason_error_string(error) : "connection closed"));
+  }
+  ssl_ = ssl;
+  return Status::Ok();
+}
+
 Result<Response> RawClient::Login(const Greeting& greeting, const LoginOptions& options) {
-  capabilities_ = (options.capabilities != 0 ? options.capabilities : DefaultClientCapabilities()) |
-                  (options.database ? kClientConnectWithDb : 0);
+  capabilities_ = ClientCapabilities(options);
   MR_RETURN_IF_ERROR(SendPacket(BuildClientHandshake(options, greeting.scramble, capabilities_)));
   MR_ASSIGN_OR_RETURN(std::string reply, ReadPacket());
   if (!reply.empty() && static_cast<uint8_t>(reply[0]) == 0xfe && reply.size() > 1) {
@@ -446,11 +521,13 @@ Result<std::vector<Response>> RawClient::Command(uint8_t command, std::string_vi
 // Connector/C
 
 MysqlPtr ConnectorC(uint16_t port, const std::string& password, unsigned long flags,
-                    const char* database, std::string* error) {
+                    const char* database, std::string* error,
+                    const std::function<void(MYSQL*)>& configure) {
   MysqlPtr mysql(mysql_init(nullptr));
   const unsigned int timeout = 30;
   mysql_options(mysql.get(), MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
   mysql_options(mysql.get(), MYSQL_OPT_READ_TIMEOUT, &timeout);
+  if (configure) configure(mysql.get());
   if (mysql_real_connect(mysql.get(), "127.0.0.1", "root", password.c_str(), database, port,
                          nullptr, flags) == nullptr) {
     if (error != nullptr) {
@@ -460,6 +537,19 @@ MysqlPtr ConnectorC(uint16_t port, const std::string& password, unsigned long fl
     return nullptr;
   }
   return mysql;
+}
+
+std::string Scalar(MYSQL* mysql, const std::string& sql) {
+  if (mysql_query(mysql, sql.c_str()) != 0) {
+    ADD_FAILURE() << sql << ": " << mysql_error(mysql);
+    return "";
+  }
+  MYSQL_RES* res = mysql_store_result(mysql);
+  if (res == nullptr) return "";
+  MYSQL_ROW row = mysql_fetch_row(res);
+  std::string value = row != nullptr && row[0] != nullptr ? row[0] : "NULL";
+  mysql_free_result(res);
+  return value;
 }
 
 }  // namespace millrace::server

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 #include <mysql.h>
+#include <openssl/types.h>
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,12 +96,13 @@ class SharedServerTest : public ::testing::Test {
   static std::unique_ptr<ServerProcess> server_;
 };
 
-// GET http://127.0.0.1:<port><path> with the real curl; returns the status line's code and body.
+// GET http://127.0.0.1:<port><path> with cpp-httplib's client; returns the status code and
+// body. With `ca_file`, GET https://... trusting that certificate (and verifying the server's).
 struct HttpReply {
   int status = 0;
   std::string body;
 };
-Result<HttpReply> HttpGet(uint16_t port, const std::string& path);
+Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file = "");
 
 // Runs `mariadb --batch -e <sql>` against 127.0.0.1:<port> as root.
 Result<testing::ProcessResult> MariaDb(uint16_t port, const std::string& sql,
@@ -165,6 +168,14 @@ class RawClient {
   bool WaitClosed(std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
   Result<Greeting> ReadGreeting();
+  // After ReadGreeting: sends the SSL request (the first 32 bytes of a handshake response,
+  // with CLIENT_SSL) in the same TCP segment as the TLS ClientHello, the hardest case for the
+  // server, and completes the TLS handshake without verifying the server's certificate. Every
+  // later packet, Login's first, travels encrypted.
+  Status StartTls(const LoginOptions& options = {});
+  // Sends the SSL request alone (a test then sends what it wants instead of a TLS handshake).
+  Status SendSslRequest(const LoginOptions& options = {}, int send_flags = 0);
+  bool tls() const { return ssl_ != nullptr; }
   // Completes the login after ReadGreeting; returns the server's final OK or ERR.
   Result<Response> Login(const Greeting& greeting, const LoginOptions& options);
   // ReadGreeting + Login; fails unless the server answers OK.
@@ -182,8 +193,15 @@ class RawClient {
  private:
   RawClient(int fd) : fd_(fd), decoder_(1 << 30) {}
   Result<Response> ReadResponse();
+  uint32_t ClientCapabilities(const LoginOptions& options) const;
+  // recv() or SSL_read(): > 0 bytes read, 0 when the server closed, < 0 on an error.
+  ssize_t Receive(char* buffer, size_t size);
+  // True when bytes are ready without waiting (decrypted ones buffered, or the socket's).
+  bool Readable(std::chrono::milliseconds timeout);
 
   int fd_;
+  SSL_CTX* ssl_ctx_ = nullptr;
+  SSL* ssl_ = nullptr;
   PacketDecoder decoder_;
   uint8_t sequence_ = 0;
   uint32_t capabilities_ = 0;
@@ -205,7 +223,13 @@ struct MysqlCloser {
 using MysqlPtr = std::unique_ptr<MYSQL, MysqlCloser>;
 
 // Connects as root; on failure returns null and sets `*error` ("1045 (28000): ...").
+// `configure` sets further options (TLS) before the connection is made.
 MysqlPtr ConnectorC(uint16_t port, const std::string& password, unsigned long flags = 0,
-                    const char* database = nullptr, std::string* error = nullptr);
+                    const char* database = nullptr, std::string* error = nullptr,
+                    const std::function<void(MYSQL*)>& configure = nullptr);
+
+// The first column of the first row of `sql` ("NULL" for NULL); a failed query is a test
+// failure and "".
+std::string Scalar(MYSQL* mysql, const std::string& sql);
 
 }  // namespace millrace::server
