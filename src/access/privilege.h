@@ -53,7 +53,8 @@ std::string PrivilegeNames(PrivilegeSet set);
 // Doris names (SELECT_PRIV...) and MySQL aliases, case-insensitively: SELECT; INSERT, UPDATE,
 // DELETE, LOAD -> LOAD_PRIV; ALTER; CREATE, CREATE VIEW -> CREATE_PRIV; DROP; ADMIN, SUPER,
 // GRANT OPTION -> ADMIN_PRIV; ALL, ALL PRIVILEGES -> every privilege but ADMIN_PRIV (as in
-// MySQL, where ALL excludes GRANT OPTION). nullopt when unknown.
+// MySQL, where ALL excludes GRANT OPTION); USAGE -> no privilege. Words of a multi-word name
+// may be separated by any blanks. nullopt when unknown.
 std::optional<PrivilegeSet> ParsePrivilegeName(std::string_view name);
 
 // The object of a grant. An empty database means `*.*`; an empty table means `db.*`.
@@ -64,8 +65,12 @@ struct GrantObject {
   // "*.*", "db.*" or "db.tbl" (names as stored; no quoting).
   std::string ToString() const;
   // True when a privilege on this object holds for `database`.`table` (table may be empty:
-  // the database itself).
+  // the database itself, which only *.* and db.* cover; an empty database is the server,
+  // which only *.* covers).
   bool Covers(std::string_view database, std::string_view table) const;
+  // The same object, names compared case-insensitively.
+  bool SameAs(const GrantObject& other) const;
+  bool global() const { return database.empty(); }
 };
 
 struct Grant {

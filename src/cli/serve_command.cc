@@ -19,6 +19,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "access/access_control.h"
+#include "access/access_guard.h"
+#include "access/user_statements.h"
 #include "asio.hpp"
 #include "cli/commands.h"
 #include "common/clock.h"
@@ -33,6 +36,7 @@
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
+#include "server/authenticator.h"
 #include "server/mysql_server.h"
 #include "source/local_source.h"
 #include "sql/router.h"
@@ -116,6 +120,37 @@ class DatabaseHealth {
   std::unique_ptr<engine::Connection> conn_ GUARDED_BY(mu_);
 };
 
+// Logins checked against Millrace's users (access_control.h); a session holds one of the
+// user's max_user_connections while it lasts.
+class AccessAuthenticator final : public server::Authenticator {
+ public:
+  explicit AccessAuthenticator(access::AccessControl* access) : access_(access) {}
+
+  Status Authenticate(std::string_view user, std::string_view host, std::string_view scramble,
+                      std::string_view auth_response, bool secure) override {
+    return access_->Authenticate(user, host, scramble, auth_response, secure);
+  }
+
+  Result<std::unique_ptr<Login>> Admit(std::string_view user) override {
+    MR_RETURN_IF_ERROR(access_->AcquireConnection(user));
+    return std::unique_ptr<Login>(std::make_unique<Connection>(access_, std::string(user)));
+  }
+
+ private:
+  class Connection final : public Login {
+   public:
+    Connection(access::AccessControl* access, std::string user)
+        : access_(access), user_(std::move(user)) {}
+    ~Connection() override { access_->ReleaseConnection(user_); }
+
+   private:
+    access::AccessControl* const access_;
+    const std::string user_;
+  };
+
+  access::AccessControl* const access_;
+};
+
 // Local files are taken once unchanged for this long (see source/local_source.h).
 constexpr std::chrono::milliseconds kLocalSettleTime{1000};
 
@@ -194,6 +229,13 @@ int RunServe(const std::vector<std::string>& args) {
     MetricsRegistry metrics;
     metrics.AddCallbackGauge("process_resident_memory_bytes", "resident memory of the process",
                              ProcessResidentBytes);
+    // Users and grants, in the job catalog (opened, or migrated, here first).
+    job::DuckDbCatalogStore catalog(db->get(), options.path);
+    if (Status status = catalog.Open(); !status.ok()) return Fail(status);
+    access::AccessControl access(&catalog, config->root_password);
+    if (Status status = access.Load(); !status.ok()) return Fail(status);
+    AccessAuthenticator authenticator(&access);
+
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
     router_options.hidden_databases = {job::catalog::kSchema};
@@ -223,11 +265,21 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     job::RegisterJobStatements(&router, jobs->get());
+    access::RegisterUserStatements(&router, &access);
+    mysql_options->authenticator = &authenticator;
     // DuckDB's own lock, the sandbox's backstop: from here on it reads and writes only the
     // work directory (where S3() and local() files and job batches are fetched to) and its
     // own files. Local roots are never added: local() copies from them into the work
     // directory, under Millrace's checks.
     if (Status status = (*db)->LockDown({work_root}); !status.ok()) return Fail(status);
+    // The sandbox and the privileges: every client statement passes them before it runs.
+    auto sandbox_conn = (*db)->Connect();
+    if (!sandbox_conn.ok()) return Fail(sandbox_conn.status());
+    auto sandbox = access::Sandbox::Create(**sandbox_conn, (*db)->RegisteredTableFunctions());
+    if (!sandbox.ok()) return Fail(sandbox.status());
+    router.SetGuard(std::make_shared<access::AccessGuard>(
+        &access, std::move(sandbox).value(),
+        std::vector<std::string>{std::string(job::catalog::kSchema)}));
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);
 

@@ -1,7 +1,7 @@
-// CatalogStore: where the job layer keeps what must survive a restart — jobs, their task
-// history and file ledgers today; users, grants and the audit log next; PostgreSQL behind the
-// same interface in cluster mode. The embedded implementation is DuckDbCatalogStore
-// (duckdb_catalog.h), in the same database file as the users' tables.
+// CatalogStore: where Millrace keeps what must survive a restart — jobs, their task history
+// and file ledgers; users and grants (the access::UserStore it extends); the audit log next;
+// PostgreSQL behind the same interface in cluster mode. The embedded implementation is
+// DuckDbCatalogStore (duckdb_catalog.h), in the same database file as the users' tables.
 //
 // Contract
 // - Open() brings the store to kCatalogVersion (catalog_version.h): a new store is created at
@@ -18,12 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "access/user_store.h"
 #include "common/result.h"
 #include "job/job_model.h"
 
 namespace millrace::job {
 
-class CatalogStore {
+class CatalogStore : public access::UserStore {
  public:
   virtual ~CatalogStore() = default;
 

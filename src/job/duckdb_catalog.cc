@@ -1,76 +1,18 @@
 #include "job/duckdb_catalog.h"
 
 #include "common/logging.h"
+#include "job/catalog_sql.h"
 #include "job/catalog_version.h"
 
 namespace millrace::job {
 namespace {
 
+using catalog_sql::ForEachRow;
+using catalog_sql::Int;
+using catalog_sql::Statement;
+using catalog_sql::Text;
 using engine::Connection;
 using engine::DataChunk;
-
-// Runs a prepared statement with the given bindings and drains its result.
-class Statement {
- public:
-  static Result<Statement> Prepare(Connection& conn, const std::string& sql) {
-    MR_ASSIGN_OR_RETURN(auto prepared, conn.Prepare(sql));
-    return Statement(std::move(prepared));
-  }
-  Statement& Str(const std::string& v) { return Check(stmt_->BindString(++index_, v)); }
-  Statement& Int(int64_t v) { return Check(stmt_->BindInt64(++index_, v)); }
-  Statement& Bool(bool v) { return Check(stmt_->BindBool(++index_, v)); }
-  Statement& Dbl(double v) { return Check(stmt_->BindDouble(++index_, v)); }
-
-  // Executes and returns the number of rows changed.
-  Result<int64_t> Run() {
-    MR_RETURN_IF_ERROR(bind_status_);
-    MR_ASSIGN_OR_RETURN(auto result, stmt_->Execute());
-    while (true) {
-      MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
-      if (!chunk) break;
-    }
-    return result->rows_changed();
-  }
-
-  // Starts binding again from the first parameter.
-  Statement& Reset() {
-    index_ = 0;
-    return *this;
-  }
-
-  Result<std::unique_ptr<engine::QueryResult>> Query() {
-    MR_RETURN_IF_ERROR(bind_status_);
-    return stmt_->Execute();
-  }
-
- private:
-  explicit Statement(std::unique_ptr<engine::PreparedStatement> stmt) : stmt_(std::move(stmt)) {}
-  Statement& Check(Status s) {
-    if (bind_status_.ok() && !s.ok()) bind_status_ = s;
-    return *this;
-  }
-  std::unique_ptr<engine::PreparedStatement> stmt_;
-  size_t index_ = 0;
-  Status bind_status_;
-};
-
-// Visits every row of a query.
-template <typename Fn>
-Status ForEachRow(engine::QueryResult& result, Fn fn) {
-  while (true) {
-    MR_ASSIGN_OR_RETURN(auto chunk, result.Next());
-    if (!chunk) return Status::Ok();
-    for (size_t r = 0; r < chunk->size(); ++r)
-      MR_RETURN_IF_ERROR(fn(*chunk, r));
-  }
-}
-
-std::string Text(const DataChunk& c, size_t col, size_t row) {
-  return c.IsNull(col, row) ? std::string() : std::string(c.GetString(col, row));
-}
-int64_t Int(const DataChunk& c, size_t col, size_t row) {
-  return c.IsNull(col, row) ? 0 : c.GetInt64(col, row);
-}
 
 // The five LoadStatistic columns, in the order every table stores them.
 LoadStatistic ReadStats(const DataChunk& c, size_t* col, size_t r) {
@@ -103,8 +45,8 @@ constexpr const char* kTaskColumns =
 constexpr const char* kFileColumns =
     "job_id, key, etag, size, state, task_id, rows, load_time_us, error";
 
-// The tables at kCatalogVersion. Version 1 (tests/job/catalog_v1.sql) had jobs.definition
-// and file keys as offsets.
+// The job tables at kCatalogVersion (the users' tables are catalog_sql::CreateUserTables).
+// Version 1 (tests/job/catalog_v1.sql) had jobs.definition and file keys as offsets.
 constexpr const char* kCreateTables = R"sql(
     CREATE SCHEMA IF NOT EXISTS __millrace;
     CREATE TABLE __millrace.catalog_version (version INTEGER NOT NULL);
@@ -180,6 +122,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
   switch (step.from) {
     case 1:
       return MigrateOffsetsToJson(conn);
+    case 2:
+      return catalog_sql::CreateUserTables(conn);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }
@@ -273,14 +217,6 @@ Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
 // ---------------------------------------------------------------------------------------------
 // DuckDbCatalogStore
 
-template <typename Fn>
-Status DuckDbCatalogStore::InTransaction(Fn fn) {
-  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());
-  MR_RETURN_IF_ERROR(fn(*conn));
-  return txn.Commit();
-}
-
 Result<int> DuckDbCatalogStore::StoredVersion() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   MR_ASSIGN_OR_RETURN(auto tables, engine::QueryTextRows(*conn,
@@ -308,6 +244,7 @@ Status DuckDbCatalogStore::Open() {
   if (stored == 0) {
     return InTransaction([](Connection& conn) -> Status {
       MR_RETURN_IF_ERROR(conn.Execute(kCreateTables));
+      MR_RETURN_IF_ERROR(catalog_sql::CreateUserTables(conn));
       return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
                           std::to_string(kCatalogVersion) + ")");
     });

@@ -59,13 +59,28 @@ class DuckDbCatalogStore final : public CatalogStore {
                                                  std::optional<FileState> state) override;
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override;
 
+  // access::UserStore (duckdb_user_store.cc): tables __millrace.users (the password as its
+  // mysql_native_password hash in MySQL's text form, "*HEX") and __millrace.grants (a row per
+  // user, object and privilege).
+  Result<access::UserCatalog> LoadUsers() override;
+  Status InsertUser(const access::UserRecord& user) override;
+  Status UpdateUser(const access::UserRecord& user) override;
+  Status DeleteUser(std::string_view name) override;
+  Status AddGrant(const access::Grant& grant) override;
+  Status RemoveGrant(const access::Grant& grant) override;
+
   // The schema version the store is at (0 when it has no catalog yet).
   Result<int> StoredVersion();
 
  private:
   // Runs `fn` on a fresh connection inside one transaction, committed when it returns OK.
   template <typename Fn>
-  Status InTransaction(Fn fn);
+  Status InTransaction(Fn fn) {
+    MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+    MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());
+    MR_RETURN_IF_ERROR(fn(*conn));
+    return txn.Commit();
+  }
 
   engine::Database* const db_;
   const std::string where_;

@@ -81,8 +81,10 @@ class MySqlServer::Impl {
  public:
   Impl(MySqlServerOptions options, sql::Router* router, MetricsRegistry* metrics)
       : options_(std::move(options)),
+        root_only_(options_.authenticator == nullptr ? RootOnly(options_.root_password) : nullptr),
         metrics_(metrics),
-        env_{router, &options_, &metrics_, &stopping_},
+        env_{router, &options_, &metrics_, &stopping_,
+             root_only_ != nullptr ? root_only_.get() : options_.authenticator},
         acceptor_(accept_io_),
         retry_timer_(accept_io_) {}
 
@@ -264,6 +266,8 @@ class MySqlServer::Impl {
   }
 
   MySqlServerOptions options_;
+  // The authenticator when the options name none.
+  std::unique_ptr<Authenticator> root_only_;
   ServerMetrics metrics_;
   std::atomic<bool> stopping_{false};
   SessionEnvironment env_;

@@ -2,9 +2,10 @@
 //
 // What it speaks
 // - Protocol 4.1 handshake v10 with mysql_native_password; a client asking for another plugin
-//   (caching_sha2_password, ...) receives an AuthSwitchRequest to mysql_native_password. One
-//   user, `root`, with the configured password (empty by default). A wrong user or password is
-//   MySQL error 1045 (28000).
+//   (caching_sha2_password, ...) receives an AuthSwitchRequest to mysql_native_password. Who
+//   may log in is the Authenticator's to say (authenticator.h); without one, only `root`, with
+//   the configured password (empty by default). A wrong user or password is MySQL error 1045
+//   (28000), counted in the auth failures metric and logged without the password.
 // - COM_QUERY (text result sets, OK packets with affected rows, ERR packets with MySQL error
 //   numbers and SQLSTATEs from sql::ClassifyError), COM_INIT_DB, COM_PING, COM_QUIT. Any other
 //   command is ERR 1047 (08S01) naming the command. Several statements in one COM_QUERY run in
@@ -51,6 +52,7 @@
 #include "common/result.h"
 #include "common/server_config.h"
 #include "common/tls.h"
+#include "server/authenticator.h"
 #include "sql/router.h"
 
 namespace millrace::server {
@@ -59,6 +61,8 @@ struct MySqlServerOptions {
   std::string bind_address = "127.0.0.1";
   uint16_t port = 9030;
   std::string root_password;  // empty: no password
+  // Who may log in; not owned, must outlive the server. Null: root alone, with root_password.
+  Authenticator* authenticator = nullptr;
   std::chrono::seconds idle_timeout{28800};
   std::chrono::seconds net_timeout{60};
   size_t max_packet_size = 64 << 20;

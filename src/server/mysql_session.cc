@@ -46,6 +46,7 @@ void MySqlSession::Run() {
     interruptible_ = nullptr;
   }
   session_.reset();  // the DuckDB connection closes on this thread, not the server's
+  login_.reset();
   MR_LOG(kDebug) << "connection " << id_ << " closed: " << status.ToString();
   env_.metrics->active->Add(-1);
 }
@@ -171,16 +172,7 @@ Status MySqlSession::Handshake() {
     MR_ASSIGN_OR_RETURN(Packet reply, ReadPacket(net_timeout()));
     auth = std::move(reply.payload);
   }
-  if (response.user != "root" ||
-      !VerifyNativePassword(env_.options->root_password, scramble_, auth)) {
-    env_.metrics->auth_failures->Add();
-    const std::string message = "Access denied for user '" + response.user + "'@'" + host +
-                                "' (using password: " + (auth.empty() ? "NO" : "YES") + ")";
-    MR_LOG(kWarning) << "connection " << id_ << ": " << message;
-    SendErrorAndFlush(sql::kErAccessDenied, "28000", message).IgnoreError();  // closing anyway
-    return Status::PermissionDenied(message);
-  }
-
+  MR_RETURN_IF_ERROR(Login(response, auth));
   MR_ASSIGN_OR_RETURN(session_, env_.router->NewSession(
                                     sql::SessionInfo{id_, response.user, host, channel_->tls()}));
   {
@@ -196,6 +188,28 @@ Status MySqlSession::Handshake() {
   }
   channel_->Write(BuildOk(0, StatusFlags(false)));
   return channel_->Flush(net_timeout());
+}
+
+Status MySqlSession::Login(const HandshakeResponse& response, std::string_view auth) {
+  const std::string host = HostOf(peer_);
+  const bool secure = channel_->tls();
+  Status status = env_.authenticator->Authenticate(response.user, host, scramble_, auth, secure);
+  if (!status.ok()) {
+    env_.metrics->auth_failures->Add();
+  } else {
+    Result<std::unique_ptr<Authenticator::Login>> login = env_.authenticator->Admit(response.user);
+    if (login.ok()) {
+      login_ = std::move(login).value();
+    } else {
+      status = login.status();
+    }
+  }
+  if (status.ok()) return status;
+  // The message names user and host only, never the password or the answer.
+  MR_LOG(kWarning) << "connection " << id_ << ": " << status.message();
+  const sql::MySqlError error = sql::ClassifyError(status);
+  SendErrorAndFlush(error.code, error.sqlstate, status.message()).IgnoreError();  // closing anyway
+  return status;
 }
 
 Status MySqlSession::CommandLoop() {
@@ -253,7 +267,7 @@ Status MySqlSession::HandleQuery(std::string_view text) {
     const bool more = i + 1 < statements.size();
     env_.metrics->queries->Add();
     RunningStatement running(env_.metrics->running);
-    MR_LOG(kDebug) << "connection " << id_ << ": " << statements[i];
+    MR_LOG(kDebug) << "connection " << id_ << ": " << env_.router->LoggableStatement(statements[i]);
     Result<sql::StatementResult> result = session_->Execute(statements[i]);
     if (!result.ok()) {
       WriteError(result.status());

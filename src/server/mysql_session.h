@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/thread_annotations.h"
+#include "server/authenticator.h"
 #include "server/channel.h"
 #include "server/mysql_server.h"
 #include "server/protocol.h"
@@ -22,6 +23,7 @@ struct SessionEnvironment {
   const MySqlServerOptions* options;
   ServerMetrics* metrics;
   const std::atomic<bool>* stopping;
+  Authenticator* authenticator;
   asio::ssl::context* tls = nullptr;  // null: no certificate, TLS not offered
 };
 
@@ -46,6 +48,9 @@ class MySqlSession {
   Result<HandshakeResponse> ReadHandshakeResponse();
   // Sends ERR 1043 for a malformed handshake response; returns `status`.
   Status RefuseHandshake(const Status& status);
+  // Asks the authenticator whether the client may log in; a refusal has been answered with ERR
+  // when this returns it.
+  Status Login(const HandshakeResponse& response, std::string_view auth);
   Status CommandLoop();
   Status HandleQuery(std::string_view text);
   // Sends one result set. A statement error while streaming becomes an ERR packet and sets
@@ -67,6 +72,7 @@ class MySqlSession {
   std::string scramble_;
   uint32_t capabilities_ = 0;
   bool idle_ = false;  // waiting for a command; touched on the session thread only
+  std::unique_ptr<Authenticator::Login> login_;  // held until the connection closes
   std::unique_ptr<sql::Session> session_;
   Mutex mu_;
   sql::Session* interruptible_ GUARDED_BY(mu_) = nullptr;  // session_, for ForceStop

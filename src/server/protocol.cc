@@ -1,7 +1,5 @@
 #include "server/protocol.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include <array>
@@ -45,24 +43,6 @@ constexpr std::array<std::string_view, 33> kCommandNames = {"COM_SLEEP",
                                                             "COM_BINLOG_DUMP_GTID",
                                                             "COM_RESET_CONNECTION",
                                                             "COM_CLONE"};
-
-using Sha1Digest = std::array<unsigned char, 20>;
-
-Sha1Digest Sha1(std::string_view a, std::string_view b = {}) {
-  Sha1Digest digest{};
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha1(), nullptr);
-  EVP_DigestUpdate(ctx, a.data(), a.size());
-  if (!b.empty()) EVP_DigestUpdate(ctx, b.data(), b.size());
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(ctx, digest.data(), &length);
-  EVP_MD_CTX_free(ctx);
-  return digest;
-}
-
-std::string_view AsView(const Sha1Digest& d) {
-  return {reinterpret_cast<const char*>(d.data()), d.size()};
-}
 
 Status Malformed(std::string_view what) {
   return Status::InvalidArgument("malformed handshake response: " + std::string(what));
@@ -193,24 +173,6 @@ Result<std::string> GenerateScramble() {
     scramble[i] = static_cast<char>(33 + bytes[i] % 94);
   }
   return scramble;
-}
-
-std::string NativePasswordResponse(std::string_view password, std::string_view scramble) {
-  if (password.empty()) return "";
-  const Sha1Digest stage1 = Sha1(password);
-  const Sha1Digest stage2 = Sha1(AsView(stage1));
-  const Sha1Digest mask = Sha1(scramble, AsView(stage2));
-  std::string out(stage1.size(), '\0');
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = static_cast<char>(stage1[i] ^ mask[i]);
-  return out;
-}
-
-bool VerifyNativePassword(std::string_view password, std::string_view scramble,
-                          std::string_view response) {
-  const std::string expected = NativePasswordResponse(password, scramble);
-  if (expected.size() != response.size()) return false;
-  return expected.empty() || CRYPTO_memcmp(expected.data(), response.data(), expected.size()) == 0;
 }
 
 }  // namespace millrace::server

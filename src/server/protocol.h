@@ -5,8 +5,9 @@
 // - Builders cannot fail. ParseHandshakeResponse reads untrusted bytes: every length is
 //   checked, and any truncated or inconsistent field is INVALID_ARGUMENT (never a crash or an
 //   over-read).
-// - Authentication is mysql_native_password: the client proves knowledge of the password with
-//   SHA1(password) XOR SHA1(scramble + SHA1(SHA1(password))); the password never travels.
+// - Authentication is mysql_native_password (access/password.h): the client proves knowledge of
+//   the password with SHA1(password) XOR SHA1(scramble + SHA1(SHA1(password))); the password
+//   never travels. The server asks its Authenticator (authenticator.h).
 // - Thread-safety: pure functions (GenerateScramble uses OpenSSL's thread-safe RNG).
 #pragma once
 
@@ -101,10 +102,5 @@ std::string BuildEof(uint16_t status);
 
 // 20 random bytes without NUL (the client treats the scramble as a C string).
 Result<std::string> GenerateScramble();
-// What a client sends for `password` (empty for an empty password).
-std::string NativePasswordResponse(std::string_view password, std::string_view scramble);
-// Constant-time check of a client's auth response.
-bool VerifyNativePassword(std::string_view password, std::string_view scramble,
-                          std::string_view response);
 
 }  // namespace millrace::server

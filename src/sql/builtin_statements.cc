@@ -7,71 +7,10 @@
 #include "engine/duckdb_status.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
+#include "sql/statement_support.h"
 
 namespace millrace::sql {
 namespace {
-
-// Walks the tokens of a statement after its leading keywords.
-class Cursor {
- public:
-  Cursor(const StatementContext& ctx, size_t start)
-      : sql_(ctx.sql), tokens_(ctx.tokens), i_(start) {}
-
-  bool Done() const { return i_ >= tokens_.size(); }
-  const Token* Peek() const { return Done() ? nullptr : &tokens_[i_]; }
-
-  bool Accept(std::string_view keyword) {
-    if (Done() || !IsKeyword(sql_, tokens_[i_], keyword)) return false;
-    ++i_;
-    return true;
-  }
-  bool AcceptPunct(std::string_view punct) {
-    if (Done() || tokens_[i_].kind != TokenKind::kPunct || tokens_[i_].Text(sql_) != punct) {
-      return false;
-    }
-    ++i_;
-    return true;
-  }
-
-  Result<std::string> Identifier(std::string_view what) {
-    if (Done() || !IsIdentifier(tokens_[i_]) || tokens_[i_].unterminated) return Expected(what);
-    return IdentifierValue(sql_, tokens_[i_++]);
-  }
-  // An identifier or a quoted string (MySQL accepts both for names and patterns).
-  Result<std::string> Name(std::string_view what) {
-    if (!Done() && tokens_[i_].kind == TokenKind::kString && !tokens_[i_].unterminated) {
-      return Unquote(sql_, tokens_[i_++]);
-    }
-    return Identifier(what);
-  }
-  Result<std::string> String(std::string_view what) {
-    if (Done() || tokens_[i_].kind != TokenKind::kString || tokens_[i_].unterminated) {
-      return Expected(what);
-    }
-    return Unquote(sql_, tokens_[i_++]);
-  }
-
-  // The statement text from the current token on.
-  std::string_view Rest() const { return Done() ? "" : sql_.substr(tokens_[i_].begin); }
-  // The text of tokens [from, current) of the statement.
-  std::string_view TextSince(size_t from) const {
-    if (from >= i_) return "";
-    return sql_.substr(tokens_[from].begin, tokens_[i_ - 1].end - tokens_[from].begin);
-  }
-  size_t index() const { return i_; }
-  void Skip() { ++i_; }
-
-  Status ExpectEnd() const { return Done() ? Status::Ok() : Expected("the end of the statement"); }
-  Status Expected(std::string_view what) const {
-    std::string near(Rest().substr(0, 40));
-    return SyntaxError("expected " + std::string(what) + " near '" + near + "'");
-  }
-
- private:
-  std::string_view sql_;
-  const std::vector<Token>& tokens_;
-  size_t i_;
-};
 
 using Body = std::function<Result<StatementResult>(const StatementContext&, Cursor&)>;
 
@@ -154,35 +93,6 @@ Result<StatementResult> ShowQuery(Session& session, const std::string& base,
   }
   sql += " ORDER BY " + order_by;
   return session.ExecuteDuckDb(sql);
-}
-
-struct ValuesColumn {
-  std::string name;
-  std::string_view type;  // DuckDB type of the column
-};
-
-// A constant table as SQL: each row holds SQL literals, one per column.
-std::string ValuesTable(const std::vector<ValuesColumn>& columns,
-                        const std::vector<std::vector<std::string>>& rows) {
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (i > 0) sql += ", ";
-    sql += "CAST(" + (rows.empty() ? std::string("NULL") : "col" + std::to_string(i)) + " AS " +
-           std::string(columns[i].type) + ") AS " + Ident(columns[i].name);
-  }
-  if (rows.empty()) return sql + " WHERE false";
-  sql += " FROM (VALUES ";
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (r > 0) sql += ", ";
-    sql += "(";
-    for (size_t i = 0; i < rows[r].size(); ++i)
-      sql += (i > 0 ? ", " : "") + rows[r][i];
-    sql += ")";
-  }
-  sql += ") AS v(";
-  for (size_t i = 0; i < columns.size(); ++i)
-    sql += (i > 0 ? ", col" : "col") + std::to_string(i);
-  return sql + ")";
 }
 
 Result<StatementResult> ShowValues(const StatementContext& ctx, Cursor& c,

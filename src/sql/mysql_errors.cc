@@ -52,6 +52,7 @@ constexpr SqlState kSqlStates[] = {
     {kErQueryInterrupted, "70100"},
     {kErTruncatedWrongValue, "HY000"},
     {kErDataOutOfRange, "22003"},
+    {kErPasswordFormat, "HY000"},
 };
 
 // The MySQL errno of a DuckDB error, when MySQL has one for it. A reason is only ever set with
@@ -238,10 +239,12 @@ Status SpecificAccessDeniedError(std::string_view privileges) {
       kErSpecificAccessDenied);
 }
 
-Status CannotUserError(std::string_view operation, std::string_view user, std::string_view host) {
-  return WithErrno(Status::FailedPrecondition("Operation " + std::string(operation) +
-                                              " failed for " + Account(user, host)),
-                   kErCannotUser);
+Status CannotUserError(std::string_view operation, std::string_view user, std::string_view host,
+                       std::string_view reason) {
+  std::string message =
+      "Operation " + std::string(operation) + " failed for " + Account(user, host);
+  if (!reason.empty()) message += ": " + std::string(reason);
+  return WithErrno(Status::FailedPrecondition(std::move(message)), kErCannotUser);
 }
 
 Status PasswordNoMatchError() {
@@ -264,6 +267,11 @@ Status WrongUsageError(std::string_view a, std::string_view b) {
   return WithErrno(
       Status::InvalidArgument("Incorrect usage of " + std::string(a) + " and " + std::string(b)),
       kErWrongUsage);
+}
+
+Status PasswordFormatError() {
+  return WithErrno(Status::InvalidArgument("The password hash doesn't have the expected format."),
+                   kErPasswordFormat);
 }
 
 Status TooManyUserConnectionsError(std::string_view user) {

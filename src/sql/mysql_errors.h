@@ -72,6 +72,7 @@ inline constexpr uint16_t kErOptionPreventsStatement = 1290;
 inline constexpr uint16_t kErQueryInterrupted = 1317;
 inline constexpr uint16_t kErTruncatedWrongValue = 1366;
 inline constexpr uint16_t kErDataOutOfRange = 1690;
+inline constexpr uint16_t kErPasswordFormat = 1827;
 
 MySqlError ClassifyError(const Status& status);
 // The SQLSTATE MySQL sends with `code`; "HY000" for a code not listed above.
@@ -106,8 +107,9 @@ Status TableAccessDeniedError(std::string_view privilege, std::string_view user,
 // operation".
 Status SpecificAccessDeniedError(std::string_view privileges);
 // 1396 (HY000) "Operation CREATE USER failed for 'u'@'h'": the user exists (CREATE) or does not
-// (ALTER, DROP).
-Status CannotUserError(std::string_view operation, std::string_view user, std::string_view host);
+// (ALTER, DROP); a `reason`, when given, follows after ": ".
+Status CannotUserError(std::string_view operation, std::string_view user, std::string_view host,
+                       std::string_view reason = "");
 // 1133 (42000) "Can't find any matching row in the user table": SET PASSWORD for an unknown
 // user.
 Status PasswordNoMatchError();
@@ -120,6 +122,9 @@ Status WrongUsageError(std::string_view a, std::string_view b);
 // 1290 (HY000) "The Millrace sandbox refuses <what>: <why>": a statement no user may run, root
 // included (MySQL's "server is running with an option that prevents this statement").
 Status SandboxError(std::string_view what, std::string_view why);
+// 1827 (HY000) "The password hash doesn't have the expected format.": IDENTIFIED BY PASSWORD
+// with something other than '*' and 40 hex digits.
+Status PasswordFormatError();
 // 1203 (42000) "User u already has more than 'max_user_connections' active connections".
 Status TooManyUserConnectionsError(std::string_view user);
 

@@ -277,6 +277,12 @@ std::shared_ptr<StatementGuard> Router::guard() const {
   return guard_;
 }
 
+std::string Router::LoggableStatement(std::string_view statement) const {
+  const std::vector<Token> tokens = SignificantTokens(statement);
+  std::shared_ptr<StatementHandler> handler = FindHandler(statement, tokens);
+  return handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement);
+}
+
 std::vector<std::string> Router::HiddenDatabases() const {
   std::vector<std::string> hidden(kAlwaysHidden.begin(), kAlwaysHidden.end());
   hidden.insert(hidden.end(), options_.hidden_databases.begin(), options_.hidden_databases.end());

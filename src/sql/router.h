@@ -83,6 +83,11 @@ class StatementHandler {
   virtual Result<StatementResult> Execute(const StatementContext& ctx) = 0;
   // True for statements that report diagnostics (SHOW WARNINGS) and so must not reset them.
   virtual bool PreservesDiagnostics() const { return false; }
+  // The statement as a log line may show it: a handler of statements that carry a password
+  // returns it with the password masked. The statement may be malformed.
+  virtual std::string ForLog(std::string_view sql, const std::vector<Token>& tokens) const {
+    return std::string(sql);
+  }
 };
 
 // Who is connected, for USER(), CONNECTION_ID() and messages.
@@ -128,6 +133,8 @@ class Router {
   std::shared_ptr<StatementGuard> guard() const EXCLUDES(mu_);
 
   Result<std::unique_ptr<Session>> NewSession(SessionInfo info);
+  // `statement` as a log line may show it (StatementHandler::ForLog of its handler).
+  std::string LoggableStatement(std::string_view statement) const EXCLUDES(mu_);
 
   const RouterOptions& options() const { return options_; }
   bool IsHiddenDatabase(std::string_view name) const;

@@ -1,13 +1,15 @@
 // Upgrades of the job catalog (catalog_version.h, DuckDbCatalogStore::Open): a data directory
 // the first release wrote (tests/job/catalog_v1.sql) opens under this build and its jobs carry
-// on where they were; a catalog newer than this build is refused untouched; a migration that
-// fails leaves the catalog at version 1.
+// on where they were; a version 2 catalog gains the users' tables and keeps everything else; a
+// catalog newer than this build is refused untouched; a migration that fails leaves the catalog
+// at the version it was.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "access/password.h"
 #include "job/catalog_version.h"
 #include "job/duckdb_catalog.h"
 #include "job/job_test_util.h"
@@ -18,6 +20,9 @@ namespace millrace::job {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
+
+const std::string kVersion = std::to_string(kCatalogVersion);
+const std::string kNextVersion = std::to_string(kCatalogVersion + 1);
 
 std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -135,6 +140,9 @@ class CatalogMigrationTest : public ::testing::Test {
 
   void ExpectFailedMigrationLeavesVersion1(const std::string& obstacle, const std::string& remove,
                                            const std::string& error);
+  // Turns the catalog at db_path_ into a version 2 one, opens it (migrating it to the current
+  // version) and checks what the migration did; the database is closed again.
+  void MigrateVersion2();
 
   testing::TempDir dir_;
   std::string in_;
@@ -148,8 +156,8 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
   WriteFile(File("c.csv"), "6,c\n7,c\n");
   ASSERT_NO_FATAL_FAILURE(harness_.Start());
 
-  // The catalog is at version 2, with the same tables and columns as a new one.
-  EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{"2"}}));
+  // The catalog is at the current version, with the same tables and columns as a new one.
+  EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{kVersion}}));
   EXPECT_FALSE(HasDefinitionColumn(harness_.conn()));
   {
     testing::TempDir fresh_dir;
@@ -252,11 +260,11 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
                                      {File("b.csv"), "LOADED", "3"},
                                      {File("c.csv"), "LOADED", "2"}}));
 
-  // Started once more: the catalog is already at version 2 and is not migrated again (a second
-  // migration would wrap the JSON offsets once more).
+  // Started once more: the catalog is already at the current version and is not migrated again
+  // (a second migration would wrap the JSON offsets once more).
   harness_.Stop();
   ASSERT_NO_FATAL_FAILURE(harness_.Start());
-  EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{"2"}}));
+  EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{kVersion}}));
   EXPECT_EQ(harness_.Query("SELECT name, current_offset, end_offset FROM __millrace.jobs ORDER "
                            "BY id"),
             (Rows{{"people", FileNameJson(File("c.csv")), FileNameJson(File("c.csv"))},
@@ -290,25 +298,27 @@ TEST_F(CatalogMigrationTest, ANewerCatalogIsRefusedAndLeftAlone) {
   WriteFile(File("c.csv"), "6,c\n7,c\n");
   Rows before;
   {
-    // A catalog a later release wrote: version 2 tables, version 3 recorded.
+    // A catalog a later release wrote: this version's tables, the next version recorded.
     auto db = engine::OpenOrDie({.path = db_path_});
     DuckDbCatalogStore store(db.get(), db_path_);
     ASSERT_TRUE(store.Open().ok());
     auto conn = engine::ConnectOrDie(*db);
-    ASSERT_TRUE(conn->Execute("UPDATE __millrace.catalog_version SET version = 3").ok());
+    ASSERT_TRUE(
+        conn->Execute("UPDATE __millrace.catalog_version SET version = " + kNextVersion).ok());
     before = Everything(*conn);
   }
   auto db = engine::OpenOrDie({.path = db_path_});
   ASSERT_NE(db, nullptr);
   const Status started = StartService(db.get());
   EXPECT_EQ(started.code(), StatusCode::kFailedPrecondition) << started.ToString();
-  EXPECT_NE(started.message().find("version 3"), std::string::npos) << started.message();
-  EXPECT_NE(started.message().find("version 2"), std::string::npos) << started.message();
+  EXPECT_NE(started.message().find("version " + kNextVersion), std::string::npos)
+      << started.message();
+  EXPECT_NE(started.message().find("version " + kVersion), std::string::npos) << started.message();
   EXPECT_NE(started.message().find(db_path_), std::string::npos) << started.message();
   auto conn = engine::ConnectOrDie(*db);
   EXPECT_EQ(Everything(*conn), before);
   EXPECT_EQ(engine::QueryRows(*conn, "SELECT version FROM __millrace.catalog_version"),
-            (Rows{{"3"}}));
+            (Rows{{kNextVersion}}));
   // What `before` held, reopened: the migrated catalog (JSON offsets) and the users' rows.
   EXPECT_EQ(
       engine::QueryRows(*conn, "SELECT name, current_offset FROM __millrace.jobs ORDER BY id"),
@@ -353,7 +363,7 @@ void CatalogMigrationTest::ExpectFailedMigrationLeavesVersion1(const std::string
   Status opened = store.Open();
   ASSERT_TRUE(opened.ok()) << opened.ToString();
   EXPECT_EQ(engine::QueryRows(*conn, "SELECT version FROM __millrace.catalog_version"),
-            (Rows{{"2"}}));
+            (Rows{{kVersion}}));
   EXPECT_FALSE(HasDefinitionColumn(*conn));
   EXPECT_EQ(engine::QueryRows(*conn,
                               "SELECT current_offset, end_offset FROM __millrace.jobs "
@@ -377,6 +387,101 @@ TEST_F(CatalogMigrationTest, AMigrationFailingAtItsLastStepLeavesVersion1) {
   ExpectFailedMigrationLeavesVersion1(
       "CREATE VIEW __millrace.catalog_version AS SELECT 2 AS version;",
       "DROP VIEW __millrace.catalog_version", "Can only delete from base table");
+}
+
+// A version 2 catalog: what this build creates, without the users' tables (the one change
+// of version 3), recorded as version 2.
+void WriteVersion2Catalog(engine::Database* db, const std::string& where) {
+  DuckDbCatalogStore store(db, where);
+  ASSERT_TRUE(store.Open().ok());
+  auto conn = engine::ConnectOrDie(*db);
+  ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.users; DROP TABLE __millrace.grants; "
+                            "UPDATE __millrace.catalog_version SET version = 2")
+                  .ok());
+}
+
+bool HasUserTables(engine::Connection& conn) {
+  return engine::QueryValue(conn,
+                            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = "
+                            "'__millrace' AND table_name IN ('users', 'grants')") == "2";
+}
+
+TEST_F(CatalogMigrationTest, AVersion2CatalogGainsTheUsersTablesAndKeepsTheRest) {
+  ASSERT_NO_FATAL_FAILURE(WriteV1Directory());
+  ASSERT_NO_FATAL_FAILURE(MigrateVersion2());
+  // And the jobs carry on under the service.
+  ASSERT_NO_FATAL_FAILURE(harness_.Start());
+  EXPECT_EQ(harness_.JobColumn("archive", "Status"), "PAUSED");
+  EXPECT_EQ(harness_.JobColumn("people", "CurrentOffset"), FileNameJson(File("b.csv")));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM __millrace.grants"), "1");
+}
+
+void CatalogMigrationTest::MigrateVersion2() {
+  auto db = engine::OpenOrDie({.path = db_path_});
+  ASSERT_NE(db, nullptr);
+  ASSERT_NO_FATAL_FAILURE(WriteVersion2Catalog(db.get(), db_path_));
+  auto conn = engine::ConnectOrDie(*db);
+  ASSERT_FALSE(HasUserTables(*conn));
+  const Rows before = Everything(*conn);
+
+  DuckDbCatalogStore store(db.get(), db_path_);
+  ASSERT_EQ(store.StoredVersion().value(), 2);
+  Status opened = store.Open();
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
+  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+  EXPECT_TRUE(HasUserTables(*conn));
+  {
+    testing::TempDir fresh_dir;
+    auto fresh = engine::OpenOrDie({.path = fresh_dir.Join("fresh.duckdb")});
+    DuckDbCatalogStore fresh_store(fresh.get(), "fresh");
+    ASSERT_TRUE(fresh_store.Open().ok());
+    auto fresh_conn = engine::ConnectOrDie(*fresh);
+    EXPECT_EQ(CatalogColumns(*conn), CatalogColumns(*fresh_conn));
+  }
+  // Everything else is as it was: the new tables are empty, only the version moved.
+  Rows after = Everything(*conn);
+  std::erase_if(after, [](const std::vector<std::string>& row) {
+    return row.size() > 1 && row[0] == "__millrace" && (row[1] == "users" || row[1] == "grants");
+  });
+  Rows expected = before;
+  for (Rows* rows : {&expected, &after}) {
+    std::erase_if(*rows, [](const std::vector<std::string>& row) {
+      return !row.empty() && row[0] == "__millrace.catalog_version";
+    });
+  }
+  EXPECT_EQ(after, expected);
+  EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.users"), "0");
+
+  // The migrated store keeps users and grants.
+  access::UserRecord user{"ann", "%", access::NativePasswordHash("pw"), false, 0, 1};
+  ASSERT_TRUE(store.InsertUser(user).ok());
+  ASSERT_TRUE(
+      store.AddGrant({"ann", {"shop", ""}, access::ParsePrivilegeName("SELECT").value()}).ok());
+  auto users = store.LoadUsers();
+  ASSERT_TRUE(users.ok()) << users.status().ToString();
+  ASSERT_EQ(users->users.size(), 1u);
+  EXPECT_EQ(users->users[0].password_hash, user.password_hash);
+  ASSERT_EQ(users->grants.size(), 1u);
+}
+
+// A view where the users table goes makes the 2 -> 3 step fail: the catalog stays at 2.
+TEST_F(CatalogMigrationTest, AFailedMigrationFromVersion2LeavesVersion2) {
+  auto db = engine::OpenOrDie({.path = db_path_});
+  ASSERT_NE(db, nullptr);
+  ASSERT_NO_FATAL_FAILURE(WriteVersion2Catalog(db.get(), db_path_));
+  auto conn = engine::ConnectOrDie(*db);
+  ASSERT_TRUE(conn->Execute("CREATE VIEW __millrace.users AS SELECT 1 AS name").ok());
+  const Rows before = Everything(*conn);
+  DuckDbCatalogStore store(db.get(), db_path_);
+  const Status opened = store.Open();
+  EXPECT_FALSE(opened.ok());
+  EXPECT_NE(opened.message().find("from version 2"), std::string::npos) << opened.ToString();
+  EXPECT_EQ(Everything(*conn), before);
+  EXPECT_EQ(store.StoredVersion().value(), 2);
+  ASSERT_TRUE(conn->Execute("DROP VIEW __millrace.users").ok());
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_TRUE(HasUserTables(*conn));
+  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
 }
 
 }  // namespace

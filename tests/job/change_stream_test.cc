@@ -134,6 +134,12 @@ class FaultyCatalog final : public CatalogStore {
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override {
     return store_->RecordFiles(entries);
   }
+  Result<access::UserCatalog> LoadUsers() override { return store_->LoadUsers(); }
+  Status InsertUser(const access::UserRecord& user) override { return store_->InsertUser(user); }
+  Status UpdateUser(const access::UserRecord& user) override { return store_->UpdateUser(user); }
+  Status DeleteUser(std::string_view name) override { return store_->DeleteUser(name); }
+  Status AddGrant(const access::Grant& grant) override { return store_->AddGrant(grant); }
+  Status RemoveGrant(const access::Grant& grant) override { return store_->RemoveGrant(grant); }
   std::atomic<bool> fail_saves{false};
 
  private:

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "access/password.h"
 #include "server/protocol.h"
 #include "server/wire.h"
 
@@ -194,7 +195,7 @@ uint32_t DefaultClientCapabilities() {
 
 std::string BuildClientHandshake(const LoginOptions& options, const std::string& scramble,
                                  uint32_t capabilities) {
-  const std::string auth = NativePasswordResponse(options.password, scramble);
+  const std::string auth = access::NativePasswordResponse(options.password, scramble);
   WireWriter w;
   w.Int4(capabilities).Int4(1 << 24).Int1(kUtf8mb4GeneralCi).Zeros(23).NulString(options.user);
   if ((capabilities & kClientPluginAuthLenencData) != 0) {
@@ -400,7 +401,7 @@ Result<Response> RawClient::Login(const Greeting& greeting, const LoginOptions& 
     r.Skip(1);
     if (!r.NulString(&plugin) || !r.NulString(&data)) return Status::DataLoss("bad auth switch");
     if (plugin != kNativePasswordPlugin) return Status::DataLoss("unexpected plugin");
-    MR_RETURN_IF_ERROR(SendPacket(NativePasswordResponse(options.password, data)));
+    MR_RETURN_IF_ERROR(SendPacket(access::NativePasswordResponse(options.password, data)));
     MR_ASSIGN_OR_RETURN(reply, ReadPacket());
   }
   WireReader r(reply);

@@ -114,6 +114,7 @@ TEST(ClassifyErrorTest, PrivilegeErrorsAreMySqls) {
   ExpectError(CantCreateUserWithGrantError(), kErCantCreateUserWithGrant, "42000");
   ExpectError(WrongUsageError("DB GRANT", "GLOBAL PRIVILEGES"), kErWrongUsage, "HY000");
   ExpectError(TooManyUserConnectionsError("bob"), kErTooManyUserConnections, "42000");
+  ExpectError(PasswordFormatError(), kErPasswordFormat, "HY000");
 }
 
 // The text of an error decides nothing: without a detail, only the StatusCode counts.

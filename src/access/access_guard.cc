@@ -1,0 +1,233 @@
+#include "access/access_guard.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/strings.h"
+#include "sql/lexer.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::access {
+namespace {
+
+using engine::RelationName;
+
+// Lower-cased (schema, name): the catalog resolves names case-insensitively.
+using Key = std::pair<std::string, std::string>;
+Key KeyOf(std::string_view schema, std::string_view name) {
+  return {ToLower(schema), ToLower(name)};
+}
+
+std::string PrivilegeLabel(Privilege privilege) {
+  return std::string(PrivilegeName(privilege));
+}
+
+}  // namespace
+
+// A relation a statement names, resolved in the catalog.
+struct AccessGuard::Relation {
+  std::string schema;
+  std::string name;
+  bool view = false;
+  bool system = false;  // a view of DuckDB's system catalog (information_schema, pg_catalog)
+};
+
+bool AccessGuard::IsInternal(std::string_view database) const {
+  return std::any_of(
+      internal_databases_.begin(), internal_databases_.end(),
+      [&](const std::string& internal) { return EqualsIgnoreCase(internal, database); });
+}
+
+Status AccessGuard::Require(sql::Session& session, Privilege privilege, std::string_view database,
+                            std::string_view table) const {
+  const sql::SessionInfo& info = session.info();
+  if (access_->Has(info.user, privilege, database, table)) return Status::Ok();
+  if (table.empty()) {
+    if (privilege == Privilege::kAdmin)
+      return sql::SpecificAccessDeniedError(PrivilegeLabel(privilege));
+    return sql::DatabaseAccessDeniedError(info.user, info.host, database)
+        .WithContext(PrivilegeLabel(privilege) + " is needed");
+  }
+  return sql::TableAccessDeniedError(PrivilegeLabel(privilege), info.user, info.host, database,
+                                     table);
+}
+
+Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) {
+  const std::vector<sql::Token> tokens = sql::SignificantTokens(sql);
+  // EXPLAIN [ANALYZE] is checked as the statement it explains (DuckDB cannot serialize the
+  // plan of an EXPLAIN).
+  if (!tokens.empty() && sql::IsKeyword(sql, tokens[0], "EXPLAIN")) {
+    size_t next = 1;
+    if (next < tokens.size() && sql::IsKeyword(sql, tokens[next], "ANALYZE")) ++next;
+    if (next >= tokens.size()) return sql::SyntaxError("EXPLAIN of nothing");
+    return CheckStatement(session, sql.substr(tokens[next].begin));
+  }
+  engine::Connection& conn = session.connection();
+  const std::string& user = session.info().user;
+  const bool admin = access_->IsAdmin(user);
+
+  // 1. A SELECT, on its parse tree, before anything binds it.
+  MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, sql));
+  std::vector<Relation> named;
+  if (parsed) {
+    MR_RETURN_IF_ERROR(
+        sandbox_->CheckFunctions(parsed->functions, parsed->table_functions, admin, false));
+    MR_ASSIGN_OR_RETURN(named, Resolve(session, *parsed));
+  }
+  // 2. Its kind.
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::PreparedStatement> prepared, conn.PrepareOne(sql));
+  MR_RETURN_IF_ERROR(sandbox_->CheckKind(prepared->kind()));
+  if (prepared->kind() == engine::StatementKind::kTransaction) return Status::Ok();
+  prepared.reset();
+  // 3. Its plan.
+  MR_ASSIGN_OR_RETURN(engine::PlanFacts plan, engine::PlanStatement(conn, sql));
+  MR_RETURN_IF_ERROR(sandbox_->CheckPlan(plan));
+  MR_RETURN_IF_ERROR(sandbox_->CheckFunctions(plan.functions, plan.table_functions, admin, true));
+  MR_RETURN_IF_ERROR(
+      sandbox_->CheckFunctions(plan.parsed.functions, plan.parsed.table_functions, admin, false));
+  if (plan.target && IsInternal(plan.target->object.schema)) {
+    return sql::DatabaseAccessDeniedError(plan.target->object.schema);
+  }
+  // 4. Privileges.
+  if (admin) return Status::Ok();
+  if (!parsed) {
+    // Relations named by parse trees inside the plan (a CREATE VIEW's query).
+    MR_ASSIGN_OR_RETURN(named, Resolve(session, plan.parsed));
+  }
+  MR_RETURN_IF_ERROR(CheckReads(session, named, plan));
+  if (plan.target) MR_RETURN_IF_ERROR(CheckTarget(session, *plan.target));
+  return Status::Ok();
+}
+
+Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
+    sql::Session& session, const engine::ParsedFacts& parsed) const {
+  std::vector<Relation> out;
+  if (parsed.relations.empty()) return out;
+  std::string names;
+  for (const RelationName& r : parsed.relations) {
+    names += (names.empty() ? "" : ", ") + engine::QuoteLiteral(ToLower(r.name));
+  }
+  // Tables and views of the user's database file, then the system catalog's views.
+  MR_ASSIGN_OR_RETURN(
+      auto rows,
+      engine::QueryTextRows(
+          session.connection(),
+          "SELECT schema_name, table_name, false, false FROM duckdb_tables() WHERE "
+          "lower(table_name) IN (" +
+              names +
+              ") UNION ALL SELECT schema_name, view_name, true, internal FROM duckdb_views() "
+              "WHERE lower(view_name) IN (" +
+              names + ")"));
+  const std::string current = session.database().value_or("main");
+  for (const RelationName& r : parsed.relations) {
+    const std::string lower = ToLower(r.name);
+    const bool is_cte = std::find(parsed.cte_names.begin(), parsed.cte_names.end(), lower) !=
+                        parsed.cte_names.end();
+    if (r.schema.empty() && is_cte) continue;
+    // An unqualified name resolves in the current database first, then in main, then in the
+    // system catalog, as DuckDB's search path does.
+    const std::vector<std::string> schemas =
+        r.schema.empty()
+            ? std::vector<std::string>{current, "main", "pg_catalog", "information_schema"}
+            : std::vector<std::string>{r.schema};
+    const std::vector<std::string>* found = nullptr;
+    for (const std::string& schema : schemas) {
+      for (const auto& row : rows) {
+        if (EqualsIgnoreCase(row[0], schema) && EqualsIgnoreCase(row[1], r.name)) {
+          found = &row;
+          break;
+        }
+      }
+      if (found != nullptr) break;
+    }
+    if (found == nullptr) {
+      return sql::NoSuchTableError(r.schema.empty() ? current : r.schema, r.name);
+    }
+    out.push_back(Relation{(*found)[0], (*found)[1], (*found)[2] == "true", (*found)[3] == "true"});
+  }
+  return out;
+}
+
+Status AccessGuard::CheckReads(sql::Session& session, const std::vector<Relation>& named,
+                               const engine::PlanFacts& plan) const {
+  std::set<Key> direct;   // tables named in the statement
+  std::set<Key> covered;  // tables read through a named view the user may read
+  for (const Relation& r : named) {
+    if (r.system || IsInternal(r.schema)) continue;
+    MR_RETURN_IF_ERROR(Require(session, Privilege::kSelect, r.schema, r.name));
+    if (!r.view) {
+      direct.insert(KeyOf(r.schema, r.name));
+      continue;
+    }
+    MR_ASSIGN_OR_RETURN(engine::PlanFacts view_plan,
+                        engine::PlanStatement(session.connection(),
+                                              "SELECT * FROM " + engine::QuoteIdentifier(r.schema) +
+                                                  "." + engine::QuoteIdentifier(r.name)));
+    for (const RelationName& scan : view_plan.scans)
+      covered.insert(KeyOf(scan.schema, scan.name));
+  }
+  const bool writes_own_table =
+      plan.target && (plan.target->operation == "UPDATE" || plan.target->operation == "DELETE");
+  for (const RelationName& scan : plan.scans) {
+    const Key key = KeyOf(scan.schema, scan.name);
+    if (IsInternal(scan.schema) || direct.contains(key) || covered.contains(key)) continue;
+    // UPDATE and DELETE scan the table they change: LOAD_PRIV covers that scan.
+    if (writes_own_table && key == KeyOf(plan.target->object.schema, plan.target->object.name)) {
+      continue;
+    }
+    MR_RETURN_IF_ERROR(Require(session, Privilege::kSelect, scan.schema, scan.name));
+  }
+  return Status::Ok();
+}
+
+Status AccessGuard::CheckTarget(sql::Session& session, const engine::PlanTarget& target) const {
+  const RelationName& object = target.object;
+  if (target.operation == "INSERT" || target.operation == "UPDATE" ||
+      target.operation == "DELETE") {
+    return Require(session, Privilege::kLoad, object.schema, object.name);
+  }
+  Privilege privilege = Privilege::kCreate;
+  if (target.operation == "DROP") privilege = Privilege::kDrop;
+  if (target.operation == "ALTER") privilege = Privilege::kAlter;
+  // An index changes its table; dropping one names only the index, so it is checked on the
+  // database.
+  if (target.kind == "INDEX") {
+    return target.operation == "DROP"
+               ? Require(session, Privilege::kDrop, object.schema, "")
+               : Require(session, Privilege::kAlter, object.schema, object.name);
+  }
+  return Require(session, privilege, object.schema, target.kind == "SCHEMA" ? "" : object.name);
+}
+
+Status AccessGuard::CheckTableFunction(sql::Session& session, std::string_view name) {
+  // local() reads the server's own disk: ADMIN_PRIV, as in Doris.
+  if (EqualsIgnoreCase(name, "local")) {
+    return Require(session, Privilege::kAdmin, "", "");
+  }
+  return Status::Ok();
+}
+
+Status AccessGuard::CheckObject(sql::Session& session, sql::ObjectAction action,
+                                std::string_view database, std::string_view table) {
+  const sql::SessionInfo& info = session.info();
+  switch (action) {
+    case sql::ObjectAction::kShow:
+    case sql::ObjectAction::kUse:
+      if (access_->HasAny(info.user, database, table)) return Status::Ok();
+      if (table.empty()) return sql::DatabaseAccessDeniedError(info.user, info.host, database);
+      return sql::TableAccessDeniedError(PrivilegeLabel(Privilege::kSelect), info.user, info.host,
+                                         database, table);
+    case sql::ObjectAction::kCreate:
+      return Require(session, Privilege::kCreate, database, table);
+    case sql::ObjectAction::kDrop:
+      return Require(session, Privilege::kDrop, database, table);
+  }
+  return Status::Ok();
+}
+
+bool AccessGuard::Visible(sql::Session& session, std::string_view database,
+                          std::string_view table) {
+  return access_->HasAny(session.info().user, database, table);
+}
+
+}  // namespace millrace::access

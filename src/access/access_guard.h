@@ -1,0 +1,70 @@
+// AccessGuard: the check every client statement passes before it runs (sql::StatementGuard):
+// the sandbox (sandbox.h) for everyone, then the privileges of the session's user
+// (access_control.h).
+//
+// How a DuckDB statement is checked
+// 1. A SELECT is screened on DuckDB's parse tree before anything binds it: its table
+//    functions against the sandbox, and every relation it names must be a table or view of
+//    the catalog or a WITH name of the statement. A file name in FROM (DuckDB's replacement
+//    scan, `SELECT * FROM '/etc/passwd'`) is therefore refused as an unknown table before
+//    DuckDB could open the file.
+// 2. DuckDB prepares the statement (exactly one, as DuckDB splits it): its kind is checked.
+// 3. DuckDB's bound plan (json_serialize_plan) gives the root operator and its target, every
+//    table scanned and every function called, views and macros seen through: all checked
+//    against the sandbox.
+// 4. Privileges: a SELECT needs SELECT_PRIV on each table or view it names; a table read only
+//    through a named view is covered by the view, as in Doris. Other statements need
+//    SELECT_PRIV on every table their plan scans (through views too: DuckDB's plan of an
+//    INSERT, UPDATE, DELETE or CREATE TABLE AS does not say which view a table was reached
+//    through), LOAD_PRIV on the table they write, CREATE_PRIV, ALTER_PRIV or DROP_PRIV on what
+//    they create, alter or drop. A CREATE VIEW needs SELECT_PRIV on what its query names.
+//    Holders of ADMIN_PRIV on *.* pass step 4.
+// - Tables of the internal databases (the job catalog) are read only by Millrace's own table
+//   functions; the SQL layer refuses any client statement that names them.
+// - Thread-safety: every method may be called concurrently; a session's statements run on its
+//   own connection.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "access/access_control.h"
+#include "access/sandbox.h"
+#include "sql/router.h"
+#include "sql/statement_guard.h"
+
+namespace millrace::access {
+
+class AccessGuard final : public sql::StatementGuard {
+ public:
+  // `access` is borrowed and must outlive the guard.
+  AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
+              std::vector<std::string> internal_databases)
+      : access_(access),
+        sandbox_(std::move(sandbox)),
+        internal_databases_(std::move(internal_databases)) {}
+
+  Status CheckStatement(sql::Session& session, std::string_view sql) override;
+  Status CheckTableFunction(sql::Session& session, std::string_view name) override;
+  Status CheckObject(sql::Session& session, sql::ObjectAction action, std::string_view database,
+                     std::string_view table) override;
+  bool Visible(sql::Session& session, std::string_view database, std::string_view table) override;
+
+ private:
+  struct Relation;
+  Result<std::vector<Relation>> Resolve(sql::Session& session,
+                                        const engine::ParsedFacts& parsed) const;
+  Status CheckReads(sql::Session& session, const std::vector<Relation>& named,
+                    const engine::PlanFacts& plan) const;
+  Status CheckTarget(sql::Session& session, const engine::PlanTarget& target) const;
+  Status Require(sql::Session& session, Privilege privilege, std::string_view database,
+                 std::string_view table) const;
+  bool IsInternal(std::string_view database) const;
+
+  const AccessControl* access_;
+  std::unique_ptr<Sandbox> sandbox_;
+  std::vector<std::string> internal_databases_;
+};
+
+}  // namespace millrace::access

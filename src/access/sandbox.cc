@@ -1,0 +1,136 @@
+#include "access/sandbox.h"
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::access {
+namespace {
+
+using engine::StatementKind;
+
+// Functions that take SQL text and parse, bind or run it, or that reveal secrets: through
+// them a statement could reach what the checks of its own text never saw.
+constexpr std::array<std::string_view, 5> kDeniedFunctions = {
+    "json_serialize_sql", "json_serialize_plan", "json_deserialize_sql",
+    "json_execute_serialized_sql", "which_secret"};
+
+// Table functions anyone may call (Millrace's own are added at Create).
+constexpr std::array<std::string_view, 5> kTableFunctions = {"range", "generate_series", "unnest",
+                                                             "json_each", "json_tree"};
+
+// Window functions the parser knows without a catalog entry.
+constexpr std::array<std::string_view, 12> kWindowFunctions = {
+    "row_number", "rank", "dense_rank",  "percent_rank", "cume_dist", "ntile",
+    "lag",        "lead", "first_value", "last_value",   "nth_value", "rank_dense"};
+
+bool IsMetadataFunction(std::string_view name) {
+  return name.starts_with("duckdb_") || name == "pg_timezone_names" || name == "test_all_types" ||
+         name == "test_vector_types";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Sandbox>> Sandbox::Create(engine::Connection& conn,
+                                                 std::vector<std::string> extra_table_functions) {
+  MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(
+                                     conn,
+                                     "SELECT DISTINCT lower(function_name) FROM duckdb_functions() "
+                                     "WHERE function_type IN ('scalar', 'aggregate', 'macro')"));
+  std::set<std::string, std::less<>> functions;
+  for (auto& row : rows)
+    functions.insert(std::move(row[0]));
+  for (std::string_view name : kWindowFunctions)
+    functions.emplace(name);
+  for (std::string_view name : kDeniedFunctions)
+    functions.erase(std::string(name));
+  std::set<std::string, std::less<>> tables(kTableFunctions.begin(), kTableFunctions.end());
+  for (std::string& name : extra_table_functions)
+    tables.insert(ToLower(name));
+  return std::unique_ptr<Sandbox>(new Sandbox(std::move(functions), std::move(tables)));
+}
+
+Status Sandbox::CheckKind(StatementKind kind) const {
+  switch (kind) {
+    case StatementKind::kSelect:
+    case StatementKind::kInsert:
+    case StatementKind::kUpdate:
+    case StatementKind::kDelete:
+    case StatementKind::kCreate:
+    case StatementKind::kAlter:
+    case StatementKind::kDrop:
+    case StatementKind::kTransaction:
+      return Status::Ok();
+    case StatementKind::kCopy:
+    case StatementKind::kExport:
+    case StatementKind::kAttach:
+    case StatementKind::kDetach:
+      return sql::SandboxError(engine::StatementKindName(kind),
+                               "it reads or writes files or databases outside Millrace");
+    case StatementKind::kLoad:
+      return sql::SandboxError(engine::StatementKindName(kind), "extensions stay off");
+    case StatementKind::kSet:
+    case StatementKind::kVariableSet:
+      return sql::SandboxError(engine::StatementKindName(kind),
+                               "the engine's settings are fixed at start");
+    default:
+      return sql::SandboxError(engine::StatementKindName(kind),
+                               "Millrace runs queries, DML and DDL on tables, views and "
+                               "databases only");
+  }
+}
+
+Status Sandbox::CheckPlan(const engine::PlanFacts& plan) const {
+  static const std::set<std::string, std::less<>> kObjects = {"TABLE", "VIEW", "SCHEMA", "INDEX"};
+  if (!plan.target) return Status::Ok();
+  const engine::PlanTarget& target = *plan.target;
+  if (target.operation == "INSERT" || target.operation == "UPDATE" ||
+      target.operation == "DELETE") {
+    return Status::Ok();
+  }
+  if ((target.operation == "CREATE" || target.operation == "DROP" || target.operation == "ALTER") &&
+      kObjects.contains(target.kind)) {
+    return Status::Ok();
+  }
+  return sql::SandboxError(target.operation + " " + target.kind,
+                           "only tables, views, databases and indexes can be created, altered "
+                           "or dropped");
+}
+
+Status Sandbox::CheckFunctions(const std::vector<std::string>& functions,
+                               const std::vector<std::string>& table_functions, bool admin,
+                               bool bound) const {
+  for (const std::string& name : table_functions) {
+    if (table_functions_.contains(name)) continue;
+    if (name == "checkpoint" || IsMetadataFunction(name)) {
+      if (admin) continue;
+      return sql::SandboxError(
+          name + "()", name == "checkpoint"
+                           ? "CHECKPOINT needs ADMIN_PRIV"
+                           : "DuckDB's metadata (and information_schema over it) lists every "
+                             "database and needs ADMIN_PRIV; use SHOW DATABASES, SHOW TABLES "
+                             "and DESC");
+    }
+    if (name == "force_checkpoint") {
+      return sql::SandboxError("FORCE CHECKPOINT",
+                               "it aborts the open transactions of running jobs; use CHECKPOINT");
+    }
+    return sql::SandboxError("the table function " + name + "()",
+                             "it is not one Millrace allows (files are read with S3() and "
+                             "local(), or by a streaming job)");
+  }
+  for (const std::string& name : functions) {
+    if (functions_.contains(name)) continue;
+    const bool denied =
+        std::find(kDeniedFunctions.begin(), kDeniedFunctions.end(), name) != kDeniedFunctions.end();
+    if (!bound && !denied) continue;
+    return sql::SandboxError("the function " + name + "()",
+                             "it is not one of DuckDB's built-in functions Millrace allows");
+  }
+  return Status::Ok();
+}
+
+}  // namespace millrace::access

@@ -1,0 +1,64 @@
+// Sandbox: the statements and functions no one may use, root included. The first of the two
+// layers that keep a client inside Millrace (docs/security.md); the second is DuckDB's own
+// lock (engine::Database::LockDown).
+//
+// Policy
+// - Statement kinds (as DuckDB's parser names them): SELECT, INSERT, UPDATE, DELETE, CREATE,
+//   ALTER, DROP, transactions, EXPLAIN (of an allowed statement). Everything else is refused:
+//   COPY, EXPORT/IMPORT DATABASE, ATTACH, DETACH, INSTALL, LOAD, SET and RESET of engine
+//   settings, PRAGMA, CALL, PREPARE/EXECUTE, VACUUM, ANALYZE, SET VARIABLE, CREATE MACRO and
+//   FUNCTION. Millrace's own statements (USE, SHOW, SET of MySQL variables, job and user
+//   statements) never reach DuckDB as the client wrote them.
+// - What CREATE, DROP and ALTER may name: tables, views, schemas (databases) and indexes; not
+//   secrets, sequences, types or macros.
+// - Table functions: an allowlist (range, generate_series, unnest, json_each, json_tree, and
+//   the functions Millrace registers: jobs, tasks, ...). DuckDB's metadata functions
+//   (duckdb_tables(), ..., and so information_schema and pg_catalog, which are views over
+//   them) list every database, the job catalog's included: ADMIN_PRIV only. CHECKPOINT: ADMIN_PRIV
+//   only; FORCE CHECKPOINT never (it aborts the jobs' open transactions).
+// - Scalar, aggregate and window functions: DuckDB's built-in catalog as it is at start (no
+//   extension can be loaded and no macro created afterwards, so it cannot grow), minus the
+//   functions that run or describe other SQL (json_serialize_sql, json_serialize_plan,
+//   json_deserialize_sql, json_execute_serialized_sql) or reveal secrets (which_secret).
+// - Every refusal is MySQL error 1290 naming what was refused and why.
+// - Thread-safety: immutable after Create; every method may be called concurrently.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/database.h"
+#include "engine/statement_plan.h"
+
+namespace millrace::access {
+
+class Sandbox {
+ public:
+  // Reads DuckDB's function catalog through `conn`. `extra_table_functions`: the table
+  // functions Millrace registered (engine::Database::RegisteredTableFunctions).
+  static Result<std::unique_ptr<Sandbox>> Create(engine::Connection& conn,
+                                                 std::vector<std::string> extra_table_functions);
+
+  Status CheckKind(engine::StatementKind kind) const;
+  // The root operator of a plan and what it creates, drops or alters.
+  Status CheckPlan(const engine::PlanFacts& plan) const;
+  // `admin`: the user holds ADMIN_PRIV (metadata functions, CHECKPOINT). `bound`: the names
+  // come from a plan, so each is a catalog function; names from a parse tree that are not in
+  // the catalog are left to DuckDB's binder, which refuses them as unknown.
+  Status CheckFunctions(const std::vector<std::string>& functions,
+                        const std::vector<std::string>& table_functions, bool admin,
+                        bool bound) const;
+
+ private:
+  Sandbox(std::set<std::string, std::less<>> functions, std::set<std::string, std::less<>> tables)
+      : functions_(std::move(functions)), table_functions_(std::move(tables)) {}
+
+  std::set<std::string, std::less<>> functions_;        // scalar, aggregate, window
+  std::set<std::string, std::less<>> table_functions_;  // for everyone
+};
+
+}  // namespace millrace::access

@@ -1,0 +1,174 @@
+// Users end to end: the real `millrace serve`, the real `mariadb` client and MariaDB
+// Connector/C. root creates a user; the user logs in with its password and not without it;
+// grants show in SHOW GRANTS, and a GRANT or REVOKE reaches a session already open; the
+// catalog holds the hash, never the password; no log line holds a password.
+#include <gtest/gtest.h>
+
+#include "access/password.h"
+#include "engine/database.h"
+#include "server/mysql_test_util.h"
+
+namespace millrace::access {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+using server::MysqlPtr;
+using server::ServerProcess;
+
+constexpr const char* kRootPassword = "Root-Secret-77";
+constexpr const char* kBobPassword = "Bob-Secret-42";
+
+MysqlPtr Connect(uint16_t port, const std::string& user, const std::string& password,
+                 std::string* error) {
+  MysqlPtr mysql(mysql_init(nullptr));
+  const unsigned int timeout = 30;
+  mysql_options(mysql.get(), MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+  mysql_options(mysql.get(), MYSQL_OPT_READ_TIMEOUT, &timeout);
+  if (mysql_real_connect(mysql.get(), "127.0.0.1", user.c_str(), password.c_str(), nullptr, port,
+                         nullptr, 0) == nullptr) {
+    *error = std::to_string(mysql_errno(mysql.get())) + " (" + mysql_sqlstate(mysql.get()) +
+             "): " + mysql_error(mysql.get());
+    return nullptr;
+  }
+  return mysql;
+}
+
+// The rows of `sql` (NULL as "NULL"), or the error as "errno: message".
+Result<Rows> Query(MYSQL* mysql, const std::string& sql) {
+  if (mysql_query(mysql, sql.c_str()) != 0) {
+    return Status::Internal(std::to_string(mysql_errno(mysql)) + ": " + mysql_error(mysql));
+  }
+  Rows rows;
+  MYSQL_RES* res = mysql_store_result(mysql);
+  if (res == nullptr) return rows;
+  const unsigned int fields = mysql_num_fields(res);
+  while (MYSQL_ROW row = mysql_fetch_row(res)) {
+    std::vector<std::string> cells;
+    for (unsigned int i = 0; i < fields; ++i)
+      cells.push_back(row[i] != nullptr ? row[i] : "NULL");
+    rows.push_back(std::move(cells));
+  }
+  mysql_free_result(res);
+  return rows;
+}
+
+class UsersE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Debug logging: every statement reaches the log, so the masking is put to the test.
+    auto server = ServerProcess::Start(
+        dir_.path(),
+        {{"--log-level", "debug"}, {std::string("MILLRACE_ROOT_PASSWORD=") + kRootPassword}});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+    std::string error;
+    root_ = Connect(server_->mysql_port(), "root", kRootPassword, &error);
+    ASSERT_NE(root_, nullptr) << error;
+  }
+
+  Rows Root(const std::string& sql) {
+    auto rows = Query(root_.get(), sql);
+    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+    return rows.ok() ? std::move(rows).value() : Rows{};
+  }
+
+  // `mariadb -u<user> -p<password> -e <sql>`.
+  Result<testing::ProcessResult> Mariadb(const std::string& user, const std::string& password,
+                                         const std::string& sql) {
+    return server::MariaDb(server_->mysql_port(), sql,
+                           {"-u" + user, "-p" + password, "--skip-column-names"});
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<ServerProcess> server_;
+  MysqlPtr root_;
+};
+
+TEST_F(UsersE2ETest, AUserLogsInSeesItsGrantsAndTheCatalogHoldsOnlyTheHash) {
+  Root("CREATE DATABASE shop");
+  Root("CREATE TABLE shop.orders (id INT)");
+  Root(std::string("CREATE USER 'bob'@'%' IDENTIFIED BY '") + kBobPassword + "'");
+  Root("GRANT SELECT_PRIV ON shop.* TO 'bob'@'%'");
+
+  // The mariadb client logs in with the password, and not with another.
+  auto ok = Mariadb("bob", kBobPassword, "SHOW GRANTS");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->exit_code, 0) << ok->err;
+  EXPECT_EQ(ok->out, "'bob'@'%'\tYes\tNULL\tshop: SELECT_PRIV\tNULL\n");
+  auto wrong = Mariadb("bob", "not-bobs", "SELECT 1");
+  ASSERT_TRUE(wrong.ok()) << wrong.status().ToString();
+  EXPECT_NE(wrong->exit_code, 0);
+  EXPECT_NE(wrong->err.find("ERROR 1045 (28000)"), std::string::npos) << wrong->err;
+  EXPECT_NE(wrong->err.find("Access denied for user 'bob'@'127.0.0.1' (using password: YES)"),
+            std::string::npos)
+      << wrong->err;
+
+  // Connector/C: the same, and errno 1045 for a wrong password or an unknown user.
+  std::string error;
+  EXPECT_EQ(Connect(server_->mysql_port(), "bob", "Bob-Secret-43", &error), nullptr);
+  EXPECT_EQ(error, "1045 (28000): Access denied for user 'bob'@'127.0.0.1' (using password: YES)");
+  EXPECT_EQ(Connect(server_->mysql_port(), "nobody", kBobPassword, &error), nullptr);
+  EXPECT_EQ(error.substr(0, 4), "1045");
+  MysqlPtr bob = Connect(server_->mysql_port(), "bob", kBobPassword, &error);
+  ASSERT_NE(bob, nullptr) << error;
+
+  // bob is no admin.
+  auto denied = Query(bob.get(), "CREATE USER eve");
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().message(),
+            "1227: Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for this "
+            "operation");
+  EXPECT_EQ(std::string(mysql_sqlstate(bob.get())), "42000");
+
+  // A GRANT and a REVOKE reach bob's open session.
+  Root("GRANT LOAD_PRIV ON shop.orders TO bob");
+  EXPECT_EQ(Query(bob.get(), "SHOW GRANTS").value(),
+            (Rows{{"'bob'@'%'", "Yes", "NULL", "shop: SELECT_PRIV", "shop.orders: LOAD_PRIV"}}));
+  Root("REVOKE SELECT_PRIV ON shop.* FROM bob");
+  Root("GRANT ADMIN_PRIV ON *.* TO bob");
+  EXPECT_EQ(Query(bob.get(), "SHOW GRANTS").value(),
+            (Rows{{"'bob'@'%'", "Yes", "ADMIN_PRIV", "NULL", "shop.orders: LOAD_PRIV"}}));
+  EXPECT_TRUE(Query(bob.get(), "CREATE USER eve").ok());
+  EXPECT_EQ(Root("SHOW USERS"), (Rows{{"root", "%"}, {"bob", "%"}, {"eve", "%"}}));
+
+  // bob changes its own password; the old one no longer works.
+  Root("REVOKE ADMIN_PRIV ON *.* FROM bob");
+  ASSERT_TRUE(Query(bob.get(), "SET PASSWORD = PASSWORD('Bob-Secret-2nd')").ok());
+  EXPECT_EQ(Connect(server_->mysql_port(), "bob", kBobPassword, &error), nullptr);
+  EXPECT_NE(Connect(server_->mysql_port(), "bob", "Bob-Secret-2nd", &error), nullptr) << error;
+  EXPECT_GE(server::PrometheusValue(server::HttpGet(server_->http_port(), "/metrics")->body,
+                                    "millrace_mysql_auth_failures_total"),
+            4);
+
+  bob.reset();
+  root_.reset();
+  auto exited = server_->Terminate();
+  ASSERT_TRUE(exited.ok() && *exited == 0);
+
+  // The catalog holds MySQL's hash of the password, not the password.
+  {
+    auto db = engine::Database::Open({.path = dir_.Join("millrace.duckdb")});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    auto conn = (*db)->Connect();
+    ASSERT_TRUE(conn.ok());
+    auto users = engine::QueryTextRows(**conn,
+                                       "SELECT name, host, password_hash FROM __millrace.users "
+                                       "ORDER BY name");
+    ASSERT_TRUE(users.ok()) << users.status().ToString();
+    EXPECT_EQ(*users, (Rows{{"bob", "%", NativeHashText(NativePasswordHash("Bob-Secret-2nd"))},
+                            {"eve", "%", ""}}));
+    auto everything = engine::QueryTextRows(
+        **conn, "SELECT count(*) FROM __millrace.users u WHERE contains(u::VARCHAR, 'Secret')");
+    ASSERT_TRUE(everything.ok()) << everything.status().ToString();
+    EXPECT_EQ(*everything, (Rows{{"0"}}));
+  }
+
+  // No log line holds a password, though every statement was logged.
+  const std::string log = server_->Log();
+  EXPECT_NE(log.find("CREATE USER 'bob'"), std::string::npos) << log;
+  EXPECT_NE(log.find("Access denied for user 'bob'@'127.0.0.1'"), std::string::npos) << log;
+  EXPECT_EQ(log.find("Secret"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace millrace::access
