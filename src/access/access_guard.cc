@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "access/statement_screen.h"
 #include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/mysql_errors.h"
@@ -66,13 +67,25 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   const std::string& user = session.info().user;
   const bool admin = access_->IsAdmin(user);
 
-  // 1. A SELECT, on its parse tree, before anything binds it.
+  // 1. Before anything binds it: a SELECT on its parse tree; another statement on what it
+  // starts with, the table functions it names, and the queries inside it.
   MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, sql));
   std::vector<Relation> named;
   if (parsed) {
     MR_RETURN_IF_ERROR(
         sandbox_->CheckFunctions(parsed->functions, parsed->table_functions, admin, false));
     MR_ASSIGN_OR_RETURN(named, Resolve(session, *parsed));
+  } else {
+    MR_RETURN_IF_ERROR(sandbox_->CheckStart(StatementStart(sql)));
+    MR_RETURN_IF_ERROR(sandbox_->CheckCalledNames(CalledNames(sql), admin));
+    for (const std::string& part : QueryParts(sql)) {
+      MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query,
+                          engine::ParseSelect(conn, part));
+      if (!query) continue;  // not a query after all: the plan's check below decides
+      MR_RETURN_IF_ERROR(
+          sandbox_->CheckFunctions(query->functions, query->table_functions, admin, false));
+      MR_RETURN_IF_ERROR(Resolve(session, *query).status());
+    }
   }
   // 2. Its kind.
   MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::PreparedStatement> prepared, conn.PrepareOne(sql));

@@ -3,11 +3,14 @@
 // (access_control.h).
 //
 // How a DuckDB statement is checked
-// 1. A SELECT is screened on DuckDB's parse tree before anything binds it: its table
-//    functions against the sandbox, and every relation it names must be a table or view of
-//    the catalog or a WITH name of the statement. A file name in FROM (DuckDB's replacement
-//    scan, `SELECT * FROM '/etc/passwd'`) is therefore refused as an unknown table before
-//    DuckDB could open the file.
+// 1. Before anything binds it (binding a file reader opens its files), a SELECT is screened on
+//    DuckDB's parse tree: its table functions against the sandbox, and every relation it names
+//    must be a table or view of the catalog or a WITH name of the statement. A file name in
+//    FROM (DuckDB's replacement scan, `SELECT * FROM '/etc/passwd'`) is therefore refused as
+//    an unknown table before DuckDB could open the file. DuckDB's parser describes only
+//    SELECTs, so another statement is screened on its leading keywords, the table functions
+//    it names, and the queries inside it, each read by DuckDB's parser
+//    (statement_screen.h).
 // 2. DuckDB prepares the statement (exactly one, as DuckDB splits it): its kind is checked.
 // 3. DuckDB's bound plan (json_serialize_plan) gives the root operator and its target, every
 //    table scanned and every function called, views and macros seen through: all checked

@@ -4,11 +4,11 @@
 //
 // Policy
 // - Statement kinds (as DuckDB's parser names them): SELECT, INSERT, UPDATE, DELETE, CREATE,
-//   ALTER, DROP, transactions, EXPLAIN (of an allowed statement). Everything else is refused:
-//   COPY, EXPORT/IMPORT DATABASE, ATTACH, DETACH, INSTALL, LOAD, SET and RESET of engine
-//   settings, PRAGMA, CALL, PREPARE/EXECUTE, VACUUM, ANALYZE, SET VARIABLE, CREATE MACRO and
-//   FUNCTION. Millrace's own statements (USE, SHOW, SET of MySQL variables, job and user
-//   statements) never reach DuckDB as the client wrote them.
+//   ALTER, DROP, transactions, EXPLAIN (of an allowed statement), CALL of an allowed table
+//   function (CHECKPOINT is one). Everything else is refused: COPY, EXPORT/IMPORT DATABASE,
+//   ATTACH, DETACH, INSTALL, LOAD, SET and RESET of engine settings, PRAGMA, PREPARE/EXECUTE,
+//   VACUUM, ANALYZE, SET VARIABLE, CREATE MACRO and FUNCTION. Millrace's own statements (USE, SHOW,
+//   SET of MySQL variables, job and user statements) never reach DuckDB as the client wrote them.
 // - What CREATE, DROP and ALTER may name: tables, views, schemas (databases) and indexes; not
 //   secrets, sequences, types or macros.
 // - Table functions: an allowlist (range, generate_series, unnest, json_each, json_tree, and
@@ -44,6 +44,11 @@ class Sandbox {
                                                  std::vector<std::string> extra_table_functions);
 
   Status CheckKind(engine::StatementKind kind) const;
+  // Before DuckDB binds a statement that is not a SELECT: what its leading keywords say it is
+  // (statement_screen.h's StatementStart), and the table functions it seems to call (names
+  // from CalledNames that DuckDB has as table functions or table macros).
+  Status CheckStart(std::string_view start) const;
+  Status CheckCalledNames(const std::vector<std::string>& names, bool admin) const;
   // The root operator of a plan and what it creates, drops or alters.
   Status CheckPlan(const engine::PlanFacts& plan) const;
   // `admin`: the user holds ADMIN_PRIV (metadata functions, CHECKPOINT). `bound`: the names
@@ -54,11 +59,15 @@ class Sandbox {
                         bool bound) const;
 
  private:
-  Sandbox(std::set<std::string, std::less<>> functions, std::set<std::string, std::less<>> tables)
-      : functions_(std::move(functions)), table_functions_(std::move(tables)) {}
+  using Names = std::set<std::string, std::less<>>;
+  Sandbox(Names functions, Names tables, Names duckdb_tables)
+      : functions_(std::move(functions)),
+        table_functions_(std::move(tables)),
+        duckdb_table_functions_(std::move(duckdb_tables)) {}
 
-  std::set<std::string, std::less<>> functions_;        // scalar, aggregate, window
-  std::set<std::string, std::less<>> table_functions_;  // for everyone
+  Names functions_;               // scalar, aggregate, window
+  Names table_functions_;         // for everyone
+  Names duckdb_table_functions_;  // every table function and table macro DuckDB has
 };
 
 }  // namespace millrace::access

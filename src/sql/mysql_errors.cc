@@ -92,6 +92,9 @@ std::optional<uint16_t> DuckDbErrno(const ErrorDetail& detail) {
       return kErQueryInterrupted;
     case DUCKDB_ERROR_NOT_IMPLEMENTED:
       return kErNotSupportedYet;
+    // DuckDB's own lock (engine::Database::LockDown) refused a file or a setting.
+    case DUCKDB_ERROR_PERMISSION:
+      return kErOptionPreventsStatement;
     default:
       return std::nullopt;
   }
@@ -128,8 +131,11 @@ MySqlError ClassifyError(const Status& status) {
   }
   switch (status.code()) {
     case StatusCode::kUnauthenticated:
-    case StatusCode::kPermissionDenied:
       return ErrorOf(kErAccessDenied);
+    // A refusal with no MySQL errno of its own (a file outside the local roots): a setting of
+    // the server prevents the statement, which is MySQL's 1290.
+    case StatusCode::kPermissionDenied:
+      return ErrorOf(kErOptionPreventsStatement);
     case StatusCode::kCancelled:
       return ErrorOf(kErQueryInterrupted);
     case StatusCode::kResourceExhausted:

@@ -4,53 +4,17 @@
 // catalog holds the hash, never the password; no log line holds a password.
 #include <gtest/gtest.h>
 
+#include "access/access_e2e_util.h"
 #include "access/password.h"
 #include "engine/database.h"
-#include "server/mysql_test_util.h"
 
 namespace millrace::access {
 namespace {
 
-using Rows = std::vector<std::vector<std::string>>;
-using server::MysqlPtr;
 using server::ServerProcess;
 
 constexpr const char* kRootPassword = "Root-Secret-77";
 constexpr const char* kBobPassword = "Bob-Secret-42";
-
-MysqlPtr Connect(uint16_t port, const std::string& user, const std::string& password,
-                 std::string* error) {
-  MysqlPtr mysql(mysql_init(nullptr));
-  const unsigned int timeout = 30;
-  mysql_options(mysql.get(), MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-  mysql_options(mysql.get(), MYSQL_OPT_READ_TIMEOUT, &timeout);
-  if (mysql_real_connect(mysql.get(), "127.0.0.1", user.c_str(), password.c_str(), nullptr, port,
-                         nullptr, 0) == nullptr) {
-    *error = std::to_string(mysql_errno(mysql.get())) + " (" + mysql_sqlstate(mysql.get()) +
-             "): " + mysql_error(mysql.get());
-    return nullptr;
-  }
-  return mysql;
-}
-
-// The rows of `sql` (NULL as "NULL"), or the error as "errno: message".
-Result<Rows> Query(MYSQL* mysql, const std::string& sql) {
-  if (mysql_query(mysql, sql.c_str()) != 0) {
-    return Status::Internal(std::to_string(mysql_errno(mysql)) + ": " + mysql_error(mysql));
-  }
-  Rows rows;
-  MYSQL_RES* res = mysql_store_result(mysql);
-  if (res == nullptr) return rows;
-  const unsigned int fields = mysql_num_fields(res);
-  while (MYSQL_ROW row = mysql_fetch_row(res)) {
-    std::vector<std::string> cells;
-    for (unsigned int i = 0; i < fields; ++i)
-      cells.push_back(row[i] != nullptr ? row[i] : "NULL");
-    rows.push_back(std::move(cells));
-  }
-  mysql_free_result(res);
-  return rows;
-}
 
 class UsersE2ETest : public ::testing::Test {
  protected:

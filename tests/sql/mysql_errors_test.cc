@@ -132,7 +132,8 @@ TEST(ClassifyErrorTest, AMessageThatReadsLikeAKnownErrorIsNotClassifiedAsOne) {
 }
 
 TEST(ClassifyErrorTest, WithoutADetailTheCodeDecides) {
-  ExpectError(Status::PermissionDenied("no"), kErAccessDenied, "28000");
+  ExpectError(Status::Unauthenticated("no"), kErAccessDenied, "28000");
+  ExpectError(Status::PermissionDenied("no"), kErOptionPreventsStatement, "HY000");
   ExpectError(Status::Unauthenticated("no"), kErAccessDenied, "28000");
   ExpectError(Status::Cancelled("stop"), kErQueryInterrupted, "70100");
   ExpectError(Status::ResourceExhausted("full"), kErOutOfResources, "HY000");

@@ -1,0 +1,28 @@
+// Helpers of the end-to-end access tests: Connector/C logins as any user, and queries whose
+// rows or MySQL error come back as values.
+#pragma once
+
+#include <mysql.h>
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "server/mysql_test_util.h"
+
+namespace millrace::access {
+
+using Rows = std::vector<std::vector<std::string>>;
+using server::MysqlPtr;
+
+// Logs in to 127.0.0.1:<port> as `user`; on failure sets `*error` ("1045 (28000): ...") and
+// returns null.
+MysqlPtr Connect(uint16_t port, const std::string& user, const std::string& password,
+                 std::string* error);
+// The same, with the failure as a Status.
+Result<MysqlPtr> ConnectAs(uint16_t port, const std::string& user, const std::string& password);
+
+// The rows of `sql` (NULL as "NULL"), or the error as "errno: message".
+Result<Rows> Query(MYSQL* mysql, const std::string& sql);
+
+}  // namespace millrace::access
