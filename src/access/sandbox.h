@@ -45,8 +45,9 @@ class Sandbox {
 
   Status CheckKind(engine::StatementKind kind) const;
   // Before DuckDB binds a statement that is not a SELECT: what its leading keywords say it is
-  // (statement_screen.h's StatementStart), and the table functions it seems to call (names
-  // from CalledNames that DuckDB has as table functions or table macros).
+  // (statement_screen.h's StatementStart; the kinds refused by CheckKind, and CREATE, DROP or
+  // ALTER of anything but a table, view, schema or index), and the table functions it seems to
+  // call (names from CalledNames that DuckDB has as table functions or table macros).
   Status CheckStart(std::string_view start) const;
   Status CheckCalledNames(const std::vector<std::string>& names, bool admin) const;
   // The root operator of a plan and what it creates, drops or alters.

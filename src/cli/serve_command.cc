@@ -259,6 +259,10 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.work_root = work_root;
     jobs_config.make_source = files.make_source;
     jobs_config.fail_points = &*fail_points;
+    jobs_config.access.control = &access;
+    jobs_config.access.connection_user = [&router](uint64_t connection_id) {
+      return router.SessionUser(connection_id);
+    };
     auto jobs = job::JobService::Start(std::move(jobs_config));
     if (!jobs.ok()) return Fail(jobs.status());
     if (Status status = (*jobs)->RegisterViews(&router.table_functions()); !status.ok()) {

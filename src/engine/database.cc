@@ -348,6 +348,14 @@ void Connection::Interrupt() {
   duckdb_interrupt(AsConn(conn_));
 }
 
+uint64_t Connection::id() const {
+  duckdb_client_context context = nullptr;
+  duckdb_connection_get_client_context(AsConn(conn_), &context);
+  const uint64_t id = duckdb_client_context_get_connection_id(context);
+  duckdb_destroy_client_context(&context);
+  return id;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Transaction
 

@@ -162,6 +162,8 @@ class Connection {
   // Cancels the statement running on this connection, from any thread. The statement fails
   // with CANCELLED.
   void Interrupt();
+  // DuckDB's id of this connection (what TableFunctionArgs::connection_id reports).
+  uint64_t id() const;
 
  private:
   friend class Database;

@@ -38,7 +38,12 @@ void Bind(duckdb_bind_info info) {
     duckdb_free(text);
     duckdb_destroy_value(&value);
   }
-  auto data = std::make_unique<BindData>(BindData{TableFunctionArgs(std::move(values)), {}});
+  duckdb_client_context context = nullptr;
+  duckdb_table_function_get_client_context(info, &context);
+  const uint64_t connection_id = duckdb_client_context_get_connection_id(context);
+  duckdb_destroy_client_context(&context);
+  auto data =
+      std::make_unique<BindData>(BindData{TableFunctionArgs(std::move(values), connection_id), {}});
   auto columns = holder->function->Bind(data->args);
   if (!columns.ok()) {
     duckdb_bind_set_error(info, columns.status().message().c_str());

@@ -30,13 +30,18 @@ struct ColumnDef {
 
 class TableFunctionArgs {
  public:
-  explicit TableFunctionArgs(std::map<std::string, std::string, std::less<>> values)
-      : values_(std::move(values)) {}
+  explicit TableFunctionArgs(std::map<std::string, std::string, std::less<>> values,
+                             uint64_t connection_id = 0)
+      : values_(std::move(values)), connection_id_(connection_id) {}
   std::optional<std::string> Get(std::string_view name) const;
   const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
+  // The DuckDB connection the call runs on (Connection::id()), so a function can tell whose
+  // statement it serves.
+  uint64_t connection_id() const { return connection_id_; }
 
  private:
   std::map<std::string, std::string, std::less<>> values_;
+  uint64_t connection_id_ = 0;
 };
 
 // Write access to one output chunk of a table function.

@@ -6,12 +6,13 @@
 namespace millrace::job {
 namespace {
 
-constexpr std::array<std::pair<JobErrorCode, std::string_view>, 6> kNames = {{
+constexpr std::array<std::pair<JobErrorCode, std::string_view>, 7> kNames = {{
     {JobErrorCode::kLoad, "LOAD_ERR"},
     {JobErrorCode::kGetRemoteData, "GET_REMOTE_DATA_ERROR"},
     {JobErrorCode::kTooManyFailureRows, "TOO_MANY_FAILURE_ROWS_ERR"},
     {JobErrorCode::kManualPause, "MANUAL_PAUSE_ERR"},
     {JobErrorCode::kCannotResume, "CANNOT_RESUME_ERR"},
+    {JobErrorCode::kAccessDenied, "ACCESS_DENIED_ERR"},
     {JobErrorCode::kSuperseded, "TASK_SUPERSEDED"},
 }};
 
@@ -53,7 +54,7 @@ bool IsFinalTaskError(const Status& status) {
 
 bool AllowsAutoResume(JobErrorCode code) {
   return code != JobErrorCode::kManualPause && code != JobErrorCode::kTooManyFailureRows &&
-         code != JobErrorCode::kCannotResume;
+         code != JobErrorCode::kCannotResume && code != JobErrorCode::kAccessDenied;
 }
 
 }  // namespace millrace::job

@@ -22,6 +22,7 @@ enum class JobErrorCode : int32_t {
   kManualPause,         // MANUAL_PAUSE_ERR: paused by a user
   kCannotResume,        // CANNOT_RESUME_ERR: the definition no longer works
   kSuperseded,          // the job was paused, altered or dropped while the task ran
+  kAccessDenied,        // ACCESS_DENIED_ERR: the definer lost a privilege the job needs
 };
 
 std::string_view JobErrorName(JobErrorCode code);

@@ -1,5 +1,6 @@
 #include "job/job_plan.h"
 
+#include "engine/statement_plan.h"
 #include "job/file_job_source.h"
 #include "job/sink.h"
 
@@ -15,8 +16,13 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
 
   MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
   MR_RETURN_IF_ERROR(UseDatabase(*conn, database));
-  Status target = conn->Execute("SELECT * FROM " + analysis.target_table + " LIMIT 0");
-  if (!target.ok()) return target.WithContext("target table " + analysis.target_table);
+  // DuckDB's binder names the table the INSERT writes: privileges are checked on it.
+  auto target = engine::PlanStatement(*conn, "SELECT * FROM " + analysis.target_table);
+  if (!target.ok()) return target.status().WithContext("target table " + analysis.target_table);
+  if (target->scans.size() != 1) {
+    return Status::InvalidArgument("target " + analysis.target_table + " is not a table");
+  }
+  plan->target = target->scans.front();
 
   FileJobSourceConfig source;
   source.files = std::move(files);

@@ -18,7 +18,8 @@ void Job::UpdateHistory(const TaskRecord& task, int keep) {
 
 void Job::Publish() {
   auto view = std::make_shared<View>();
-  view->row = JobRow{record, lag_items, lag_bytes};
+  view->row =
+      JobRow{record, plan != nullptr ? plan->target : engine::RelationName{}, lag_items, lag_bytes};
   view->tasks.assign(history.begin(), history.end());
   MutexLock lock(&view_mu_);
   view_ = std::move(view);

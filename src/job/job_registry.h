@@ -29,6 +29,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "common/thread_annotations.h"
+#include "engine/statement_plan.h"
 #include "job/job_model.h"
 #include "job/job_source.h"
 #include "job/job_statement.h"
@@ -38,13 +39,15 @@ namespace millrace::job {
 
 // A job's definition checked and ready to run.
 struct JobPlan {
-  InsertAnalysis analysis;  // target table and source call (ALTER compares them)
+  InsertAnalysis analysis;      // target table and source call (ALTER compares them)
+  engine::RelationName target;  // the target table as DuckDB resolves it (privileges)
   std::shared_ptr<JobSource> source;
 };
 
 // A job as the views show it.
 struct JobRow {
   JobRecord record;
+  engine::RelationName target;  // empty when the job's definition cannot run
   int64_t lag_items = 0;
   int64_t lag_bytes = 0;
 };

@@ -25,18 +25,19 @@ class JobService::Impl final : public JobSnapshotSource {
         plans_(PlanBuilderConfig{config_.db, config_.clock, &catalog_, config_.make_source,
                                  config_.fail_points, config_.work_root,
                                  config_.download_parallelism}),
-        statements_(
-            JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_}),
+        statements_(JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_,
+                                        &config_.access}),
         runner_(TaskRunnerConfig{config_.clock, &catalog_, &scheduler_, config_.fail_points,
-                                 config_.tasks}) {}
+                                 &config_.access, config_.tasks}) {}
   ~Impl() override { Stop(); }
 
   Status Init();
   void Stop();
 
-  Result<std::string> Execute(std::string_view statement, const std::string& database) {
+  Result<std::string> Execute(std::string_view statement, const std::string& database,
+                              const sql::SessionInfo& who) {
     MR_ASSIGN_OR_RETURN(JobStatement parsed, ParseJobStatement(statement));
-    return statements_.Execute(parsed, database);
+    return statements_.Execute(parsed, database, who);
   }
   Status RegisterViews(sql::TableFunctionRegistry* registry);
 
@@ -131,8 +132,8 @@ void JobService::Impl::WorkerLoop(Sink* sink) {
 }
 
 Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
-  MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(MakeJobsFunction(this)));
-  MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(MakeTasksFunction(this)));
+  MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(MakeJobsFunction(this, &config_.access)));
+  MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(MakeTasksFunction(this, &config_.access)));
   registry->Register("jobs", std::make_shared<sql::NamedParameterExpander>("jobs"));
   registry->Register("tasks", std::make_shared<sql::NamedParameterExpander>("tasks"));
   registry->Register("job_files", MakeJobFilesExpander());
@@ -152,8 +153,9 @@ Result<std::unique_ptr<JobService>> JobService::Start(JobServiceConfig config) {
   return std::unique_ptr<JobService>(new JobService(std::move(impl)));
 }
 
-Result<std::string> JobService::Execute(std::string_view statement, const std::string& database) {
-  return impl_->Execute(statement, database);
+Result<std::string> JobService::Execute(std::string_view statement, const std::string& database,
+                                        const sql::SessionInfo& who) {
+  return impl_->Execute(statement, database, who);
 }
 
 Status JobService::RegisterViews(sql::TableFunctionRegistry* registry) {

@@ -40,6 +40,7 @@
 #include "common/fail_point.h"
 #include "common/result.h"
 #include "engine/database.h"
+#include "job/job_access.h"
 #include "job/task_policy.h"
 #include "load/file_table_function.h"
 #include "sql/doris_table_functions.h"
@@ -57,6 +58,7 @@ struct JobServiceConfig {
   // load::FetchOptions::max_bytes_in_flight).
   int download_parallelism = 8;
   TaskPolicy tasks;  // retries, task history, automatic resumes
+  JobAccess access;  // privileges (job_access.h); default: no checks
 };
 
 class JobService {
@@ -65,8 +67,10 @@ class JobService {
   ~JobService();
 
   // `database` is the client's current database (DuckDB schema; "" for the default): a job
-  // created there resolves the unqualified names of its INSERT in it.
-  Result<std::string> Execute(std::string_view statement, const std::string& database = "");
+  // created there resolves the unqualified names of its INSERT in it. `who` is the client
+  // (job_access.h): the definer of a job it creates.
+  Result<std::string> Execute(std::string_view statement, const std::string& database = "",
+                              const sql::SessionInfo& who = {});
 
   // Registers jobs() and tasks() with the database, and job_files() and filtered_rows() with
   // the SQL layer.

@@ -11,7 +11,8 @@ class JobStatementHandler final : public sql::StatementHandler {
 
   Result<sql::StatementResult> Execute(const sql::StatementContext& ctx) override {
     const std::string database = ctx.session.database().value_or("");
-    MR_ASSIGN_OR_RETURN(std::string message, service_->Execute(ctx.sql, database));
+    MR_ASSIGN_OR_RETURN(std::string message,
+                        service_->Execute(ctx.sql, database, ctx.session.info()));
     MR_LOG(kDebug) << message;
     return sql::StatementResult();
   }

@@ -32,13 +32,16 @@ Status NotFound(const std::string& name) {
 }  // namespace
 
 Result<std::string> JobStatements::Execute(const JobStatement& statement,
-                                           const std::string& database) {
-  if (auto* create = std::get_if<CreateJobStatement>(&statement)) return Create(*create, database);
-  if (auto* alter = std::get_if<AlterJobStatement>(&statement)) {
-    if (alter->retry_all || !alter->retry_files.empty()) return Retry(*alter);
-    return Alter(*alter);
+                                           const std::string& database,
+                                           const sql::SessionInfo& who) {
+  if (auto* create = std::get_if<CreateJobStatement>(&statement)) {
+    return Create(*create, database, who);
   }
-  return Control(std::get<ControlJobStatement>(statement));
+  if (auto* alter = std::get_if<AlterJobStatement>(&statement)) {
+    if (alter->retry_all || !alter->retry_files.empty()) return Retry(*alter, who);
+    return Alter(*alter, who);
+  }
+  return Control(std::get<ControlJobStatement>(statement), who);
 }
 
 int64_t JobStatements::StopTask(Job& job) {
@@ -60,7 +63,8 @@ Status JobStatements::Undo(Job& job, int64_t epoch, JobState state, Status cause
 }
 
 Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
-                                          const std::string& database) {
+                                          const std::string& database,
+                                          const sql::SessionInfo& who) {
   MR_ASSIGN_OR_RETURN(const int64_t id, config_.registry->Reserve(stmt.name));
   auto properties = JobProperties::Parse(stmt.properties);
   auto built =
@@ -70,10 +74,15 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
     return built.status();
   }
   std::shared_ptr<const JobPlan> plan = std::move(built).value();
+  if (Status allowed = MayDefine(who, *plan); !allowed.ok()) {
+    config_.registry->Unreserve(stmt.name);
+    return allowed;
+  }
   auto job = std::make_shared<Job>(id, stmt.name);
   JobRecord r;
   r.id = id;
   r.name = stmt.name;
+  r.definer = who.user;
   r.comment = stmt.comment;
   r.database = database;
   r.properties = std::move(properties).value();
@@ -100,13 +109,15 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
   return "job " + stmt.name + " created with id " + std::to_string(id);
 }
 
-Result<std::string> JobStatements::Control(const ControlJobStatement& stmt) {
+Result<std::string> JobStatements::Control(const ControlJobStatement& stmt,
+                                           const sql::SessionInfo& who) {
   std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
   if (job == nullptr) {
     if (stmt.if_exists) return "job " + stmt.name + " does not exist";
     return NotFound(stmt.name);
   }
   MutexLock lock(&job->mu);
+  MR_RETURN_IF_ERROR(MayControl(who, job->plan.get()));
   const JobState state = job->record.state;
   if (stmt.action == JobControl::kPause && state != JobState::kRunning &&
       state != JobState::kPending && !(state == JobState::kPaused && !job->record.manual_pause)) {
@@ -167,10 +178,12 @@ Result<std::string> JobStatements::Control(const ControlJobStatement& stmt) {
   return "job " + stmt.name + " " + (stmt.action == JobControl::kPause ? "paused" : "resumed");
 }
 
-Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt) {
+Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt,
+                                         const sql::SessionInfo& who) {
   std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
   if (job == nullptr) return NotFound(stmt.name);
   MutexLock lock(&job->mu);
+  MR_RETURN_IF_ERROR(MayControl(who, job->plan.get()));
   if (job->record.state == JobState::kStopped) {
     return Status::FailedPrecondition("job " + stmt.name + " is STOPPED");
   }
@@ -203,13 +216,15 @@ Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt) {
   return "job " + stmt.name + ": " + std::to_string(retry.size()) + " file(s) will be loaded again";
 }
 
-Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
+Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
+                                         const sql::SessionInfo& who) {
   std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
   if (job == nullptr) return NotFound(stmt.name);
   JobRecord current;
   InsertAnalysis old_analysis;
   {
     MutexLock lock(&job->mu);
+    MR_RETURN_IF_ERROR(MayControl(who, job->plan.get()));
     if (job->record.state != JobState::kPaused) {
       return Status::FailedPrecondition("job " + stmt.name + " is " +
                                         std::string(JobStateName(job->record.state)) +
@@ -229,6 +244,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt) {
   MR_ASSIGN_OR_RETURN(JobProperties properties, JobProperties::Parse(merged));
   MR_ASSIGN_OR_RETURN(std::shared_ptr<const JobPlan> plan,
                       config_.plans->Build(new_sql, current.database));
+  MR_RETURN_IF_ERROR(MayDefine(who, *plan));
   if (!stmt.insert_sql.empty()) {
     const InsertAnalysis& a = plan->analysis;
     if (old_analysis.target_table.empty()) {

@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "job/catalog_store.h"
+#include "job/job_access.h"
 #include "job/job_plan.h"
 #include "job/job_registry.h"
 #include "job/job_statement.h"
@@ -30,6 +31,7 @@ struct JobStatementsConfig {
   JobRegistry* registry = nullptr;     // not owned
   Scheduler* scheduler = nullptr;      // not owned
   const PlanBuilder* plans = nullptr;  // not owned
+  const JobAccess* access = nullptr;   // not owned; null: no privilege checks
 };
 
 class JobStatements {
@@ -37,17 +39,26 @@ class JobStatements {
   explicit JobStatements(JobStatementsConfig config) : config_(config) {}
 
   // `database`: the client's current database, where a new job resolves unqualified names.
-  Result<std::string> Execute(const JobStatement& statement, const std::string& database);
+  // `who`: the client, who needs the privileges of job_access.h and defines a new job.
+  Result<std::string> Execute(const JobStatement& statement, const std::string& database,
+                              const sql::SessionInfo& who);
 
   // Bumps the job's epoch so its running task cannot commit, interrupts the task and waits
   // until it has ended. Returns the epoch before.
   static int64_t StopTask(Job& job) REQUIRES(job.mu);
 
  private:
-  Result<std::string> Create(const CreateJobStatement& stmt, const std::string& database);
-  Result<std::string> Control(const ControlJobStatement& stmt);
-  Result<std::string> Alter(const AlterJobStatement& stmt);
-  Result<std::string> Retry(const AlterJobStatement& stmt);
+  Result<std::string> Create(const CreateJobStatement& stmt, const std::string& database,
+                             const sql::SessionInfo& who);
+  Result<std::string> Control(const ControlJobStatement& stmt, const sql::SessionInfo& who);
+  Result<std::string> Alter(const AlterJobStatement& stmt, const sql::SessionInfo& who);
+  Result<std::string> Retry(const AlterJobStatement& stmt, const sql::SessionInfo& who);
+  Status MayDefine(const sql::SessionInfo& who, const JobPlan& plan) const {
+    return config_.access == nullptr ? Status::Ok() : config_.access->MayDefine(who, plan);
+  }
+  Status MayControl(const sql::SessionInfo& who, const JobPlan* plan) const {
+    return config_.access == nullptr ? Status::Ok() : config_.access->MayControl(who, plan);
+  }
   // A statement that stopped the job's task but could not write the job's row leaves the job
   // as it was: the task has ended, so its epoch and state are restored and a RUNNING job is
   // scheduled again. Returns `cause`.

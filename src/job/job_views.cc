@@ -1,5 +1,7 @@
 #include "job/job_views.h"
 
+#include <map>
+
 #include "common/clock.h"
 #include "engine/database.h"
 
@@ -52,9 +54,18 @@ void SetText(OutputChunk& out, size_t col, size_t row, const std::string& text) 
   }
 }
 
+// The jobs the caller on `connection_id` may see.
+std::vector<JobRow> VisibleJobs(JobSnapshotSource& source, const JobAccess& access,
+                                uint64_t connection_id) {
+  std::vector<JobRow> rows = source.SnapshotJobs();
+  std::erase_if(rows, [&](const JobRow& row) { return !access.MaySee(connection_id, row.target); });
+  return rows;
+}
+
 class JobsFunction final : public engine::TableFunction {
  public:
-  explicit JobsFunction(JobSnapshotSource* source) : source_(source) {}
+  JobsFunction(JobSnapshotSource* source, const JobAccess* access)
+      : source_(source), access_(access) {}
   std::string name() const override { return "jobs"; }
   std::vector<std::string> parameter_names() const override { return {"type"}; }
   Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
@@ -80,7 +91,7 @@ class JobsFunction final : public engine::TableFunction {
                                   {"Lag", TypeId::kVarchar},
                                   {"LastTaskSuccessTime", TypeId::kVarchar}};
   }
-  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs&) override {
+  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs& args) override {
     auto write = [](OutputChunk& out, size_t r, const JobRow& row) {
       const JobRecord& j = row.record;
       size_t c = 0;
@@ -108,16 +119,19 @@ class JobsFunction final : public engine::TableFunction {
       SetText(out, c++, r, TimeText(j.last_success_time_us));
     };
     return std::unique_ptr<engine::TableScan>(
-        std::make_unique<SnapshotScan<JobRow, decltype(write)>>(source_->SnapshotJobs(), write));
+        std::make_unique<SnapshotScan<JobRow, decltype(write)>>(
+            VisibleJobs(*source_, *access_, args.connection_id()), write));
   }
 
  private:
   JobSnapshotSource* source_;
+  const JobAccess* access_;
 };
 
 class TasksFunction final : public engine::TableFunction {
  public:
-  explicit TasksFunction(JobSnapshotSource* source) : source_(source) {}
+  TasksFunction(JobSnapshotSource* source, const JobAccess* access)
+      : source_(source), access_(access) {}
   std::string name() const override { return "tasks"; }
   std::vector<std::string> parameter_names() const override { return {"type"}; }
   Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
@@ -131,8 +145,20 @@ class TasksFunction final : public engine::TableFunction {
         {"LoadStatistic", TypeId::kVarchar}, {"User", TypeId::kVarchar},
         {"FirstErrorMsg", TypeId::kVarchar}, {"RunningOffset", TypeId::kVarchar}};
   }
-  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs&) override {
-    auto write = [](OutputChunk& out, size_t r, const TaskRecord& t) {
+  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs& args) override {
+    // A task shows its job's definer, and only when its job is visible.
+    std::map<int64_t, std::string> definers;
+    for (const JobRow& job : VisibleJobs(*source_, *access_, args.connection_id())) {
+      definers[job.record.id] = job.record.definer;
+    }
+    std::vector<std::pair<TaskRecord, std::string>> tasks;
+    for (TaskRecord& task : source_->SnapshotTasks()) {
+      auto it = definers.find(task.job_id);
+      if (it != definers.end()) tasks.emplace_back(std::move(task), it->second);
+    }
+    using Row = std::pair<TaskRecord, std::string>;
+    auto write = [](OutputChunk& out, size_t r, const Row& row) {
+      const TaskRecord& t = row.first;
       size_t c = 0;
       out.SetInt64(c++, r, t.task_id);
       out.SetInt64(c++, r, t.job_id);
@@ -145,17 +171,17 @@ class TasksFunction final : public engine::TableFunction {
       SetText(out, c++, r, TimeText(t.finish_time_us));
       out.SetNull(c++, r);  // TrackingUrl: bad rows are in the filtered-rows table instead
       out.SetString(c++, r, t.stats.ToJson());
-      out.SetString(c++, r, "root");
+      out.SetString(c++, r, row.second);
       SetText(out, c++, r, t.first_error_msg);
       out.SetString(c++, r, t.RunningOffsetJson());
     };
     return std::unique_ptr<engine::TableScan>(
-        std::make_unique<SnapshotScan<TaskRecord, decltype(write)>>(source_->SnapshotTasks(),
-                                                                    write));
+        std::make_unique<SnapshotScan<Row, decltype(write)>>(std::move(tasks), write));
   }
 
  private:
   JobSnapshotSource* source_;
+  const JobAccess* access_;
 };
 
 // A view over a catalog table, optionally for one job: name("job" = "x").
@@ -170,10 +196,11 @@ class CatalogViewExpander final : public sql::TableFunctionExpander {
                                        "\"; supported: job");
       }
     }
+    // Visibility follows jobs(), which shows the caller only the jobs it may see.
+    std::string filter = " WHERE j.id IN (SELECT Id FROM jobs(type := 'insert'))";
     auto job = args.find("job");
-    const std::string filter =
-        job == args.end() ? "" : " WHERE j.name = " + engine::QuoteLiteral(job->second);
-    return sql::Expansion{"(" + select_ + filter + ")", nullptr};
+    if (job != args.end()) filter += " AND j.name = " + engine::QuoteLiteral(job->second);
+    return sql::Expansion{"(" + select_ + filter + ")", nullptr, ""};
   }
 
  private:
@@ -183,12 +210,14 @@ class CatalogViewExpander final : public sql::TableFunctionExpander {
 
 }  // namespace
 
-std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* source) {
-  return std::make_shared<JobsFunction>(source);
+std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* source,
+                                                        const JobAccess* access) {
+  return std::make_shared<JobsFunction>(source, access);
 }
 
-std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source) {
-  return std::make_shared<TasksFunction>(source);
+std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source,
+                                                         const JobAccess* access) {
+  return std::make_shared<TasksFunction>(source, access);
 }
 
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander() {

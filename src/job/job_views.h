@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/table_function.h"
+#include "job/job_access.h"
 #include "job/job_model.h"
 #include "job/job_registry.h"
 #include "sql/doris_table_functions.h"
@@ -27,10 +28,14 @@ class JobSnapshotSource {
   virtual std::vector<TaskRecord> SnapshotTasks() = 0;
 };
 
-std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* source);
-std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source);
+// jobs() and tasks() show the caller only the jobs `access` lets it see (job_access.h): both
+// are borrowed and must outlive the functions.
+std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* source,
+                                                        const JobAccess* access);
+std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source,
+                                                         const JobAccess* access);
 // job_files("job" = "name"): key, etag, size, state, task, rows, load time and error of every
-// file the job has seen.
+// file the job has seen. It and filtered_rows() show the jobs jobs() shows the caller.
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander();
 // filtered_rows("job" = "name"): the rows a job filtered, with file, line, column, value and
 // reason (the newest ones; see CommitGateConfig::filtered_rows_kept).

@@ -18,6 +18,13 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       return;
     }
     if (job.record.state != JobState::kRunning || job.plan == nullptr) return;
+    if (config_.access != nullptr) {
+      if (Status allowed = config_.access->DefinerMayRun(job.record.definer, *job.plan);
+          !allowed.ok()) {
+        PauseAfterFailure(job, nullptr, JobError(JobErrorCode::kAccessDenied, allowed));
+        return;
+      }
+    }
     job.task_running = true;
     job.task_sink = &sink;
     epoch = job.record.epoch;

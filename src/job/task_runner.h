@@ -8,6 +8,8 @@
 //   source has more (up to kTaskChain, then other jobs get their turn), and schedules the
 //   job's next turn: at once when more is ready, after max_interval when the source is
 //   drained, sooner when items are not ready yet.
+// - A turn starts only while the job's definer holds what the job needs (job_access.h);
+//   otherwise the job is PAUSED with ACCESS_DENIED_ERR, which does not resume by itself.
 // - A task that fails is retried task_retries times with a growing backoff (the batch is
 //   loaded again from scratch), except for errors that retrying cannot fix (IsFinalTaskError).
 //   After the last retry the job is PAUSED with ErrorMsg {code, msg}; it resumes itself after
@@ -26,6 +28,7 @@
 #include "common/fail_point.h"
 #include "job/catalog_store.h"
 #include "job/commit_gate.h"
+#include "job/job_access.h"
 #include "job/job_registry.h"
 #include "job/scheduler.h"
 #include "job/task_policy.h"
@@ -37,6 +40,7 @@ struct TaskRunnerConfig {
   CatalogStore* catalog = nullptr;          // not owned
   Scheduler* scheduler = nullptr;           // not owned
   const FailPoints* fail_points = nullptr;  // may be null
+  const JobAccess* access = nullptr;        // not owned; null: the definer is not checked
   TaskPolicy policy;
 };
 

@@ -307,9 +307,22 @@ Session::Session(Router* router, std::unique_ptr<engine::Connection> conn, Sessi
     : router_(router),
       conn_(std::move(conn)),
       info_(std::move(info)),
-      variables_(router->variables_) {}
+      variables_(router->variables_) {
+  MutexLock lock(&router_->mu_);
+  router_->session_users_[conn_->id()] = info_.user;
+}
 
-Session::~Session() = default;
+Session::~Session() {
+  MutexLock lock(&router_->mu_);
+  router_->session_users_.erase(conn_->id());
+}
+
+std::optional<std::string> Router::SessionUser(uint64_t connection_id) const {
+  MutexLock lock(&mu_);
+  auto it = session_users_.find(connection_id);
+  if (it == session_users_.end()) return std::nullopt;
+  return it->second;
+}
 
 Result<StatementResult> Session::Execute(std::string_view statement) {
   const std::vector<Token> tokens = SignificantTokens(statement);

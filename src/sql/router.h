@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -137,6 +138,9 @@ class Router {
   std::string LoggableStatement(std::string_view statement) const EXCLUDES(mu_);
 
   const RouterOptions& options() const { return options_; }
+  // The user of the session whose DuckDB connection has `connection_id` (engine::Connection::
+  // id()); nullopt for a connection that is no session's (Millrace's own).
+  std::optional<std::string> SessionUser(uint64_t connection_id) const EXCLUDES(mu_);
   bool IsHiddenDatabase(std::string_view name) const;
   // `main`, `pg_catalog` and RouterOptions::hidden_databases.
   std::vector<std::string> HiddenDatabases() const;
@@ -156,6 +160,7 @@ class Router {
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<StatementHandler>>> handlers_
       GUARDED_BY(mu_);
   std::shared_ptr<StatementGuard> guard_ GUARDED_BY(mu_);
+  std::map<uint64_t, std::string> session_users_ GUARDED_BY(mu_);  // connection id -> user
 };
 
 class Session {

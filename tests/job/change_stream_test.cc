@@ -155,16 +155,21 @@ class Layer {
         store_(db_.get(), path),
         catalog_(&store_),
         scheduler_(clock),
-        runner_(TaskRunnerConfig{clock, &catalog_, &scheduler_, nullptr,
-                                 TaskPolicy{.task_retries = 0}}),
-        statements_(JobStatementsConfig{clock, &catalog_, &registry_, &scheduler_, nullptr}),
+        runner_(TaskRunnerConfig{.clock = clock,
+                                 .catalog = &catalog_,
+                                 .scheduler = &scheduler_,
+                                 .policy = TaskPolicy{.task_retries = 0}}),
+        statements_(JobStatementsConfig{.clock = clock,
+                                        .catalog = &catalog_,
+                                        .registry = &registry_,
+                                        .scheduler = &scheduler_}),
         sink_(conn_.get()) {
     EXPECT_TRUE(catalog_.Open().ok());
   }
 
   // PAUSE / RESUME / DROP JOB, as a client runs them.
   Result<std::string> Control(JobControl action) {
-    return statements_.Execute(ControlJobStatement{action, "cdc", false}, "");
+    return statements_.Execute(ControlJobStatement{action, "cdc", false}, "", sql::SessionInfo{});
   }
 
   // Adds the job to the registry with `source`, as the service does on start-up or CREATE.

@@ -77,6 +77,10 @@ class JobServiceHarness {
   }
 
   Result<std::string> Run(const std::string& statement) { return service_->Execute(statement); }
+  // As the client `who` (the definer of a job it creates).
+  Result<std::string> RunAs(const sql::SessionInfo& who, const std::string& statement) {
+    return service_->Execute(statement, "", who);
+  }
 
   Clock* clock() { return manual_ ? manual_.get() : Clock::Real(); }
   // Moves the manual clock at least `step` forward and past the real time by `step`, so that

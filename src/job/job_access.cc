@@ -1,0 +1,62 @@
+#include "job/job_access.h"
+
+#include "job/job_registry.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::job {
+namespace {
+
+using access::Privilege;
+
+bool ReadsLocalFiles(const JobPlan& plan) {
+  return plan.analysis.source == load::SourceKind::kLocal;
+}
+
+}  // namespace
+
+Status JobAccess::MayDefine(const sql::SessionInfo& who, const JobPlan& plan) const {
+  MR_RETURN_IF_ERROR(MayControl(who, &plan));
+  if (control != nullptr && ReadsLocalFiles(plan) && !control->IsAdmin(who.user)) {
+    return sql::SpecificAccessDeniedError(access::PrivilegeName(Privilege::kAdmin));
+  }
+  return Status::Ok();
+}
+
+Status JobAccess::MayControl(const sql::SessionInfo& who, const JobPlan* plan) const {
+  if (control == nullptr) return Status::Ok();
+  if (plan == nullptr) {
+    if (control->IsAdmin(who.user)) return Status::Ok();
+    return sql::SpecificAccessDeniedError(access::PrivilegeName(Privilege::kAdmin));
+  }
+  const engine::RelationName& target = plan->target;
+  if (control->Has(who.user, Privilege::kLoad, target.schema, target.name)) return Status::Ok();
+  return sql::TableAccessDeniedError(access::PrivilegeName(Privilege::kLoad), who.user, who.host,
+                                     target.schema, target.name);
+}
+
+Status JobAccess::DefinerMayRun(const std::string& definer, const JobPlan& plan) const {
+  if (control == nullptr) return Status::Ok();
+  const engine::RelationName& target = plan.target;
+  std::string missing;
+  if (!control->UserExists(definer)) {
+    return Status::PermissionDenied("the job's definer '" + definer +
+                                    "' no longer exists; recreate the job as another user");
+  }
+  if (!control->Has(definer, Privilege::kLoad, target.schema, target.name)) {
+    missing = "LOAD_PRIV on " + target.schema + "." + target.name;
+  } else if (ReadsLocalFiles(plan) && !control->IsAdmin(definer)) {
+    missing = "ADMIN_PRIV, which reading local files needs";
+  }
+  if (missing.empty()) return Status::Ok();
+  return Status::PermissionDenied("the job's definer '" + definer + "' no longer holds " + missing +
+                                  "; grant it again and RESUME the job");
+}
+
+bool JobAccess::MaySee(uint64_t connection_id, const engine::RelationName& target) const {
+  if (control == nullptr || !connection_user) return true;
+  const std::optional<std::string> user = connection_user(connection_id);
+  if (!user) return true;
+  return control->Has(*user, Privilege::kSelect, target.schema, target.name);
+}
+
+}  // namespace millrace::job

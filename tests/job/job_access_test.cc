@@ -1,0 +1,163 @@
+// Jobs and privileges (job_access.h): what managing a job needs, a job that runs as its
+// definer and pauses when the definer loses a privilege, and views that show a user only the
+// jobs on tables the user may read.
+#include "job/job_access.h"
+
+#include <gtest/gtest.h>
+
+#include "access/access_control.h"
+#include "access/memory_user_store.h"
+#include "job/job_errors.h"
+#include "job/job_test_util.h"
+
+namespace millrace::job {
+namespace {
+
+using access::GrantObject;
+using access::Privilege;
+using access::PrivilegeSet;
+using access::UserIdentity;
+
+PrivilegeSet Set(std::initializer_list<Privilege> privileges) {
+  PrivilegeSet set;
+  for (Privilege p : privileges)
+    set.Add(p);
+  return set;
+}
+
+class JobAccessTest : public LocalJobTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(control_.Load().ok());
+    harness_.set_configure([this](JobServiceConfig& config) {
+      config.access.control = &control_;
+      config.access.connection_user = [this](uint64_t id) -> std::optional<std::string> {
+        if (id == viewer_connection_) return viewer_;
+        return std::nullopt;
+      };
+    });
+    LocalJobTest::SetUp();
+    ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE u (id INTEGER, name VARCHAR)").ok());
+    for (const char* user : {"ops", "loader", "reader", "stranger"}) {
+      ASSERT_TRUE(control_.CreateUser(UserIdentity{user, {}}, {}, false).ok()) << user;
+    }
+    // local() is an administrator's: a job reading local files needs ADMIN_PRIV.
+    Grant("ops", {Privilege::kAdmin}, "", "");
+    Grant("loader", {Privilege::kLoad}, "main", "t");
+    Grant("reader", {Privilege::kSelect}, "main", "t");
+    WriteFile(in_ + "/a.csv", "1,one\n");
+  }
+
+  void Grant(const std::string& user, std::initializer_list<Privilege> privileges,
+             const std::string& db, const std::string& table) {
+    ASSERT_TRUE(
+        control_.GrantPrivileges(UserIdentity{user, {}}, GrantObject{db, table}, Set(privileges))
+            .ok());
+  }
+  void Revoke(const std::string& user, std::initializer_list<Privilege> privileges,
+              const std::string& db, const std::string& table) {
+    ASSERT_TRUE(
+        control_.RevokePrivileges(UserIdentity{user, {}}, GrantObject{db, table}, Set(privileges))
+            .ok());
+  }
+
+  static sql::SessionInfo As(const std::string& user) {
+    return sql::SessionInfo{.connection_id = 1, .user = user, .host = "127.0.0.1"};
+  }
+
+  std::string CreateSql(const std::string& name, const std::string& table = "t") {
+    return "CREATE JOB " + name +
+           " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT "
+           "INTO " +
+           table + " SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" = \"" + in_ +
+           "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
+  }
+
+  // The job names jobs() shows to `user`.
+  std::vector<std::vector<std::string>> JobsSeenBy(const std::string& user) {
+    viewer_ = user;
+    viewer_connection_ = harness_.conn().id();
+    auto rows = harness_.Query("SELECT Name FROM jobs(type := 'insert') ORDER BY Name");
+    viewer_connection_ = UINT64_MAX;
+    return rows;
+  }
+
+  access::MemoryUserStore store_;
+  access::AccessControl control_{&store_, ""};
+  std::string viewer_;
+  uint64_t viewer_connection_ = UINT64_MAX;
+};
+
+TEST_F(JobAccessTest, CreatingAJobNeedsLoadOnItsTableAndAdminForLocalFiles) {
+  auto loader = harness_.RunAs(As("loader"), CreateSql("by_loader"));
+  ASSERT_FALSE(loader.ok());
+  // LOAD_PRIV on t is not enough to read the server's local files.
+  EXPECT_EQ(loader.status().message(),
+            "Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for this "
+            "operation");
+  auto reader = harness_.RunAs(As("reader"), CreateSql("by_reader"));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().message(),
+            "LOAD_PRIV command denied to user 'reader'@'127.0.0.1' for table 'main.t'");
+  // Nothing was left behind: the names are free.
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("by_reader")).ok());
+  EXPECT_EQ(harness_.JobColumn("by_reader", "Definer"), "ops");
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == "1"; }));
+}
+
+TEST_F(JobAccessTest, ManagingAJobNeedsLoadOnItsTable) {
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("j")).ok());
+  auto pause = harness_.RunAs(As("reader"), "PAUSE JOB WHERE jobname = 'j'");
+  ASSERT_FALSE(pause.ok());
+  EXPECT_EQ(pause.status().message(),
+            "LOAD_PRIV command denied to user 'reader'@'127.0.0.1' for table 'main.t'");
+  EXPECT_FALSE(harness_.RunAs(As("stranger"), "DROP JOB WHERE jobname = 'j'").ok());
+  EXPECT_EQ(harness_.JobColumn("j", "Status"), "RUNNING");
+  // LOAD_PRIV on the table is enough to pause and resume (not to create: local files).
+  ASSERT_TRUE(harness_.RunAs(As("loader"), "PAUSE JOB WHERE jobname = 'j'").ok());
+  ASSERT_TRUE(harness_.RunAs(As("loader"), "RESUME JOB WHERE jobname = 'j'").ok());
+  EXPECT_EQ(harness_.JobColumn("j", "Status"), "RUNNING");
+}
+
+TEST_F(JobAccessTest, AJobPausesWhenItsDefinerLosesAPrivilegeAndResumesWhenGranted) {
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("j")).ok());
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == "1"; }));
+  Revoke("ops", {Privilege::kAdmin}, "", "");
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("j", "Status") == "PAUSED"; }));
+  const std::string error = harness_.JobColumn("j", "ErrorMsg");
+  EXPECT_NE(error.find("ACCESS_DENIED_ERR"), std::string::npos) << error;
+  EXPECT_NE(error.find("the job's definer 'ops' no longer holds LOAD_PRIV on main.t"),
+            std::string::npos)
+      << error;
+  // No file is loaded while it is paused, and it does not resume by itself.
+  WriteFile(in_ + "/b.csv", "2,two\n");
+  for (int i = 0; i < 20; ++i)
+    harness_.Tick(std::chrono::seconds(30));
+  EXPECT_EQ(harness_.JobColumn("j", "Status"), "PAUSED");
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "1");
+  // Back: an administrator resumes it and it loads as its definer again.
+  Grant("ops", {Privilege::kAdmin}, "", "");
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'j'").ok());
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == "2"; }));
+}
+
+TEST_F(JobAccessTest, AJobPausesWhenItsDefinerIsDropped) {
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("j")).ok());
+  ASSERT_TRUE(control_.DropUser(UserIdentity{"ops", {}}, false).ok());
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("j", "Status") == "PAUSED"; }));
+  EXPECT_NE(harness_.JobColumn("j", "ErrorMsg").find("the job's definer 'ops' no longer exists"),
+            std::string::npos);
+}
+
+TEST_F(JobAccessTest, ViewsShowTheJobsOnTablesTheUserMayRead) {
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("into_t")).ok());
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("into_u", "u")).ok());
+  EXPECT_EQ(JobsSeenBy("reader"), (std::vector<std::vector<std::string>>{{"into_t"}}));
+  EXPECT_EQ(JobsSeenBy("stranger"), (std::vector<std::vector<std::string>>{}));
+  EXPECT_EQ(JobsSeenBy("ops"), (std::vector<std::vector<std::string>>{{"into_t"}, {"into_u"}}));
+  // Millrace's own connections see every job.
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM jobs(type := 'insert')"), "2");
+}
+
+}  // namespace
+}  // namespace millrace::job
