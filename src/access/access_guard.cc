@@ -1,6 +1,7 @@
 #include "access/access_guard.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "access/statement_screen.h"
@@ -100,6 +101,12 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
       sandbox_->CheckFunctions(plan.parsed.functions, plan.parsed.table_functions, admin, false));
   if (plan.target && IsInternal(plan.target->object.schema)) {
     return sql::DatabaseAccessDeniedError(plan.target->object.schema);
+  }
+  if (plan.target && plan.target->operation != "INSERT" && plan.target->operation != "UPDATE" &&
+      plan.target->operation != "DELETE") {
+    const engine::RelationName& object = plan.target->object;
+    NoteDdl(session, plan.target->operation + " " + plan.target->kind + " " + object.schema +
+                         (object.name.empty() ? "" : "." + object.name));
   }
   // 4. Privileges.
   if (admin) return Status::Ok();
@@ -231,8 +238,10 @@ Status AccessGuard::CheckObject(sql::Session& session, sql::ObjectAction action,
       return sql::TableAccessDeniedError(PrivilegeLabel(Privilege::kSelect), info.user, info.host,
                                          database, table);
     case sql::ObjectAction::kCreate:
+      NoteDdl(session, "CREATE DATABASE " + std::string(database));
       return Require(session, Privilege::kCreate, database, table);
     case sql::ObjectAction::kDrop:
+      NoteDdl(session, "DROP DATABASE " + std::string(database));
       return Require(session, Privilege::kDrop, database, table);
   }
   return Status::Ok();
@@ -241,6 +250,66 @@ Status AccessGuard::CheckObject(sql::Session& session, sql::ObjectAction action,
 bool AccessGuard::Visible(sql::Session& session, std::string_view database,
                           std::string_view table) {
   return access_->HasAny(session.info().user, database, table);
+}
+
+void AccessGuard::NoteDdl(sql::Session& session, std::string action) {
+  MutexLock lock(&mu_);
+  pending_ddl_[session.connection().id()] = std::move(action);
+}
+
+void AccessGuard::Executed(sql::Session& session, std::string_view statement,
+                           const Status& outcome) {
+  std::optional<std::string> ddl;
+  {
+    MutexLock lock(&mu_);
+    auto it = pending_ddl_.find(session.connection().id());
+    if (it != pending_ddl_.end()) {
+      ddl = std::move(it->second);
+      pending_ddl_.erase(it);
+    }
+  }
+  if (audit_ == nullptr) return;
+  // Millrace's own statements, by the keywords the router routes them by.
+  struct Audited {
+    std::string_view first;
+    std::string_view second;  // empty: the first keyword alone
+    std::string_view kind;
+  };
+  static constexpr std::array<Audited, 11> kAudited = {{
+      {"CREATE", "USER", "USER"},
+      {"ALTER", "USER", "USER"},
+      {"DROP", "USER", "USER"},
+      {"SET", "PASSWORD", "USER"},
+      {"GRANT", "", "GRANT"},
+      {"REVOKE", "", "GRANT"},
+      {"CREATE", "JOB", "JOB"},
+      {"ALTER", "JOB", "JOB"},
+      {"PAUSE", "JOB", "JOB"},
+      {"RESUME", "JOB", "JOB"},
+      {"DROP", "JOB", "JOB"},
+  }};
+  const std::vector<sql::Token> tokens = sql::SignificantTokens(statement);
+  std::string kind;
+  std::string action;
+  for (const Audited& a : kAudited) {
+    if (tokens.empty() || !sql::IsKeyword(statement, tokens[0], a.first)) continue;
+    if (!a.second.empty() &&
+        (tokens.size() < 2 || !sql::IsKeyword(statement, tokens[1], a.second))) {
+      continue;
+    }
+    kind = a.kind;
+    action = std::string(a.first) + (a.second.empty() ? "" : " " + std::string(a.second));
+    break;
+  }
+  if (kind.empty() && ddl) {
+    kind = "DDL";
+    action = std::move(*ddl);
+  }
+  if (kind.empty()) return;
+  const sql::SessionInfo& info = session.info();
+  audit_->Record(AuditEvent{0, info.user, info.host, kind, action,
+                            session.router().LoggableStatement(statement),
+                            outcome.ok() ? "" : outcome.message()});
 }
 
 }  // namespace millrace::access

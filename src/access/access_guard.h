@@ -22,18 +22,24 @@
 //    through), LOAD_PRIV on the table they write, CREATE_PRIV, ALTER_PRIV or DROP_PRIV on what
 //    they create, alter or drop. A CREATE VIEW needs SELECT_PRIV on what its query names.
 //    Holders of ADMIN_PRIV on *.* pass step 4.
+// Audit (audit_log.h): logins are recorded by the server's authenticator; this guard records
+// statements on users and grants, job statements, and DDL (CREATE, ALTER and DROP of tables,
+// views, indexes and databases), with their outcome, refusals included.
 // - Tables of the internal databases (the job catalog) are read only by Millrace's own table
 //   functions; the SQL layer refuses any client statement that names them.
 // - Thread-safety: every method may be called concurrently; a session's statements run on its
 //   own connection.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "access/access_control.h"
+#include "access/audit_log.h"
 #include "access/sandbox.h"
+#include "common/thread_annotations.h"
 #include "sql/router.h"
 #include "sql/statement_guard.h"
 
@@ -42,17 +48,21 @@ namespace millrace::access {
 class AccessGuard final : public sql::StatementGuard {
  public:
   // `access` is borrowed and must outlive the guard.
+  // `access` and `audit` (may be null: nothing is audited) are borrowed and must outlive the
+  // guard.
   AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
-              std::vector<std::string> internal_databases)
+              std::vector<std::string> internal_databases, AuditLog* audit = nullptr)
       : access_(access),
         sandbox_(std::move(sandbox)),
-        internal_databases_(std::move(internal_databases)) {}
+        internal_databases_(std::move(internal_databases)),
+        audit_(audit) {}
 
   Status CheckStatement(sql::Session& session, std::string_view sql) override;
   Status CheckTableFunction(sql::Session& session, std::string_view name) override;
   Status CheckObject(sql::Session& session, sql::ObjectAction action, std::string_view database,
                      std::string_view table) override;
   bool Visible(sql::Session& session, std::string_view database, std::string_view table) override;
+  void Executed(sql::Session& session, std::string_view statement, const Status& outcome) override;
 
  private:
   struct Relation;
@@ -64,10 +74,15 @@ class AccessGuard final : public sql::StatementGuard {
   Status Require(sql::Session& session, Privilege privilege, std::string_view database,
                  std::string_view table) const;
   bool IsInternal(std::string_view database) const;
+  // Remembers the DDL a session's statement performs, for Executed to audit.
+  void NoteDdl(sql::Session& session, std::string action) EXCLUDES(mu_);
 
   const AccessControl* access_;
   std::unique_ptr<Sandbox> sandbox_;
   std::vector<std::string> internal_databases_;
+  AuditLog* audit_;
+  Mutex mu_;
+  std::map<uint64_t, std::string> pending_ddl_ GUARDED_BY(mu_);  // by connection id
 };
 
 }  // namespace millrace::access

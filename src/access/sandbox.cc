@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "access/privilege.h"
 #include "common/strings.h"
 #include "sql/mysql_errors.h"
 
@@ -36,7 +37,8 @@ bool IsMetadataFunction(std::string_view name) {
 }  // namespace
 
 Result<std::unique_ptr<Sandbox>> Sandbox::Create(engine::Connection& conn,
-                                                 std::vector<std::string> extra_table_functions) {
+                                                 std::vector<std::string> extra_table_functions,
+                                                 std::vector<std::string> admin_table_functions) {
   MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(
                                      conn,
                                      "SELECT DISTINCT lower(function_name) FROM duckdb_functions() "
@@ -48,9 +50,13 @@ Result<std::unique_ptr<Sandbox>> Sandbox::Create(engine::Connection& conn,
     functions.emplace(name);
   for (std::string_view name : kDeniedFunctions)
     functions.erase(std::string(name));
-  std::set<std::string, std::less<>> tables(kTableFunctions.begin(), kTableFunctions.end());
-  for (std::string& name : extra_table_functions)
-    tables.insert(ToLower(name));
+  Names admin_tables = {"checkpoint"};
+  for (const std::string& name : admin_table_functions)
+    admin_tables.insert(ToLower(name));
+  Names tables(kTableFunctions.begin(), kTableFunctions.end());
+  for (const std::string& name : extra_table_functions) {
+    if (!admin_tables.contains(ToLower(name))) tables.insert(ToLower(name));
+  }
   MR_ASSIGN_OR_RETURN(auto table_rows,
                       engine::QueryTextRows(conn,
                                             "SELECT DISTINCT lower(function_name) FROM "
@@ -59,8 +65,8 @@ Result<std::unique_ptr<Sandbox>> Sandbox::Create(engine::Connection& conn,
   Names duckdb_tables;
   for (auto& row : table_rows)
     duckdb_tables.insert(std::move(row[0]));
-  return std::unique_ptr<Sandbox>(
-      new Sandbox(std::move(functions), std::move(tables), std::move(duckdb_tables)));
+  return std::unique_ptr<Sandbox>(new Sandbox(std::move(functions), std::move(tables),
+                                              std::move(admin_tables), std::move(duckdb_tables)));
 }
 
 Status Sandbox::CheckStart(std::string_view start) const {
@@ -155,14 +161,16 @@ Status Sandbox::CheckFunctions(const std::vector<std::string>& functions,
                                bool bound) const {
   for (const std::string& name : table_functions) {
     if (table_functions_.contains(name)) continue;
-    if (name == "checkpoint" || IsMetadataFunction(name)) {
+    if (admin_table_functions_.contains(name)) {
       if (admin) continue;
-      return sql::SandboxError(
-          name + "()", name == "checkpoint"
-                           ? "CHECKPOINT needs ADMIN_PRIV"
-                           : "DuckDB's metadata (and information_schema over it) lists every "
-                             "database and needs ADMIN_PRIV; use SHOW DATABASES, SHOW TABLES "
-                             "and DESC");
+      return sql::SpecificAccessDeniedError(PrivilegeName(Privilege::kAdmin));
+    }
+    if (IsMetadataFunction(name)) {
+      if (admin) continue;
+      return sql::SandboxError(name + "()",
+                               "DuckDB's metadata (and information_schema over it) lists every "
+                               "database and needs ADMIN_PRIV; use SHOW DATABASES, SHOW TABLES "
+                               "and DESC");
     }
     if (name == "force_checkpoint") {
       return sql::SandboxError("FORCE CHECKPOINT",

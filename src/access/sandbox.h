@@ -14,8 +14,9 @@
 // - Table functions: an allowlist (range, generate_series, unnest, json_each, json_tree, and
 //   the functions Millrace registers: jobs, tasks, ...). DuckDB's metadata functions
 //   (duckdb_tables(), ..., and so information_schema and pg_catalog, which are views over
-//   them) list every database, the job catalog's included: ADMIN_PRIV only. CHECKPOINT: ADMIN_PRIV
-//   only; FORCE CHECKPOINT never (it aborts the jobs' open transactions).
+//   them) list every database, the job catalog's included: ADMIN_PRIV only. CHECKPOINT and
+//   audit_log(): ADMIN_PRIV only (MySQL error 1227); FORCE CHECKPOINT never (it aborts the
+//   jobs' open transactions).
 // - Scalar, aggregate and window functions: DuckDB's built-in catalog as it is at start (no
 //   extension can be loaded and no macro created afterwards, so it cannot grow), minus the
 //   functions that run or describe other SQL (json_serialize_sql, json_serialize_plan,
@@ -39,9 +40,11 @@ namespace millrace::access {
 class Sandbox {
  public:
   // Reads DuckDB's function catalog through `conn`. `extra_table_functions`: the table
-  // functions Millrace registered (engine::Database::RegisteredTableFunctions).
+  // functions Millrace registered (engine::Database::RegisteredTableFunctions); those also in
+  // `admin_table_functions` (audit_log) are for holders of ADMIN_PRIV only.
   static Result<std::unique_ptr<Sandbox>> Create(engine::Connection& conn,
-                                                 std::vector<std::string> extra_table_functions);
+                                                 std::vector<std::string> extra_table_functions,
+                                                 std::vector<std::string> admin_table_functions);
 
   Status CheckKind(engine::StatementKind kind) const;
   // Before DuckDB binds a statement that is not a SELECT: what its leading keywords say it is
@@ -61,13 +64,15 @@ class Sandbox {
 
  private:
   using Names = std::set<std::string, std::less<>>;
-  Sandbox(Names functions, Names tables, Names duckdb_tables)
+  Sandbox(Names functions, Names tables, Names admin_tables, Names duckdb_tables)
       : functions_(std::move(functions)),
         table_functions_(std::move(tables)),
+        admin_table_functions_(std::move(admin_tables)),
         duckdb_table_functions_(std::move(duckdb_tables)) {}
 
   Names functions_;               // scalar, aggregate, window
   Names table_functions_;         // for everyone
+  Names admin_table_functions_;   // for ADMIN_PRIV, with checkpoint
   Names duckdb_table_functions_;  // every table function and table macro DuckDB has
 };
 

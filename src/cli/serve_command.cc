@@ -120,15 +120,19 @@ class DatabaseHealth {
   std::unique_ptr<engine::Connection> conn_ GUARDED_BY(mu_);
 };
 
-// Logins checked against Millrace's users (access_control.h); a session holds one of the
-// user's max_user_connections while it lasts.
+// Logins checked against Millrace's users (access_control.h) and recorded in the audit log;
+// a session holds one of the user's max_user_connections while it lasts.
 class AccessAuthenticator final : public server::Authenticator {
  public:
-  explicit AccessAuthenticator(access::AccessControl* access) : access_(access) {}
+  AccessAuthenticator(access::AccessControl* access, access::AuditLog* audit)
+      : access_(access), audit_(audit) {}
 
   Status Authenticate(std::string_view user, std::string_view host, std::string_view scramble,
                       std::string_view auth_response, bool secure) override {
-    return access_->Authenticate(user, host, scramble, auth_response, secure);
+    Status status = access_->Authenticate(user, host, scramble, auth_response, secure);
+    audit_->Record(access::AuditEvent{0, std::string(user), std::string(host), "LOGIN", "LOGIN", "",
+                                      status.ok() ? "" : status.message()});
+    return status;
   }
 
   Result<std::unique_ptr<Login>> Admit(std::string_view user) override {
@@ -149,6 +153,7 @@ class AccessAuthenticator final : public server::Authenticator {
   };
 
   access::AccessControl* const access_;
+  access::AuditLog* const audit_;
 };
 
 // Local files are taken once unchanged for this long (see source/local_source.h).
@@ -234,7 +239,8 @@ int RunServe(const std::vector<std::string>& args) {
     if (Status status = catalog.Open(); !status.ok()) return Fail(status);
     access::AccessControl access(&catalog, config->root_password);
     if (Status status = access.Load(); !status.ok()) return Fail(status);
-    AccessAuthenticator authenticator(&access);
+    access::AuditLog audit(&catalog, Clock::Real(), config->audit_keep);
+    AccessAuthenticator authenticator(&access, &audit);
 
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
@@ -269,6 +275,12 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     job::RegisterJobStatements(&router, jobs->get());
+    if (Status status = (*db)->RegisterTableFunction(access::MakeAuditLogFunction(
+            &audit, &access,
+            [&router](uint64_t connection_id) { return router.SessionUser(connection_id); }));
+        !status.ok()) {
+      return Fail(status);
+    }
     access::RegisterUserStatements(&router, &access);
     mysql_options->authenticator = &authenticator;
     // DuckDB's own lock, the sandbox's backstop: from here on it reads and writes only the
@@ -279,11 +291,12 @@ int RunServe(const std::vector<std::string>& args) {
     // The sandbox and the privileges: every client statement passes them before it runs.
     auto sandbox_conn = (*db)->Connect();
     if (!sandbox_conn.ok()) return Fail(sandbox_conn.status());
-    auto sandbox = access::Sandbox::Create(**sandbox_conn, (*db)->RegisteredTableFunctions());
+    auto sandbox =
+        access::Sandbox::Create(**sandbox_conn, (*db)->RegisteredTableFunctions(), {"audit_log"});
     if (!sandbox.ok()) return Fail(sandbox.status());
     router.SetGuard(std::make_shared<access::AccessGuard>(
         &access, std::move(sandbox).value(),
-        std::vector<std::string>{std::string(job::catalog::kSchema)}));
+        std::vector<std::string>{std::string(job::catalog::kSchema)}, &audit));
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);
 

@@ -15,6 +15,8 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
       {"memory-limit", "MILLRACE_MEMORY_LIMIT", "", "DuckDB memory_limit, e.g. 1GB"},
       {"threads", "MILLRACE_THREADS", "", "DuckDB worker threads"},
       {"log-level", "MILLRACE_LOG_LEVEL", "info", "debug, info, warning or error"},
+      {"audit-keep", "MILLRACE_AUDIT_KEEP", "100000",
+       "how many of the newest audit events (logins, users, grants, jobs, DDL) to keep"},
       {"local-root", "MILLRACE_LOCAL_ROOT", "",
        "directory local() and local-file jobs may read under (repeatable; default "
        "<data-dir>/inbox)",
@@ -41,6 +43,7 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   }
   config.log_level = flags.GetOr("log-level", config.log_level);
   config.local_roots = flags.GetAll("local-root");
+  MR_ASSIGN_OR_RETURN(config.audit_keep, flags.GetInt("audit-keep", 1, 1'000'000'000));
   MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
   config.tls_cert_file = flags.GetOr("tls-cert", "");
   config.tls_key_file = flags.GetOr("tls-key", "");

@@ -30,6 +30,8 @@ struct ServerConfig {
   // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
   // flags: <data_dir>/inbox.
   std::vector<std::string> local_roots;
+  // How many of the newest audit events the catalog keeps (--audit-keep).
+  int64_t audit_keep = 100'000;
   // PEM files of the certificate (chain) and private key for TLS on both ports; both empty:
   // no TLS. Only named here: common/tls.h reads and checks them.
   std::string tls_cert_file;

@@ -77,4 +77,22 @@ class TableFunction {
   virtual Result<std::unique_ptr<TableScan>> Scan(const TableFunctionArgs& args) = 0;
 };
 
+// A scan over rows already in memory: `write(out, row_index_in_chunk, row)` fills one row.
+template <typename Row, typename Write>
+class VectorScan final : public TableScan {
+ public:
+  VectorScan(std::vector<Row> rows, Write write) : rows_(std::move(rows)), write_(write) {}
+  Result<size_t> Fill(OutputChunk& out) override {
+    size_t n = 0;
+    for (; n < out.capacity() && next_ < rows_.size(); ++n, ++next_)
+      write_(out, n, rows_[next_]);
+    return n;
+  }
+
+ private:
+  std::vector<Row> rows_;
+  Write write_;
+  size_t next_ = 0;
+};
+
 }  // namespace millrace::engine

@@ -81,5 +81,7 @@ inline int64_t Int(const DataChunk& c, size_t col, size_t row) {
 // Creates __millrace.users and __millrace.grants (catalog version 3), in the connection's
 // transaction.
 Status CreateUserTables(Connection& conn);
+// The audit log's table (duckdb_audit_store.cc).
+Status CreateAuditTable(Connection& conn);
 
 }  // namespace millrace::job::catalog_sql

@@ -18,13 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "access/audit_log.h"
 #include "access/user_store.h"
 #include "common/result.h"
 #include "job/job_model.h"
 
 namespace millrace::job {
 
-class CatalogStore : public access::UserStore {
+class CatalogStore : public access::UserStore, public access::AuditStore {
  public:
   virtual ~CatalogStore() = default;
 

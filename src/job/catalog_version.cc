@@ -16,6 +16,7 @@ Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& 
   static const std::vector<MigrationStep> kSteps = {
       {1, "offsets become JSON objects; jobs.definition is dropped"},
       {2, "the users and grants tables are created"},
+      {3, "the audit log table is created"},
   };
   std::vector<MigrationStep> plan;
   for (const MigrationStep& step : kSteps) {

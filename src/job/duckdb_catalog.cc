@@ -124,6 +124,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
       return MigrateOffsetsToJson(conn);
     case 2:
       return catalog_sql::CreateUserTables(conn);
+    case 3:
+      return catalog_sql::CreateAuditTable(conn);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }
@@ -245,6 +247,7 @@ Status DuckDbCatalogStore::Open() {
     return InTransaction([](Connection& conn) -> Status {
       MR_RETURN_IF_ERROR(conn.Execute(kCreateTables));
       MR_RETURN_IF_ERROR(catalog_sql::CreateUserTables(conn));
+      MR_RETURN_IF_ERROR(catalog_sql::CreateAuditTable(conn));
       return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
                           std::to_string(kCatalogVersion) + ")");
     });

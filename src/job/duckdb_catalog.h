@@ -69,6 +69,10 @@ class DuckDbCatalogStore final : public CatalogStore {
   Status AddGrant(const access::Grant& grant) override;
   Status RemoveGrant(const access::Grant& grant) override;
 
+  // access::AuditStore (duckdb_audit_store.cc): table __millrace.audit, numbered by a sequence.
+  Status AppendAudit(const access::AuditEvent& event, int64_t keep) override;
+  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit) override;
+
   // The schema version the store is at (0 when it has no catalog yet).
   Result<int> StoredVersion();
 

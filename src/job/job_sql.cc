@@ -1,6 +1,9 @@
 #include "job/job_sql.h"
 
+#include <algorithm>
+
 #include "common/logging.h"
+#include "job/job_statement.h"
 
 namespace millrace::job {
 namespace {
@@ -15,6 +18,27 @@ class JobStatementHandler final : public sql::StatementHandler {
                         service_->Execute(ctx.sql, database, ctx.session.info()));
     MR_LOG(kDebug) << message;
     return sql::StatementResult();
+  }
+
+  // The statement with the S3() call's secrets masked (job_statement.h, MaskSecrets); one that
+  // does not parse is shown by its first words only.
+  std::string ForLog(std::string_view sql, const std::vector<sql::Token>& tokens) const override {
+    Result<JobStatement> parsed = ParseJobStatement(sql);
+    std::string insert_sql;
+    if (parsed.ok()) {
+      if (auto* create = std::get_if<CreateJobStatement>(&*parsed)) insert_sql = create->insert_sql;
+      if (auto* alter = std::get_if<AlterJobStatement>(&*parsed)) insert_sql = alter->insert_sql;
+    }
+    const size_t at = insert_sql.empty() ? std::string_view::npos : sql.find(insert_sql);
+    if (parsed.ok() && insert_sql.empty()) return std::string(sql);
+    Result<InsertAnalysis> analysis = AnalyzeInsert(insert_sql);
+    if (at == std::string_view::npos || !analysis.ok()) {
+      const size_t shown = std::min<size_t>(tokens.size(), 3);
+      return std::string(sql.substr(0, shown == 0 ? 0 : tokens[shown - 1].end)) +
+             " ... (not shown: it does not parse)";
+    }
+    return std::string(sql.substr(0, at)) + MaskSecrets(insert_sql, *analysis) +
+           std::string(sql.substr(at + insert_sql.size()));
   }
 
  private:

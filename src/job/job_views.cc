@@ -27,24 +27,6 @@ Status CheckType(const TableFunctionArgs& args, const std::string& fn) {
   return Status::Ok();
 }
 
-// Writes rows of type Row, one call of `write(out, row_index, row)` per row.
-template <typename Row, typename Write>
-class SnapshotScan final : public engine::TableScan {
- public:
-  SnapshotScan(std::vector<Row> rows, Write write) : rows_(std::move(rows)), write_(write) {}
-  Result<size_t> Fill(OutputChunk& out) override {
-    size_t n = 0;
-    for (; n < out.capacity() && next_ < rows_.size(); ++n, ++next_)
-      write_(out, n, rows_[next_]);
-    return n;
-  }
-
- private:
-  std::vector<Row> rows_;
-  Write write_;
-  size_t next_ = 0;
-};
-
 // Sets a VARCHAR cell, NULL when empty (Doris shows \N for absent values).
 void SetText(OutputChunk& out, size_t col, size_t row, const std::string& text) {
   if (text.empty()) {
@@ -119,7 +101,7 @@ class JobsFunction final : public engine::TableFunction {
       SetText(out, c++, r, TimeText(j.last_success_time_us));
     };
     return std::unique_ptr<engine::TableScan>(
-        std::make_unique<SnapshotScan<JobRow, decltype(write)>>(
+        std::make_unique<engine::VectorScan<JobRow, decltype(write)>>(
             VisibleJobs(*source_, *access_, args.connection_id()), write));
   }
 
@@ -176,7 +158,7 @@ class TasksFunction final : public engine::TableFunction {
       out.SetString(c++, r, t.RunningOffsetJson());
     };
     return std::unique_ptr<engine::TableScan>(
-        std::make_unique<SnapshotScan<Row, decltype(write)>>(std::move(tasks), write));
+        std::make_unique<engine::VectorScan<Row, decltype(write)>>(std::move(tasks), write));
   }
 
  private:

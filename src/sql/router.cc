@@ -345,6 +345,9 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
   if (handler == nullptr || !handler->PreservesDiagnostics()) last_error_ = result.status();
+  if (const std::shared_ptr<StatementGuard> guard = router_->guard(); guard != nullptr) {
+    guard->Executed(*this, statement, result.status());
+  }
   return result;
 }
 

@@ -12,6 +12,8 @@
 // - CheckObject is called by the statements Millrace answers itself, for the object they
 //   show or change (`table` empty: the database itself).
 // - Visible filters what SHOW DATABASES and SHOW TABLES list.
+// - Executed is called after every statement of a client, whatever it was and however it
+//   ended (refused included).
 // - A refusal is a Status whose detail is the MySQL error the client receives.
 // - Thread-safety: called concurrently from every session.
 #pragma once
@@ -34,6 +36,8 @@ class StatementGuard {
   virtual Status CheckObject(Session& session, ObjectAction action, std::string_view database,
                              std::string_view table) = 0;
   virtual bool Visible(Session& session, std::string_view database, std::string_view table) = 0;
+  // After each statement of a client, with its outcome (for the audit log).
+  virtual void Executed(Session& session, std::string_view statement, const Status& outcome) = 0;
 };
 
 }  // namespace millrace::sql

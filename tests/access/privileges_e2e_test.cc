@@ -3,6 +3,7 @@
 // SHOW lists only what a user holds; grants and revokes reach open sessions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "access/access_e2e_util.h"
@@ -89,7 +90,7 @@ TEST_F(PrivilegesE2ETest, EachStatementKindNeedsItsPrivilege) {
   EXPECT_EQ(ErrorOf(reader.get(), "CREATE USER eve"),
             "1227: Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for "
             "this operation");
-  EXPECT_EQ(ErrorOf(reader.get(), "CHECKPOINT").substr(0, 5), "1290:");
+  EXPECT_EQ(ErrorOf(reader.get(), "CHECKPOINT").substr(0, 5), "1227:");
 
   MysqlPtr loader = NewUser("k_loader", {"LOAD_PRIV ON k.t"});
   EXPECT_EQ(ErrorOf(loader.get(), "INSERT INTO k.t VALUES (2)"), "");
@@ -172,6 +173,65 @@ TEST_F(PrivilegesE2ETest, GrantAndRevokeReachOpenSessions) {
   EXPECT_EQ(ErrorOf(user.get(), "INSERT INTO g.t VALUES (1)"), "");
   Root("DROP USER g_user");
   EXPECT_NE(ErrorOf(user.get(), "SELECT * FROM g.t"), "");
+}
+
+TEST_F(PrivilegesE2ETest, TheAuditLogRecordsLoginsUsersGrantsJobsAndDdl) {
+  std::string error;
+  EXPECT_EQ(Connect(server_->mysql_port(), "nobody", "guess", &error), nullptr);
+  MysqlPtr auditor = NewUser("auditor", {"CREATE_PRIV ON a.*"});
+  Root("CREATE DATABASE a");
+  EXPECT_EQ(ErrorOf(auditor.get(), "CREATE TABLE a.t (x INT)"), "");
+  EXPECT_NE(ErrorOf(auditor.get(), "DROP TABLE a.t"), "");  // no DROP_PRIV: refused, recorded
+  Root("SET PASSWORD FOR auditor = 'Another-Secret-9'");
+  Root(
+      "CREATE JOB aj ON STREAMING DO INSERT INTO a.t SELECT CAST(c1 AS INT) FROM local("
+      "\"file_path\" = \"" +
+      dir_->Join("data") + "/inbox/*.csv\", \"format\" = \"csv\")");
+  Root("DROP JOB WHERE jobname = 'aj'");
+  // Only administrators read it.
+  EXPECT_EQ(ErrorOf(auditor.get(), "SELECT * FROM audit_log()"),
+            "1227: Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for this "
+            "operation");
+
+  const access::Rows events = Rows(root_.get(),
+                                   "SELECT User, Host, Kind, Action, CASE WHEN Outcome = 'OK' "
+                                   "THEN 'ok' ELSE 'failed' END FROM audit_log()");
+  auto has = [&](const std::vector<std::string>& want) {
+    return std::find(events.begin(), events.end(), want) != events.end();
+  };
+  EXPECT_TRUE(has({"nobody", "127.0.0.1", "LOGIN", "LOGIN", "failed"}));
+  EXPECT_TRUE(has({"auditor", "127.0.0.1", "LOGIN", "LOGIN", "ok"}));
+  EXPECT_TRUE(has({"root", "127.0.0.1", "USER", "CREATE USER", "ok"}));
+  EXPECT_TRUE(has({"root", "127.0.0.1", "GRANT", "GRANT", "ok"}));
+  EXPECT_TRUE(has({"root", "127.0.0.1", "USER", "SET PASSWORD", "ok"}));
+  EXPECT_TRUE(has({"root", "127.0.0.1", "DDL", "CREATE DATABASE a", "ok"}));
+  EXPECT_TRUE(has({"auditor", "127.0.0.1", "DDL", "CREATE TABLE a.t", "ok"}));
+  EXPECT_TRUE(has({"auditor", "127.0.0.1", "DDL", "DROP TABLE a.t", "failed"}));
+  EXPECT_TRUE(has({"root", "127.0.0.1", "JOB", "CREATE JOB", "ok"}));
+  EXPECT_TRUE(has({"root", "127.0.0.1", "JOB", "DROP JOB", "ok"}));
+  // No password reaches the log, in a statement or an outcome.
+  const access::Rows text = Rows(root_.get(), "SELECT Statement, Outcome FROM audit_log()");
+  for (const auto& row : text) {
+    for (const std::string& cell : row) {
+      EXPECT_EQ(cell.find("pw-auditor"), std::string::npos) << cell;
+      EXPECT_EQ(cell.find("Another-Secret-9"), std::string::npos) << cell;
+      EXPECT_EQ(cell.find(kRootPassword), std::string::npos) << cell;
+    }
+  }
+}
+
+// The data directory and what the server writes in it are the owner's alone.
+TEST_F(PrivilegesE2ETest, TheDataDirectoryIsPrivate) {
+  namespace fs = std::filesystem;
+  const fs::path data = dir_->Join("data");
+  EXPECT_EQ(fs::status(data).permissions() & fs::perms::all, fs::perms::owner_all);
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(data)) {
+    if (entry.path().filename() == "server.log") continue;  // written by the test, not the server
+    const fs::perms perms = entry.status().permissions() & fs::perms::all;
+    const fs::perms allowed = entry.is_directory() ? fs::perms::owner_all
+                                                   : fs::perms::owner_read | fs::perms::owner_write;
+    EXPECT_EQ(perms & ~allowed, fs::perms::none) << entry.path();
+  }
 }
 
 }  // namespace

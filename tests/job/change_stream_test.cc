@@ -140,6 +140,12 @@ class FaultyCatalog final : public CatalogStore {
   Status DeleteUser(std::string_view name) override { return store_->DeleteUser(name); }
   Status AddGrant(const access::Grant& grant) override { return store_->AddGrant(grant); }
   Status RemoveGrant(const access::Grant& grant) override { return store_->RemoveGrant(grant); }
+  Status AppendAudit(const access::AuditEvent& event, int64_t keep) override {
+    return store_->AppendAudit(event, keep);
+  }
+  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit) override {
+    return store_->LoadAudit(limit);
+  }
   std::atomic<bool> fail_saves{false};
 
  private:

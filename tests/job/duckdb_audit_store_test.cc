@@ -1,0 +1,70 @@
+// The job catalog as the audit log's store (access::AuditStore): events kept in order, the
+// newest `keep` only, and the log read back newest first.
+#include <gtest/gtest.h>
+
+#include "engine/engine_test_util.h"
+#include "job/catalog_version.h"
+#include "job/duckdb_catalog.h"
+#include "testing/temp_dir.h"
+
+namespace millrace::job {
+namespace {
+
+access::AuditEvent Event(int i) {
+  return access::AuditEvent{1000 + i,
+                            "u" + std::to_string(i),
+                            "10.0.0.1",
+                            "DDL",
+                            "CREATE TABLE d.t" + std::to_string(i),
+                            "CREATE TABLE d.t" + std::to_string(i) + " (a INT)",
+                            i % 2 == 0 ? "" : "denied"};
+}
+
+TEST(DuckDbAuditStoreTest, KeepsTheNewestEventsInOrder) {
+  testing::TempDir dir;
+  auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
+  DuckDbCatalogStore store(db.get(), "test");
+  ASSERT_TRUE(store.Open().ok());
+  for (int i = 0; i < 7; ++i)
+    ASSERT_TRUE(store.AppendAudit(Event(i), /*keep=*/3).ok());
+  auto events = store.LoadAudit(100);
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    const access::AuditEvent want = Event(6 - k);
+    const access::AuditEvent& got = (*events)[k];
+    EXPECT_EQ(got.time_us, want.time_us);
+    EXPECT_EQ(got.user, want.user);
+    EXPECT_EQ(got.host, want.host);
+    EXPECT_EQ(got.kind, want.kind);
+    EXPECT_EQ(got.action, want.action);
+    EXPECT_EQ(got.statement, want.statement);
+    EXPECT_EQ(got.error, want.error);
+  }
+  auto newest = store.LoadAudit(1);
+  ASSERT_TRUE(newest.ok());
+  ASSERT_EQ(newest->size(), 1u);
+  EXPECT_EQ((*newest)[0].user, "u6");
+}
+
+TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
+  testing::TempDir dir;
+  auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
+  {
+    DuckDbCatalogStore store(db.get(), "test");
+    ASSERT_TRUE(store.Open().ok());
+  }
+  auto conn = engine::ConnectOrDie(*db);
+  ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
+                            "UPDATE __millrace.catalog_version SET version = 3")
+                  .ok());
+  DuckDbCatalogStore store(db.get(), "test");
+  ASSERT_EQ(store.StoredVersion().value(), 3);
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+  ASSERT_TRUE(store.AppendAudit(Event(0), 10).ok());
+  EXPECT_EQ(store.LoadAudit(10).value().size(), 1u);
+}
+
+}  // namespace
+}  // namespace millrace::job
