@@ -22,10 +22,12 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Starts the server on embedded defaults with its data under ./var.
+# Starts the server on embedded defaults with its data under ./var; local() and local-file jobs
+# read under /tmp/in (the quickstart's directory).
 run: build
 	@mkdir -p var
-	$(BUILD_DIR)/millrace serve --data-dir var
+	@mkdir -p /tmp/in
+	$(BUILD_DIR)/millrace serve --data-dir var --local-root /tmp/in
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)

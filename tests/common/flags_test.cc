@@ -84,5 +84,21 @@ TEST(FlagsTest, PositionalBoolAndHelp) {
   EXPECT_NE(help.find("[env AWS_REGION]"), std::string::npos);
 }
 
+TEST(FlagsTest, RepeatableFlagsKeepEveryValue) {
+  auto env = FakeEnv({{"MILLRACE_LOCAL_ROOT", "/from/env:/also/env"}});
+  auto flags = ParseFlags({"--local-root", "/a", "--local-root=/b"}, ServerConfig::Flags(), env);
+  ASSERT_TRUE(flags.ok()) << flags.status().ToString();
+  EXPECT_EQ(flags->GetAll("local-root"), (std::vector<std::string>{"/a", "/b"}));
+  auto from_env = ParseFlags({}, ServerConfig::Flags(), env);
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_EQ(from_env->GetAll("local-root"),
+            (std::vector<std::string>{"/from/env", "/also/env"}));
+  auto config = ServerConfig::FromFlags(*from_env, env);
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->local_roots, (std::vector<std::string>{"/from/env", "/also/env"}));
+  EXPECT_EQ(config->audit_keep, 100'000);
+  EXPECT_EQ(config->InboxPath(), "./var/inbox");
+}
+
 }  // namespace
 }  // namespace millrace

@@ -479,5 +479,65 @@ TEST_F(LocalSourceTest, StatChecksThePatternAndExistence) {
   EXPECT_EQ(source->Describe(), dir_.Join("in/*.csv"));
 }
 
+// local() and local-file jobs read only under the server's --local-root directories.
+class LocalRootsTest : public LocalSourceTest {
+ protected:
+  void SetUp() override {
+    WriteFile(dir_.Join("root/in/a.csv"), "a");
+    WriteFile(dir_.Join("secret/s.csv"), "secret");
+    std::filesystem::create_symlink(dir_.Join("secret/s.csv"), dir_.Join("root/in/link.csv"));
+    std::filesystem::create_symlink(dir_.Join("secret"), dir_.Join("root/up"));
+    auto roots = ResolveRoots({dir_.Join("root")});
+    ASSERT_TRUE(roots.ok()) << roots.status().ToString();
+    roots_ = *roots;
+  }
+
+  Result<std::unique_ptr<LocalSource>> Confined(const std::string& pattern) {
+    return LocalSource::Create(pattern,
+                               {.clock = &clock_, .settle_time = 1s, .roots = roots_});
+  }
+
+  std::vector<std::string> roots_;
+};
+
+TEST_F(LocalRootsTest, FilesUnderARootAreRead) {
+  auto source = Confined(dir_.Join("root/in/a.csv"));
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  Listing listing = ListOrDie(**source);
+  ASSERT_EQ(listing.files.size(), 1u);
+  EXPECT_TRUE((*source)->Download(listing.files[0], dir_.Join("copy")).ok());
+}
+
+TEST_F(LocalRootsTest, DotDotAndPathsOutsideAreRefusedBeforeAnythingIsListed) {
+  for (const std::string& pattern :
+       {dir_.Join("root/../secret/*.csv"), dir_.Join("root/in/./a.csv"),
+        dir_.Join("secret/*.csv"), std::string("/etc/passwd"), dir_.Join("root/up/*.csv")}) {
+    auto source = Confined(pattern);
+    EXPECT_EQ(source.status().code(), StatusCode::kPermissionDenied) << pattern;
+  }
+  auto outside = Confined(dir_.Join("secret/*.csv"));
+  EXPECT_NE(outside.status().message().find("outside the local roots"), std::string::npos)
+      << outside.status().message();
+}
+
+TEST_F(LocalRootsTest, ASymlinkOutOfTheRootIsNotRead) {
+  auto source = Confined(dir_.Join("root/in/*.csv"));
+  ASSERT_TRUE(source.ok());
+  Listing listing = ListOrDie(**source);
+  ASSERT_EQ(Keys(listing), (std::vector<std::string>{dir_.Join("root/in/a.csv"),
+                                                      dir_.Join("root/in/link.csv")}));
+  Status copied = (*source)->Download(listing.files[1], dir_.Join("copy"));
+  EXPECT_EQ(copied.code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(copied.message().find(dir_.Join("secret/s.csv")), std::string::npos)
+      << copied.message();
+  EXPECT_FALSE(std::filesystem::exists(dir_.Join("copy")));
+}
+
+TEST_F(LocalRootsTest, ARootMustBeADirectory) {
+  EXPECT_EQ(ResolveRoots({dir_.Join("missing")}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolveRoots({dir_.Join("root/in/a.csv")}).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace millrace::source
