@@ -102,27 +102,34 @@ Status AccessControl::Load() {
   return Status::Ok();
 }
 
+AccessControl::Credential AccessControl::CredentialOf(std::string_view user,
+                                                      std::string_view host) const {
+  if (user == kRootUser) return Credential{root_hash_, true, false};
+  MutexLock lock(&mu_);
+  auto it = users_.find(user);
+  if (it == users_.end() || !HostMatches(it->second.record.host, host)) {
+    return Credential{std::string(kNoUserHash), false, false};
+  }
+  return Credential{it->second.record.password_hash, true, it->second.record.require_ssl};
+}
+
 Status AccessControl::Authenticate(std::string_view user, std::string_view host,
                                    std::string_view scramble, std::string_view auth_response,
                                    bool secure) const {
-  std::string hash(kNoUserHash);
-  bool known = false;
-  bool require_ssl = false;
-  if (user == kRootUser) {
-    hash = root_hash_;
-    known = true;
-  } else {
-    MutexLock lock(&mu_);
-    auto it = users_.find(user);
-    if (it != users_.end() && HostMatches(it->second.record.host, host)) {
-      hash = it->second.record.password_hash;
-      require_ssl = it->second.record.require_ssl;
-      known = true;
-    }
-  }
-  const bool verified = VerifyNativeResponse(hash, scramble, auth_response);
-  if (!known || !verified || (require_ssl && !secure)) {
+  const Credential credential = CredentialOf(user, host);
+  const bool verified = VerifyNativeResponse(credential.hash, scramble, auth_response);
+  if (!credential.known || !verified || (credential.require_ssl && !secure)) {
     return sql::AccessDeniedError(user, host, !auth_response.empty());
+  }
+  return Status::Ok();
+}
+
+Status AccessControl::CheckPassword(std::string_view user, std::string_view host,
+                                    std::string_view password, bool secure) const {
+  const Credential credential = CredentialOf(user, host);
+  const bool verified = VerifyPassword(credential.hash, password);
+  if (!credential.known || !verified || (credential.require_ssl && !secure)) {
+    return sql::AccessDeniedError(user, host, !password.empty());
   }
   return Status::Ok();
 }

@@ -79,6 +79,10 @@ class AccessControl {
   // same error.
   Status Authenticate(std::string_view user, std::string_view host, std::string_view scramble,
                       std::string_view auth_response, bool secure) const EXCLUDES(mu_);
+  // The same check for a client that sends the password itself (HTTP Basic, the login form),
+  // with the same errors.
+  Status CheckPassword(std::string_view user, std::string_view host, std::string_view password,
+                       bool secure) const EXCLUDES(mu_);
 
   bool UserExists(std::string_view user) const EXCLUDES(mu_);
   // True when `user` holds `privilege` on `database`.`table` (table empty: on the database;
@@ -128,6 +132,15 @@ class AccessControl {
     std::vector<Grant> grants;  // one per object, none empty
   };
   using UserMap = std::map<std::string, UserState, std::less<>>;
+
+  // What a login of `user` from `host` is checked against; an unknown user (or a host that does
+  // not match) gets a hash no password produces, so a refusal takes as long either way.
+  struct Credential {
+    std::string hash;
+    bool known = false;
+    bool require_ssl = false;
+  };
+  Credential CredentialOf(std::string_view user, std::string_view host) const EXCLUDES(mu_);
 
   // True for root; for another user, when `pred` holds for one of its grants.
   template <typename Pred>

@@ -98,4 +98,10 @@ bool VerifyNativeResponse(std::string_view stored_hash, std::string_view scrambl
   return CRYPTO_memcmp(stage2.data(), stored_hash.data(), kNativeHashLength) == 0;
 }
 
+bool VerifyPassword(std::string_view stored_hash, std::string_view password) {
+  const std::string hash = NativePasswordHash(password);
+  if (hash.size() != stored_hash.size()) return false;
+  return CRYPTO_memcmp(hash.data(), stored_hash.data(), hash.size()) == 0;
+}
+
 }  // namespace millrace::access

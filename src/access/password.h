@@ -36,5 +36,8 @@ std::string NativePasswordResponse(std::string_view password, std::string_view s
 // True when `response` answers `scramble` for the password whose hash is `stored_hash`.
 bool VerifyNativeResponse(std::string_view stored_hash, std::string_view scramble,
                           std::string_view response);
+// True when `password` is the one whose hash is `stored_hash` (constant time; for clients that
+// send the password itself, as HTTP Basic does over TLS or loopback).
+bool VerifyPassword(std::string_view stored_hash, std::string_view password);
 
 }  // namespace millrace::access

@@ -21,6 +21,8 @@
 
 #include "access/access_control.h"
 #include "access/access_guard.h"
+#include "access/login_gate.h"
+#include "access/login_throttle.h"
 #include "access/user_statements.h"
 #include "asio.hpp"
 #include "cli/commands.h"
@@ -31,6 +33,7 @@
 #include "common/server_config.h"
 #include "common/tls.h"
 #include "engine/database.h"
+#include "http/http_auth.h"
 #include "http/http_server.h"
 #include "job/duckdb_catalog.h"
 #include "job/job_service.h"
@@ -122,17 +125,15 @@ class DatabaseHealth {
 
 // Logins checked against Millrace's users (access_control.h) and recorded in the audit log;
 // a session holds one of the user's max_user_connections while it lasts.
-class AccessAuthenticator final : public server::Authenticator {
+// The MySQL port's logins, through the gate both ports share (throttle, users, audit log).
+class MySqlAuthenticator final : public server::Authenticator {
  public:
-  AccessAuthenticator(access::AccessControl* access, access::AuditLog* audit)
-      : access_(access), audit_(audit) {}
+  MySqlAuthenticator(access::AccessControl* access, access::LoginGate* gate)
+      : access_(access), gate_(gate) {}
 
   Status Authenticate(std::string_view user, std::string_view host, std::string_view scramble,
                       std::string_view auth_response, bool secure) override {
-    Status status = access_->Authenticate(user, host, scramble, auth_response, secure);
-    audit_->Record(access::AuditEvent{0, std::string(user), std::string(host), "LOGIN", "LOGIN", "",
-                                      status.ok() ? "" : status.message()});
-    return status;
+    return gate_->CheckScramble(user, host, scramble, auth_response, secure);
   }
 
   Result<std::unique_ptr<Login>> Admit(std::string_view user) override {
@@ -153,7 +154,29 @@ class AccessAuthenticator final : public server::Authenticator {
   };
 
   access::AccessControl* const access_;
-  access::AuditLog* const audit_;
+  access::LoginGate* const gate_;
+};
+
+// The HTTP port's logins, through the same gate.
+class HttpAuthenticator final : public http::HttpAuthenticator {
+ public:
+  HttpAuthenticator(access::AccessControl* access, access::LoginGate* gate)
+      : access_(access), gate_(gate) {}
+
+  http::HttpLoginResult CheckPassword(std::string_view user, std::string_view password,
+                                      std::string_view host, bool secure) override {
+    // A refusal while the address waits carries how long, counted after this attempt (which
+    // lengthened the wait).
+    const bool waiting = gate_->RetryAfter(host).count() > 0;
+    Status status = gate_->CheckPassword(user, host, password, secure);
+    return http::HttpLoginResult{std::move(status),
+                                 waiting ? gate_->RetryAfter(host) : std::chrono::seconds(0)};
+  }
+  bool UserExists(std::string_view user) override { return access_->UserExists(user); }
+
+ private:
+  access::AccessControl* const access_;
+  access::LoginGate* const gate_;
 };
 
 // Local files are taken once unchanged for this long (see source/local_source.h).
@@ -240,7 +263,10 @@ int RunServe(const std::vector<std::string>& args) {
     access::AccessControl access(&catalog, config->root_password);
     if (Status status = access.Load(); !status.ok()) return Fail(status);
     access::AuditLog audit(&catalog, Clock::Real(), config->audit_keep);
-    AccessAuthenticator authenticator(&access, &audit);
+    access::LoginThrottle throttle(Clock::Real());
+    access::LoginGate logins(&access, &throttle, &audit);
+    MySqlAuthenticator authenticator(&access, &logins);
+    HttpAuthenticator http_authenticator(&access, &logins);
 
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
@@ -301,8 +327,15 @@ int RunServe(const std::vector<std::string>& args) {
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);
 
     DatabaseHealth health(std::move(health_conn).value());
+    http::HttpServerOptions http_options;
+    http_options.bind_address = config->bind_address;
+    http_options.port = config->http_port;
+    http_options.tls = mysql_options->tls;
+    http_options.authenticator = &http_authenticator;
+    http_options.metrics_public = config->metrics_public;
+    http_options.sessions.idle_timeout = std::chrono::seconds(config->http_session_idle_seconds);
     http::HttpServer http_server(
-        {config->bind_address, config->http_port, mysql_options->tls}, &metrics,
+        http_options, &metrics,
         [&health, &mysql] {
           http::HealthReport report = health.Check();
           report.fields.emplace_back("mysql_connections", std::to_string(mysql.active_sessions()));

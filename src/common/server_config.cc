@@ -24,6 +24,12 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
       {"tls-cert", "MILLRACE_TLS_CERT", "",
        "PEM certificate (chain) file: TLS on the MySQL port, HTTPS only on the HTTP port"},
       {"tls-key", "MILLRACE_TLS_KEY", "", "PEM private key file of --tls-cert"},
+      {"metrics-public", "MILLRACE_METRICS_PUBLIC", "",
+       "serve /metrics without a login (otherwise HTTP Basic, as for every route but "
+       "/api/health)",
+       /*is_bool=*/true},
+      {"http-session-idle", "MILLRACE_HTTP_SESSION_IDLE", "1800",
+       "seconds after which an unused web console session ends"},
   };
   return kFlags;
 }
@@ -45,6 +51,9 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   config.local_roots = flags.GetAll("local-root");
   MR_ASSIGN_OR_RETURN(config.audit_keep, flags.GetInt("audit-keep", 1, 1'000'000'000));
   MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
+  config.metrics_public = flags.GetBool("metrics-public");
+  MR_ASSIGN_OR_RETURN(config.http_session_idle_seconds,
+                      flags.GetInt("http-session-idle", 60, 30 * 24 * 3600));
   config.tls_cert_file = flags.GetOr("tls-cert", "");
   config.tls_key_file = flags.GetOr("tls-key", "");
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {

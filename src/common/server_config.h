@@ -36,6 +36,10 @@ struct ServerConfig {
   // no TLS. Only named here: common/tls.h reads and checks them.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // --metrics-public: /metrics answers without a login (for a Prometheus without a password).
+  bool metrics_public = false;
+  // --http-session-idle: a web console session unused this long ends.
+  int64_t http_session_idle_seconds = 1800;
 
   // The flag table of `millrace serve`, shared by the parser and --help.
   static const std::vector<FlagSpec>& Flags();

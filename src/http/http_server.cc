@@ -9,6 +9,7 @@
 
 #include "common/json.h"
 #include "common/logging.h"
+#include "common/strings.h"
 #include "common/version.h"
 
 namespace millrace::http {
@@ -25,14 +26,53 @@ HttpServer::HttpServer(HttpServerOptions options, MetricsRegistry* metrics, Heal
       clock_(clock),
       started_(clock->SteadyNow()),
       requests_(metrics->AddCounter("millrace_http_requests_total", "HTTP requests served")),
-      impl_(std::make_unique<Impl>()) {}
+      auth_refusals_(metrics->AddCounter("millrace_http_auth_refusals_total",
+                                         "HTTP requests refused for want of a valid login")),
+      access_(options_.authenticator, clock, options_.sessions),
+      impl_(std::make_unique<Impl>()) {
+  const auto metrics_audience = options_.metrics_public ? Audience::kAnyone : Audience::kUser;
+  routes_.push_back(
+      {"GET", "/api/health", Audience::kAnyone, [this](const HttpRequest&) { return Health(); }});
+  routes_.push_back(
+      {"GET", "/metrics", metrics_audience, [this](const HttpRequest&) {
+         return HttpResponse{
+             200, "text/plain; version=0.0.4; charset=utf-8", metrics_->RenderPrometheus(), {}};
+       }});
+  routes_.push_back({"GET", "/login", Audience::kAnyone,
+                     [](const HttpRequest&) { return HttpAccess::LoginPage(); }});
+  routes_.push_back({"POST", "/api/login", Audience::kAnyone,
+                     [this](const HttpRequest& request) { return access_.Login(request); }});
+  routes_.push_back({"POST", "/api/logout", Audience::kUser,
+                     [this](const HttpRequest& request) { return access_.Logout(request); }});
+  routes_.push_back({"GET", "/api/session", Audience::kUser,
+                     [this](const HttpRequest& request) { return access_.Session(request); }});
+  routes_.push_back({"GET", "/", Audience::kUserPage, &HttpAccess::HomePage});
+}
 
 HttpServer::~HttpServer() {
   Stop();
 }
 
 void HttpServer::Get(std::string path, Handler handler) {
-  routes_.emplace_back(std::move(path), std::move(handler));
+  routes_.push_back({"GET", std::move(path), Audience::kUser, std::move(handler)});
+}
+
+void HttpServer::Post(std::string path, Handler handler) {
+  routes_.push_back({"POST", std::move(path), Audience::kUser, std::move(handler)});
+}
+
+HttpResponse HttpServer::Serve(const Route& route, HttpRequest request) {
+  if (route.audience != Audience::kAnyone) {
+    if (std::optional<HttpResponse> refusal = access_.Admit(&request)) {
+      auth_refusals_->Add();
+      // A browser asking for a page is shown the login form instead of an API error.
+      if (route.audience == Audience::kUserPage && refusal->status == 401) {
+        return HttpResponse{303, "text/plain", "log in first\n", {{"Location", "/login"}}};
+      }
+      return std::move(*refusal);
+    }
+  }
+  return route.handler(request);
 }
 
 HttpResponse HttpServer::Health() {
@@ -64,25 +104,39 @@ Status HttpServer::Start() {
     }
   }
   httplib::Server& server = *impl_->server;
-  auto serve = [this](Handler handler) {
-    return
-        [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-          requests_->Add();
-          HttpRequest request{req.path, {}};
-          for (const auto& [key, value] : req.params)
-            request.params[key] = value;
-          HttpResponse response = handler(request);
-          res.status = response.status;
-          res.set_content(response.body, response.content_type.c_str());
-        };
-  };
-  server.Get("/api/health", serve([this](const HttpRequest&) { return Health(); }));
-  server.Get("/metrics", serve([this](const HttpRequest&) {
-               return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
-                                   metrics_->RenderPrometheus()};
-             }));
-  for (auto& [path, handler] : routes_)
-    server.Get(path, serve(handler));
+  const bool secure = options_.tls != nullptr;
+  for (const Route& route : routes_) {
+    auto handler = [this, &route, secure](const httplib::Request& req, httplib::Response& res) {
+      requests_->Add();
+      HttpRequest request;
+      request.method = req.method;
+      request.path = req.path;
+      request.body = req.body;
+      request.remote_address = req.remote_addr;
+      request.secure = secure;
+      for (const auto& [name, value] : req.headers)
+        request.headers.emplace(ToLower(name), value);
+      for (const auto& [key, value] : req.params)
+        request.params.emplace(key, value);
+      if (StartsWithIgnoreCase(request.Header("content-type"),
+                               "application/x-www-form-urlencoded")) {
+        httplib::Params form;
+        httplib::detail::parse_query_text(req.body, form);
+        for (const auto& [key, value] : form)
+          request.params.emplace(key, value);
+      }
+      HttpResponse response = Serve(route, std::move(request));
+      res.status = response.status;
+      for (const auto& [name, value] : response.headers)
+        res.set_header(name, value);
+      res.set_content(response.body, response.content_type.c_str());
+    };
+    if (route.method == "POST") {
+      server.Post(route.path, std::move(handler));
+    } else {
+      server.Get(route.path, std::move(handler));
+    }
+  }
   server.set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
         MR_LOG(kError) << "HTTP handler for " << req.path << " failed with an exception";

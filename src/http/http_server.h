@@ -2,9 +2,16 @@
 //
 // Endpoints
 // - GET /api/health: 200 with {"status":"ok", "version":..., "uptime_seconds":..., ...} when
-//   the health check passes, 503 with "status":"unavailable" and the reason otherwise.
-// - GET /metrics: every metric of the registry in the Prometheus text format.
-// - GET routes added with Get() (the JSON API of later modules).
+//   the health check passes, 503 with "status":"unavailable" and the reason otherwise. Open to
+//   anyone.
+// - GET /metrics: every metric of the registry in the Prometheus text format; for a logged-in
+//   user only, unless HttpServerOptions::metrics_public.
+// - GET /login, POST /api/login, POST /api/logout, GET /api/session, GET /: logging in and out
+//   (http_access.h). /login and /api/login are open; a browser sent to / without a login is
+//   redirected to /login.
+// - Routes added with Get() and Post() (the JSON API and console of later modules), for
+//   logged-in users only (http_access.h: HTTP Basic or the session cookie, with the CSRF token
+//   for Post()). The handler sees the user in HttpRequest::user.
 //
 // Contract
 // - Start() binds (port 0: any free port, see port()) and serves on background threads until
@@ -31,6 +38,9 @@
 #include "common/metrics.h"
 #include "common/status.h"
 #include "common/tls.h"
+#include "http/http_access.h"
+#include "http/http_auth.h"
+#include "http/http_types.h"
 
 namespace millrace::http {
 
@@ -38,6 +48,11 @@ struct HttpServerOptions {
   std::string bind_address = "127.0.0.1";
   uint16_t port = 8030;
   std::shared_ptr<const TlsCredentials> tls;  // null: plain HTTP
+  // Who may log in (borrowed; must outlive the server). Null: nobody, so only /api/health
+  // (and /metrics when public) answer.
+  HttpAuthenticator* authenticator = nullptr;
+  bool metrics_public = false;  // --metrics-public: Prometheus scrapes without a password
+  SessionStoreOptions sessions;
 };
 
 struct HealthReport {
@@ -45,17 +60,6 @@ struct HealthReport {
   std::string reason;  // why not healthy
   // Extra fields of the health document: name -> JSON value (already encoded).
   std::vector<std::pair<std::string, std::string>> fields;
-};
-
-struct HttpRequest {
-  std::string path;
-  std::map<std::string, std::string> params;  // query parameters
-};
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "application/json";
-  std::string body;
 };
 
 class HttpServer {
@@ -68,8 +72,9 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Adds a GET route; call before Start().
+  // Adds a route for logged-in users; call before Start().
   void Get(std::string path, Handler handler);
+  void Post(std::string path, Handler handler);
 
   Status Start();
   // The bound port (after Start).
@@ -79,7 +84,17 @@ class HttpServer {
 
  private:
   struct Impl;
+  // Who may reach a route.
+  enum class Audience { kAnyone, kUser, kUserPage };
+  struct Route {
+    std::string method;
+    std::string path;
+    Audience audience;
+    Handler handler;
+  };
   HttpResponse Health();
+  // Runs `route` for `request`, admitting it first unless the route is open to anyone.
+  HttpResponse Serve(const Route& route, HttpRequest request);
 
   HttpServerOptions options_;
   MetricsRegistry* metrics_;
@@ -87,7 +102,9 @@ class HttpServer {
   Clock* clock_;
   Clock::SteadyTime started_;
   Counter* requests_;
-  std::vector<std::pair<std::string, Handler>> routes_;
+  Counter* auth_refusals_;
+  HttpAccess access_;
+  std::vector<Route> routes_;
   std::unique_ptr<Impl> impl_;
   std::thread thread_;
   uint16_t port_ = 0;

@@ -221,6 +221,14 @@ Status AccessDeniedError(std::string_view user, std::string_view host, bool usin
       kErAccessDenied);
 }
 
+Status LoginThrottledError(std::string_view user, std::string_view host, int64_t wait_seconds) {
+  return WithErrno(Status::ResourceExhausted("Access denied for user " + Account(user, host) +
+                                             ": too many failed logins from " + std::string(host) +
+                                             "; try again in " + std::to_string(wait_seconds) +
+                                             (wait_seconds == 1 ? " second" : " seconds")),
+                   kErAccessDenied);
+}
+
 Status DatabaseAccessDeniedError(std::string_view user, std::string_view host,
                                  std::string_view database) {
   return WithErrno(Status::PermissionDenied("Access denied for user " + Account(user, host) +

@@ -95,6 +95,9 @@ Status SyntaxError(std::string_view detail);
 //
 // 1045 (28000) "Access denied for user 'u'@'h' (using password: YES)": a failed login.
 Status AccessDeniedError(std::string_view user, std::string_view host, bool using_password);
+// 1045 (28000) "Access denied for user 'u'@'h': too many failed logins from h; try again in N
+// seconds": a login refused unchecked while its address waits (access/login_throttle.h).
+Status LoginThrottledError(std::string_view user, std::string_view host, int64_t wait_seconds);
 // 1044 (42000) "Access denied for user 'u'@'h' to database 'db'".
 Status DatabaseAccessDeniedError(std::string_view user, std::string_view host,
                                  std::string_view database);

@@ -4,17 +4,7 @@ namespace millrace::access {
 
 MysqlPtr Connect(uint16_t port, const std::string& user, const std::string& password,
                  std::string* error) {
-  MysqlPtr mysql(mysql_init(nullptr));
-  const unsigned int timeout = 30;
-  mysql_options(mysql.get(), MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-  mysql_options(mysql.get(), MYSQL_OPT_READ_TIMEOUT, &timeout);
-  if (mysql_real_connect(mysql.get(), "127.0.0.1", user.c_str(), password.c_str(), nullptr, port,
-                         nullptr, 0) == nullptr) {
-    *error = std::to_string(mysql_errno(mysql.get())) + " (" + mysql_sqlstate(mysql.get()) +
-             "): " + mysql_error(mysql.get());
-    return nullptr;
-  }
-  return mysql;
+  return server::ConnectorC(port, password, 0, nullptr, error, nullptr, user);
 }
 
 Result<Rows> Query(MYSQL* mysql, const std::string& sql) {

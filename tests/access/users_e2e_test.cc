@@ -100,8 +100,9 @@ TEST_F(UsersE2ETest, AUserLogsInSeesItsGrantsAndTheCatalogHoldsOnlyTheHash) {
   ASSERT_TRUE(Query(bob.get(), "SET PASSWORD = PASSWORD('Bob-Secret-2nd')").ok());
   EXPECT_EQ(Connect(server_->mysql_port(), "bob", kBobPassword, &error), nullptr);
   EXPECT_NE(Connect(server_->mysql_port(), "bob", "Bob-Secret-2nd", &error), nullptr) << error;
-  EXPECT_GE(server::PrometheusValue(server::HttpGet(server_->http_port(), "/metrics")->body,
-                                    "millrace_mysql_auth_failures_total"),
+  EXPECT_GE(server::PrometheusValue(
+                server::HttpGet(server_->http_port(), "/metrics", "", "root", kRootPassword)->body,
+                "millrace_mysql_auth_failures_total"),
             4);
 
   bob.reset();

@@ -91,13 +91,31 @@ TEST(FlagsTest, RepeatableFlagsKeepEveryValue) {
   EXPECT_EQ(flags->GetAll("local-root"), (std::vector<std::string>{"/a", "/b"}));
   auto from_env = ParseFlags({}, ServerConfig::Flags(), env);
   ASSERT_TRUE(from_env.ok());
-  EXPECT_EQ(from_env->GetAll("local-root"),
-            (std::vector<std::string>{"/from/env", "/also/env"}));
+  EXPECT_EQ(from_env->GetAll("local-root"), (std::vector<std::string>{"/from/env", "/also/env"}));
   auto config = ServerConfig::FromFlags(*from_env, env);
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(config->local_roots, (std::vector<std::string>{"/from/env", "/also/env"}));
   EXPECT_EQ(config->audit_keep, 100'000);
   EXPECT_EQ(config->InboxPath(), "./var/inbox");
+}
+
+TEST(FlagsTest, HttpLoginFlags) {
+  auto env = FakeEnv({{"MILLRACE_METRICS_PUBLIC", "1"}});
+  auto defaults = ParseFlags({}, ServerConfig::Flags(), FakeEnv({}));
+  ASSERT_TRUE(defaults.ok());
+  auto config = ServerConfig::FromFlags(*defaults, FakeEnv({}));
+  ASSERT_TRUE(config.ok());
+  EXPECT_FALSE(config->metrics_public);
+  EXPECT_EQ(config->http_session_idle_seconds, 1800);
+  auto flags = ParseFlags({"--http-session-idle", "600"}, ServerConfig::Flags(), env);
+  ASSERT_TRUE(flags.ok());
+  config = ServerConfig::FromFlags(*flags, env);
+  ASSERT_TRUE(config.ok());
+  EXPECT_TRUE(config->metrics_public);
+  EXPECT_EQ(config->http_session_idle_seconds, 600);
+  auto too_short = ParseFlags({"--http-session-idle", "5"}, ServerConfig::Flags(), env);
+  ASSERT_TRUE(too_short.ok());
+  EXPECT_FALSE(ServerConfig::FromFlags(*too_short, env).ok());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "http/test_authenticator.h"
 
 namespace millrace::http {
 namespace {
@@ -18,8 +19,12 @@ TEST(JsonQuoteTest, EscapesControlCharactersAndQuotes) {
 class HttpServerTest : public ::testing::Test {
  protected:
   void StartServer() {
+    auth_.SetUser("ann", "ann-pw");
+    HttpServerOptions options{"127.0.0.1", 0};
+    options.authenticator = &auth_;
+    options.metrics_public = true;
     server_ = std::make_unique<HttpServer>(
-        HttpServerOptions{"127.0.0.1", 0}, &metrics_,
+        options, &metrics_,
         [this] {
           HealthReport report;
           report.healthy = healthy_.load();
@@ -31,13 +36,15 @@ class HttpServerTest : public ::testing::Test {
     server_->Get("/api/echo", [](const HttpRequest& request) {
       return HttpResponse{
           200, "application/json",
-          "{\"q\":" + JsonQuote(request.params.count("q") ? request.params.at("q") : "") + "}"};
+          "{\"q\":" + JsonQuote(request.Param("q")) + ",\"user\":" + JsonQuote(request.user) + "}"};
     });
     ASSERT_TRUE(server_->Start().ok());
     ASSERT_GT(server_->port(), 0);
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_basic_auth("ann", "ann-pw");
   }
 
+  TestAuthenticator auth_;
   MetricsRegistry metrics_;
   ManualClock clock_;
   std::atomic<bool> healthy_{true};
@@ -69,7 +76,7 @@ TEST_F(HttpServerTest, MetricsRoutesAndUnknownPaths) {
   StartServer();
   auto echo = client_->Get("/api/echo?q=a%20b");
   ASSERT_TRUE(echo);
-  EXPECT_EQ(echo->body, "{\"q\":\"a b\"}");
+  EXPECT_EQ(echo->body, "{\"q\":\"a b\",\"user\":\"ann\"}");
   EXPECT_EQ(client_->Get("/nope")->status, 404);
   auto res = client_->Get("/metrics");
   ASSERT_TRUE(res);

@@ -6,6 +6,7 @@
 #include "common/metrics.h"
 #include "common/tls.h"
 #include "http/http_server.h"
+#include "http/test_authenticator.h"
 #include "testing/temp_dir.h"
 #include "testing/tls_cert.h"
 
@@ -20,8 +21,10 @@ class HttpsServerTest : public ::testing::Test {
     cert_ = *cert;
     auto tls = TlsCredentials::Load(cert_.cert_file, cert_.key_file);
     ASSERT_TRUE(tls.ok()) << tls.status().ToString();
-    server_ = std::make_unique<HttpServer>(HttpServerOptions{"127.0.0.1", 0, *tls}, &metrics_,
-                                           nullptr, &clock_);
+    auth_.SetUser("ann", "ann-pw");
+    HttpServerOptions options{"127.0.0.1", 0, *tls};
+    options.authenticator = &auth_;
+    server_ = std::make_unique<HttpServer>(options, &metrics_, nullptr, &clock_);
     ASSERT_TRUE(server_->Start().ok());
   }
 
@@ -37,6 +40,7 @@ class HttpsServerTest : public ::testing::Test {
 
   testing::TempDir dir_;
   testing::TestCertificate cert_;
+  TestAuthenticator auth_;
   MetricsRegistry metrics_;
   ManualClock clock_;
   std::unique_ptr<HttpServer> server_;
@@ -49,9 +53,21 @@ TEST_F(HttpsServerTest, HealthIsServedToAClientThatTrustsTheCertificate) {
   EXPECT_EQ(res->status, 200);
   EXPECT_NE(res->body.find("\"status\":\"ok\""), std::string::npos) << res->body;
   EXPECT_EQ(client->get_openssl_verify_result(), X509_V_OK);
+  EXPECT_EQ(client->Get("/metrics")->status, 401);
+  client->set_basic_auth("ann", "ann-pw");
   res = client->Get("/metrics");
   ASSERT_TRUE(res);
-  EXPECT_NE(res->body.find("\nmillrace_http_requests_total 2\n"), std::string::npos) << res->body;
+  EXPECT_NE(res->body.find("\nmillrace_http_requests_total 3\n"), std::string::npos) << res->body;
+}
+
+TEST_F(HttpsServerTest, TheSessionCookieIsSecureOverHttps) {
+  auto client = Client(cert_.cert_file);
+  auto res =
+      client->Post("/api/login", R"({"user":"ann","password":"ann-pw"})", "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200) << res->body;
+  const std::string cookie = res->get_header_value("Set-Cookie");
+  EXPECT_NE(cookie.find("; HttpOnly; SameSite=Strict; Secure"), std::string::npos) << cookie;
 }
 
 TEST_F(HttpsServerTest, PlainHttpAndUntrustingClientsGetNothing) {

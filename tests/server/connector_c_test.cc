@@ -21,7 +21,7 @@ class ConnectorCTest : public SharedServerTest {
 
   // The server's count of bytes sent to clients; -1 when /metrics cannot be read.
   static double BytesSent() {
-    auto reply = HttpGet(server().http_port(), "/metrics");
+    auto reply = HttpGetAsRoot(server().http_port(), "/metrics");
     if (!reply.ok() || reply->status != 200) return -1;
     return PrometheusValue(reply->body, "millrace_mysql_bytes_sent_total");
   }
@@ -170,7 +170,7 @@ TEST_F(ConnectorCTest, FiftyConcurrentClientsEachDoRealWork) {
                    "SELECT count(*) FROM information_schema.tables WHERE "
                    "table_schema = 'conc'"),
             "1");
-  auto metrics = HttpGet(server().http_port(), "/metrics");
+  auto metrics = HttpGetAsRoot(server().http_port(), "/metrics");
   ASSERT_TRUE(metrics.ok());
   EXPECT_GE(PrometheusValue(metrics->body, "millrace_mysql_connections_total"), kClients + 1);
 }

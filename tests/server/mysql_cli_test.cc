@@ -127,7 +127,7 @@ TEST_F(MysqlCliTest, HttpEndpointsOfTheRunningServer) {
   EXPECT_EQ(health->body.rfind("{\"status\":\"ok\",\"version\":\"0.1.0\"", 0), 0u) << health->body;
   EXPECT_NE(health->body.find("\"duckdb\":\"v1.4.4\""), std::string::npos);
   Run("SELECT 1");
-  auto metrics = HttpGet(server().http_port(), "/metrics");
+  auto metrics = HttpGetAsRoot(server().http_port(), "/metrics");
   ASSERT_TRUE(metrics.ok());
   EXPECT_EQ(metrics->status, 200);
   for (const char* name : {"millrace_mysql_connections_total", "millrace_mysql_queries_total",

@@ -159,7 +159,8 @@ void SharedServerTest::StopServer() {
   dir_.reset();
 }
 
-Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file) {
+Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file,
+                          const std::string& user, const std::string& password) {
   httplib::Client client((ca_file.empty() ? "http://127.0.0.1:" : "https://127.0.0.1:") +
                          std::to_string(port));
   client.set_read_timeout(std::chrono::seconds(10));
@@ -167,6 +168,7 @@ Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::str
     client.set_ca_cert_path(ca_file.c_str());
     client.enable_server_certificate_verification(true);
   }
+  if (!user.empty()) client.set_basic_auth(user.c_str(), password.c_str());
   auto res = client.Get(path.c_str());
   if (!res) {
     return Status::Unavailable("GET " + path + " failed: " + httplib::to_string(res.error()));
@@ -523,13 +525,13 @@ Result<std::vector<Response>> RawClient::Command(uint8_t command, std::string_vi
 
 MysqlPtr ConnectorC(uint16_t port, const std::string& password, unsigned long flags,
                     const char* database, std::string* error,
-                    const std::function<void(MYSQL*)>& configure) {
+                    const std::function<void(MYSQL*)>& configure, const std::string& user) {
   MysqlPtr mysql(mysql_init(nullptr));
   const unsigned int timeout = 30;
   mysql_options(mysql.get(), MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
   mysql_options(mysql.get(), MYSQL_OPT_READ_TIMEOUT, &timeout);
   if (configure) configure(mysql.get());
-  if (mysql_real_connect(mysql.get(), "127.0.0.1", "root", password.c_str(), database, port,
+  if (mysql_real_connect(mysql.get(), "127.0.0.1", user.c_str(), password.c_str(), database, port,
                          nullptr, flags) == nullptr) {
     if (error != nullptr) {
       *error = std::to_string(mysql_errno(mysql.get())) + " (" + mysql_sqlstate(mysql.get()) +

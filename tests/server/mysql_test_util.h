@@ -98,11 +98,18 @@ class SharedServerTest : public ::testing::Test {
 
 // GET http://127.0.0.1:<port><path> with cpp-httplib's client; returns the status code and
 // body. With `ca_file`, GET https://... trusting that certificate (and verifying the server's).
+// With a `user`, the request carries HTTP Basic credentials (every route but /api/health needs
+// a login).
 struct HttpReply {
   int status = 0;
   std::string body;
 };
-Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file = "");
+Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file = "",
+                          const std::string& user = "", const std::string& password = "");
+// The same GET as root with no password (the test servers' default).
+inline Result<HttpReply> HttpGetAsRoot(uint16_t port, const std::string& path) {
+  return HttpGet(port, path, "", "root", "");
+}
 
 // Runs `mariadb --batch -e <sql>` against 127.0.0.1:<port> as root.
 Result<testing::ProcessResult> MariaDb(uint16_t port, const std::string& sql,
@@ -222,11 +229,12 @@ struct MysqlCloser {
 };
 using MysqlPtr = std::unique_ptr<MYSQL, MysqlCloser>;
 
-// Connects as root; on failure returns null and sets `*error` ("1045 (28000): ...").
-// `configure` sets further options (TLS) before the connection is made.
+// Connects as `user` (root by default); on failure returns null and sets `*error`
+// ("1045 (28000): ..."). `configure` sets further options (TLS) before the connection is made.
 MysqlPtr ConnectorC(uint16_t port, const std::string& password, unsigned long flags = 0,
                     const char* database = nullptr, std::string* error = nullptr,
-                    const std::function<void(MYSQL*)>& configure = nullptr);
+                    const std::function<void(MYSQL*)>& configure = nullptr,
+                    const std::string& user = "root");
 
 // The first column of the first row of `sql` ("NULL" for NULL); a failed query is a test
 // failure and "".

@@ -107,6 +107,23 @@ TEST_F(TlsServeTest, ConnectorCEnforcesAndVerifiesTls) {
   EXPECT_EQ(error.rfind("2026 (HY000): ", 0), 0u) << error;  // CR_SSL_CONNECTION_ERROR
 }
 
+// A user created with REQUIRE SSL logs in over TLS only.
+TEST_F(TlsServeTest, AUserThatRequiresSslLogsInOverTlsOnly) {
+  std::string error;
+  MysqlPtr root = ConnectorC(server().mysql_port(), "", 0, nullptr, &error,
+                             ConnectorTls(certs_->server.cert_file));
+  ASSERT_NE(root, nullptr) << error;
+  ASSERT_EQ(mysql_query(root.get(), "CREATE USER sec IDENTIFIED BY 'Sec-Pw-1' REQUIRE SSL"), 0)
+      << mysql_error(root.get());
+  EXPECT_EQ(ConnectorC(server().mysql_port(), "Sec-Pw-1", 0, nullptr, &error, nullptr, "sec"),
+            nullptr);
+  EXPECT_EQ(error, "1045 (28000): Access denied for user 'sec'@'127.0.0.1' (using password: YES)");
+  MysqlPtr secure = ConnectorC(server().mysql_port(), "Sec-Pw-1", 0, nullptr, &error,
+                               ConnectorTls(certs_->server.cert_file), "sec");
+  ASSERT_NE(secure, nullptr) << error;
+  EXPECT_EQ(Scalar(secure.get(), "SELECT CURRENT_USER()"), "sec@%");
+}
+
 TEST_F(TlsServeTest, TheHttpPortServesHttpsOnly) {
   auto health = HttpGet(server().http_port(), "/api/health", certs_->server.cert_file);
   ASSERT_TRUE(health.ok()) << health.status().ToString();

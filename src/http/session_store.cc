@@ -1,0 +1,104 @@
+#include "http/session_store.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "common/logging.h"
+
+namespace millrace::http {
+namespace {
+
+std::string Hex(const unsigned char* data, size_t size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(size * 2);
+  for (size_t i = 0; i < size; ++i) {
+    out.push_back(kDigits[data[i] >> 4]);
+    out.push_back(kDigits[data[i] & 0xf]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sha256(std::string_view id) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(id.data(), id.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
+    // Without SHA-256 no session can be checked safely; this only fails when OpenSSL is broken.
+    MR_LOG(kError) << "SHA-256 failed; stopping";
+    std::abort();
+  }
+  return std::string(reinterpret_cast<const char*>(digest), size);
+}
+
+std::string RandomToken(size_t bytes) {
+  std::vector<unsigned char> buffer(bytes);
+  if (RAND_bytes(buffer.data(), static_cast<int>(buffer.size())) != 1) {
+    // A guessable session id would be worse than no server: OpenSSL's generator failing means
+    // the system has no entropy source.
+    MR_LOG(kError) << "RAND_bytes failed: no source of random bytes; stopping";
+    std::abort();
+  }
+  return Hex(buffer.data(), buffer.size());
+}
+
+bool TokensEqual(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+SessionStore::SessionStore(Clock* clock, SessionStoreOptions options)
+    : clock_(clock), options_(options) {}
+
+HttpSession SessionStore::Create(std::string user) {
+  HttpSession session{RandomToken(), std::move(user), RandomToken()};
+  const Clock::SteadyTime now = clock_->SteadyNow();
+  MutexLock lock(&mu_);
+  std::erase_if(sessions_, [&](const auto& item) {
+    return now - item.second.last_used >= options_.idle_timeout;
+  });
+  while (!sessions_.empty() && sessions_.size() >= options_.max_sessions) {
+    sessions_.erase(std::min_element(sessions_.begin(), sessions_.end(), [](auto& a, auto& b) {
+      return a.second.last_used < b.second.last_used;
+    }));
+  }
+  sessions_[Sha256(session.id)] = Entry{session.user, session.csrf_token, now};
+  return session;
+}
+
+std::optional<HttpSession> SessionStore::Find(std::string_view id) {
+  const std::string key = Sha256(id);
+  const Clock::SteadyTime now = clock_->SteadyNow();
+  MutexLock lock(&mu_);
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) return std::nullopt;
+  if (now - it->second.last_used >= options_.idle_timeout) {
+    sessions_.erase(it);
+    return std::nullopt;
+  }
+  it->second.last_used = now;
+  return HttpSession{std::string(id), it->second.user, it->second.csrf_token};
+}
+
+void SessionStore::Drop(std::string_view id) {
+  const std::string key = Sha256(id);
+  MutexLock lock(&mu_);
+  sessions_.erase(key);
+}
+
+void SessionStore::DropUser(std::string_view user) {
+  MutexLock lock(&mu_);
+  std::erase_if(sessions_, [&](const auto& item) { return item.second.user == user; });
+}
+
+size_t SessionStore::size() const {
+  MutexLock lock(&mu_);
+  return sessions_.size();
+}
+
+}  // namespace millrace::http

@@ -1,0 +1,68 @@
+// SessionStore: the HTTP port's login sessions (the web console's cookie).
+//
+// Contract
+// - Create makes a session for `user` with two fresh random tokens (32 bytes from OpenSSL's
+//   RAND_bytes, hex): the session id the cookie carries and the CSRF token every state-changing
+//   request of the session must repeat. Only a SHA-256 of the id is kept, so neither a map
+//   lookup's timing nor a memory dump gives a live id away.
+// - Find returns the session of an id and counts the request as use; a session unused for
+//   `idle_timeout` (injected Clock) is gone, as is one dropped by Drop or DropUser.
+// - At most `max_sessions` live at once; past that, the least recently used is dropped.
+// - Thread-safety: every method may be called concurrently.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "common/thread_annotations.h"
+
+namespace millrace::http {
+
+struct HttpSession {
+  std::string id;  // what the cookie carries; only set by Create
+  std::string user;
+  std::string csrf_token;
+};
+
+struct SessionStoreOptions {
+  std::chrono::seconds idle_timeout{30 * 60};
+  size_t max_sessions = 10'000;
+};
+
+class SessionStore {
+ public:
+  SessionStore(Clock* clock, SessionStoreOptions options);
+
+  HttpSession Create(std::string user) EXCLUDES(mu_);
+  std::optional<HttpSession> Find(std::string_view id) EXCLUDES(mu_);
+  void Drop(std::string_view id) EXCLUDES(mu_);
+  // Ends every session of `user` (a dropped user).
+  void DropUser(std::string_view user) EXCLUDES(mu_);
+  size_t size() const EXCLUDES(mu_);
+
+ private:
+  struct Entry {
+    std::string user;
+    std::string csrf_token;
+    Clock::SteadyTime last_used;
+  };
+
+  Clock* const clock_;
+  const SessionStoreOptions options_;
+  mutable Mutex mu_;
+  std::map<std::string, Entry, std::less<>> sessions_ GUARDED_BY(mu_);  // by SHA-256 of the id
+};
+
+// SHA-256 of `data` (32 raw bytes).
+std::string Sha256(std::string_view data);
+// A fresh random token: `bytes` bytes from OpenSSL's RAND_bytes, in lower-case hex.
+std::string RandomToken(size_t bytes = 32);
+// True when `a` and `b` are equal, in time that depends only on their lengths.
+bool TokensEqual(std::string_view a, std::string_view b);
+
+}  // namespace millrace::http
