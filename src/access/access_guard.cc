@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 
+#include "access/information_schema.h"
 #include "access/statement_screen.h"
 #include "common/strings.h"
 #include "sql/lexer.h"
@@ -31,7 +32,8 @@ struct AccessGuard::Relation {
   std::string schema;
   std::string name;
   bool view = false;
-  bool system = false;  // a view of DuckDB's system catalog (information_schema, pg_catalog)
+  bool system = false;    // a view of DuckDB's system catalog (information_schema, pg_catalog)
+  bool filtered = false;  // a view of the filtered information_schema
 };
 
 bool AccessGuard::IsInternal(std::string_view database) const {
@@ -52,6 +54,11 @@ Status AccessGuard::Require(sql::Session& session, Privilege privilege, std::str
   }
   return sql::TableAccessDeniedError(PrivilegeLabel(privilege), info.user, info.host, database,
                                      table);
+}
+
+Result<std::optional<std::string>> AccessGuard::Scope(sql::Session& session, std::string_view sql) {
+  if (access_->IsAdmin(session.info().user)) return std::optional<std::string>();
+  return RouteToFilteredInformationSchema(session.connection(), sql);
 }
 
 Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) {
@@ -96,7 +103,13 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   // 3. Its plan.
   MR_ASSIGN_OR_RETURN(engine::PlanFacts plan, engine::PlanStatement(conn, sql));
   MR_RETURN_IF_ERROR(sandbox_->CheckPlan(plan));
-  MR_RETURN_IF_ERROR(sandbox_->CheckFunctions(plan.functions, plan.table_functions, admin, true));
+  // DuckDB's metadata bound inside the filtered information_schema lists only what the user
+  // may see; named alongside a system view, it would not be alone.
+  const bool filtered_metadata =
+      std::any_of(named.begin(), named.end(), [](const Relation& r) { return r.filtered; }) &&
+      std::none_of(named.begin(), named.end(), [](const Relation& r) { return r.system; });
+  MR_RETURN_IF_ERROR(sandbox_->CheckFunctions(plan.functions, plan.table_functions, admin, true,
+                                              filtered_metadata));
   MR_RETURN_IF_ERROR(
       sandbox_->CheckFunctions(plan.parsed.functions, plan.parsed.table_functions, admin, false));
   if (plan.target && IsInternal(plan.target->object.schema)) {
@@ -163,7 +176,8 @@ Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
     if (found == nullptr) {
       return sql::NoSuchTableError(r.schema.empty() ? current : r.schema, r.name);
     }
-    out.push_back(Relation{(*found)[0], (*found)[1], (*found)[2] == "true", (*found)[3] == "true"});
+    out.push_back(Relation{(*found)[0], (*found)[1], (*found)[2] == "true", (*found)[3] == "true",
+                           EqualsIgnoreCase((*found)[0], kFilteredSchema)});
   }
   return out;
 }
@@ -173,7 +187,7 @@ Status AccessGuard::CheckReads(sql::Session& session, const std::vector<Relation
   std::set<Key> direct;   // tables named in the statement
   std::set<Key> covered;  // tables read through a named view the user may read
   for (const Relation& r : named) {
-    if (r.system || IsInternal(r.schema)) continue;
+    if (r.system || r.filtered || IsInternal(r.schema)) continue;
     MR_RETURN_IF_ERROR(Require(session, Privilege::kSelect, r.schema, r.name));
     if (!r.view) {
       direct.insert(KeyOf(r.schema, r.name));

@@ -3,6 +3,10 @@
 // (access_control.h).
 //
 // How a DuckDB statement is checked
+// 0. Scope: a SELECT of a user without ADMIN_PRIV that reads information_schema reads the
+//    filtered views instead (information_schema.h); they need no privilege (they list only
+//    what the user holds one on), and DuckDB's metadata functions bound inside them are
+//    allowed (step 3) when the statement names no other system view.
 // 1. Before anything binds it (binding a file reader opens its files), a SELECT is screened on
 //    DuckDB's parse tree: its table functions against the sandbox, and every relation it names
 //    must be a table or view of the catalog or a WITH name of the statement. A file name in
@@ -22,6 +26,7 @@
 //    through), LOAD_PRIV on the table they write, CREATE_PRIV, ALTER_PRIV or DROP_PRIV on what
 //    they create, alter or drop. A CREATE VIEW needs SELECT_PRIV on what its query names.
 //    Holders of ADMIN_PRIV on *.* pass step 4.
+//    pg_catalog and DuckDB's metadata functions stay for holders of ADMIN_PRIV.
 // Audit (audit_log.h): logins are recorded by the server's authenticator; this guard records
 // statements on users and grants, job statements, and DDL (CREATE, ALTER and DROP of tables,
 // views, indexes and databases), with their outcome, refusals included.
@@ -33,6 +38,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +53,6 @@ namespace millrace::access {
 
 class AccessGuard final : public sql::StatementGuard {
  public:
-  // `access` is borrowed and must outlive the guard.
   // `access` and `audit` (may be null: nothing is audited) are borrowed and must outlive the
   // guard.
   AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
@@ -57,6 +62,7 @@ class AccessGuard final : public sql::StatementGuard {
         internal_databases_(std::move(internal_databases)),
         audit_(audit) {}
 
+  Result<std::optional<std::string>> Scope(sql::Session& session, std::string_view sql) override;
   Status CheckStatement(sql::Session& session, std::string_view sql) override;
   Status CheckTableFunction(sql::Session& session, std::string_view name) override;
   Status CheckObject(sql::Session& session, sql::ObjectAction action, std::string_view database,

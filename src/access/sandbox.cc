@@ -158,7 +158,7 @@ Status Sandbox::CheckPlan(const engine::PlanFacts& plan) const {
 
 Status Sandbox::CheckFunctions(const std::vector<std::string>& functions,
                                const std::vector<std::string>& table_functions, bool admin,
-                               bool bound) const {
+                               bool bound, bool metadata) const {
   for (const std::string& name : table_functions) {
     if (table_functions_.contains(name)) continue;
     if (admin_table_functions_.contains(name)) {
@@ -166,11 +166,10 @@ Status Sandbox::CheckFunctions(const std::vector<std::string>& functions,
       return sql::SpecificAccessDeniedError(PrivilegeName(Privilege::kAdmin));
     }
     if (IsMetadataFunction(name)) {
-      if (admin) continue;
+      if (admin || metadata) continue;
       return sql::SandboxError(name + "()",
-                               "DuckDB's metadata (and information_schema over it) lists every "
-                               "database and needs ADMIN_PRIV; use SHOW DATABASES, SHOW TABLES "
-                               "and DESC");
+                               "DuckDB's metadata lists every database and needs ADMIN_PRIV; use "
+                               "SHOW DATABASES, SHOW TABLES, DESC or information_schema");
     }
     if (name == "force_checkpoint") {
       return sql::SandboxError("FORCE CHECKPOINT",

@@ -57,10 +57,12 @@ class Sandbox {
   Status CheckPlan(const engine::PlanFacts& plan) const;
   // `admin`: the user holds ADMIN_PRIV (metadata functions, CHECKPOINT). `bound`: the names
   // come from a plan, so each is a catalog function; names from a parse tree that are not in
-  // the catalog are left to DuckDB's binder, which refuses them as unknown.
+  // the catalog are left to DuckDB's binder, which refuses them as unknown. `metadata`:
+  // DuckDB's metadata functions are allowed without ADMIN_PRIV (bound inside the filtered
+  // information_schema, information_schema.h).
   Status CheckFunctions(const std::vector<std::string>& functions,
-                        const std::vector<std::string>& table_functions, bool admin,
-                        bool bound) const;
+                        const std::vector<std::string>& table_functions, bool admin, bool bound,
+                        bool metadata = false) const;
 
  private:
   using Names = std::set<std::string, std::less<>>;

@@ -21,6 +21,7 @@
 
 #include "access/access_control.h"
 #include "access/access_guard.h"
+#include "access/information_schema.h"
 #include "access/login_gate.h"
 #include "access/login_throttle.h"
 #include "access/user_statements.h"
@@ -270,8 +271,9 @@ int RunServe(const std::vector<std::string>& args) {
 
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
-    router_options.hidden_databases = {job::catalog::kSchema};
-    router_options.internal_databases = {job::catalog::kSchema};
+    router_options.hidden_databases = {job::catalog::kSchema, std::string(access::kFilteredSchema)};
+    router_options.internal_databases = {job::catalog::kSchema,
+                                         std::string(access::kFilteredSchema)};
     sql::Router router(db->get(), router_options);
 
     // S3()/local() and the streaming jobs. Work directories of a killed run are stale.
@@ -304,6 +306,18 @@ int RunServe(const std::vector<std::string>& args) {
     if (Status status = (*db)->RegisterTableFunction(access::MakeAuditLogFunction(
             &audit, &access,
             [&router](uint64_t connection_id) { return router.SessionUser(connection_id); }));
+        !status.ok()) {
+      return Fail(status);
+    }
+    // information_schema for users without ADMIN_PRIV: what they hold a privilege on.
+    if (Status status = (*db)->RegisterTableFunction(access::MakeGrantsFunction(
+            &access,
+            [&router](uint64_t connection_id) { return router.SessionUser(connection_id); }));
+        !status.ok()) {
+      return Fail(status);
+    }
+    if (Status status = access::InstallFilteredInformationSchema(
+            **health_conn, {std::string(job::catalog::kSchema)});
         !status.ok()) {
       return Fail(status);
     }

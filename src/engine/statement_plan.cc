@@ -130,17 +130,50 @@ void CollectParsedTree(const json& node, ParsedFacts* out) {
   }
 }
 
-// Runs `function`(sql) and parses the JSON document it returns.
-Result<json> Serialize(Connection& conn, const char* function, std::string_view sql) {
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<PreparedStatement> prepared,
-                      conn.Prepare(std::string("SELECT ") + function + "(CAST(? AS VARCHAR))"));
-  MR_RETURN_IF_ERROR(prepared->BindString(1, sql));
+// The text `function`(CAST(? AS `type`)) returns for `argument`.
+Result<std::string> CallTextFunction(Connection& conn, const char* function, const char* type,
+                                     std::string_view argument) {
+  MR_ASSIGN_OR_RETURN(
+      std::unique_ptr<PreparedStatement> prepared,
+      conn.Prepare(std::string("SELECT ") + function + "(CAST(? AS " + type + "))"));
+  MR_RETURN_IF_ERROR(prepared->BindString(1, argument));
   MR_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> result, prepared->Execute());
   MR_ASSIGN_OR_RETURN(std::unique_ptr<DataChunk> chunk, result->Next());
   if (chunk == nullptr || chunk->size() == 0 || chunk->IsNull(0, 0)) {
     return Status::Internal(std::string(function) + " returned nothing");
   }
-  return ParseJson(chunk->GetText(0, 0));
+  return chunk->GetText(0, 0);
+}
+
+// Runs `function`(sql) and parses the JSON document it returns.
+Result<json> Serialize(Connection& conn, const char* function, std::string_view sql) {
+  MR_ASSIGN_OR_RETURN(std::string text, CallTextFunction(conn, function, "VARCHAR", sql));
+  return ParseJson(text);
+}
+
+// Renames the BASE_TABLE nodes under `node`; true when one changed.
+bool RenameIn(json& node, const std::function<bool(WrittenRelation*)>& rename) {
+  bool changed = false;
+  if (node.is_array()) {
+    for (json& child : node)
+      changed |= RenameIn(child, rename);
+    return changed;
+  }
+  if (!node.is_object()) return false;
+  if (StringField(node, "type") == "BASE_TABLE") {
+    WrittenRelation relation{StringField(node, "catalog_name"), StringField(node, "schema_name"),
+                             StringField(node, "table_name")};
+    if (rename(&relation)) {
+      node["catalog_name"] = relation.catalog;
+      node["schema_name"] = relation.schema;
+      node["table_name"] = relation.name;
+      changed = true;
+    }
+  }
+  for (auto& [key, child] : node.items()) {
+    if (child.is_structured()) changed |= RenameIn(child, rename);
+  }
+  return changed;
 }
 
 }  // namespace
@@ -151,6 +184,16 @@ Result<std::optional<ParsedFacts>> ParseSelect(Connection& conn, std::string_vie
   ParsedFacts facts;
   CollectParsedTree(doc.value("statements", json::array()), &facts);
   return std::optional<ParsedFacts>(std::move(facts));
+}
+
+Result<std::optional<std::string>> RenameRelations(
+    Connection& conn, std::string_view sql, const std::function<bool(WrittenRelation*)>& rename) {
+  MR_ASSIGN_OR_RETURN(json doc, Serialize(conn, "json_serialize_sql", sql));
+  if (doc.value("error", false)) return std::optional<std::string>();
+  if (!RenameIn(doc["statements"], rename)) return std::optional<std::string>();
+  MR_ASSIGN_OR_RETURN(std::string renamed,
+                      CallTextFunction(conn, "json_deserialize_sql", "JSON", RenderJson(doc)));
+  return std::optional<std::string>(std::move(renamed));
 }
 
 Result<PlanFacts> PlanStatement(Connection& conn, std::string_view sql) {

@@ -12,9 +12,14 @@
 //   that does not bind is DuckDB's error.
 // - Names are as DuckDB reports them: lower-cased function names, schemas and tables as
 //   stored in the catalog (plan) or as written (parse).
+// - RenameRelations rewrites the names a SELECT's parse tree reads from and asks DuckDB to print
+//   the tree back as SQL (json_deserialize_sql): the result means what the statement meant,
+//   with the renamed relations read instead, though its text differs (count(*) becomes
+//   count_star(), names are quoted).
 // - Thread-safety: the functions use the given connection (one thread at a time).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,7 +60,19 @@ struct PlanFacts {
   ParsedFacts parsed;  // parse trees carried inside the plan
 };
 
+// A name a SELECT reads from (FROM, JOIN), as written: parts not written are empty.
+struct WrittenRelation {
+  std::string catalog;
+  std::string schema;
+  std::string name;
+};
+
 Result<std::optional<ParsedFacts>> ParseSelect(Connection& conn, std::string_view sql);
+// Calls `rename` for every relation `sql` names, anywhere in it (subqueries, CTEs, joins); it
+// returns true when it changed the name. The statement with the new names, or nullopt when
+// `sql` is not a SELECT or no name changed.
+Result<std::optional<std::string>> RenameRelations(
+    Connection& conn, std::string_view sql, const std::function<bool(WrittenRelation*)>& rename);
 Result<PlanFacts> PlanStatement(Connection& conn, std::string_view sql);
 
 }  // namespace millrace::engine

@@ -355,6 +355,8 @@ Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
   const std::shared_ptr<StatementGuard> guard = router_->guard();
   if (guard == nullptr) return ExecuteDuckDb(statement);
   MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
+  MR_ASSIGN_OR_RETURN(std::optional<std::string> scoped, guard->Scope(*this, translated));
+  if (scoped) translated = std::move(*scoped);
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
                       router_->table_functions().Expand(translated, [&](std::string_view name) {
                         return guard->CheckTableFunction(*this, name);

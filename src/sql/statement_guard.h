@@ -2,6 +2,10 @@
 // layer asks; the access layer (users, privileges and the sandbox) answers.
 //
 // Contract
+// - Scope is called first for every statement of a client that reaches DuckDB, after
+//   translation: it returns the statement the session's user runs instead (a user without
+//   ADMIN_PRIV reads a filtered information_schema), or nullopt to run it as it is. What it
+//   returns then goes through CheckStatement like any statement.
 // - CheckStatement is called for every statement of a client that reaches DuckDB (not for
 //   the SQL Millrace builds itself to answer SHOW, DESC, ...), after translation to DuckDB
 //   SQL and before it runs. `sql` is what DuckDB would run, except that each of Millrace's
@@ -18,9 +22,11 @@
 // - Thread-safety: called concurrently from every session.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 
-#include "common/status.h"
+#include "common/result.h"
 
 namespace millrace::sql {
 
@@ -31,6 +37,7 @@ enum class ObjectAction { kShow, kCreate, kDrop, kUse };
 class StatementGuard {
  public:
   virtual ~StatementGuard() = default;
+  virtual Result<std::optional<std::string>> Scope(Session& session, std::string_view sql) = 0;
   virtual Status CheckStatement(Session& session, std::string_view sql) = 0;
   virtual Status CheckTableFunction(Session& session, std::string_view name) = 0;
   virtual Status CheckObject(Session& session, ObjectAction action, std::string_view database,

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "engine/engine_test_util.h"
@@ -61,6 +62,43 @@ TEST_F(StatementPlanTest, ParseSelectIsNulloptForOtherStatements) {
     ASSERT_TRUE(parsed.ok()) << sql;
     EXPECT_FALSE(parsed->has_value()) << sql;
   }
+}
+
+TEST_F(StatementPlanTest, RenameRelationsRewritesEveryNameTheQueryReads) {
+  ASSERT_TRUE(conn_
+                  ->Execute("CREATE SCHEMA r; CREATE TABLE r.t (a INTEGER); "
+                            "INSERT INTO r.t VALUES (7); INSERT INTO s.t VALUES (1, 'x')")
+                  .ok());
+  std::vector<std::string> seen;
+  auto to_r = [&](WrittenRelation* relation) {
+    seen.push_back(relation->catalog + "." + relation->schema + "." + relation->name);
+    if (relation->schema != "s" || relation->name != "t") return false;
+    relation->schema = "r";
+    return true;
+  };
+  auto renamed =
+      RenameRelations(*conn_,
+                      "SELECT count(*), (SELECT max(a) FROM s.t) FROM s.t JOIN s.u USING (a) "
+                      "WHERE a IN (SELECT a FROM s.t)",
+                      to_r);
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  ASSERT_TRUE(renamed->has_value());
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "..u"), 0);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), ".s.t"), 3);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), ".s.u"), 1);
+  EXPECT_EQ(**renamed,
+            "SELECT count_star(), (SELECT max(a) FROM r.t) FROM r.t INNER JOIN s.u USING (a) "
+            "WHERE (a = ANY(SELECT a FROM r.t))");
+  auto rows = conn_->Query("SELECT (SELECT max(a) FROM s.t), * FROM (" + **renamed + ")");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+
+  // Nothing to rename, or not a query: nullopt, and the caller runs what it had.
+  auto same = RenameRelations(*conn_, "SELECT * FROM s.u", to_r);
+  ASSERT_TRUE(same.ok());
+  EXPECT_FALSE(same->has_value());
+  auto insert = RenameRelations(*conn_, "INSERT INTO s.t SELECT * FROM s.t", to_r);
+  ASSERT_TRUE(insert.ok());
+  EXPECT_FALSE(insert->has_value());
 }
 
 TEST_F(StatementPlanTest, PlanSeesThroughViewsAndNamesWhatIsWritten) {

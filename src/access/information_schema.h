@@ -1,0 +1,54 @@
+// The information_schema of a user without ADMIN_PRIV: DuckDB's own views, with only the rows
+// of what the user holds a privilege on, as SHOW DATABASES and SHOW TABLES list.
+//
+// Contract
+// - InstallFilteredInformationSchema (at start, before DuckDB is locked down) creates or
+//   replaces the schema kFilteredSchema with one view per view of DuckDB's information_schema,
+//   of the same name and columns, keeping:
+//   - rows of a table or view (table_schema, table_name: tables, columns, views, ...) the user
+//     holds any privilege on, directly or through its database or *.*;
+//   - rows of a database (schemata.schema_name) the user holds any privilege in;
+//   - rows that name only a database (constraint_schema: check_constraints,
+//     referential_constraints) when the user holds a privilege on the whole database;
+//   - the rows of views that name no database (character_sets) as they are;
+//   and never the rows of `hidden` schemas (the job catalog, kFilteredSchema itself). The views
+//   are derived from DuckDB's columns at start, so a view a later DuckDB adds is filtered by
+//   the same rules.
+// - The views read the user's grants through the table function millrace_grants()
+//   (MakeGrantsFunction): one row per grant of the user behind the calling connection
+//   (database '' for *.*, table '' for db.*); none for a connection of no client.
+// - RouteToFilteredInformationSchema rewrites a SELECT so that every relation it reads from
+//   information_schema (or system.information_schema) is read from kFilteredSchema instead;
+//   nullopt when the statement is not a SELECT or reads none. Statements other than SELECT are
+//   not rewritten: DuckDB's metadata stays for administrators there.
+// - Clients cannot name kFilteredSchema: it begins with the job catalog's schema name, which
+//   the router refuses in any client statement (sql/router.h, internal_databases).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "access/access_control.h"
+#include "common/result.h"
+#include "engine/database.h"
+#include "engine/table_function.h"
+
+namespace millrace::access {
+
+inline constexpr std::string_view kFilteredSchema = "__millrace_info";
+
+Status InstallFilteredInformationSchema(engine::Connection& conn,
+                                        const std::vector<std::string>& hidden);
+
+std::shared_ptr<engine::TableFunction> MakeGrantsFunction(
+    const AccessControl* access,
+    std::function<std::optional<std::string>(uint64_t)> connection_user);
+
+Result<std::optional<std::string>> RouteToFilteredInformationSchema(engine::Connection& conn,
+                                                                    std::string_view sql);
+
+}  // namespace millrace::access
