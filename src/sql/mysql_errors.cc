@@ -167,6 +167,16 @@ Status DatabaseMissingError(std::string_view name) {
       kErDbDropExists);
 }
 
+Status TableDefinitionError(std::string_view detail) {
+  return WithErrno(Status::InvalidArgument(std::string(detail)), kErUnknown);
+}
+
+Status NotSupportedError(std::string_view what, std::string_view why) {
+  return WithErrno(Status::NotSupported("Millrace does not support " + std::string(what) + ": " +
+                                        std::string(why)),
+                   kErNotSupportedYet);
+}
+
 Status DatabaseAccessDeniedError(std::string_view name) {
   return WithErrno(Status::PermissionDenied("Access denied for user 'root'@'%' to database '" +
                                             std::string(name) + "' (internal to Millrace)"),

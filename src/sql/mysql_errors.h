@@ -89,6 +89,11 @@ Status UnknownSystemVariableError(std::string_view name);
 Status WrongValueForVariableError(std::string_view name, std::string_view value);
 Status EmptyQueryError();
 Status SyntaxError(std::string_view detail);
+// 1105 (HY000): a table definition that parses but cannot be made, and why ("key column c9 is
+// not a column of the table").
+Status TableDefinitionError(std::string_view detail);
+// 1235 (42000) "Millrace does not support <what>: <why>".
+Status NotSupportedError(std::string_view what, std::string_view why);
 
 // Errors of users and privileges. `user`@`host` is the account as MySQL prints it; a
 // privilege is named as Doris names it ("SELECT_PRIV", "ADMIN_PRIV,LOAD_PRIV").
