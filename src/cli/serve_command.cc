@@ -44,6 +44,7 @@
 #include "server/mysql_server.h"
 #include "source/local_source.h"
 #include "sql/router.h"
+#include "table/table_statements.h"
 
 namespace millrace::cli {
 namespace {
@@ -303,6 +304,7 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     job::RegisterJobStatements(&router, jobs->get());
+    table::RegisterTableStatements(&router);
     if (Status status = (*db)->RegisterTableFunction(access::MakeAuditLogFunction(
             &audit, &access,
             [&router](uint64_t connection_id) { return router.SessionUser(connection_id); }));

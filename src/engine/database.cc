@@ -344,6 +344,12 @@ Result<Transaction> Connection::Begin() {
   return Transaction(this);
 }
 
+Result<bool> Connection::InTransaction() {
+  MR_ASSIGN_OR_RETURN(auto first, QueryTextRows(*this, "SELECT txid_current()"));
+  MR_ASSIGN_OR_RETURN(auto second, QueryTextRows(*this, "SELECT txid_current()"));
+  return first == second;
+}
+
 void Connection::Interrupt() {
   duckdb_interrupt(AsConn(conn_));
 }

@@ -158,6 +158,10 @@ class Connection {
 
   // Starts a transaction; see Transaction.
   Result<Transaction> Begin();
+  // True while a transaction begun on this connection (BEGIN, or Begin()) is open. DuckDB
+  // gives every statement outside one a transaction of its own: two reads of txid_current()
+  // agree only inside one.
+  Result<bool> InTransaction();
 
   // Cancels the statement running on this connection, from any thread. The statement fails
   // with CANCELLED.

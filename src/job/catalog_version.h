@@ -21,7 +21,9 @@ namespace millrace::job {
 // 2: offsets are JSON objects ({"fileName": key}); jobs.definition (a copy of masked_sql) is
 //    gone; rows are inserted by column name.
 // 3: users and grants (__millrace.users, __millrace.grants).
-inline constexpr int kCatalogVersion = 4;
+// 4: the audit log (__millrace.audit).
+// 5: the Doris definitions of tables (__millrace.table_models, table/model_catalog.h).
+inline constexpr int kCatalogVersion = 5;
 
 struct MigrationStep {
   int from = 0;  // the step brings version `from` to `from + 1`

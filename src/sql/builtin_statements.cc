@@ -108,46 +108,10 @@ Result<StatementResult> ShowValues(const StatementContext& ctx, Cursor& c,
 // ---------------------------------------------------------------------------------------------
 // Names of databases and tables.
 
-struct TableName {
-  std::optional<std::string> database;
-  std::string table;
-};
-
-Result<TableName> ParseTableName(Cursor& c) {
-  TableName name;
-  MR_ASSIGN_OR_RETURN(name.table, c.Identifier("a table name"));
-  if (c.AcceptPunct(".")) {
-    name.database = std::move(name.table);
-    MR_ASSIGN_OR_RETURN(name.table, c.Identifier("a table name"));
-  }
-  return name;
-}
-
-// The canonical name of `explicit_name`, or of the current database.
-Result<std::string> ResolveDatabase(Session& session, const std::optional<std::string>& name) {
-  if (!name) {
-    if (!session.database()) return NoDatabaseSelectedError();
-    return *session.database();
-  }
-  MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, session.FindDatabase(*name));
-  if (!canonical) return UnknownDatabaseError(*name);
-  return *canonical;
-}
-
 std::string CurrentCatalogTable(std::string_view schema_column, std::string_view schema,
                                 std::string_view name_column, std::string_view name) {
   return std::string(schema_column) + " = " + Quote(schema) + " AND lower(" +
          std::string(name_column) + ") = lower(" + Quote(name) + ")";
-}
-
-Status CheckTableExists(Session& session, const std::string& database, const std::string& table) {
-  MR_ASSIGN_OR_RETURN(
-      std::optional<std::string> count,
-      session.QueryScalar("SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
-                          "current_database() AND " +
-                          CurrentCatalogTable("table_schema", database, "table_name", table)));
-  if (!count || *count == "0") return NoSuchTableError(database, table);
-  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------------------------

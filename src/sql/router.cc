@@ -248,6 +248,16 @@ void Router::RegisterStatement(std::vector<std::string> keywords,
   handlers_.emplace_back(std::move(keywords), std::move(handler));
 }
 
+std::shared_ptr<StatementHandler> Router::HandlerFor(std::vector<std::string> keywords) const {
+  for (std::string& keyword : keywords)
+    keyword = ToUpper(keyword);
+  MutexLock lock(&mu_);
+  for (const auto& [existing, handler] : handlers_) {
+    if (existing == keywords) return handler;
+  }
+  return nullptr;
+}
+
 std::shared_ptr<StatementHandler> Router::FindHandler(std::string_view sql,
                                                       const std::vector<Token>& tokens) const {
   MutexLock lock(&mu_);

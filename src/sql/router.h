@@ -128,6 +128,10 @@ class Router {
   // replacing an earlier registration of the same keywords.
   void RegisterStatement(std::vector<std::string> keywords,
                          std::shared_ptr<StatementHandler> handler) EXCLUDES(mu_);
+  // The handler registered for exactly `keywords`, or null: a module replacing a handler can
+  // hand the statements it does not answer to the one it replaced.
+  std::shared_ptr<StatementHandler> HandlerFor(std::vector<std::string> keywords) const
+      EXCLUDES(mu_);
   TableFunctionRegistry& table_functions() { return table_functions_; }
   // Every client statement passes `guard` from now on (statement_guard.h); null: none.
   void SetGuard(std::shared_ptr<StatementGuard> guard) EXCLUDES(mu_);

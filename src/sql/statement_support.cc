@@ -75,6 +75,37 @@ Status Cursor::Expected(std::string_view what) const {
   return SyntaxError("expected " + std::string(what) + " near '" + near + "'");
 }
 
+Result<TableName> ParseTableName(Cursor& c) {
+  TableName name;
+  MR_ASSIGN_OR_RETURN(name.table, c.Identifier("a table name"));
+  if (c.AcceptPunct(".")) {
+    name.database = std::move(name.table);
+    MR_ASSIGN_OR_RETURN(name.table, c.Identifier("a table name"));
+  }
+  return name;
+}
+
+Result<std::string> ResolveDatabase(Session& session, const std::optional<std::string>& name) {
+  if (!name) {
+    if (!session.database()) return NoDatabaseSelectedError();
+    return *session.database();
+  }
+  MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, session.FindDatabase(*name));
+  if (!canonical) return UnknownDatabaseError(*name);
+  return *canonical;
+}
+
+Status CheckTableExists(Session& session, const std::string& database, const std::string& table) {
+  MR_ASSIGN_OR_RETURN(
+      std::optional<std::string> count,
+      session.QueryScalar("SELECT count(*) FROM information_schema.tables WHERE table_catalog = "
+                          "current_database() AND table_schema = " +
+                          engine::QuoteLiteral(database) + " AND lower(table_name) = lower(" +
+                          engine::QuoteLiteral(table) + ")"));
+  if (!count || *count == "0") return NoSuchTableError(database, table);
+  return Status::Ok();
+}
+
 std::string ValuesTable(const std::vector<ValuesColumn>& columns,
                         const std::vector<std::vector<std::string>>& rows) {
   std::string sql = "SELECT ";

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,19 @@ class Cursor {
   size_t i_;
   bool conceal_ = false;
 };
+
+// A table as a statement names it: [database.]table.
+struct TableName {
+  std::optional<std::string> database;
+  std::string table;
+};
+Result<TableName> ParseTableName(Cursor& c);
+// The canonical name of `name` (1049 when there is no such database), or of the session's
+// current database (1046 when none is selected).
+Result<std::string> ResolveDatabase(Session& session, const std::optional<std::string>& name);
+// OK when `database`.`table` is a table or view (names compared case-insensitively); 1146
+// otherwise.
+Status CheckTableExists(Session& session, const std::string& database, const std::string& table);
 
 struct ValuesColumn {
   std::string name;

@@ -392,10 +392,12 @@ class Parser {
 };
 
 // Words of Doris's CREATE TABLE that DuckDB's does not take.
-constexpr std::array<std::string_view, 16> kDorisWords = {
-    "ENGINE",    "DUPLICATE", "AGGREGATE", "DISTRIBUTED",        "PROPERTIES", "ROLLUP",
-    "BUCKETS",   "STRING",    "LARGEINT",  "DATETIME",           "DATETIMEV2", "DATEV2",
-    "DECIMALV3", "JSONB",     "VARIANT",   "REPLACE_IF_NOT_NULL"};
+constexpr std::array<std::string_view, 23> kDorisWords = {
+    "ENGINE",     "DUPLICATE", "AGGREGATE",      "DISTRIBUTED", "PROPERTIES",
+    "ROLLUP",     "BUCKETS",   "STRING",         "LARGEINT",    "DATETIME",
+    "DATETIMEV2", "DATEV2",    "DECIMALV3",      "JSONB",       "VARIANT",
+    "BITMAP",     "HLL",       "QUANTILE_STATE", "AGG_STATE",   "REPLACE_IF_NOT_NULL",
+    "IPV4",       "IPV6",      "EXTERNAL"};
 
 }  // namespace
 
@@ -405,6 +407,12 @@ Result<CreateTable> ParseCreateTable(std::string_view sql) {
 
 bool IsDorisCreateTable(std::string_view sql) {
   const std::vector<Token> tokens = sql::SignificantTokens(sql);
+  // CREATE TABLE [IF NOT EXISTS] [db.]t LIKE ...: DuckDB has no LIKE.
+  size_t at = 2;
+  if (at + 2 < tokens.size() && sql::IsKeyword(sql, tokens[at], "IF")) at += 3;
+  if (at < tokens.size() && sql::IsIdentifier(tokens[at])) ++at;
+  if (at + 1 < tokens.size() && tokens[at].Text(sql) == ".") at += 2;
+  if (at < tokens.size() && sql::IsKeyword(sql, tokens[at], "LIKE")) return true;
   for (size_t i = 0; i < tokens.size(); ++i) {
     const Token& token = tokens[i];
     if (token.kind == TokenKind::kBacktickIdent) return true;

@@ -179,6 +179,18 @@ class TypeParser {
 
 }  // namespace
 
+std::string DorisTypeOf(std::string_view duckdb_type) {
+  if (duckdb_type.ends_with("[]")) {
+    return "array<" + DorisTypeOf(duckdb_type.substr(0, duckdb_type.size() - 2)) + ">";
+  }
+  if (duckdb_type.starts_with("DECIMAL")) return ToLower(duckdb_type);
+  if (duckdb_type == "VARCHAR") return "text";
+  if (duckdb_type == "INTEGER") return "int";
+  if (duckdb_type == "HUGEINT") return "largeint";
+  if (duckdb_type == "TIMESTAMP") return "datetime(6)";
+  return ToLower(duckdb_type);
+}
+
 Result<MappedType> ParseDorisType(sql::Cursor& cursor) {
   return TypeParser(cursor).Parse();
 }

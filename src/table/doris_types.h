@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "sql/statement_support.h"
@@ -28,5 +29,9 @@ struct MappedType {
 };
 
 Result<MappedType> ParseDorisType(sql::Cursor& cursor);
+// The Doris type a DuckDB column type reads as (for tables made from a query): "INTEGER" ->
+// "int", "VARCHAR" -> "text", "TIMESTAMP" -> "datetime(6)", "BIGINT[]" -> "array<bigint>";
+// a type Doris has no name for is its DuckDB name in lower case.
+std::string DorisTypeOf(std::string_view duckdb_type);
 
 }  // namespace millrace::table

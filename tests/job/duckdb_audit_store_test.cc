@@ -56,6 +56,7 @@ TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
   }
   auto conn = engine::ConnectOrDie(*db);
   ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
+                            "DROP TABLE __millrace.table_models; "
                             "UPDATE __millrace.catalog_version SET version = 3")
                   .ok());
   DuckDbCatalogStore store(db.get(), "test");

@@ -281,6 +281,9 @@ TEST(CreateTableTest, PlainDuckDbDdlIsNotDoris) {
   EXPECT_TRUE(IsDorisCreateTable("CREATE TABLE t (a INT, b INT) UNIQUE KEY (a)"));
   EXPECT_TRUE(IsDorisCreateTable("CREATE TABLE `t` (a INT)"));
   EXPECT_TRUE(IsDorisCreateTable("CREATE TABLE t (a ARRAY<INT>)"));
+  EXPECT_TRUE(IsDorisCreateTable("CREATE TABLE t LIKE s"));
+  EXPECT_TRUE(IsDorisCreateTable("CREATE TABLE t (k INT, v BITMAP)"));
+  EXPECT_TRUE(IsDorisCreateTable("CREATE TABLE IF NOT EXISTS d.t LIKE d.s"));
 }
 
 }  // namespace

@@ -1,0 +1,163 @@
+// Doris DDL end to end: the real `millrace serve` and Connector/C. The table of Doris's
+// regression tests and one table of each model, created as Doris writes them; SHOW CREATE TABLE
+// output run again makes the same table; DESC shows Doris's columns; a table's definition and
+// the table appear together, in the client's transaction when one is open.
+#include <gtest/gtest.h>
+
+#include "access/access_e2e_util.h"
+
+namespace millrace::table {
+namespace {
+
+using access::ConnectAs;
+using access::Query;
+using access::Rows;
+
+class TableE2ETest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    mysql_library_init(0, nullptr, nullptr);
+    dir_ = std::make_unique<testing::TempDir>();
+    auto server = server::ServerProcess::Start(dir_->path(), {{}, {"MILLRACE_ROOT_PASSWORD="}});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+    auto root = ConnectAs(server_->mysql_port(), "root", "");
+    ASSERT_TRUE(root.ok()) << root.status().ToString();
+    root_ = std::move(root).value();
+  }
+  static void TearDownTestSuite() {
+    root_.reset();
+    server_.reset();
+    dir_.reset();
+  }
+
+  static Rows Run(const std::string& sql) {
+    auto rows = Query(root_.get(), sql);
+    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+    return rows.ok() ? std::move(rows).value() : Rows{};
+  }
+  static std::string ErrorOf(const std::string& sql) {
+    auto rows = Query(root_.get(), sql);
+    return rows.ok() ? "" : rows.status().message();
+  }
+  static std::string ShowCreate(const std::string& table) {
+    Rows rows = Run("SHOW CREATE TABLE " + table);
+    return rows.size() == 1 && rows[0].size() == 2 ? rows[0][1] : "";
+  }
+
+  static std::unique_ptr<testing::TempDir> dir_;
+  static std::unique_ptr<server::ServerProcess> server_;
+  static access::MysqlPtr root_;
+};
+
+std::unique_ptr<testing::TempDir> TableE2ETest::dir_;
+std::unique_ptr<server::ServerProcess> TableE2ETest::server_;
+access::MysqlPtr TableE2ETest::root_;
+
+TEST_F(TableE2ETest, TheRegressionTestsDdlRunsAsWrittenAndRoundTrips) {
+  Run("CREATE DATABASE reg");
+  Run("USE reg");
+  Run(R"(CREATE TABLE IF NOT EXISTS t (
+        `c1` int NULL,
+        `c2` string NULL,
+        `c3` int  NULL,
+    ) ENGINE=OLAP
+    DUPLICATE KEY(`c1`)
+    COMMENT 'OLAP'
+    DISTRIBUTED BY HASH(`c1`) BUCKETS 3
+    PROPERTIES ("replication_allocation" = "tag.location.default: 1"))");
+  Run("INSERT INTO t VALUES (1, 'a', 2), (1, 'a', 2)");
+  EXPECT_EQ(Run("SELECT count(*) FROM t"), (Rows{{"2"}})) << "DUPLICATE keeps every row";
+  EXPECT_EQ(Run("DESC t"), (Rows{{"c1", "INT", "Yes", "true", "NULL", ""},
+                                 {"c2", "TEXT", "Yes", "false", "NULL", ""},
+                                 {"c3", "INT", "Yes", "false", "NULL", ""}}));
+  // SHOW CREATE TABLE's output, run again under another name, makes the same table.
+  const std::string shown = ShowCreate("t");
+  ASSERT_NE(shown, "");
+  Run("DROP TABLE t");
+  Run(shown);
+  EXPECT_EQ(ShowCreate("t"), shown);
+  EXPECT_EQ(Run("SELECT table_comment FROM information_schema.tables WHERE table_name = 't' AND "
+                "table_schema = 'reg'"),
+            (Rows{{"OLAP"}}));
+}
+
+TEST_F(TableE2ETest, EachModelIsCreatedWithItsKeysAndRoundTrips) {
+  Run("CREATE DATABASE models");
+  Run("CREATE TABLE models.u (`id` BIGINT NOT NULL, `name` VARCHAR(32) DEFAULT \"anon\" COMMENT "
+      "'shown name') UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS AUTO PROPERTIES "
+      "(\"enable_unique_key_merge_on_write\" = \"true\")");
+  Run("CREATE TABLE models.a (`k` DATE, `hits` BIGINT SUM DEFAULT \"0\", `last` STRING REPLACE) "
+      "AGGREGATE KEY(`k`) DISTRIBUTED BY HASH(`k`) BUCKETS 4");
+  EXPECT_EQ(Run("DESC models.u"), (Rows{{"id", "BIGINT", "No", "true", "NULL", ""},
+                                        {"name", "VARCHAR(32)", "Yes", "false", "anon", ""}}));
+  EXPECT_EQ(Run("DESC models.a")[1],
+            (std::vector<std::string>{"hits", "BIGINT", "Yes", "false", "0", "SUM"}));
+  // The keys are DuckDB's primary key: a second row of a key is refused by INSERT VALUES (the
+  // models' load semantics come with the load path).
+  Run("INSERT INTO models.u (id) VALUES (1)");
+  EXPECT_EQ(Run("SELECT id, name FROM models.u"), (Rows{{"1", "anon"}}));
+  EXPECT_NE(ErrorOf("INSERT INTO models.u VALUES (1, 'b')"), "");
+  for (const char* table : {"models.u", "models.a"}) {
+    const std::string shown = ShowCreate(table);
+    Run("CREATE DATABASE IF NOT EXISTS again");
+    Run("USE again");
+    Run(shown);
+    const std::string name = std::string(table).substr(7);
+    EXPECT_EQ(ShowCreate("again." + name), shown) << table;
+    EXPECT_EQ(Run("DESC again." + name), Run(std::string("DESC ") + table));
+  }
+  // LIKE copies the model; IF NOT EXISTS leaves a table as it is.
+  Run("CREATE TABLE models.u2 LIKE models.u");
+  EXPECT_NE(ShowCreate("models.u2").find("UNIQUE KEY(`id`)"), std::string::npos);
+  Run("CREATE TABLE IF NOT EXISTS models.u2 (z INT) DUPLICATE KEY(z)");
+  EXPECT_NE(ShowCreate("models.u2").find("UNIQUE KEY(`id`)"), std::string::npos);
+  // A table made by DuckDB DDL is shown as DuckDB made it.
+  Run("CREATE TABLE models.plain (a INTEGER PRIMARY KEY)");
+  EXPECT_EQ(ShowCreate("models.plain"), "CREATE TABLE models.plain(a INTEGER PRIMARY KEY)");
+}
+
+TEST_F(TableE2ETest, ATableAndItsDefinitionAppearTogether) {
+  Run("CREATE DATABASE tx");
+  Run("BEGIN");
+  Run("CREATE TABLE tx.gone (k INT) UNIQUE KEY(k)");
+  Run("ROLLBACK");
+  EXPECT_EQ(Run("SHOW TABLES FROM tx"), Rows{});
+  Run("BEGIN");
+  Run("CREATE TABLE tx.kept (k INT) UNIQUE KEY(k)");
+  Run("INSERT INTO tx.kept VALUES (1)");
+  Run("COMMIT");
+  EXPECT_NE(ShowCreate("tx.kept").find("UNIQUE KEY(`k`)"), std::string::npos);
+  // A refused definition leaves nothing behind.
+  EXPECT_EQ(ErrorOf("CREATE TABLE tx.bad (k INT, v BITMAP)").substr(0, 5), "1235:");
+  EXPECT_EQ(ErrorOf("CREATE TABLE tx.bad (k INT, v INT) UNIQUE KEY(v)").substr(0, 5), "1105:");
+  EXPECT_EQ(ErrorOf("CREATE TABLE tx.bad (k INT) DUPLICATE KEY(k").substr(0, 5), "1064:");
+  EXPECT_EQ(Run("SHOW TABLES FROM tx"), (Rows{{"kept"}}));
+  // A name already taken is MySQL's 1050, and the first table's definition stands.
+  EXPECT_EQ(ErrorOf("CREATE TABLE tx.kept (k INT) DUPLICATE KEY(k)").substr(0, 5), "1050:")
+      << ErrorOf("CREATE TABLE tx.kept (k INT) DUPLICATE KEY(k)");
+  EXPECT_NE(ShowCreate("tx.kept").find("UNIQUE KEY(`k`)"), std::string::npos);
+  auto fresh = ConnectAs(server_->mysql_port(), "root", "");
+  ASSERT_TRUE(fresh.ok());
+  auto no_database = Query(fresh->get(), "CREATE TABLE nodb_table (k INT) DUPLICATE KEY(k)");
+  ASSERT_FALSE(no_database.ok());
+  EXPECT_EQ(no_database.status().message().substr(0, 5), "1046:");
+}
+
+TEST_F(TableE2ETest, CreatingADorisTableNeedsCreatePriv) {
+  Run("CREATE DATABASE priv");
+  Run("CREATE USER maker IDENTIFIED BY 'pw-maker'");
+  Run("GRANT SELECT_PRIV ON priv.* TO maker");
+  auto maker = ConnectAs(server_->mysql_port(), "maker", "pw-maker");
+  ASSERT_TRUE(maker.ok()) << maker.status().ToString();
+  auto refused = Query(maker->get(), "CREATE TABLE priv.t (k INT) UNIQUE KEY(k)");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().substr(0, 5), "1142:") << refused.status().message();
+  EXPECT_EQ(Run("SHOW TABLES FROM priv"), Rows{});
+  Run("GRANT CREATE_PRIV ON priv.* TO maker");
+  EXPECT_TRUE(Query(maker->get(), "CREATE TABLE priv.t (k INT) UNIQUE KEY(k)").ok());
+  EXPECT_NE(ShowCreate("priv.t").find("UNIQUE KEY(`k`)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace millrace::table
