@@ -140,6 +140,16 @@ bool AccessControl::UserExists(std::string_view user) const {
   return users_.find(user) != users_.end();
 }
 
+std::string AccessControl::LoginStamp(std::string_view user) const {
+  if (user == kRootUser) return "root\n" + root_hash_;
+  MutexLock lock(&mu_);
+  auto it = users_.find(user);
+  if (it == users_.end()) return "";
+  const UserRecord& r = it->second.record;
+  return std::to_string(r.created_at_us) + "\n" + r.password_hash + "\n" + r.host + "\n" +
+         (r.require_ssl ? "ssl" : "");
+}
+
 template <typename Pred>
 bool AccessControl::AnyGrant(std::string_view user, Pred pred) const {
   if (user == kRootUser) return true;

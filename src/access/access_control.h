@@ -85,6 +85,10 @@ class AccessControl {
                        bool secure) const EXCLUDES(mu_);
 
   bool UserExists(std::string_view user) const EXCLUDES(mu_);
+  // An opaque value that changes whenever `user` is dropped or made again, or its password,
+  // host or REQUIRE SSL changes; empty when there is no such user. What a login remembered
+  // past its check (an HTTP session) is compared with. Kept in memory only, never shown.
+  std::string LoginStamp(std::string_view user) const EXCLUDES(mu_);
   // True when `user` holds `privilege` on `database`.`table` (table empty: on the database;
   // database empty: on the server, i.e. at *.*).
   bool Has(std::string_view user, Privilege privilege, std::string_view database,

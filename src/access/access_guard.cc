@@ -105,9 +105,20 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   MR_RETURN_IF_ERROR(sandbox_->CheckPlan(plan));
   // DuckDB's metadata bound inside the filtered information_schema lists only what the user
   // may see; named alongside a system view, it would not be alone.
-  const bool filtered_metadata =
-      std::any_of(named.begin(), named.end(), [](const Relation& r) { return r.filtered; }) &&
-      std::none_of(named.begin(), named.end(), [](const Relation& r) { return r.system; });
+  bool filtered_metadata = !admin && std::any_of(named.begin(), named.end(), [](const Relation& r) {
+    return r.filtered;
+  }) && std::none_of(named.begin(), named.end(), [](const Relation& r) { return r.system; });
+  if (filtered_metadata) {
+    // Only the filtered views may bring metadata in: with each one replaced by a stub that
+    // reads none, the statement must reach none (through a view, a SHOW, ...).
+    MR_ASSIGN_OR_RETURN(std::optional<std::string> stubbed, StubFilteredViews(conn, sql));
+    filtered_metadata = stubbed.has_value();
+    if (stubbed) {
+      MR_ASSIGN_OR_RETURN(engine::PlanFacts stub_plan, engine::PlanStatement(conn, *stubbed));
+      MR_RETURN_IF_ERROR(
+          sandbox_->CheckFunctions(stub_plan.functions, stub_plan.table_functions, admin, true));
+    }
+  }
   MR_RETURN_IF_ERROR(sandbox_->CheckFunctions(plan.functions, plan.table_functions, admin, true,
                                               filtered_metadata));
   MR_RETURN_IF_ERROR(
@@ -126,6 +137,13 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   if (!parsed) {
     // Relations named by parse trees inside the plan (a CREATE VIEW's query).
     MR_ASSIGN_OR_RETURN(named, Resolve(session, plan.parsed));
+    // A view over DuckDB's metadata would show it unfiltered to whoever may read the view.
+    if (std::any_of(named.begin(), named.end(),
+                    [](const Relation& r) { return r.system || r.filtered; })) {
+      return sql::SandboxError("a view or statement over information_schema or pg_catalog",
+                               "DuckDB's metadata lists every database and needs ADMIN_PRIV "
+                               "there; information_schema is filtered per user in queries");
+    }
   }
   MR_RETURN_IF_ERROR(CheckReads(session, named, plan));
   if (plan.target) MR_RETURN_IF_ERROR(CheckTarget(session, *plan.target));

@@ -81,20 +81,30 @@ Status InstallFilteredInformationSchema(engine::Connection& conn,
                                         const std::vector<std::string>& hidden) {
   MR_ASSIGN_OR_RETURN(
       auto rows, engine::QueryTextRows(conn,
-                                       "SELECT table_name, column_name FROM duckdb_columns() WHERE "
-                                       "database_name = 'system' AND schema_name = "
-                                       "'information_schema' ORDER BY table_name, column_index"));
+                                       "SELECT table_name, column_name, data_type FROM "
+                                       "duckdb_columns() WHERE database_name = 'system' AND "
+                                       "schema_name = 'information_schema' ORDER BY table_name, "
+                                       "column_index"));
   std::map<std::string, std::set<std::string>> views;
-  for (const auto& row : rows)
+  std::map<std::string, std::string> stubs;  // view -> its stub's select list
+  for (const auto& row : rows) {
     views[row[0]].insert(ToLower(row[1]));
+    std::string& stub = stubs[row[0]];
+    stub += (stub.empty() ? "" : ", ") + std::string("CAST(NULL AS ") + row[2] + ") AS " +
+            QuoteIdentifier(row[1]);
+  }
   std::vector<std::string> all_hidden = hidden;
   all_hidden.emplace_back(kFilteredSchema);
-  std::string sql = "CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(kFilteredSchema) + ";\n";
+  all_hidden.emplace_back(kStubSchema);
+  std::string sql = "CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(kFilteredSchema) +
+                    ";\nCREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(kStubSchema) + ";\n";
   for (const auto& [view, columns] : views) {
     const std::string filter = RowFilter(columns, all_hidden);
     sql += "CREATE OR REPLACE VIEW " + QuoteIdentifier(kFilteredSchema) + "." +
            QuoteIdentifier(view) + " AS SELECT i.* FROM system.information_schema." +
            QuoteIdentifier(view) + " AS i" + (filter.empty() ? "" : " WHERE " + filter) + ";\n";
+    sql += "CREATE OR REPLACE VIEW " + QuoteIdentifier(kStubSchema) + "." + QuoteIdentifier(view) +
+           " AS SELECT " + stubs[view] + " WHERE false;\n";
   }
   return conn.Execute(sql).WithContext("cannot create the filtered information_schema");
 }
@@ -114,6 +124,15 @@ Result<std::optional<std::string>> RouteToFilteredInformationSchema(engine::Conn
     }
     relation->catalog.clear();
     relation->schema = std::string(kFilteredSchema);
+    return true;
+  });
+}
+
+Result<std::optional<std::string>> StubFilteredViews(engine::Connection& conn,
+                                                     std::string_view sql) {
+  return engine::RenameRelations(conn, sql, [](engine::WrittenRelation* relation) {
+    if (!EqualsIgnoreCase(relation->schema, kFilteredSchema)) return false;
+    relation->schema = std::string(kStubSchema);
     return true;
   });
 }

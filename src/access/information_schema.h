@@ -21,7 +21,11 @@
 //   information_schema (or system.information_schema) is read from kFilteredSchema instead;
 //   nullopt when the statement is not a SELECT or reads none. Statements other than SELECT are
 //   not rewritten: DuckDB's metadata stays for administrators there.
-// - Clients cannot name kFilteredSchema: it begins with the job catalog's schema name, which
+// - StubFilteredViews rewrites a statement so that it reads, for each filtered view, a stub of
+//   the same columns that reads no metadata (kStubSchema, installed with the views): the plan
+//   of the stub statement shows whether the statement reaches DuckDB's metadata any other way.
+// - Clients cannot name kFilteredSchema or kStubSchema: it begins with the job catalog's schema
+// name, which
 //   the router refuses in any client statement (sql/router.h, internal_databases).
 #pragma once
 
@@ -40,6 +44,7 @@
 namespace millrace::access {
 
 inline constexpr std::string_view kFilteredSchema = "__millrace_info";
+inline constexpr std::string_view kStubSchema = "__millrace_info_stub";
 
 Status InstallFilteredInformationSchema(engine::Connection& conn,
                                         const std::vector<std::string>& hidden);
@@ -50,5 +55,7 @@ std::shared_ptr<engine::TableFunction> MakeGrantsFunction(
 
 Result<std::optional<std::string>> RouteToFilteredInformationSchema(engine::Connection& conn,
                                                                     std::string_view sql);
+Result<std::optional<std::string>> StubFilteredViews(engine::Connection& conn,
+                                                     std::string_view sql);
 
 }  // namespace millrace::access

@@ -30,8 +30,8 @@ constexpr std::array<std::string_view, 12> kWindowFunctions = {
     "lag",        "lead", "first_value", "last_value",   "nth_value", "rank_dense"};
 
 bool IsMetadataFunction(std::string_view name) {
-  return name.starts_with("duckdb_") || name == "pg_timezone_names" || name == "test_all_types" ||
-         name == "test_vector_types";
+  return name.starts_with("duckdb_") || name.starts_with("show_") || name == "pg_timezone_names" ||
+         name == "test_all_types" || name == "test_vector_types";
 }
 
 }  // namespace

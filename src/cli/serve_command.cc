@@ -135,7 +135,7 @@ class MySqlAuthenticator final : public server::Authenticator {
 
   Status Authenticate(std::string_view user, std::string_view host, std::string_view scramble,
                       std::string_view auth_response, bool secure) override {
-    return gate_->CheckScramble(user, host, scramble, auth_response, secure);
+    return gate_->CheckScramble(user, host, scramble, auth_response, secure).status;
   }
 
   Result<std::unique_ptr<Login>> Admit(std::string_view user) override {
@@ -167,14 +167,10 @@ class HttpAuthenticator final : public http::HttpAuthenticator {
 
   http::HttpLoginResult CheckPassword(std::string_view user, std::string_view password,
                                       std::string_view host, bool secure) override {
-    // A refusal while the address waits carries how long, counted after this attempt (which
-    // lengthened the wait).
-    const bool waiting = gate_->RetryAfter(host).count() > 0;
-    Status status = gate_->CheckPassword(user, host, password, secure);
-    return http::HttpLoginResult{std::move(status),
-                                 waiting ? gate_->RetryAfter(host) : std::chrono::seconds(0)};
+    access::LoginOutcome outcome = gate_->CheckPassword(user, host, password, secure);
+    return http::HttpLoginResult{std::move(outcome.status), outcome.retry_after};
   }
-  bool UserExists(std::string_view user) override { return access_->UserExists(user); }
+  std::string LoginStamp(std::string_view user) override { return access_->LoginStamp(user); }
 
  private:
   access::AccessControl* const access_;

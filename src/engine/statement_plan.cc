@@ -31,6 +31,14 @@ void CollectParsed(const json& node, ParsedFacts* out) {
   const std::string cls = StringField(node, "class");
   if (type == "BASE_TABLE") {
     out->relations.push_back({StringField(node, "schema_name"), StringField(node, "table_name")});
+  } else if (type == "SHOW_REF" && (!node.contains("query") || node["query"].is_null())) {
+    // SUMMARIZE t reads t; SHOW TABLES, DESCRIBE t and the like read the catalog: reported as
+    // the table function "show_<type>".
+    if (StringField(node, "show_type") == "SUMMARY") {
+      out->relations.push_back({StringField(node, "schema_name"), StringField(node, "table_name")});
+    } else {
+      out->table_functions.push_back("show_" + ToLower(StringField(node, "show_type")));
+    }
   } else if (type == "TABLE_FUNCTION") {
     auto it = node.find("function");
     if (it != node.end() && it->is_object()) {

@@ -41,6 +41,8 @@ struct ParsedFacts {
   std::vector<RelationName> relations;  // FROM / JOIN names (tables, views, CTEs, files)
   std::vector<std::string> cte_names;   // WITH names defined anywhere in the statement
   std::vector<std::string> functions;   // scalar, aggregate and window calls
+  // Table functions called, and "show_<type>" for a SHOW or DESCRIBE of the catalog inside a
+  // query ((SHOW ALL TABLES), (DESCRIBE t)).
   std::vector<std::string> table_functions;
 };
 

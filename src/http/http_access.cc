@@ -15,9 +15,15 @@ HttpResponse JsonError(int status, std::string_view message) {
   return HttpResponse{status, "application/json", "{\"error\":" + JsonQuote(message) + "}\n", {}};
 }
 
-HttpResponse Unauthorized(std::string_view message) {
+// A browser shown a Basic challenge prompts for the password and then sends it with every
+// request, cross-site ones included: only API clients are challenged.
+HttpResponse Unauthorized(const HttpRequest& request, std::string_view message) {
   HttpResponse response = JsonError(401, message);
-  response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"millrace\", charset=\"UTF-8\"");
+  if (request.Header("cookie").empty() &&
+      request.Header("accept").find("text/html") == std::string::npos) {
+    response.headers.emplace_back("WWW-Authenticate",
+                                  "Basic realm=\"millrace\", charset=\"UTF-8\"");
+  }
   return response;
 }
 
@@ -34,16 +40,17 @@ bool ChangesState(const HttpRequest& request) {
 // The decoded user:password of a Basic Authorization value, or nullopt when it is malformed.
 std::optional<std::pair<std::string, std::string>> DecodeBasic(std::string_view encoded) {
   if (encoded.empty() || encoded.size() % 4 != 0 || encoded.size() > 4096) return std::nullopt;
+  size_t padding = 0;
+  while (padding < encoded.size() && encoded[encoded.size() - 1 - padding] == '=')
+    ++padding;
+  if (padding > 2) return std::nullopt;
   std::string decoded(encoded.size() / 4 * 3, '\0');
   const int size = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
                                    reinterpret_cast<const unsigned char*>(encoded.data()),
                                    static_cast<int>(encoded.size()));
-  if (size < 0) return std::nullopt;
   // EVP_DecodeBlock counts the padding as zero bytes.
-  size_t length = static_cast<size_t>(size);
-  for (size_t i = encoded.size(); i > 0 && encoded[i - 1] == '='; --i)
-    --length;
-  decoded.resize(length);
+  if (size < 0 || static_cast<size_t>(size) < padding) return std::nullopt;
+  decoded.resize(static_cast<size_t>(size) - padding);
   const size_t colon = decoded.find(':');
   if (colon == std::string::npos) return std::nullopt;
   return std::make_pair(decoded.substr(0, colon), decoded.substr(colon + 1));
@@ -135,17 +142,17 @@ std::optional<HttpResponse> HttpAccess::Admit(HttpRequest* request) {
     return JsonError(403, "cross-origin request refused: Origin " + request->Header("origin") +
                               " is not this server");
   }
-  if (authenticator_ == nullptr) return Unauthorized("this server has no HTTP logins");
+  if (authenticator_ == nullptr) return Unauthorized(*request, "this server has no HTTP logins");
   const std::string authorization = request->Header("authorization");
   if (!authorization.empty()) {
     if (!StartsWithIgnoreCase(authorization, "Basic ")) {
-      return Unauthorized("only HTTP Basic authorization is accepted");
+      return Unauthorized(*request, "only HTTP Basic authorization is accepted");
     }
     return AdmitBasic(request, Trim(std::string_view(authorization).substr(6)));
   }
   const std::string id = CookieValue(request->Header("cookie"), kSessionCookie);
   if (!id.empty()) return AdmitCookie(request, id);
-  return Unauthorized("login required: HTTP Basic, or a session from POST /api/login");
+  return Unauthorized(*request, "login required: HTTP Basic, or a session from POST /api/login");
 }
 
 std::optional<HttpResponse> HttpAccess::AdmitBasic(HttpRequest* request,
@@ -156,35 +163,37 @@ std::optional<HttpResponse> HttpAccess::AdmitBasic(HttpRequest* request,
     MutexLock lock(&mu_);
     auto it = basic_.find(key);
     if (it != basic_.end() && it->second.expires > now &&
-        authenticator_->UserExists(it->second.user)) {
+        authenticator_->LoginStamp(it->second.user) == it->second.stamp) {
       request->user = it->second.user;
       return std::nullopt;
     }
     if (it != basic_.end()) basic_.erase(it);
   }
   auto decoded = DecodeBasic(credentials);
-  if (!decoded) return Unauthorized("malformed Basic authorization");
+  if (!decoded) return Unauthorized(*request, "malformed Basic authorization");
   auto& [user, password] = *decoded;
   HttpLoginResult result =
       authenticator_->CheckPassword(user, password, request->remote_address, request->secure);
   if (!result.status.ok()) {
     return result.retry_after.count() > 0 ? Throttled(result)
-                                          : Unauthorized(result.status.message());
+                                          : Unauthorized(*request, result.status.message());
   }
+  std::string stamp = authenticator_->LoginStamp(user);
   MutexLock lock(&mu_);
   // Bounded: a flood of distinct credentials forgets what it remembered rather than grow.
   if (basic_.size() >= 1000) basic_.clear();
-  basic_[key] = Remembered{user, now + kBasicMemory};
+  basic_[key] = Remembered{user, std::move(stamp), now + kBasicMemory};
   request->user = user;
   return std::nullopt;
 }
 
 std::optional<HttpResponse> HttpAccess::AdmitCookie(HttpRequest* request, std::string_view id) {
   std::optional<HttpSession> session = sessions_.Find(id);
-  if (!session) return Unauthorized("the session has ended; log in again");
-  if (!authenticator_->UserExists(session->user)) {
-    sessions_.DropUser(session->user);
-    return Unauthorized("the session's user no longer exists");
+  if (!session) return Unauthorized(*request, "the session has ended; log in again");
+  if (authenticator_->LoginStamp(session->user) != session->stamp) {
+    sessions_.Drop(id);
+    return Unauthorized(*request,
+                        "the session has ended: its user no longer exists or its login changed");
   }
   if (ChangesState(*request)) {
     std::string token = request->Header("x-csrf-token");
@@ -238,7 +247,7 @@ HttpResponse HttpAccess::Login(const HttpRequest& request) {
     }
     return response;
   }
-  const HttpSession session = sessions_.Create(user);
+  const HttpSession session = sessions_.Create(user, authenticator_->LoginStamp(user));
   HttpResponse response =
       json ? HttpResponse{200,
                           "application/json",

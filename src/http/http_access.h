@@ -5,11 +5,15 @@
 //   which names the user (HttpRequest::user) or answers the refusal:
 //   - `Authorization: Basic` (API clients, Prometheus): the password is checked by the
 //     HttpAuthenticator; a success is remembered for kBasicMemory per credentials and address,
-//     so a scraper polling every few seconds is one audited login a minute, not one a request.
+//     so a scraper polling every few seconds is one audited login a minute, not one a request,
+//     as long as the user's LoginStamp (http_auth.h) stays the one of the check.
 //   - the `millrace_session` cookie set by POST /api/login (the web console): the session must
-//     be live (SessionStore: idle expiry) and its user must still exist.
-//   - neither, or wrong: 401 with `WWW-Authenticate: Basic realm="millrace"`; an address that
-//     must wait after failed logins (access/login_throttle.h): 429 with Retry-After.
+//     be live (SessionStore: idle expiry) and its user's LoginStamp the one of its login (a
+//     dropped or re-made user, or a changed password, host or REQUIRE SSL, ends it).
+//   - neither, or wrong: 401; with `WWW-Authenticate: Basic realm="millrace"` only for a
+//     request that is neither a browser's page request (Accept: text/html) nor a session's,
+//     so a browser never prompts for and caches Basic credentials. An address that must wait
+//     after failed logins (access/login_throttle.h): 429 with Retry-After.
 // - A request that changes state (any method but GET and HEAD) is refused with 403 when it
 //   carries an Origin header other than this server's own, and, when admitted by the cookie,
 //   unless it repeats the session's CSRF token in `X-CSRF-Token` or a `csrf_token` form field.
@@ -59,6 +63,7 @@ class HttpAccess {
  private:
   struct Remembered {
     std::string user;
+    std::string stamp;
     Clock::SteadyTime expires;
   };
   std::optional<HttpResponse> AdmitBasic(HttpRequest* request, std::string_view credentials)

@@ -7,12 +7,14 @@
 //   `host` (`secure`: over TLS). A refusal carries the error to show (it never repeats the
 //   password) and, when the address must wait before trying again, how long (> 0): the server
 //   answers 429 with Retry-After then, 401 otherwise.
-// - UserExists says whether `user` still exists: a session or a remembered Basic login of a
-//   dropped user ends on its next request.
+// - LoginStamp is an opaque value that changes whenever `user` is dropped or made again, or its
+//   password, host or REQUIRE SSL changes (empty: no such user). A session or a remembered
+//   Basic login keeps the stamp of its check, and ends on the next request that finds another.
 // - Thread-safety: the server calls both from its worker threads concurrently.
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <string_view>
 
 #include "common/status.h"
@@ -29,7 +31,7 @@ class HttpAuthenticator {
   virtual ~HttpAuthenticator() = default;
   virtual HttpLoginResult CheckPassword(std::string_view user, std::string_view password,
                                         std::string_view host, bool secure) = 0;
-  virtual bool UserExists(std::string_view user) = 0;
+  virtual std::string LoginStamp(std::string_view user) = 0;
 };
 
 }  // namespace millrace::http

@@ -13,6 +13,11 @@
 #include "common/version.h"
 
 namespace millrace::http {
+namespace {
+
+constexpr size_t kMaxRequestBody = 64 * 1024;
+
+}  // namespace
 
 struct HttpServer::Impl {
   std::unique_ptr<httplib::Server> server;  // an httplib::SSLServer with TLS; set by Start
@@ -111,6 +116,7 @@ Status HttpServer::Start() {
       HttpRequest request;
       request.method = req.method;
       request.path = req.path;
+      // Only a small form or JSON document is ever read (the payload limit below).
       request.body = req.body;
       request.remote_address = req.remote_addr;
       request.secure = secure;
@@ -144,6 +150,9 @@ Status HttpServer::Start() {
         res.set_content("{\"error\":\"internal error\"}\n", "application/json");
       });
 
+  // No route reads more than a login form: a large body is refused (413) before it is held in
+  // memory, whoever sends it.
+  server.set_payload_max_length(kMaxRequestBody);
   // httplib's default also sets SO_REUSEPORT, which would let a second server share the port
   // silently; SO_REUSEADDR alone allows quick restarts and still refuses a busy port.
   server.set_socket_options([](socket_t sock) {

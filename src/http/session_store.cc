@@ -55,19 +55,35 @@ bool TokensEqual(std::string_view a, std::string_view b) {
 SessionStore::SessionStore(Clock* clock, SessionStoreOptions options)
     : clock_(clock), options_(options) {}
 
-HttpSession SessionStore::Create(std::string user) {
-  HttpSession session{RandomToken(), std::move(user), RandomToken()};
+template <typename Pred>
+void SessionStore::DropLeastRecentlyUsedLocked(Pred pred) {
+  auto oldest = sessions_.end();
+  for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+    if (pred(it->second) &&
+        (oldest == sessions_.end() || it->second.last_used < oldest->second.last_used)) {
+      oldest = it;
+    }
+  }
+  if (oldest != sessions_.end()) sessions_.erase(oldest);
+}
+
+HttpSession SessionStore::Create(std::string user, std::string stamp) {
+  HttpSession session{RandomToken(), std::move(user), RandomToken(), std::move(stamp)};
   const Clock::SteadyTime now = clock_->SteadyNow();
   MutexLock lock(&mu_);
   std::erase_if(sessions_, [&](const auto& item) {
     return now - item.second.last_used >= options_.idle_timeout;
   });
-  while (!sessions_.empty() && sessions_.size() >= options_.max_sessions) {
-    sessions_.erase(std::min_element(sessions_.begin(), sessions_.end(), [](auto& a, auto& b) {
-      return a.second.last_used < b.second.last_used;
-    }));
+  const auto of_user = [&](const Entry& e) { return e.user == session.user; };
+  while (static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(), [&](auto& item) {
+           return of_user(item.second);
+         })) >= options_.max_per_user) {
+    DropLeastRecentlyUsedLocked(of_user);
   }
-  sessions_[Sha256(session.id)] = Entry{session.user, session.csrf_token, now};
+  while (!sessions_.empty() && sessions_.size() >= options_.max_sessions) {
+    DropLeastRecentlyUsedLocked([](const Entry&) { return true; });
+  }
+  sessions_[Sha256(session.id)] = Entry{session.user, session.csrf_token, session.stamp, now};
   return session;
 }
 
@@ -82,18 +98,13 @@ std::optional<HttpSession> SessionStore::Find(std::string_view id) {
     return std::nullopt;
   }
   it->second.last_used = now;
-  return HttpSession{std::string(id), it->second.user, it->second.csrf_token};
+  return HttpSession{std::string(id), it->second.user, it->second.csrf_token, it->second.stamp};
 }
 
 void SessionStore::Drop(std::string_view id) {
   const std::string key = Sha256(id);
   MutexLock lock(&mu_);
   sessions_.erase(key);
-}
-
-void SessionStore::DropUser(std::string_view user) {
-  MutexLock lock(&mu_);
-  std::erase_if(sessions_, [&](const auto& item) { return item.second.user == user; });
 }
 
 size_t SessionStore::size() const {

@@ -90,7 +90,8 @@ TEST_F(HttpE2ETest, MillraceUsersLogInOverHttpAndADroppedUsersSessionEnds) {
 
 TEST_F(HttpE2ETest, FailedLoginsFromOneAddressAreSlowedOnBothPorts) {
   Start({"--metrics-public"});
-  // Five failures are free; the sixth makes 127.0.0.1 wait.
+  Root("CREATE USER ann IDENTIFIED BY 'Ann-Http-2'");
+  // Five failures of root's password are free; the sixth makes root at 127.0.0.1 wait.
   for (int i = 0; i < 3; ++i) {
     auto failed = ConnectAs(server_->mysql_port(), "root", "guess-" + std::to_string(i));
     ASSERT_FALSE(failed.ok());
@@ -122,6 +123,9 @@ TEST_F(HttpE2ETest, FailedLoginsFromOneAddressAreSlowedOnBothPorts) {
   res = Client().Post("/api/login", "user=root&password=x", "application/x-www-form-urlencoded");
   EXPECT_EQ(res->status, 429);
   EXPECT_EQ(res->get_header_value("Retry-After"), "60") << "at most a minute";
+  // Another user from the same address still logs in, and that does not free root.
+  EXPECT_TRUE(ConnectAs(server_->mysql_port(), "ann", "Ann-Http-2").ok());
+  EXPECT_FALSE(ConnectAs(server_->mysql_port(), "root", kRootPassword).ok());
   // The open session is not affected, and public metrics need no login.
   EXPECT_TRUE(Query(root_.get(), "SELECT 1").ok());
   res = Client().Get("/metrics");

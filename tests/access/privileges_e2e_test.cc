@@ -170,6 +170,34 @@ TEST_F(PrivilegesE2ETest, TableDatabaseAndGlobalLevels) {
   EXPECT_EQ(ErrorOf(table.get(), "SELECT * FROM information_schema.tables, pg_catalog.pg_namespace")
                 .substr(0, 5),
             "1290:");
+  // Nothing else brings DuckDB's metadata along with the filtered views: a SHOW inside a query,
+  // a view over metadata (an administrator's, granted), a view a user makes over
+  // information_schema.
+  for (const char* sql : {"SELECT d.* FROM (SHOW ALL TABLES) d, information_schema.character_sets",
+                          "SELECT * FROM (SHOW TABLES FROM l2) d"}) {
+    EXPECT_EQ(ErrorOf(db.get(), sql).substr(0, 5), "1290:") << sql;
+  }
+  // DESCRIBE of a table inside a query describes a query of it: it reads the table.
+  EXPECT_EQ(ErrorOf(db.get(), "SELECT * FROM (DESCRIBE l1.b)"), "");
+  EXPECT_NE(ErrorOf(db.get(), "SELECT * FROM (DESCRIBE l2.c)"), "");
+  Root("CREATE VIEW l1.meta AS SELECT schema_name, table_name FROM duckdb_tables()");
+  EXPECT_EQ(ErrorOf(db.get(), "SELECT * FROM l1.meta").substr(0, 5), "1290:");
+  EXPECT_EQ(ErrorOf(db.get(),
+                    "SELECT * FROM l1.meta UNION ALL SELECT table_schema, table_name FROM "
+                    "information_schema.tables WHERE false")
+                .substr(0, 5),
+            "1290:");
+  Root("GRANT CREATE_PRIV ON l1.* TO lv_db");
+  for (const char* sql :
+       {"CREATE VIEW l1.v1 AS SELECT table_schema, table_name FROM information_schema.tables",
+        "CREATE VIEW l1.v2 AS SELECT * FROM (SHOW ALL TABLES)",
+        "CREATE VIEW l1.v3 AS SELECT name, setting FROM pg_catalog.pg_settings"}) {
+    EXPECT_EQ(ErrorOf(db.get(), sql).substr(0, 5), "1290:") << sql;
+  }
+  EXPECT_EQ(ErrorOf(db.get(), "CREATE VIEW l1.ok AS SELECT x FROM l1.a"), "");
+  // SUMMARIZE reads its table like a query does.
+  EXPECT_EQ(ErrorOf(table.get(), "SELECT * FROM (SUMMARIZE l1.a)"), "");
+  EXPECT_NE(ErrorOf(table.get(), "SELECT * FROM (SUMMARIZE l1.b)"), "");
   // Only queries are routed to the filtered views.
   EXPECT_EQ(ErrorOf(table.get(), "CREATE TABLE l1.copy AS SELECT * FROM information_schema.tables")
                 .substr(0, 5),

@@ -55,6 +55,16 @@ TEST_F(StatementPlanTest, ParseSelectNamesRelationsAsWrittenWithoutBinding) {
   EXPECT_THAT(facts.functions, Contains("count_star"));
 }
 
+TEST_F(StatementPlanTest, ShowsInsideAQueryAreReportedAsWhatTheyRead) {
+  auto parsed =
+      ParseSelect(*conn_, "SELECT * FROM (SHOW ALL TABLES), (SUMMARIZE s.u), (DESCRIBE s.t)");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_TRUE(parsed->has_value());
+  EXPECT_THAT((*parsed)->table_functions, ElementsAre("show_describe"));
+  EXPECT_THAT((*parsed)->relations, Contains(RelationName{"s", "u"}));
+  EXPECT_THAT((*parsed)->relations, Contains(RelationName{"s", "t"}));
+}
+
 TEST_F(StatementPlanTest, ParseSelectIsNulloptForOtherStatements) {
   for (const char* sql : {"INSERT INTO s.u VALUES (1)", "COPY s.t TO '/tmp/x.csv'",
                           "ATTACH '/tmp/x.db'", "SET threads = 1"}) {

@@ -114,8 +114,44 @@ TEST_F(HttpAccessTest, BasicAuthenticationChecksThePasswordAndRemembersItForAMin
   auth_.DropUser("ann");
   EXPECT_EQ(client.Get("/metrics")->status, 401);
   // Malformed headers are refused, not misread.
-  EXPECT_EQ(Client().Get("/metrics", {{"Authorization", "Basic !!!"}})->status, 401);
-  EXPECT_EQ(Client().Get("/metrics", {{"Authorization", "Bearer abc"}})->status, 401);
+  for (const char* header : {"Basic !!!", "Basic ====", "Basic =", "Basic YQ==", "Bearer abc"}) {
+    EXPECT_EQ(Client().Get("/metrics", {{"Authorization", header}})->status, 401) << header;
+  }
+}
+
+TEST_F(HttpAccessTest, AChangedPasswordEndsSessionsAndRememberedLogins) {
+  const std::string cookie = LogIn("ann", "ann-pw", nullptr);
+  httplib::Client client = Client();
+  client.set_basic_auth("ann", "ann-pw");
+  EXPECT_EQ(client.Get("/metrics")->status, 200);
+  auth_.SetUser("ann", "new-pw");
+  EXPECT_EQ(GetWithCookie("/api/session", cookie)->status, 401);
+  EXPECT_EQ(client.Get("/metrics")->status, 401) << "the remembered login is checked again";
+  // Dropped and made again with the old password: a new user, whose old session stays ended.
+  const std::string again = LogIn("bob", "bob-pw", nullptr);
+  auth_.DropUser("bob");
+  auth_.SetUser("bob", "bob-pw");
+  EXPECT_EQ(GetWithCookie("/api/session", again)->status, 401);
+}
+
+TEST_F(HttpAccessTest, BrowsersAreNeverAskedForBasicCredentials) {
+  auto api = Client().Get("/metrics");
+  EXPECT_FALSE(api->get_header_value("WWW-Authenticate").empty());
+  auto page = Client().Get("/metrics", {{"Accept", "text/html,application/xhtml+xml"}});
+  EXPECT_EQ(page->status, 401);
+  EXPECT_TRUE(page->get_header_value("WWW-Authenticate").empty());
+  auto stale = GetWithCookie("/api/session", "millrace_session=" + std::string(64, 'b'));
+  EXPECT_EQ(stale->status, 401);
+  EXPECT_TRUE(stale->get_header_value("WWW-Authenticate").empty());
+}
+
+TEST_F(HttpAccessTest, ALargeBodyIsRefusedBeforeAnyLogin) {
+  auto res = Client().Post("/api/logout", std::string(1 << 20, 'x'), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  res = Client().Post("/api/login", std::string(1 << 20, 'x'), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
 }
 
 TEST_F(HttpAccessTest, TheLoginFormSetsAStrictHttpOnlyCookie) {
@@ -231,7 +267,7 @@ TEST_F(HttpAccessTest, ADroppedUsersSessionEnds) {
   auto res = GetWithCookie("/api/session", ann);
   EXPECT_EQ(res->status, 401);
   EXPECT_NE(res->body.find("no longer exists"), std::string::npos);
-  // Recreating the user does not bring the session back.
+  // Making the user again does not bring the session back.
   auth_.SetUser("ann", "ann-pw");
   EXPECT_EQ(GetWithCookie("/api/session", ann)->status, 401);
   EXPECT_EQ(GetWithCookie("/api/session", bob)->status, 200);

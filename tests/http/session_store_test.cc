@@ -7,9 +7,9 @@ namespace {
 
 TEST(SessionStoreTest, SessionsHaveFreshTokensAndEndWhenIdleOrDropped) {
   ManualClock clock;
-  SessionStore store(&clock, {std::chrono::seconds(60), 100});
-  const HttpSession a = store.Create("ann");
-  const HttpSession b = store.Create("ann");
+  SessionStore store(&clock, {std::chrono::seconds(60), 100, 100});
+  const HttpSession a = store.Create("ann", "s");
+  const HttpSession b = store.Create("ann", "s");
   EXPECT_EQ(a.id.size(), 64u);
   EXPECT_NE(a.id, b.id);
   EXPECT_NE(a.csrf_token, b.csrf_token);
@@ -26,28 +26,32 @@ TEST(SessionStoreTest, SessionsHaveFreshTokensAndEndWhenIdleOrDropped) {
   EXPECT_FALSE(store.Find(a.id));
 }
 
-TEST(SessionStoreTest, DropUserEndsEverySessionOfTheUserOnly) {
+TEST(SessionStoreTest, OneUserHoldsAtMostItsShareOfSessions) {
   ManualClock clock;
-  SessionStore store(&clock, {});
-  const HttpSession a1 = store.Create("ann");
-  const HttpSession a2 = store.Create("ann");
-  const HttpSession b = store.Create("bob");
-  store.DropUser("ann");
-  EXPECT_FALSE(store.Find(a1.id));
-  EXPECT_FALSE(store.Find(a2.id));
-  EXPECT_TRUE(store.Find(b.id));
+  SessionStore store(&clock, {std::chrono::hours(1), 100, 2});
+  const HttpSession other = store.Create("bob", "s");
+  const HttpSession a1 = store.Create("ann", "s");
+  clock.Advance(std::chrono::seconds(1));
+  const HttpSession a2 = store.Create("ann", "s");
+  clock.Advance(std::chrono::seconds(1));
+  const HttpSession a3 = store.Create("ann", "s");
+  EXPECT_FALSE(store.Find(a1.id)) << "ann's oldest made room for ann's newest";
+  EXPECT_TRUE(store.Find(a2.id));
+  EXPECT_TRUE(store.Find(a3.id));
+  EXPECT_TRUE(store.Find(other.id)) << "nobody else's session went";
+  EXPECT_EQ(store.Find(a3.id)->stamp, "s");
 }
 
 TEST(SessionStoreTest, TheLeastRecentlyUsedSessionMakesRoomWhenFull) {
   ManualClock clock;
-  SessionStore store(&clock, {std::chrono::hours(1), 3});
+  SessionStore store(&clock, {std::chrono::hours(1), 3, 3});
   std::vector<HttpSession> sessions;
   for (int i = 0; i < 3; ++i) {
-    sessions.push_back(store.Create("u" + std::to_string(i)));
+    sessions.push_back(store.Create("u" + std::to_string(i), "s"));
     clock.Advance(std::chrono::seconds(1));
   }
   ASSERT_TRUE(store.Find(sessions[0].id));  // now the most recently used
-  store.Create("u3");
+  store.Create("u3", "s");
   EXPECT_EQ(store.size(), 3u);
   EXPECT_TRUE(store.Find(sessions[0].id));
   EXPECT_FALSE(store.Find(sessions[1].id));

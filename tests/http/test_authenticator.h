@@ -28,18 +28,22 @@ class TestAuthenticator final : public HttpAuthenticator {
     }
     return {};
   }
-  bool UserExists(std::string_view user) override {
+  std::string LoginStamp(std::string_view user) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return users_.count(std::string(user)) > 0;
+    auto it = stamps_.find(std::string(user));
+    return it == stamps_.end() ? "" : it->second;
   }
 
+  // Creates the user, or changes its password.
   void SetUser(const std::string& user, const std::string& password) {
     std::lock_guard<std::mutex> lock(mu_);
     users_[user] = password;
+    stamps_[user] = std::to_string(++generation_);
   }
   void DropUser(const std::string& user) {
     std::lock_guard<std::mutex> lock(mu_);
     users_.erase(user);
+    stamps_.erase(user);
   }
   void Throttle(std::chrono::seconds retry_after) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -53,6 +57,8 @@ class TestAuthenticator final : public HttpAuthenticator {
  private:
   std::mutex mu_;
   std::map<std::string, std::string> users_;
+  std::map<std::string, std::string> stamps_;
+  int generation_ = 0;
   std::chrono::seconds retry_after_{0};
   int checks_ = 0;
 };
