@@ -1,5 +1,7 @@
 #include "access/access_e2e_util.h"
 
+#include <filesystem>
+
 namespace millrace::access {
 
 MysqlPtr Connect(uint16_t port, const std::string& user, const std::string& password,
@@ -30,6 +32,21 @@ Result<MysqlPtr> ConnectAs(uint16_t port, const std::string& user, const std::st
   MysqlPtr mysql = Connect(port, user, password, &error);
   if (mysql == nullptr) return Status::PermissionDenied(error);
   return mysql;
+}
+
+Result<std::unique_ptr<E2EServer>> E2EServer::Start(const std::string& root_password,
+                                                    std::vector<std::string> args,
+                                                    std::unique_ptr<testing::TempDir> dir) {
+  mysql_library_init(0, nullptr, nullptr);
+  auto e2e = std::make_unique<E2EServer>();
+  e2e->dir = dir != nullptr ? std::move(dir) : std::make_unique<testing::TempDir>();
+  std::filesystem::create_directories(e2e->dir->Join("data"));
+  MR_ASSIGN_OR_RETURN(
+      e2e->server,
+      server::ServerProcess::Start(e2e->dir->Join("data"),
+                                   {std::move(args), {"MILLRACE_ROOT_PASSWORD=" + root_password}}));
+  MR_ASSIGN_OR_RETURN(e2e->root, ConnectAs(e2e->server->mysql_port(), "root", root_password));
+  return e2e;
 }
 
 }  // namespace millrace::access

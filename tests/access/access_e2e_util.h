@@ -4,11 +4,13 @@
 
 #include <mysql.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "server/mysql_test_util.h"
+#include "testing/temp_dir.h"
 
 namespace millrace::access {
 
@@ -24,5 +26,18 @@ Result<MysqlPtr> ConnectAs(uint16_t port, const std::string& user, const std::st
 
 // The rows of `sql` (NULL as "NULL"), or the error as "errno: message".
 Result<Rows> Query(MYSQL* mysql, const std::string& sql);
+
+// One `millrace serve` for a test binary: its data under <dir>/data of a temporary directory
+// (made beforehand by the caller when files must be there first), root logged in.
+struct E2EServer {
+  std::unique_ptr<testing::TempDir> dir;
+  std::unique_ptr<server::ServerProcess> server;
+  MysqlPtr root;
+
+  static Result<std::unique_ptr<E2EServer>> Start(const std::string& root_password,
+                                                  std::vector<std::string> args = {},
+                                                  std::unique_ptr<testing::TempDir> dir = nullptr);
+  uint16_t mysql_port() const { return server->mysql_port(); }
+};
 
 }  // namespace millrace::access

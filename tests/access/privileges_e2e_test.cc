@@ -16,25 +16,16 @@ constexpr const char* kRootPassword = "Priv-Root-1";
 class PrivilegesE2ETest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    mysql_library_init(0, nullptr, nullptr);
-    dir_ = std::make_unique<testing::TempDir>();
-    std::filesystem::create_directories(dir_->Join("data"));
-    auto server = server::ServerProcess::Start(
-        dir_->Join("data"), {{}, {std::string("MILLRACE_ROOT_PASSWORD=") + kRootPassword}});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
-    auto root = ConnectAs(server_->mysql_port(), "root", kRootPassword);
-    ASSERT_TRUE(root.ok()) << root.status().ToString();
-    root_ = std::move(root).value();
+    auto e2e = E2EServer::Start(kRootPassword);
+    ASSERT_TRUE(e2e.ok()) << e2e.status().ToString();
+    e2e_ = std::move(e2e).value();
   }
-  static void TearDownTestSuite() {
-    root_.reset();
-    server_.reset();
-    dir_.reset();
-  }
+  static void TearDownTestSuite() { e2e_.reset(); }
+  static MYSQL* root() { return e2e_->root.get(); }
+  static uint16_t port() { return e2e_->mysql_port(); }
 
   static void Root(const std::string& sql) {
-    auto result = Query(root_.get(), sql);
+    auto result = Query(root(), sql);
     ASSERT_TRUE(result.ok()) << sql << ": " << result.status().ToString();
   }
 
@@ -43,7 +34,7 @@ class PrivilegesE2ETest : public ::testing::Test {
     Root("CREATE USER " + name + " IDENTIFIED BY 'pw-" + name + "'");
     for (const std::string& grant : grants)
       Root("GRANT " + grant + " TO " + name);
-    auto mysql = ConnectAs(server_->mysql_port(), name, "pw-" + name);
+    auto mysql = ConnectAs(port(), name, "pw-" + name);
     EXPECT_TRUE(mysql.ok()) << mysql.status().ToString();
     return mysql.ok() ? std::move(mysql).value() : nullptr;
   }
@@ -60,14 +51,10 @@ class PrivilegesE2ETest : public ::testing::Test {
     return result.ok() ? std::move(result).value() : access::Rows{};
   }
 
-  static std::unique_ptr<testing::TempDir> dir_;
-  static std::unique_ptr<server::ServerProcess> server_;
-  static MysqlPtr root_;
+  static std::unique_ptr<E2EServer> e2e_;
 };
 
-std::unique_ptr<testing::TempDir> PrivilegesE2ETest::dir_;
-std::unique_ptr<server::ServerProcess> PrivilegesE2ETest::server_;
-MysqlPtr PrivilegesE2ETest::root_;
+std::unique_ptr<E2EServer> PrivilegesE2ETest::e2e_;
 
 TEST_F(PrivilegesE2ETest, EachStatementKindNeedsItsPrivilege) {
   Root("CREATE DATABASE k");
@@ -147,7 +134,7 @@ TEST_F(PrivilegesE2ETest, TableDatabaseAndGlobalLevels) {
   EXPECT_EQ(Rows(table.get(), tables), (access::Rows{{"l1", "a"}}));
   EXPECT_EQ(Rows(db.get(), tables), (access::Rows{{"l1", "a"}, {"l1", "b"}}));
   EXPECT_EQ(Rows(global.get(), tables), (access::Rows{{"l1", "a"}, {"l1", "b"}, {"l2", "c"}}));
-  EXPECT_EQ(Rows(root_.get(), tables), Rows(global.get(), tables));
+  EXPECT_EQ(Rows(root(), tables), Rows(global.get(), tables));
   EXPECT_EQ(Rows(table.get(), "SELECT table_name, column_name FROM INFORMATION_SCHEMA.COLUMNS"),
             (access::Rows{{"a", "x"}}));
   EXPECT_EQ(Rows(table.get(), "SELECT schema_name FROM system.information_schema.schemata"),
@@ -237,7 +224,7 @@ TEST_F(PrivilegesE2ETest, GrantAndRevokeReachOpenSessions) {
 
 TEST_F(PrivilegesE2ETest, TheAuditLogRecordsLoginsUsersGrantsJobsAndDdl) {
   std::string error;
-  EXPECT_EQ(Connect(server_->mysql_port(), "nobody", "guess", &error), nullptr);
+  EXPECT_EQ(Connect(port(), "nobody", "guess", &error), nullptr);
   MysqlPtr auditor = NewUser("auditor", {"CREATE_PRIV ON a.*"});
   Root("CREATE DATABASE a");
   EXPECT_EQ(ErrorOf(auditor.get(), "CREATE TABLE a.t (x INT)"), "");
@@ -246,14 +233,14 @@ TEST_F(PrivilegesE2ETest, TheAuditLogRecordsLoginsUsersGrantsJobsAndDdl) {
   Root(
       "CREATE JOB aj ON STREAMING DO INSERT INTO a.t SELECT CAST(c1 AS INT) FROM local("
       "\"file_path\" = \"" +
-      dir_->Join("data") + "/inbox/*.csv\", \"format\" = \"csv\")");
+      e2e_->dir->Join("data") + "/inbox/*.csv\", \"format\" = \"csv\")");
   Root("DROP JOB WHERE jobname = 'aj'");
   // Only administrators read it.
   EXPECT_EQ(ErrorOf(auditor.get(), "SELECT * FROM audit_log()"),
             "1227: Access denied; you need (at least one of) the ADMIN_PRIV privilege(s) for this "
             "operation");
 
-  const access::Rows events = Rows(root_.get(),
+  const access::Rows events = Rows(root(),
                                    "SELECT User, Host, Kind, Action, CASE WHEN Outcome = 'OK' "
                                    "THEN 'ok' ELSE 'failed' END FROM audit_log()");
   auto has = [&](const std::vector<std::string>& want) {
@@ -270,7 +257,7 @@ TEST_F(PrivilegesE2ETest, TheAuditLogRecordsLoginsUsersGrantsJobsAndDdl) {
   EXPECT_TRUE(has({"root", "127.0.0.1", "JOB", "CREATE JOB", "ok"}));
   EXPECT_TRUE(has({"root", "127.0.0.1", "JOB", "DROP JOB", "ok"}));
   // No password reaches the log, in a statement or an outcome.
-  const access::Rows text = Rows(root_.get(), "SELECT Statement, Outcome FROM audit_log()");
+  const access::Rows text = Rows(root(), "SELECT Statement, Outcome FROM audit_log()");
   for (const auto& row : text) {
     for (const std::string& cell : row) {
       EXPECT_EQ(cell.find("pw-auditor"), std::string::npos) << cell;
@@ -283,7 +270,7 @@ TEST_F(PrivilegesE2ETest, TheAuditLogRecordsLoginsUsersGrantsJobsAndDdl) {
 // The data directory and what the server writes in it are the owner's alone.
 TEST_F(PrivilegesE2ETest, TheDataDirectoryIsPrivate) {
   namespace fs = std::filesystem;
-  const fs::path data = dir_->Join("data");
+  const fs::path data = e2e_->dir->Join("data");
   EXPECT_EQ(fs::status(data).permissions() & fs::perms::all, fs::perms::owner_all);
   for (const fs::directory_entry& entry : fs::recursive_directory_iterator(data)) {
     if (entry.path().filename() == "server.log") continue;  // written by the test, not the server

@@ -6,20 +6,10 @@
 
 #include "engine/engine_test_util.h"
 #include "sql/mysql_errors.h"
+#include "table/regression_ddl.h"
 
 namespace millrace::table {
 namespace {
-
-// The table of Doris's own streaming-job regression tests, verbatim.
-constexpr const char* kRegressionDdl = R"(CREATE TABLE IF NOT EXISTS t (
-    `c1` int NULL,
-    `c2` string NULL,
-    `c3` int  NULL,
-) ENGINE=OLAP
-DUPLICATE KEY(`c1`)
-COMMENT 'OLAP'
-DISTRIBUTED BY HASH(`c1`) BUCKETS 3
-PROPERTIES ("replication_allocation" = "tag.location.default: 1"))";
 
 CreateTable ParseOk(std::string_view sql) {
   auto parsed = ParseCreateTable(sql);

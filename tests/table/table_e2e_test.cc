@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "access/access_e2e_util.h"
+#include "table/regression_ddl.h"
 
 namespace millrace::table {
 namespace {
@@ -16,28 +17,20 @@ using access::Rows;
 class TableE2ETest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    mysql_library_init(0, nullptr, nullptr);
-    dir_ = std::make_unique<testing::TempDir>();
-    auto server = server::ServerProcess::Start(dir_->path(), {{}, {"MILLRACE_ROOT_PASSWORD="}});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(server).value();
-    auto root = ConnectAs(server_->mysql_port(), "root", "");
-    ASSERT_TRUE(root.ok()) << root.status().ToString();
-    root_ = std::move(root).value();
+    auto e2e = access::E2EServer::Start("");
+    ASSERT_TRUE(e2e.ok()) << e2e.status().ToString();
+    e2e_ = std::move(e2e).value();
   }
-  static void TearDownTestSuite() {
-    root_.reset();
-    server_.reset();
-    dir_.reset();
-  }
+  static void TearDownTestSuite() { e2e_.reset(); }
+  static MYSQL* root() { return e2e_->root.get(); }
 
   static Rows Run(const std::string& sql) {
-    auto rows = Query(root_.get(), sql);
+    auto rows = Query(root(), sql);
     EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
     return rows.ok() ? std::move(rows).value() : Rows{};
   }
   static std::string ErrorOf(const std::string& sql) {
-    auto rows = Query(root_.get(), sql);
+    auto rows = Query(root(), sql);
     return rows.ok() ? "" : rows.status().message();
   }
   static std::string ShowCreate(const std::string& table) {
@@ -45,27 +38,15 @@ class TableE2ETest : public ::testing::Test {
     return rows.size() == 1 && rows[0].size() == 2 ? rows[0][1] : "";
   }
 
-  static std::unique_ptr<testing::TempDir> dir_;
-  static std::unique_ptr<server::ServerProcess> server_;
-  static access::MysqlPtr root_;
+  static std::unique_ptr<access::E2EServer> e2e_;
 };
 
-std::unique_ptr<testing::TempDir> TableE2ETest::dir_;
-std::unique_ptr<server::ServerProcess> TableE2ETest::server_;
-access::MysqlPtr TableE2ETest::root_;
+std::unique_ptr<access::E2EServer> TableE2ETest::e2e_;
 
 TEST_F(TableE2ETest, TheRegressionTestsDdlRunsAsWrittenAndRoundTrips) {
   Run("CREATE DATABASE reg");
   Run("USE reg");
-  Run(R"(CREATE TABLE IF NOT EXISTS t (
-        `c1` int NULL,
-        `c2` string NULL,
-        `c3` int  NULL,
-    ) ENGINE=OLAP
-    DUPLICATE KEY(`c1`)
-    COMMENT 'OLAP'
-    DISTRIBUTED BY HASH(`c1`) BUCKETS 3
-    PROPERTIES ("replication_allocation" = "tag.location.default: 1"))");
+  Run(kRegressionDdl);
   Run("INSERT INTO t VALUES (1, 'a', 2), (1, 'a', 2)");
   EXPECT_EQ(Run("SELECT count(*) FROM t"), (Rows{{"2"}})) << "DUPLICATE keeps every row";
   EXPECT_EQ(Run("DESC t"), (Rows{{"c1", "INT", "Yes", "true", "NULL", ""},
@@ -137,7 +118,7 @@ TEST_F(TableE2ETest, ATableAndItsDefinitionAppearTogether) {
   EXPECT_EQ(ErrorOf("CREATE TABLE tx.kept (k INT) DUPLICATE KEY(k)").substr(0, 5), "1050:")
       << ErrorOf("CREATE TABLE tx.kept (k INT) DUPLICATE KEY(k)");
   EXPECT_NE(ShowCreate("tx.kept").find("UNIQUE KEY(`k`)"), std::string::npos);
-  auto fresh = ConnectAs(server_->mysql_port(), "root", "");
+  auto fresh = ConnectAs(e2e_->mysql_port(), "root", "");
   ASSERT_TRUE(fresh.ok());
   auto no_database = Query(fresh->get(), "CREATE TABLE nodb_table (k INT) DUPLICATE KEY(k)");
   ASSERT_FALSE(no_database.ok());
@@ -148,7 +129,7 @@ TEST_F(TableE2ETest, CreatingADorisTableNeedsCreatePriv) {
   Run("CREATE DATABASE priv");
   Run("CREATE USER maker IDENTIFIED BY 'pw-maker'");
   Run("GRANT SELECT_PRIV ON priv.* TO maker");
-  auto maker = ConnectAs(server_->mysql_port(), "maker", "pw-maker");
+  auto maker = ConnectAs(e2e_->mysql_port(), "maker", "pw-maker");
   ASSERT_TRUE(maker.ok()) << maker.status().ToString();
   auto refused = Query(maker->get(), "CREATE TABLE priv.t (k INT) UNIQUE KEY(k)");
   ASSERT_FALSE(refused.ok());
