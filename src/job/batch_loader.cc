@@ -6,8 +6,11 @@
 
 #include "common/strings.h"
 #include "engine/duckdb_status.h"
+#include "engine/statement_plan.h"
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
+#include "table/model_catalog.h"
+#include "table/model_write.h"
 
 namespace millrace::job {
 namespace {
@@ -115,8 +118,15 @@ Result<int64_t> BatchLoader::InsertOver(const std::vector<std::string>& readable
   return inserted->rows_changed();
 }
 
+Result<bool> BatchLoader::WritesByKey() {
+  MR_RETURN_IF_ERROR(LoadTargetColumns());
+  return by_key_.has_value();
+}
+
 Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
   if (IsEmptyFile(readable)) return FileLoad();
+  if (Status s = LoadTargetColumns(); !s.ok()) return s.WithContext("file " + key);
+  if (by_key_) return LoadCareful(key, readable);
   auto rows = InsertOver({readable});
   if (!rows.ok()) return rows.status().WithContext("file " + key);
   FileLoad load;
@@ -176,6 +186,7 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
 
 Status BatchLoader::LoadTargetColumns() {
   if (!targets_.empty()) return Status::Ok();
+  MR_RETURN_IF_ERROR(LoadModel());
   MR_ASSIGN_OR_RETURN(auto described,
                       engine::QueryTextRows(*conn_, "DESCRIBE " + spec_.analysis.target_table));
   std::vector<TargetColumn> all;
@@ -196,6 +207,18 @@ Status BatchLoader::LoadTargetColumns() {
     }
     targets_.push_back(*it);
   }
+  return Status::Ok();
+}
+
+Status BatchLoader::LoadModel() {
+  // The table as DuckDB resolves the INSERT's name (the task's database first).
+  MR_ASSIGN_OR_RETURN(
+      engine::PlanFacts plan,
+      engine::PlanStatement(*conn_, "SELECT * FROM " + spec_.analysis.target_table));
+  if (plan.scans.size() != 1) return Status::Ok();  // a view: DuckDB refuses the INSERT itself
+  MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> def,
+                      table::LoadModel(*conn_, plan.scans[0].schema, plan.scans[0].name));
+  if (def && def->model != table::TableModel::kDuplicate) by_key_ = std::move(def);
   return Status::Ok();
 }
 
@@ -259,17 +282,38 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
   reason += " END";
 
   std::string columns;
+  std::vector<std::string> names;
   for (size_t i = 0; i < targets_.size(); ++i) {
     if (i > 0) columns += ", ";
     columns += QuoteIdentifier(targets_[i].name);
+    names.push_back(targets_[i].name);
   }
   FileLoad load;
-  auto inserted =
-      conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + columns + ") SELECT " +
-                   converted + " FROM " + kStage + " WHERE NOT (" + bad_any + ")");
-  if (!inserted.ok()) return with_file(inserted.status());
-  load.rows = (*inserted)->rows_changed();
-  inserted->reset();
+  if (by_key_) {
+    // Reduced per key, newest record last, and merged into the table's rows (model_write.h).
+    std::string named;
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      named += "TRY_CAST(" + QuoteIdentifier(stage_columns[i + 1][0]) + " AS " + targets_[i].type +
+               ") AS " + QuoteIdentifier(targets_[i].name) + ", ";
+    }
+    MR_ASSIGN_OR_RETURN(std::string merge,
+                        table::ModelInsertSql(*by_key_, spec_.analysis.target_table, names,
+                                              "SELECT " + named + "__millrace_row FROM " + kStage +
+                                                  " WHERE NOT (" + bad_any + ")",
+                                              "__millrace_row"));
+    if (Status merged = conn_->Execute(merge); !merged.ok()) return with_file(merged);
+    MR_ASSIGN_OR_RETURN(
+        auto good, engine::QueryTextRows(*conn_, std::string("SELECT count(*) FROM ") + kStage +
+                                                     " WHERE NOT (" + bad_any + ")"));
+    load.rows = good.empty() ? 0 : std::stoll(good[0][0]);
+  } else {
+    auto inserted =
+        conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + columns + ") SELECT " +
+                     converted + " FROM " + kStage + " WHERE NOT (" + bad_any + ")");
+    if (!inserted.ok()) return with_file(inserted.status());
+    load.rows = (*inserted)->rows_changed();
+    inserted->reset();
+  }
 
   MR_ASSIGN_OR_RETURN(auto counted,
                       engine::QueryTextRows(*conn_, std::string("SELECT count(*) FROM ") + kStage +

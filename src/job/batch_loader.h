@@ -22,6 +22,14 @@
 // DuckDB 1.4.4; tests/job pins it). SQL tables have no order; a SELECT that needs one says
 // ORDER BY.
 //
+// Tables with a Doris model (table/model_catalog.h) that keep rows by key (UNIQUE, AGGREGATE)
+// always load carefully: a file's rows are staged with their record numbers, reduced per key
+// (the newest row of a key wins; AGGREGATE folds them) and written with INSERT ... ON CONFLICT
+// (table/model_write.h). Files load one at a time, in the batch's order, so a later file's row
+// of a key is newer than an earlier file's. A NULL key is a filtered row ("NULL value for NOT
+// NULL column": a key column is NOT NULL in DuckDB). FileLoad::rows counts the file's rows
+// written, before the reduction.
+//
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
 #pragma once
@@ -35,6 +43,7 @@
 #include "engine/database.h"
 #include "job/job_statement.h"
 #include "load/file_params.h"
+#include "table/table_def.h"
 
 namespace millrace::job {
 
@@ -60,6 +69,10 @@ inline constexpr int kFilteredRowsKeptPerFile = 1000;
 class BatchLoader {
  public:
   BatchLoader(engine::Connection* conn, const LoadSpec& spec);
+
+  // True when the target table keeps rows by key (UNIQUE, AGGREGATE): LoadFast then loads
+  // carefully, and files must not be grouped.
+  Result<bool> WritesByKey();
 
   Result<FileLoad> LoadFast(const std::string& key, const std::string& readable);
 
@@ -89,6 +102,8 @@ class BatchLoader {
     bool not_null = false;
   };
   Status LoadTargetColumns();
+  // Reads the target's Doris definition into by_key_ when it keeps rows by key.
+  Status LoadModel();
   // The job's SELECT with the file function replaced by the reader over `readables`. A fast
   // load reads json with the columns detected in the first file of the batch (by name, one
   // detection); a careful one lets DuckDB detect each file's, so a value of another type in a
@@ -101,6 +116,8 @@ class BatchLoader {
   engine::Connection* conn_;
   const LoadSpec& spec_;
   std::vector<TargetColumn> targets_;  // filled on the first careful load
+  // The target's Doris definition when it keeps rows by key; read with targets_.
+  std::optional<table::TableDef> by_key_;
   // json: the columns detected in the first file loaded, read by name in every file.
   std::optional<std::string> json_columns_;
   // Where the FROM before the call begins when the statement can load groups (CanGroup).

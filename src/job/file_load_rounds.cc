@@ -133,12 +133,14 @@ class RoundRunner {
   }
 
   // The files from i on that load with file i in one statement, and their paths.
-  Status Group(size_t i, std::string path, std::vector<size_t>* group,
+  // `by_key`: the table keeps rows by key (UNIQUE, AGGREGATE), so files load one by one, in
+  // order, each reduced per key before it is written.
+  Status Group(size_t i, std::string path, bool by_key, std::vector<size_t>* group,
                std::vector<std::string>* paths) {
     group->assign({i});
     paths->assign({path});
     const std::vector<std::string>* shape =
-        !careful_ && group_small_files_ ? Groupable(i, path) : nullptr;
+        !careful_ && !by_key && group_small_files_ ? Groupable(i, path) : nullptr;
     for (uint64_t bytes = files_[i].size;
          shape != nullptr && group->back() + 1 < files_.size() && group->size() < kGroupMaxFiles;) {
       const size_t j = group->back() + 1;
@@ -160,6 +162,8 @@ class RoundRunner {
     if (!txn.ok()) return JobError(JobErrorCode::kLoad, txn.status());
     r.loaded.txn = std::move(txn).value();
     BatchLoader loader(&r.loaded.txn->connection(), spec_);
+    auto by_key = loader.WritesByKey();
+    if (!by_key.ok()) return JobError(JobErrorCode::kLoad, by_key.status());
     size_t i = 0;
     while (i < files_.size()) {
       MR_ASSIGN_OR_RETURN(std::string path, Readable(i));
@@ -170,7 +174,7 @@ class RoundRunner {
       }
       std::vector<size_t> group;
       std::vector<std::string> paths;
-      MR_RETURN_IF_ERROR(Group(i, path, &group, &paths));
+      MR_RETURN_IF_ERROR(Group(i, path, *by_key, &group, &paths));
       Result<std::vector<FileLoad>> loaded = std::vector<FileLoad>();
       if (group.size() > 1) {
         loaded = loader.LoadGroupFast(paths);

@@ -2,9 +2,13 @@
 // moments (and at each fail point) while files keep arriving; after every restart the job
 // carries on, and at the end the table holds each file's rows exactly once.
 //
-// MILLRACE_CRASH_FILES (default 2000) and MILLRACE_CRASH_SEED size and seed a run; the
-// default keeps `make test` well under two minutes, e.g. MILLRACE_CRASH_FILES=20000 for a long
-// manual run.
+// The target is a plain table, a Doris UNIQUE KEY table (rows kept by key: nothing may be
+// lost) and a Doris AGGREGATE KEY table whose `hits` column sums a 1 per row (a row loaded
+// twice would show as 2).
+//
+// MILLRACE_CRASH_FILES (default 2000 for the plain table, a fifth of it for the others) and
+// MILLRACE_CRASH_SEED size and seed a run; the default keeps `make test` well under two
+// minutes, e.g. MILLRACE_CRASH_FILES=20000 for a long manual run.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,11 +23,49 @@
 
 #include "job/job_test_util.h"
 #include "source/file_source.h"
+#include "table/create_table.h"
+#include "table/model_catalog.h"
 
 namespace millrace::job {
 namespace {
 
 constexpr int kRowsPerFile = 5;
+
+// The job's target table.
+enum class Target { kPlain, kUnique, kAggregate };
+
+std::string TargetName(const ::testing::TestParamInfo<Target>& info) {
+  switch (info.param) {
+    case Target::kPlain:
+      return "Plain";
+    case Target::kUnique:
+      return "UniqueKey";
+    case Target::kAggregate:
+      return "AggregateKey";
+  }
+  return "";
+}
+
+// Creates table t for `target` (a Doris table with its definition, as the router makes it).
+Status CreateTarget(engine::Connection& conn, Target target) {
+  std::string ddl;
+  switch (target) {
+    case Target::kPlain:
+      return conn.Execute("CREATE TABLE t (file INTEGER, line INTEGER, payload VARCHAR)");
+    case Target::kUnique:
+      ddl = "CREATE TABLE t (file INT, line INT, payload STRING) UNIQUE KEY(file, line)";
+      break;
+    case Target::kAggregate:
+      ddl =
+          "CREATE TABLE t (file INT, line INT, payload STRING REPLACE, hits INT SUM) "
+          "AGGREGATE KEY(file, line)";
+      break;
+  }
+  MR_ASSIGN_OR_RETURN(table::CreateTable create, table::ParseCreateTable(ddl));
+  create.def.database = "main";
+  MR_RETURN_IF_ERROR(conn.Execute(table::DuckDbCreateTable(create.def, false)));
+  return conn.Execute(table::RecordModelSql(create.def));
+}
 
 int EnvInt(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -71,7 +113,7 @@ class ReportingSource final : public source::FileSource {
 // Runs the job service over `db_path` until killed. On the first start it creates the table
 // and the job. Never returns.
 [[noreturn]] void RunChild(const std::string& db_path, const std::string& in_dir,
-                           const std::string& fail_points, bool create) {
+                           const std::string& fail_points, bool create, Target target) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the test
   auto points = FailPoints::Parse(fail_points);
   if (!points.ok()) _exit(3);
@@ -98,14 +140,12 @@ class ReportingSource final : public source::FileSource {
   }
   if (create) {
     auto conn = (*db)->Connect();
-    if (!conn.ok() ||
-        !(*conn)->Execute("CREATE TABLE t (file INTEGER, line INTEGER, payload VARCHAR)").ok()) {
-      _exit(6);
-    }
+    if (!conn.ok() || !CreateTarget(**conn, target).ok()) _exit(6);
     auto created = (*service)->Execute(
         "CREATE JOB crash ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
         "\"s3.max_batch_files\" = \"50\") DO INSERT INTO t SELECT CAST(c1 AS INTEGER), "
-        "CAST(c2 AS INTEGER), c3 FROM local(\"file_path\" = \"" +
+        "CAST(c2 AS INTEGER), c3" +
+        std::string(target == Target::kAggregate ? ", 1" : "") + " FROM local(\"file_path\" = \"" +
         in_dir + "/*.csv\", \"column_separator\" = \",\")");
     if (!created.ok()) {
       std::fprintf(stderr, "child: %s\n", created.status().ToString().c_str());
@@ -116,7 +156,7 @@ class ReportingSource final : public source::FileSource {
     pause();
 }
 
-class JobCrashTest : public ::testing::Test {
+class JobCrashTest : public ::testing::TestWithParam<Target> {
  protected:
   void SetUp() override {
     in_ = dir_.Join("in");
@@ -162,7 +202,7 @@ class JobCrashTest : public ::testing::Test {
   pid_t StartChild(const std::string& fail_points, bool create) {
     listings_before_child_ = Listings().size();
     const pid_t pid = fork();
-    if (pid == 0) RunChild(db_path_, in_, fail_points, create);
+    if (pid == 0) RunChild(db_path_, in_, fail_points, create, GetParam());
     return pid;
   }
 
@@ -207,6 +247,9 @@ class JobCrashTest : public ::testing::Test {
               std::to_string(files));
     EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.files"),
               std::to_string(files));
+    if (GetParam() == Target::kAggregate) {
+      EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM t WHERE hits <> 1"), "0");
+    }
   }
 
   // Waits (with the child running) until the table holds `files` files' rows.
@@ -249,8 +292,9 @@ class JobCrashTest : public ::testing::Test {
   size_t listings_before_child_ = 0;  // Listings().size() when child_ started
 };
 
-TEST_F(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
-  const int files = EnvInt("MILLRACE_CRASH_FILES", 2000);
+TEST_P(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
+  const int all_files = EnvInt("MILLRACE_CRASH_FILES", 2000);
+  const int files = GetParam() == Target::kPlain ? all_files : all_files / 5;
   std::mt19937 rng(static_cast<unsigned>(EnvInt("MILLRACE_CRASH_SEED", 20261202)));
   std::atomic<int> written{0};
   std::thread producer([&] {
@@ -288,7 +332,7 @@ TEST_F(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
 
 // Each crash window of a task, hit on purpose: the process dies there, and after a restart the
 // batch is loaded exactly once.
-TEST_F(JobCrashTest, EveryFailPointCrashWindowRecovers) {
+TEST_P(JobCrashTest, EveryFailPointCrashWindowRecovers) {
   int files = 0;
   bool created = false;
   for (const char* point : {"task.after_download", "task.before_commit", "task.after_commit"}) {
@@ -306,6 +350,10 @@ TEST_F(JobCrashTest, EveryFailPointCrashWindowRecovers) {
     ExpectExactlyOnce(files);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Targets, JobCrashTest,
+                         ::testing::Values(Target::kPlain, Target::kUnique, Target::kAggregate),
+                         TargetName);
 
 }  // namespace
 }  // namespace millrace::job

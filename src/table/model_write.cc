@@ -1,0 +1,104 @@
+#include "table/model_write.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "engine/database.h"
+#include "sql/mysql_errors.h"
+
+namespace millrace::table {
+namespace {
+
+using engine::QuoteIdentifier;
+
+// The value of a column folded over the rows of one key.
+std::string Fold(const Column& column, const std::string& name, const std::string& order) {
+  switch (column.aggregation) {
+    case Aggregation::kSum:
+      return "CAST(sum(" + name + ") AS " + column.duckdb_type + ")";
+    case Aggregation::kMax:
+      return "max(" + name + ")";
+    case Aggregation::kMin:
+      return "min(" + name + ")";
+    case Aggregation::kReplaceIfNotNull:
+      return "arg_max(" + name + ", " + order + ") FILTER (WHERE " + name + " IS NOT NULL)";
+    case Aggregation::kReplace:
+    case Aggregation::kNone:
+      return "arg_max_null(" + name + ", " + order + ")";
+  }
+  return name;
+}
+
+// The value of a column after a new row of its key (EXCLUDED) meets the table's row.
+std::string Merge(const Column& column, const std::string& name) {
+  const std::string excluded = "EXCLUDED." + name;
+  switch (column.aggregation) {
+    case Aggregation::kSum:
+      return "CASE WHEN " + excluded + " IS NULL THEN " + name + " WHEN " + name +
+             " IS NULL THEN " + excluded + " ELSE " + name + " + " + excluded + " END";
+    case Aggregation::kMax:
+      return "greatest(" + name + ", " + excluded + ")";
+    case Aggregation::kMin:
+      return "least(" + name + ", " + excluded + ")";
+    case Aggregation::kReplaceIfNotNull:
+      return "coalesce(" + excluded + ", " + name + ")";
+    case Aggregation::kReplace:
+    case Aggregation::kNone:
+      return excluded;
+  }
+  return excluded;
+}
+
+}  // namespace
+
+Result<std::string> ModelInsertSql(const TableDef& def, std::string_view target,
+                                   const std::vector<std::string>& columns, std::string_view source,
+                                   std::string_view order_column) {
+  std::string list;
+  for (const std::string& column : columns)
+    list += (list.empty() ? "" : ", ") + QuoteIdentifier(column);
+  const std::string insert = "INSERT INTO " + std::string(target) + " (" + list + ") ";
+  if (def.model == TableModel::kDuplicate) {
+    return insert + "SELECT " + list + " FROM (" + std::string(source) + ")";
+  }
+  std::string keys;
+  for (const std::string& key : def.keys) {
+    const bool given = std::any_of(columns.begin(), columns.end(),
+                                   [&](const std::string& c) { return EqualsIgnoreCase(c, key); });
+    if (!given) {
+      return sql::TableDefinitionError(
+          "key column " + key + " of " + def.name + " is not written: every key column of a " +
+          std::string(ModelName(def.model)) + " KEY table needs a value");
+    }
+    keys += (keys.empty() ? "" : ", ") + QuoteIdentifier(key);
+  }
+  const std::string order = QuoteIdentifier(order_column);
+  std::string select;
+  std::string updates;
+  for (const std::string& name : columns) {
+    const Column* column = def.FindColumn(name);
+    const std::string quoted = QuoteIdentifier(name);
+    const bool key = def.IsKey(name);
+    if (def.model == TableModel::kAggregate) {
+      select += (select.empty() ? "" : ", ") +
+                (key || column == nullptr ? quoted : Fold(*column, quoted, order));
+    }
+    if (key) continue;
+    const std::string merged = def.model == TableModel::kAggregate && column != nullptr
+                                   ? Merge(*column, quoted)
+                                   : "EXCLUDED." + quoted;
+    updates += (updates.empty() ? "" : ", ") + quoted + " = " + merged;
+  }
+  std::string sql = insert;
+  if (def.model == TableModel::kUnique) {
+    sql += "SELECT " + list + " FROM (" + std::string(source) + ") QUALIFY row_number() OVER " +
+           "(PARTITION BY " + keys + " ORDER BY " + order + " DESC) = 1";
+  } else {
+    sql += "SELECT " + select + " FROM (" + std::string(source) + ") GROUP BY " + keys;
+  }
+  sql +=
+      " ON CONFLICT (" + keys + ") DO " + (updates.empty() ? "NOTHING" : "UPDATE SET " + updates);
+  return sql;
+}
+
+}  // namespace millrace::table

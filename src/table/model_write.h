@@ -1,0 +1,35 @@
+// What a write into a table means under its model (table_def.h), as one DuckDB statement.
+//
+// Contract
+// - ModelInsertSql returns the statement that writes the rows of `source` into `target`
+//   (a table with definition `def`). `source` is a query whose columns are `columns` (names of
+//   the table's columns, in the order given) and then `order_column`, which orders its rows
+//   (a file's line number: later rows are newer).
+//   - DUPLICATE: every row is inserted.
+//   - UNIQUE: the newest row of each key is kept and replaces the table's row of that key
+//     (INSERT ... ON CONFLICT DO UPDATE of the given value columns; a value column not given
+//     keeps its value in an existing row and takes its default in a new one).
+//   - AGGREGATE: the rows of each key fold with their column's function (SUM, MAX, MIN, the
+//     newest for REPLACE, the newest non-NULL for REPLACE_IF_NOT_NULL), then fold with the
+//     table's row of that key the same way. NULLs are ignored by SUM, MAX and MIN.
+//   Reducing per key first matters: DuckDB's ON CONFLICT DO UPDATE that meets a key twice in
+//   one statement keeps the first row, silently.
+// - Every key column must be among `columns` (1105 naming the one missing): a row without its
+//   key has nowhere to go.
+// - Thread-safety: pure function.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "table/table_def.h"
+
+namespace millrace::table {
+
+Result<std::string> ModelInsertSql(const TableDef& def, std::string_view target,
+                                   const std::vector<std::string>& columns, std::string_view source,
+                                   std::string_view order_column);
+
+}  // namespace millrace::table

@@ -1,0 +1,106 @@
+// Streaming jobs into tables of each Doris model: DUPLICATE keeps every row, UNIQUE the newest
+// row per key (a later file, and a later line of one file, win), AGGREGATE folds the rows of a
+// key with each column's function, across files and tasks; a NULL key is a filtered row.
+#include <gtest/gtest.h>
+
+#include "job/job_test_util.h"
+#include "table/create_table.h"
+#include "table/model_catalog.h"
+
+namespace millrace::job {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+class TableModelLoadTest : public LocalJobTest {
+ protected:
+  // Creates `ddl` (Doris's CREATE TABLE) as the router does: the table and its definition.
+  void CreateDorisTable(const std::string& ddl) {
+    auto create = table::ParseCreateTable(ddl);
+    ASSERT_TRUE(create.ok()) << create.status().ToString();
+    create->def.database = "main";
+    engine::Connection& conn = harness_.conn();
+    ASSERT_TRUE(conn.Execute(table::DuckDbCreateTable(create->def, false)).ok());
+    ASSERT_TRUE(conn.Execute(table::RecordModelSql(create->def)).ok());
+  }
+
+  void CreateJob(const std::string& name, const std::string& insert,
+                 const std::string& properties = "") {
+    auto created =
+        harness_.Run("CREATE JOB " + name + " ON STREAMING PROPERTIES (\"max_interval\" = \"1\"" +
+                     properties + ") DO " + insert + " FROM local(\"file_path\" = \"" + in_ + "/" +
+                     name + "-*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+
+  bool WaitForFiles(const std::string& job, int files) {
+    return harness_.WaitFor([&] {
+      return harness_.QueryExpanded("SELECT count(*) FROM job_files(\"job\" = \"" + job +
+                                    "\") WHERE State = 'LOADED'") == Rows{{std::to_string(files)}};
+    });
+  }
+};
+
+TEST_F(TableModelLoadTest, UniqueKeepsTheNewestRowPerKey) {
+  CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING, `n` INT) UNIQUE KEY(`id`)");
+  // Within one file the later line wins; key 2 appears three times.
+  WriteFile(in_ + "/u-1.csv", "1,one,1\n2,two,1\n2,TWO,2\n3,three,1\n2,Two,3\n");
+  CreateJob("u", "INSERT INTO u (id, name, n) SELECT CAST(c1 AS INT), c2, CAST(c3 AS INT)");
+  ASSERT_TRUE(WaitForFiles("u", 1));
+  EXPECT_EQ(harness_.Query("SELECT id, name, n FROM u ORDER BY id"),
+            (Rows{{"1", "one", "1"}, {"2", "Two", "3"}, {"3", "three", "1"}}));
+  // A later file (in a later task) updates keys 1 and 3 and adds 4.
+  WriteFile(in_ + "/u-2.csv", "3,THREE,9\n4,four,1\n1,ONE,7\n");
+  ASSERT_TRUE(WaitForFiles("u", 2));
+  EXPECT_EQ(harness_.Query("SELECT id, name, n FROM u ORDER BY id"),
+            (Rows{{"1", "ONE", "7"}, {"2", "Two", "3"}, {"3", "THREE", "9"}, {"4", "four", "1"}}));
+  // Rows counts the file's rows, before the reduction.
+  EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Rows FROM "
+                                   "job_files(\"job\" = \"u\") ORDER BY FileName"),
+            (Rows{{"u-1.csv", "5"}, {"u-2.csv", "3"}}));
+}
+
+TEST_F(TableModelLoadTest, ANullKeyIsAFilteredRowWithItsReason) {
+  CreateDorisTable("CREATE TABLE u (`id` INT NULL, `name` STRING) UNIQUE KEY(`id`)");
+  WriteFile(in_ + "/n-1.csv", "1,one\n,nokey\n2,two\n");
+  CreateJob("n", "INSERT INTO u (id, name) SELECT CAST(c1 AS INT), c2",
+            ", \"session.insert_max_filter_ratio\" = \"0.5\"");
+  ASSERT_TRUE(WaitForFiles("n", 1));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM u ORDER BY id"),
+            (Rows{{"1", "one"}, {"2", "two"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT Line, ColumnName, Reason FROM filtered_rows(\"job\" = "
+                                   "\"n\")"),
+            (Rows{{"2", "id", "NULL value for NOT NULL column"}}));
+}
+
+TEST_F(TableModelLoadTest, AggregateFoldsEachKeyWithItsColumnsFunction) {
+  CreateDorisTable(
+      "CREATE TABLE a (`k` STRING, `hits` BIGINT SUM, `top` INT MAX, `low` INT MIN, `last` "
+      "STRING REPLACE, `seen` STRING REPLACE_IF_NOT_NULL) AGGREGATE KEY(`k`)");
+  WriteFile(in_ + "/a-1.csv", "x,1,5,5,first,s1\nx,2,9,3,second,\ny,10,1,1,only,\n");
+  CreateJob("a",
+            "INSERT INTO a SELECT c1, CAST(c2 AS BIGINT), CAST(c3 AS INT), CAST(c4 AS INT), c5, "
+            "NULLIF(c6, '')");
+  ASSERT_TRUE(WaitForFiles("a", 1));
+  EXPECT_EQ(harness_.Query("SELECT k, hits, top, low, last, coalesce(seen, 'NULL') FROM a ORDER "
+                           "BY k"),
+            (Rows{{"x", "3", "9", "3", "second", "s1"}, {"y", "10", "1", "1", "only", "NULL"}}));
+  WriteFile(in_ + "/a-2.csv", "x,4,7,1,third,\ny,,20,,,s9\nz,1,1,1,z,z\n");
+  ASSERT_TRUE(WaitForFiles("a", 2));
+  EXPECT_EQ(harness_.Query("SELECT k, hits, top, low, coalesce(last, 'NULL'), coalesce(seen, "
+                           "'NULL') FROM a ORDER BY k"),
+            (Rows{{"x", "7", "9", "1", "third", "s1"},
+                  {"y", "10", "20", "1", "NULL", "s9"},
+                  {"z", "1", "1", "1", "z", "z"}}));
+}
+
+TEST_F(TableModelLoadTest, DuplicateKeepsEveryRow) {
+  CreateDorisTable("CREATE TABLE d (`id` INT, `name` STRING) DUPLICATE KEY(`id`)");
+  WriteFile(in_ + "/d-1.csv", "1,a\n1,a\n2,b\n");
+  CreateJob("d", "INSERT INTO d SELECT CAST(c1 AS INT), c2");
+  ASSERT_TRUE(WaitForFiles("d", 1));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM d"), "3");
+}
+
+}  // namespace
+}  // namespace millrace::job
