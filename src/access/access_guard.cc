@@ -126,8 +126,7 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   if (plan.target && IsInternal(plan.target->object.schema)) {
     return sql::DatabaseAccessDeniedError(plan.target->object.schema);
   }
-  if (plan.target && plan.target->operation != "INSERT" && plan.target->operation != "UPDATE" &&
-      plan.target->operation != "DELETE") {
+  if (plan.target && !plan.target->writes_rows()) {
     const engine::RelationName& object = plan.target->object;
     NoteDdl(session, plan.target->operation + " " + plan.target->kind + " " + object.schema +
                          (object.name.empty() ? "" : "." + object.name));
@@ -218,12 +217,13 @@ Status AccessGuard::CheckReads(sql::Session& session, const std::vector<Relation
     for (const RelationName& scan : view_plan.scans)
       covered.insert(KeyOf(scan.schema, scan.name));
   }
+  // UPDATE, DELETE and MERGE (INSERT ... ON CONFLICT) read the table they write.
   const bool writes_own_table =
-      plan.target && (plan.target->operation == "UPDATE" || plan.target->operation == "DELETE");
+      plan.target && plan.target->writes_rows() && plan.target->operation != "INSERT";
   for (const RelationName& scan : plan.scans) {
     const Key key = KeyOf(scan.schema, scan.name);
     if (IsInternal(scan.schema) || direct.contains(key) || covered.contains(key)) continue;
-    // UPDATE and DELETE scan the table they change: LOAD_PRIV covers that scan.
+    // LOAD_PRIV covers the scan of the table written.
     if (writes_own_table && key == KeyOf(plan.target->object.schema, plan.target->object.name)) {
       continue;
     }
@@ -234,10 +234,7 @@ Status AccessGuard::CheckReads(sql::Session& session, const std::vector<Relation
 
 Status AccessGuard::CheckTarget(sql::Session& session, const engine::PlanTarget& target) const {
   const RelationName& object = target.object;
-  if (target.operation == "INSERT" || target.operation == "UPDATE" ||
-      target.operation == "DELETE") {
-    return Require(session, Privilege::kLoad, object.schema, object.name);
-  }
+  if (target.writes_rows()) return Require(session, Privilege::kLoad, object.schema, object.name);
   Privilege privilege = Privilege::kCreate;
   if (target.operation == "DROP") privilege = Privilege::kDrop;
   if (target.operation == "ALTER") privilege = Privilege::kAlter;
@@ -282,6 +279,10 @@ Status AccessGuard::CheckObject(sql::Session& session, sql::ObjectAction action,
 bool AccessGuard::Visible(sql::Session& session, std::string_view database,
                           std::string_view table) {
   return access_->HasAny(session.info().user, database, table);
+}
+
+bool AccessGuard::MayManageSessions(sql::Session& session) {
+  return access_->IsAdmin(session.info().user);
 }
 
 void AccessGuard::NoteDdl(sql::Session& session, std::string action) {

@@ -68,6 +68,8 @@ class AccessGuard final : public sql::StatementGuard {
   Status CheckObject(sql::Session& session, sql::ObjectAction action, std::string_view database,
                      std::string_view table) override;
   bool Visible(sql::Session& session, std::string_view database, std::string_view table) override;
+  // ADMIN_PRIV: every session (MySQL's PROCESS and SUPER).
+  bool MayManageSessions(sql::Session& session) override;
   void Executed(sql::Session& session, std::string_view statement, const Status& outcome) override;
 
  private:

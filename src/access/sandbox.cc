@@ -143,10 +143,7 @@ Status Sandbox::CheckPlan(const engine::PlanFacts& plan) const {
   static const std::set<std::string, std::less<>> kObjects = {"TABLE", "VIEW", "SCHEMA", "INDEX"};
   if (!plan.target) return Status::Ok();
   const engine::PlanTarget& target = *plan.target;
-  if (target.operation == "INSERT" || target.operation == "UPDATE" ||
-      target.operation == "DELETE") {
-    return Status::Ok();
-  }
+  if (target.writes_rows()) return Status::Ok();
   if ((target.operation == "CREATE" || target.operation == "DROP" || target.operation == "ALTER") &&
       kObjects.contains(target.kind)) {
     return Status::Ok();

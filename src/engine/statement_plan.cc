@@ -61,11 +61,14 @@ std::optional<PlanTarget> TargetOf(const std::string& root, const json& node) {
     auto it = node.find(key);
     return it != node.end() && it->is_object() ? &*it : nullptr;
   };
-  if (root == "LOGICAL_INSERT" || root == "LOGICAL_UPDATE" || root == "LOGICAL_DELETE") {
+  if (root == "LOGICAL_INSERT" || root == "LOGICAL_UPDATE" || root == "LOGICAL_DELETE" ||
+      root == "LOGICAL_MERGE_INTO") {
     const json* info = info_of("table_info");
     if (info == nullptr) return std::nullopt;
-    return PlanTarget{
-        root.substr(8), "TABLE", {StringField(*info, "schema"), StringField(*info, "table")}};
+    // INSERT ... ON CONFLICT and MERGE INTO are both a LOGICAL_MERGE_INTO.
+    return PlanTarget{root == "LOGICAL_MERGE_INTO" ? "MERGE" : root.substr(8),
+                      "TABLE",
+                      {StringField(*info, "schema"), StringField(*info, "table")}};
   }
   const json* info = info_of("info");
   if (info == nullptr) return std::nullopt;

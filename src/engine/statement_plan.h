@@ -48,9 +48,17 @@ struct ParsedFacts {
 
 // The object a statement creates, alters, drops or writes.
 struct PlanTarget {
-  std::string operation;  // "INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP"
-  std::string kind;       // "TABLE", "VIEW", "SCHEMA", "INDEX", "SEQUENCE", "SECRET", ...
-  RelationName object;    // for a schema: name is empty and schema names it
+  // "INSERT", "UPDATE", "DELETE", "MERGE" (INSERT ... ON CONFLICT, MERGE INTO), "CREATE",
+  // "ALTER", "DROP".
+  std::string operation;
+  std::string kind;     // "TABLE", "VIEW", "SCHEMA", "INDEX", "SEQUENCE", "SECRET", ...
+  RelationName object;  // for a schema: name is empty and schema names it
+
+  // True for the operations that write rows of a table (INSERT, UPDATE, DELETE, MERGE).
+  bool writes_rows() const {
+    return operation == "INSERT" || operation == "UPDATE" || operation == "DELETE" ||
+           operation == "MERGE";
+  }
 };
 
 struct PlanFacts {

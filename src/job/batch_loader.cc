@@ -199,6 +199,11 @@ Status BatchLoader::LoadTargetColumns() {
     return Status::Ok();
   }
   for (const std::string& wanted : spec_.analysis.columns) {
+    // Doris's delete sign is no column of the table: model_write.h reads it.
+    if (table::IsDeleteSign(wanted) && by_key_) {
+      targets_.push_back(TargetColumn{wanted, "INTEGER", false});
+      continue;
+    }
     auto it = std::find_if(all.begin(), all.end(),
                            [&](const TargetColumn& c) { return EqualsIgnoreCase(c.name, wanted); });
     if (it == all.end()) {
@@ -296,12 +301,14 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
       named += "TRY_CAST(" + QuoteIdentifier(stage_columns[i + 1][0]) + " AS " + targets_[i].type +
                ") AS " + QuoteIdentifier(targets_[i].name) + ", ";
     }
-    MR_ASSIGN_OR_RETURN(std::string merge,
-                        table::ModelInsertSql(*by_key_, spec_.analysis.target_table, names,
-                                              "SELECT " + named + "__millrace_row FROM " + kStage +
-                                                  " WHERE NOT (" + bad_any + ")",
-                                              "__millrace_row"));
-    if (Status merged = conn_->Execute(merge); !merged.ok()) return with_file(merged);
+    MR_ASSIGN_OR_RETURN(std::vector<std::string> writes,
+                        table::ModelWriteSql(*by_key_, spec_.analysis.target_table, names,
+                                             "SELECT " + named + "__millrace_row FROM " + kStage +
+                                                 " WHERE NOT (" + bad_any + ")",
+                                             "__millrace_row"));
+    for (const std::string& write : writes) {
+      if (Status written = conn_->Execute(write); !written.ok()) return with_file(written);
+    }
     MR_ASSIGN_OR_RETURN(
         auto good, engine::QueryTextRows(*conn_, std::string("SELECT count(*) FROM ") + kStage +
                                                      " WHERE NOT (" + bad_any + ")"));

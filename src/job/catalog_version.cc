@@ -17,7 +17,7 @@ Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& 
       {1, "offsets become JSON objects; jobs.definition is dropped"},
       {2, "the users and grants tables are created"},
       {3, "the audit log table is created"},
-      {4, "the table models table is created"},
+      {4, "the table models and load labels tables are created"},
   };
   std::vector<MigrationStep> plan;
   for (const MigrationStep& step : kSteps) {

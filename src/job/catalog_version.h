@@ -22,7 +22,8 @@ namespace millrace::job {
 //    gone; rows are inserted by column name.
 // 3: users and grants (__millrace.users, __millrace.grants).
 // 4: the audit log (__millrace.audit).
-// 5: the Doris definitions of tables (__millrace.table_models, table/model_catalog.h).
+// 5: the Doris definitions of tables (__millrace.table_models, table/model_catalog.h) and load
+//    labels (__millrace.load_labels, table/load_labels.h).
 inline constexpr int kCatalogVersion = 5;
 
 struct MigrationStep {

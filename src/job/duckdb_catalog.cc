@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "job/catalog_sql.h"
 #include "job/catalog_version.h"
+#include "table/load_labels.h"
 #include "table/model_catalog.h"
 
 namespace millrace::job {
@@ -128,7 +129,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
     case 3:
       return catalog_sql::CreateAuditTable(conn);
     case 4:
-      return conn.Execute(table::kModelTableDdl);
+      MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
+      return conn.Execute(table::kLabelTableDdl);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }
@@ -252,6 +254,7 @@ Status DuckDbCatalogStore::Open() {
       MR_RETURN_IF_ERROR(catalog_sql::CreateUserTables(conn));
       MR_RETURN_IF_ERROR(catalog_sql::CreateAuditTable(conn));
       MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
+      MR_RETURN_IF_ERROR(conn.Execute(table::kLabelTableDdl));
       return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
                           std::to_string(kCatalogVersion) + ")");
     });

@@ -219,6 +219,8 @@ Status MySqlSession::CommandLoop() {
     Result<Packet> packet = ReadPacket(env_.options->idle_timeout);
     idle_ = false;
     if (!packet.ok()) return packet.status();
+    // KILL CONNECTION of this session while it waited: it ends without running more.
+    if (session_->killed()) return Status::Ok();
     if (packet->payload.empty()) {
       env_.metrics->protocol_errors->Add();
       return Status::InvalidArgument("empty command packet");
@@ -250,6 +252,7 @@ Status MySqlSession::CommandLoop() {
         break;
     }
     MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
+    if (session_->killed()) return Status::Ok();  // KILL CONNECTION: closed after its answer
   }
   return Status::Ok();
 }

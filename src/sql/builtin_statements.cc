@@ -286,6 +286,17 @@ Result<StatementResult> Describe(const StatementContext& ctx, Cursor& c) {
   return DescribeTable(ctx.session, name, filter, false);
 }
 
+// DESC FUNCTION fn(...): the columns the table-function call returns (for S3() and local(),
+// the schema its files load with), as Doris shows them.
+Result<StatementResult> DescribeFunction(const StatementContext& ctx, Cursor& c) {
+  if (c.Done()) return c.Expected("a table function call");
+  return ctx.session.ExecuteClientSql(
+      "SELECT column_name AS \"Field\", column_type AS \"Type\", CASE WHEN \"null\" = 'YES' "
+      "THEN 'Yes' ELSE 'No' END AS \"Null\", 'false' AS \"Key\", \"default\" AS \"Default\", "
+      "'' AS \"Extra\" FROM (DESCRIBE SELECT * FROM " +
+      std::string(c.Rest()) + ")");
+}
+
 Result<StatementResult> ShowCreateTable(const StatementContext& ctx, Cursor& c) {
   MR_ASSIGN_OR_RETURN(TableName name, ParseTableName(c));
   MR_RETURN_IF_ERROR(c.ExpectEnd());
@@ -300,6 +311,70 @@ Result<StatementResult> ShowCreateTable(const StatementContext& ctx, Cursor& c) 
       " UNION ALL SELECT view_name, rtrim(sql, ';') FROM duckdb_views() WHERE database_name = "
       "current_database() AND NOT internal AND " +
       CurrentCatalogTable("schema_name", db, "view_name", name.table));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions and catalogs
+
+// SHOW [FULL] PROCESSLIST: MySQL's columns; a user without the right to manage sessions
+// (StatementGuard::MayManageSessions) sees its own sessions only.
+Result<StatementResult> ShowProcessList(const StatementContext& ctx, Cursor& c, bool full) {
+  MR_RETURN_IF_ERROR(c.ExpectEnd());
+  Session& session = ctx.session;
+  const bool all = session.MayManageSessions();
+  std::vector<std::vector<std::string>> rows;
+  for (const ProcessInfo& p : session.router().Processes()) {
+    if (!all && p.user != session.info().user) continue;
+    std::string info = p.statement;
+    if (!full && info.size() > 100) info.resize(100);
+    rows.push_back({std::to_string(p.id), Quote(p.user), Quote(p.host),
+                    p.database ? Quote(*p.database) : "NULL", p.running ? "'Query'" : "'Sleep'",
+                    std::to_string(p.seconds), p.running ? "'executing'" : "''",
+                    p.running ? Quote(info) : "NULL"});
+  }
+  return session.ExecuteDuckDb(ValuesTable({{"Id", "BIGINT"},
+                                            {"User", "VARCHAR"},
+                                            {"Host", "VARCHAR"},
+                                            {"db", "VARCHAR"},
+                                            {"Command", "VARCHAR"},
+                                            {"Time", "BIGINT"},
+                                            {"State", "VARCHAR"},
+                                            {"Info", "VARCHAR"}},
+                                           rows) +
+                               " ORDER BY \"Id\"");
+}
+
+// KILL [CONNECTION | QUERY] id: a user may kill its own sessions' statements; another user's
+// need the right to manage sessions (1095 otherwise, as MySQL says).
+Result<StatementResult> KillStatement(const StatementContext& ctx, Cursor& c) {
+  const bool query_only = c.Accept("QUERY");
+  if (!query_only) c.Accept("CONNECTION");
+  MR_ASSIGN_OR_RETURN(int64_t id, c.Integer("a connection id"));
+  MR_RETURN_IF_ERROR(c.ExpectEnd());
+  Session& session = ctx.session;
+  if (!session.MayManageSessions()) {
+    bool own = false;
+    for (const ProcessInfo& p : session.router().Processes()) {
+      if (p.id == static_cast<uint64_t>(id)) own = p.user == session.info().user;
+    }
+    if (!own) return NotOwnerOfThreadError(static_cast<uint32_t>(id));
+  }
+  MR_RETURN_IF_ERROR(session.router().Kill(static_cast<uint32_t>(id), !query_only));
+  return Ok();
+}
+
+// SHOW CATALOGS: Doris's internal catalog is the one catalog here.
+Result<StatementResult> ShowCatalogs(const StatementContext& ctx, Cursor& c) {
+  return ShowValues(
+      ctx, c,
+      {{"CatalogId", "BIGINT"},
+       {"CatalogName", "VARCHAR"},
+       {"Type", "VARCHAR"},
+       {"IsCurrent", "VARCHAR"},
+       {"CreateTime", "VARCHAR"},
+       {"LastUpdateTime", "VARCHAR"},
+       {"Comment", "VARCHAR"}},
+      {{"0", "'internal'", "'internal'", "'Yes'", "NULL", "NULL", "'Doris internal catalog'"}});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,6 +549,8 @@ void RegisterBuiltinStatements(Router& router) {
   }
   Add(router, {"DESC"}, Describe);
   Add(router, {"DESCRIBE"}, Describe);
+  Add(router, {"DESC", "FUNCTION"}, DescribeFunction);
+  Add(router, {"DESCRIBE", "FUNCTION"}, DescribeFunction);
   Add(router, {"SHOW", "CREATE", "TABLE"}, ShowCreateTable);
   Add(router, {"SHOW", "CREATE", "VIEW"}, ShowCreateTable);
   Add(router, {"SHOW", "VARIABLES"}, ShowVariables);
@@ -483,6 +560,12 @@ void RegisterBuiltinStatements(Router& router) {
   }
   // DuckDB transactions are snapshot-isolated; MySQL's isolation levels are accepted and kept.
   Add(router, {"SET", "TRANSACTION"}, [](auto&, Cursor&) { return Ok(); });
+  Add(router, {"SHOW", "PROCESSLIST"},
+      [](auto& ctx, Cursor& c) { return ShowProcessList(ctx, c, false); });
+  Add(router, {"SHOW", "FULL", "PROCESSLIST"},
+      [](auto& ctx, Cursor& c) { return ShowProcessList(ctx, c, true); });
+  Add(router, {"KILL"}, KillStatement);
+  Add(router, {"SHOW", "CATALOGS"}, ShowCatalogs);
   Add(router, {"SHOW", "WARNINGS"}, ShowDiagnostics, /*preserves_diagnostics=*/true);
   Add(router, {"SHOW", "ERRORS"}, ShowDiagnostics, /*preserves_diagnostics=*/true);
   Add(router, {"SHOW", "COLLATION"}, ShowCollation);

@@ -167,6 +167,15 @@ Status DatabaseMissingError(std::string_view name) {
       kErDbDropExists);
 }
 
+Status UnknownThreadError(uint32_t id) {
+  return WithErrno(Status::NotFound("Unknown thread id: " + std::to_string(id)), kErNoSuchThread);
+}
+
+Status NotOwnerOfThreadError(uint32_t id) {
+  return WithErrno(Status::PermissionDenied("You are not owner of thread " + std::to_string(id)),
+                   kErKillDenied);
+}
+
 Status TableDefinitionError(std::string_view detail) {
   return WithErrno(Status::InvalidArgument(std::string(detail)), kErUnknown);
 }

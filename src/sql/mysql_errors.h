@@ -54,6 +54,8 @@ inline constexpr uint16_t kErParse = 1064;
 inline constexpr uint16_t kErEmptyQuery = 1065;
 inline constexpr uint16_t kErPasswordNoMatch = 1133;
 inline constexpr uint16_t kErUnknown = 1105;
+inline constexpr uint16_t kErNoSuchThread = 1094;
+inline constexpr uint16_t kErKillDenied = 1095;
 inline constexpr uint16_t kErNonexistingGrant = 1141;
 inline constexpr uint16_t kErTableAccessDenied = 1142;
 inline constexpr uint16_t kErNoSuchTable = 1146;
@@ -89,6 +91,10 @@ Status UnknownSystemVariableError(std::string_view name);
 Status WrongValueForVariableError(std::string_view name, std::string_view value);
 Status EmptyQueryError();
 Status SyntaxError(std::string_view detail);
+// 1094 (HY000) "Unknown thread id: <id>": KILL of no session.
+Status UnknownThreadError(uint32_t id);
+// 1095 (HY000) "You are not owner of thread <id>": KILL of another user's session.
+Status NotOwnerOfThreadError(uint32_t id);
 // 1105 (HY000): a table definition that parses but cannot be made, and why ("key column c9 is
 // not a column of the table").
 Status TableDefinitionError(std::string_view detail);

@@ -320,11 +320,49 @@ Session::Session(Router* router, std::unique_ptr<engine::Connection> conn, Sessi
       variables_(router->variables_) {
   MutexLock lock(&router_->mu_);
   router_->session_users_[conn_->id()] = info_.user;
+  router_->activities_[this] =
+      Router::Activity{this, std::nullopt, "", router_->options_.clock->SteadyNow(), false};
 }
 
 Session::~Session() {
   MutexLock lock(&router_->mu_);
   router_->session_users_.erase(conn_->id());
+  router_->activities_.erase(this);
+}
+
+bool Session::killed() const {
+  MutexLock lock(&router_->mu_);
+  auto it = router_->activities_.find(this);
+  return it != router_->activities_.end() && it->second.killed;
+}
+
+std::vector<ProcessInfo> Router::Processes() const {
+  const Clock::SteadyTime now = options_.clock->SteadyNow();
+  MutexLock lock(&mu_);
+  std::vector<ProcessInfo> out;
+  for (const auto& [session, activity] : activities_) {
+    const SessionInfo& info = session->info();
+    out.push_back(ProcessInfo{
+        info.connection_id, info.user, info.host, activity.database, !activity.statement.empty(),
+        std::chrono::duration_cast<std::chrono::seconds>(now - activity.since).count(),
+        activity.statement});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ProcessInfo& a, const ProcessInfo& b) { return a.id < b.id; });
+  return out;
+}
+
+Status Router::Kill(uint32_t id, bool end_session) {
+  MutexLock lock(&mu_);
+  for (auto& [session, activity] : activities_) {
+    if (session->info().connection_id != id) continue;
+    if (end_session) activity.killed = true;
+    // Under mu_: the session cannot end meanwhile (~Session takes mu_); interrupting does not
+    // wait for the statement.
+    activity.session->Interrupt();
+    return Status::Ok();
+  }
+  return UnknownThreadError(id);
 }
 
 std::optional<std::string> Router::SessionUser(uint64_t connection_id) const {
@@ -351,6 +389,7 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
     }
   }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
+  SetActivity(router_->LoggableStatement(statement));
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
@@ -358,7 +397,17 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   if (const std::shared_ptr<StatementGuard> guard = router_->guard(); guard != nullptr) {
     guard->Executed(*this, statement, result.status());
   }
+  SetActivity("");
   return result;
+}
+
+void Session::SetActivity(std::string statement) {
+  const Clock::SteadyTime now = router_->options_.clock->SteadyNow();
+  MutexLock lock(&router_->mu_);
+  Router::Activity& activity = router_->activities_[this];
+  activity.statement = std::move(statement);
+  activity.database = database_;
+  activity.since = now;
 }
 
 Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
@@ -379,6 +428,11 @@ Status Session::CheckObject(ObjectAction action, std::string_view database,
                             std::string_view table) {
   const std::shared_ptr<StatementGuard> guard = router_->guard();
   return guard == nullptr ? Status::Ok() : guard->CheckObject(*this, action, database, table);
+}
+
+bool Session::MayManageSessions() {
+  const std::shared_ptr<StatementGuard> guard = router_->guard();
+  return guard == nullptr || guard->MayManageSessions(*this);
 }
 
 bool Session::Visible(std::string_view database, std::string_view table) {

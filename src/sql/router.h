@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "common/thread_annotations.h"
 #include "engine/database.h"
@@ -99,7 +100,20 @@ struct SessionInfo {
   bool tls = false;  // the connection is encrypted
 };
 
+// A client session as SHOW PROCESSLIST shows it.
+struct ProcessInfo {
+  uint32_t id = 0;  // the MySQL connection id
+  std::string user;
+  std::string host;
+  std::optional<std::string> database;
+  bool running = false;   // a statement runs ("Query"), or the session waits ("Sleep")
+  int64_t seconds = 0;    // in that state
+  std::string statement;  // the running statement as it may be logged; "" when idle
+};
+
 struct RouterOptions {
+  // Time for SHOW PROCESSLIST (how long a session has been in its state); borrowed.
+  Clock* clock = Clock::Real();
   std::string server_version;   // reported as @@version and in the handshake
   std::string version_comment;  // @@version_comment
   // Extra or overriding system variables (the server's port, timeouts, packet size).
@@ -145,6 +159,12 @@ class Router {
   // The user of the session whose DuckDB connection has `connection_id` (engine::Connection::
   // id()); nullopt for a connection that is no session's (Millrace's own).
   std::optional<std::string> SessionUser(uint64_t connection_id) const EXCLUDES(mu_);
+  // The client sessions, by id.
+  std::vector<ProcessInfo> Processes() const EXCLUDES(mu_);
+  // KILL QUERY (`end_session` false): interrupts the statement session `id` runs, if any; it
+  // fails with 1317 and the session goes on. KILL [CONNECTION]: the same, and the session ends
+  // at its next command. NOT_FOUND (1094) when no session has that id.
+  Status Kill(uint32_t id, bool end_session) EXCLUDES(mu_);
   bool IsHiddenDatabase(std::string_view name) const;
   // `main`, `pg_catalog` and RouterOptions::hidden_databases.
   std::vector<std::string> HiddenDatabases() const;
@@ -165,6 +185,15 @@ class Router {
       GUARDED_BY(mu_);
   std::shared_ptr<StatementGuard> guard_ GUARDED_BY(mu_);
   std::map<uint64_t, std::string> session_users_ GUARDED_BY(mu_);  // connection id -> user
+  // What each session is doing (SHOW PROCESSLIST, KILL).
+  struct Activity {
+    Session* session = nullptr;
+    std::optional<std::string> database;
+    std::string statement;  // "" when idle
+    Clock::SteadyTime since;
+    bool killed = false;
+  };
+  std::map<const Session*, Activity> activities_ GUARDED_BY(mu_);
 };
 
 class Session {
@@ -187,6 +216,8 @@ class Session {
   Status CheckObject(ObjectAction action, std::string_view database, std::string_view table);
   // Whether SHOW lists the object; true without a guard.
   bool Visible(std::string_view database, std::string_view table);
+  // The guard's StatementGuard::MayManageSessions; true without a guard.
+  bool MayManageSessions();
   // Records an error raised after Execute returned (while streaming rows).
   void RecordError(const Status& status);
 
@@ -211,10 +242,14 @@ class Session {
 
   // Cancels the running statement from any thread; it fails with MySQL error 1317.
   void Interrupt() { conn_->Interrupt(); }
+  // True once KILL [CONNECTION] named this session: the server closes it.
+  bool killed() const;
 
  private:
   friend class Router;
   Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
+  // Records what the session does now, for SHOW PROCESSLIST ("" when idle).
+  void SetActivity(std::string statement);
   // Runs an expanded statement; its resources live until its rows are consumed.
   Result<StatementResult> Run(TableFunctionRegistry::Rewritten rewritten);
 

@@ -43,6 +43,9 @@ class StatementGuard {
   virtual Status CheckObject(Session& session, ObjectAction action, std::string_view database,
                              std::string_view table) = 0;
   virtual bool Visible(Session& session, std::string_view database, std::string_view table) = 0;
+  // True when the session's user may see and kill every session (SHOW PROCESSLIST, KILL);
+  // otherwise only its own.
+  virtual bool MayManageSessions(Session& session) = 0;
   // After each statement of a client, with its outcome (for the audit log).
   virtual void Executed(Session& session, std::string_view statement, const Status& outcome) = 0;
 };

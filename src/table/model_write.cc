@@ -1,6 +1,7 @@
 #include "table/model_write.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/strings.h"
 #include "engine/database.h"
@@ -51,26 +52,52 @@ std::string Merge(const Column& column, const std::string& name) {
 
 }  // namespace
 
-Result<std::string> ModelInsertSql(const TableDef& def, std::string_view target,
-                                   const std::vector<std::string>& columns, std::string_view source,
-                                   std::string_view order_column) {
+bool IsDeleteSign(std::string_view column) {
+  return EqualsIgnoreCase(column, kDeleteSign);
+}
+
+Result<std::vector<std::string>> ModelWriteSql(const TableDef& def, std::string_view target,
+                                               const std::vector<std::string>& given,
+                                               std::string_view source,
+                                               std::string_view order_column) {
+  std::vector<std::string> columns;
+  std::optional<std::string> sign;
+  for (const std::string& column : given) {
+    if (IsDeleteSign(column)) {
+      sign = column;
+    } else {
+      columns.push_back(column);
+    }
+  }
+  if (sign && def.model != TableModel::kUnique) {
+    return sql::TableDefinitionError(std::string(kDeleteSign) +
+                                     " deletes rows of UNIQUE KEY "
+                                     "tables only; " +
+                                     def.name + " is " + std::string(ModelName(def.model)) +
+                                     " KEY");
+  }
   std::string list;
   for (const std::string& column : columns)
     list += (list.empty() ? "" : ", ") + QuoteIdentifier(column);
   const std::string insert = "INSERT INTO " + std::string(target) + " (" + list + ") ";
   if (def.model == TableModel::kDuplicate) {
-    return insert + "SELECT " + list + " FROM (" + std::string(source) + ")";
+    return std::vector<std::string>{insert + "SELECT " + list + " FROM (" + std::string(source) +
+                                    ")"};
   }
   std::string keys;
+  std::string key_match;
   for (const std::string& key : def.keys) {
-    const bool given = std::any_of(columns.begin(), columns.end(),
-                                   [&](const std::string& c) { return EqualsIgnoreCase(c, key); });
-    if (!given) {
+    const bool written = std::any_of(columns.begin(), columns.end(), [&](const std::string& c) {
+      return EqualsIgnoreCase(c, key);
+    });
+    if (!written) {
       return sql::TableDefinitionError(
           "key column " + key + " of " + def.name + " is not written: every key column of a " +
           std::string(ModelName(def.model)) + " KEY table needs a value");
     }
     keys += (keys.empty() ? "" : ", ") + QuoteIdentifier(key);
+    key_match += (key_match.empty() ? "" : " AND ") + std::string(target) + "." +
+                 QuoteIdentifier(key) + " = __millrace_newest." + QuoteIdentifier(key);
   }
   const std::string order = QuoteIdentifier(order_column);
   std::string select;
@@ -89,16 +116,24 @@ Result<std::string> ModelInsertSql(const TableDef& def, std::string_view target,
                                    : "EXCLUDED." + quoted;
     updates += (updates.empty() ? "" : ", ") + quoted + " = " + merged;
   }
-  std::string sql = insert;
-  if (def.model == TableModel::kUnique) {
-    sql += "SELECT " + list + " FROM (" + std::string(source) + ") QUALIFY row_number() OVER " +
-           "(PARTITION BY " + keys + " ORDER BY " + order + " DESC) = 1";
-  } else {
-    sql += "SELECT " + select + " FROM (" + std::string(source) + ") GROUP BY " + keys;
-  }
-  sql +=
+  const std::string conflict =
       " ON CONFLICT (" + keys + ") DO " + (updates.empty() ? "NOTHING" : "UPDATE SET " + updates);
-  return sql;
+  if (def.model == TableModel::kAggregate) {
+    return std::vector<std::string>{insert + "SELECT " + select + " FROM (" + std::string(source) +
+                                    ") GROUP BY " + keys + conflict};
+  }
+  const std::string newest = "(SELECT * FROM (" + std::string(source) +
+                             ") QUALIFY row_number() OVER (PARTITION BY " + keys + " ORDER BY " +
+                             order + " DESC) = 1)";
+  if (!sign) {
+    return std::vector<std::string>{insert + "SELECT " + list + " FROM " + newest + conflict};
+  }
+  const std::string sign_value = "TRY_CAST(" + QuoteIdentifier(*sign) + " AS INTEGER) = 1";
+  return std::vector<std::string>{"DELETE FROM " + std::string(target) + " USING " + newest +
+                                      " AS __millrace_newest WHERE TRY_CAST(__millrace_newest." +
+                                      QuoteIdentifier(*sign) + " AS INTEGER) = 1 AND " + key_match,
+                                  insert + "SELECT " + list + " FROM " + newest + " WHERE (" +
+                                      sign_value + ") IS NOT TRUE" + conflict};
 }
 
 }  // namespace millrace::table

@@ -16,7 +16,11 @@
 //   one statement keeps the first row, silently.
 // - Every key column must be among `columns` (1105 naming the one missing): a row without its
 //   key has nowhere to go.
-// - Thread-safety: pure function.
+// - Doris's delete sign: when `columns` holds kDeleteSign (any case; not a column of the
+//   table), a UNIQUE table's key whose newest row has the sign 1 is deleted, and the keys whose
+//   newest row has it 0 or NULL are written as above. ModelWriteSql then returns two statements,
+//   the DELETE first, to run in one transaction; the sign on another model is 1105.
+// - Thread-safety: pure functions.
 #pragma once
 
 #include <string>
@@ -28,8 +32,15 @@
 
 namespace millrace::table {
 
-Result<std::string> ModelInsertSql(const TableDef& def, std::string_view target,
-                                   const std::vector<std::string>& columns, std::string_view source,
-                                   std::string_view order_column);
+inline constexpr std::string_view kDeleteSign = "__DORIS_DELETE_SIGN__";
+
+// The statements writing `source` into `target` under def's model, in order (one, or with the
+// delete sign two).
+Result<std::vector<std::string>> ModelWriteSql(const TableDef& def, std::string_view target,
+                                               const std::vector<std::string>& columns,
+                                               std::string_view source,
+                                               std::string_view order_column);
+// True when `column` names the delete sign.
+bool IsDeleteSign(std::string_view column);
 
 }  // namespace millrace::table

@@ -2,11 +2,15 @@
 
 #include <functional>
 
+#include "common/clock.h"
+#include "engine/duckdb_status.h"
 #include "sql/mysql_errors.h"
 #include "sql/statement_support.h"
 #include "table/create_table.h"
 #include "table/doris_types.h"
+#include "table/load_labels.h"
 #include "table/model_catalog.h"
+#include "table/model_write.h"
 
 namespace millrace::table {
 namespace {
@@ -231,9 +235,152 @@ Result<StatementResult> Describe(Session& session, const TableDef& def) {
                                                 rows));
 }
 
+// INSERT INTO a Doris table that keeps rows by key: the rows are numbered in the order the
+// statement gives them and written by the model (model_write.h). INSERT INTO t WITH LABEL l:
+// the label is recorded in the INSERT's transaction (load_labels.h). Any other INSERT goes to
+// DuckDB as written.
+class InsertHandler final : public sql::StatementHandler {
+ public:
+  Result<StatementResult> Execute(const StatementContext& ctx) override {
+    Session& session = ctx.session;
+    MR_ASSIGN_OR_RETURN(std::optional<Plan> plan, Rewrite(ctx));
+    if (!plan) return session.ExecuteClientSql(ctx.sql);
+    if (!plan->label && plan->writes.size() == 1) {
+      return session.ExecuteClientSql(plan->writes.front());
+    }
+    int64_t affected = 0;
+    MR_RETURN_IF_ERROR(InTransaction(session, [&]() -> Status {
+      if (plan->label) {
+        const int64_t now_us = MicrosSinceEpoch(session.router().options().clock->WallNow());
+        Status recorded =
+            session
+                .ExecuteDuckDb(RecordLabelSql(plan->database, *plan->label, plan->table,
+                                              session.info().user, now_us))
+                .status();
+        const ErrorDetail detail = recorded.detail();
+        if (detail.domain == ErrorDomain::kDuckDb &&
+            detail.reason == static_cast<int32_t>(engine::DuckDbReason::kDuplicateKey)) {
+          return sql::TableDefinitionError("Label [" + *plan->label + "] has already been used.");
+        }
+        MR_RETURN_IF_ERROR(recorded);
+      }
+      for (const std::string& write : plan->writes) {
+        MR_ASSIGN_OR_RETURN(StatementResult result, session.ExecuteClientSql(write));
+        affected += result.affected_rows;
+      }
+      return Status::Ok();
+    }));
+    StatementResult result;
+    result.affected_rows = affected;
+    return result;
+  }
+
+ private:
+  struct Plan {
+    std::string database;
+    std::string table;
+    std::optional<std::string> label;
+    std::vector<std::string> writes;  // the statements, in order
+  };
+
+  // What the INSERT becomes, or nullopt to run it as written.
+  static Result<std::optional<Plan>> Rewrite(const StatementContext& ctx) {
+    Cursor c(ctx, 1);
+    if (!c.Accept("INTO")) return std::optional<Plan>();
+    const size_t name_start = c.index();
+    auto name = sql::ParseTableName(c);
+    if (!name.ok()) return std::optional<Plan>();
+    const std::string written_name(c.TextSince(name_start));
+    Session& session = ctx.session;
+    auto database = sql::ResolveDatabase(session, name->database);
+    if (!database.ok()) return std::optional<Plan>();
+    Plan plan{*database, name->table, std::nullopt, {}};
+    if (c.Accept("WITH")) {
+      MR_RETURN_IF_ERROR(c.Expect("LABEL"));
+      MR_ASSIGN_OR_RETURN(std::string label, c.Name("a label"));
+      plan.label = std::move(label);
+    }
+    const size_t after_label = c.index();
+    MR_ASSIGN_OR_RETURN(std::optional<TableDef> def,
+                        LoadModel(session.connection(), *database, name->table));
+    if (!def || def->model == TableModel::kDuplicate) {
+      if (!plan.label) return std::optional<Plan>();
+      plan.writes.push_back("INSERT INTO " + written_name + " " + std::string(c.Rest()));
+      return std::optional<Plan>(std::move(plan));
+    }
+    std::vector<std::string> columns;
+    const sql::Token* next = c.Peek();
+    const bool listed = next != nullptr && next->Text(ctx.sql) == "(" &&
+                        c.index() + 1 < ctx.tokens.size() &&
+                        sql::IsIdentifier(ctx.tokens[c.index() + 1]) &&
+                        !sql::IsKeyword(ctx.sql, ctx.tokens[c.index() + 1], "SELECT") &&
+                        !sql::IsKeyword(ctx.sql, ctx.tokens[c.index() + 1], "WITH");
+    if (listed) {
+      c.Skip();
+      do {
+        MR_ASSIGN_OR_RETURN(std::string column, c.Identifier("a column name"));
+        columns.push_back(std::move(column));
+      } while (c.AcceptPunct(","));
+      MR_RETURN_IF_ERROR(c.ExpectPunct(")"));
+    } else {
+      for (const Column& column : def->columns)
+        columns.push_back(column.name);
+    }
+    // DuckDB's own forms (BY NAME, DEFAULT VALUES, ON CONFLICT, RETURNING) go to DuckDB.
+    const sql::Token* source = c.Peek();
+    if (source == nullptr ||
+        !(sql::IsKeyword(ctx.sql, *source, "VALUES") ||
+          sql::IsKeyword(ctx.sql, *source, "SELECT") || sql::IsKeyword(ctx.sql, *source, "WITH") ||
+          sql::IsKeyword(ctx.sql, *source, "FROM"))) {
+      if (!plan.label) return std::optional<Plan>();
+      plan.writes.push_back("INSERT INTO " + written_name + " " +
+                            std::string(ctx.sql.substr(ctx.tokens[after_label].begin)));
+      return std::optional<Plan>(std::move(plan));
+    }
+    std::string aliases;
+    for (const std::string& column : columns)
+      aliases += (aliases.empty() ? "" : ", ") + engine::QuoteIdentifier(column);
+    MR_ASSIGN_OR_RETURN(
+        plan.writes,
+        ModelWriteSql(*def,
+                      engine::QuoteIdentifier(*database) + "." + engine::QuoteIdentifier(def->name),
+                      columns,
+                      "SELECT *, row_number() OVER () AS __millrace_row FROM (" +
+                          std::string(c.Rest()) + ") AS __millrace_src(" + aliases + ")",
+                      "__millrace_row"));
+    return std::optional<Plan>(std::move(plan));
+  }
+};
+
+// SHOW LOAD [FROM db] [WHERE LABEL = 'l']: the labelled INSERTs of a database.
+class ShowLoadHandler final : public sql::StatementHandler {
+ public:
+  Result<StatementResult> Execute(const StatementContext& ctx) override {
+    Cursor c(ctx, 2);
+    std::optional<std::string> database;
+    if (c.Accept("FROM") || c.Accept("IN")) {
+      MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a database name"));
+      database = std::move(name);
+    }
+    std::string label;
+    if (c.Accept("WHERE")) {
+      MR_RETURN_IF_ERROR(c.Expect("LABEL"));
+      MR_RETURN_IF_ERROR(c.ExpectPunct("="));
+      MR_ASSIGN_OR_RETURN(label, c.Name("a label"));
+    }
+    MR_RETURN_IF_ERROR(c.ExpectEnd());
+    Session& session = ctx.session;
+    MR_ASSIGN_OR_RETURN(std::string db, sql::ResolveDatabase(session, database));
+    MR_RETURN_IF_ERROR(session.CheckObject(sql::ObjectAction::kShow, db, ""));
+    return session.ExecuteDuckDb(LabelRowsSql(db, label));
+  }
+};
+
 }  // namespace
 
 void RegisterTableStatements(sql::Router* router) {
+  router->RegisterStatement({"INSERT"}, std::make_shared<InsertHandler>());
+  router->RegisterStatement({"SHOW", "LOAD"}, std::make_shared<ShowLoadHandler>());
   router->RegisterStatement({"CREATE", "TABLE"}, std::make_shared<CreateTableHandler>());
   const std::vector<std::pair<std::vector<std::string>, DorisTableHandler::Answer>> wrapped = {
       {{"SHOW", "CREATE", "TABLE"}, ShowCreate},

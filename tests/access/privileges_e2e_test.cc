@@ -68,6 +68,19 @@ TEST_F(PrivilegesE2ETest, EachStatementKindNeedsItsPrivilege) {
             "1142: LOAD_PRIV command denied to user 'k_reader'@'127.0.0.1' for table 'k.t'");
   EXPECT_EQ(ErrorOf(reader.get(), "DELETE FROM k.t"),
             "1142: LOAD_PRIV command denied to user 'k_reader'@'127.0.0.1' for table 'k.t'");
+  // An upsert writes too: DuckDB plans INSERT ... ON CONFLICT and MERGE INTO as one merge.
+  Root("CREATE TABLE k.pk (id INT PRIMARY KEY, n INT)");
+  Root("GRANT SELECT_PRIV ON k.pk TO k_reader");
+  EXPECT_EQ(
+      ErrorOf(reader.get(), "INSERT INTO k.pk VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = 2"),
+      "1142: LOAD_PRIV command denied to user 'k_reader'@'127.0.0.1' for table 'k.pk'");
+  EXPECT_EQ(ErrorOf(reader.get(), "INSERT INTO k.pk VALUES (1, 1) ON CONFLICT DO NOTHING"),
+            "1142: LOAD_PRIV command denied to user 'k_reader'@'127.0.0.1' for table 'k.pk'");
+  EXPECT_NE(ErrorOf(reader.get(),
+                    "MERGE INTO k.pk USING (SELECT 1 AS id) s ON k.pk.id = s.id WHEN MATCHED "
+                    "THEN DELETE"),
+            "");
+  EXPECT_EQ(Rows(root(), "SELECT count(*) FROM k.pk"), (access::Rows{{"0"}}));
   EXPECT_EQ(ErrorOf(reader.get(), "CREATE TABLE k.u (a INT)"),
             "1142: CREATE_PRIV command denied to user 'k_reader'@'127.0.0.1' for table 'k.u'");
   EXPECT_EQ(ErrorOf(reader.get(), "ALTER TABLE k.t ADD COLUMN b INT"),
@@ -82,6 +95,11 @@ TEST_F(PrivilegesE2ETest, EachStatementKindNeedsItsPrivilege) {
   MysqlPtr loader = NewUser("k_loader", {"LOAD_PRIV ON k.t"});
   EXPECT_EQ(ErrorOf(loader.get(), "INSERT INTO k.t VALUES (2)"), "");
   EXPECT_EQ(ErrorOf(loader.get(), "DELETE FROM k.t WHERE a = 2"), "");
+  Root("GRANT LOAD_PRIV ON k.pk TO k_loader");
+  EXPECT_EQ(ErrorOf(loader.get(),
+                    "INSERT INTO k.pk VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET "
+                    "n = EXCLUDED.n"),
+            "");
   EXPECT_EQ(ErrorOf(loader.get(), "SELECT * FROM k.t"),
             "1142: SELECT_PRIV command denied to user 'k_loader'@'127.0.0.1' for table 'k.t'");
   // Reading the table it writes from another table needs SELECT there.
@@ -189,6 +207,21 @@ TEST_F(PrivilegesE2ETest, TableDatabaseAndGlobalLevels) {
   EXPECT_EQ(ErrorOf(table.get(), "CREATE TABLE l1.copy AS SELECT * FROM information_schema.tables")
                 .substr(0, 5),
             "1290:");
+}
+
+TEST_F(PrivilegesE2ETest, SessionsAreAUsersOwnUnlessItIsAnAdministrator) {
+  MysqlPtr user = NewUser("watcher", {});
+  const std::string root_id = std::to_string(mysql_thread_id(root()));
+  const std::string own_id = std::to_string(mysql_thread_id(user.get()));
+  const access::Rows listed = Rows(user.get(), "SHOW PROCESSLIST");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0][0], own_id);
+  EXPECT_EQ(listed[0][1], "watcher");
+  EXPECT_GE(Rows(root(), "SHOW PROCESSLIST").size(), 2u);
+  EXPECT_EQ(ErrorOf(user.get(), "KILL QUERY " + root_id),
+            "1095: You are not owner of thread " + root_id);
+  EXPECT_EQ(ErrorOf(user.get(), "KILL QUERY " + own_id), "");
+  EXPECT_EQ(Rows(user.get(), "SELECT 1"), (access::Rows{{"1"}})) << "an idle session goes on";
 }
 
 TEST_F(PrivilegesE2ETest, AViewIsCheckedOnTheView) {

@@ -65,6 +65,20 @@ TEST_F(StatementPlanTest, ShowsInsideAQueryAreReportedAsWhatTheyRead) {
   EXPECT_THAT((*parsed)->relations, Contains(RelationName{"s", "t"}));
 }
 
+TEST_F(StatementPlanTest, UpsertsAreMergesOfTheirTable) {
+  ASSERT_TRUE(conn_->Execute("CREATE TABLE s.pk (id INTEGER PRIMARY KEY, n INTEGER)").ok());
+  for (const char* sql :
+       {"INSERT INTO s.pk VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = EXCLUDED.n",
+        "INSERT INTO s.pk VALUES (1, 1) ON CONFLICT DO NOTHING",
+        "INSERT OR REPLACE INTO s.pk VALUES (1, 1)"}) {
+    const PlanFacts plan = Plan(sql);
+    ASSERT_TRUE(plan.target.has_value()) << sql;
+    EXPECT_EQ(plan.target->operation, "MERGE") << sql;
+    EXPECT_TRUE(plan.target->writes_rows());
+    EXPECT_EQ(plan.target->object, (RelationName{"s", "pk"}));
+  }
+}
+
 TEST_F(StatementPlanTest, ParseSelectIsNulloptForOtherStatements) {
   for (const char* sql : {"INSERT INTO s.u VALUES (1)", "COPY s.t TO '/tmp/x.csv'",
                           "ATTACH '/tmp/x.db'", "SET threads = 1"}) {

@@ -60,6 +60,21 @@ TEST_F(TableModelLoadTest, UniqueKeepsTheNewestRowPerKey) {
             (Rows{{"u-1.csv", "5"}, {"u-2.csv", "3"}}));
 }
 
+TEST_F(TableModelLoadTest, TheDeleteSignDeletesAKey) {
+  CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING) UNIQUE KEY(`id`)");
+  WriteFile(in_ + "/del-1.csv", "1,one,0\n2,two,0\n3,three,0\n");
+  CreateJob("del",
+            "INSERT INTO u (id, name, __DORIS_DELETE_SIGN__) SELECT CAST(c1 AS INT), c2, "
+            "CAST(c3 AS INT)");
+  ASSERT_TRUE(WaitForFiles("del", 1));
+  // Key 1 deleted; key 2 deleted then written again later in the file; key 4 written then
+  // deleted; key 5 deleted before it ever existed.
+  WriteFile(in_ + "/del-2.csv", "1,,1\n2,,1\n2,TWO,0\n4,four,0\n4,,1\n5,,1\n");
+  ASSERT_TRUE(WaitForFiles("del", 2));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM u ORDER BY id"),
+            (Rows{{"2", "TWO"}, {"3", "three"}}));
+}
+
 TEST_F(TableModelLoadTest, ANullKeyIsAFilteredRowWithItsReason) {
   CreateDorisTable("CREATE TABLE u (`id` INT NULL, `name` STRING) UNIQUE KEY(`id`)");
   WriteFile(in_ + "/n-1.csv", "1,one\n,nokey\n2,two\n");

@@ -175,6 +175,55 @@ TEST_F(ConnectorCTest, FiftyConcurrentClientsEachDoRealWork) {
   EXPECT_GE(PrometheusValue(metrics->body, "millrace_mysql_connections_total"), kClients + 1);
 }
 
+// SHOW PROCESSLIST shows a running statement; KILL QUERY stops it and its session goes on;
+// KILL ends a session; killing a session that does not exist is MySQL's 1094.
+TEST_F(ConnectorCTest, KillQueryStopsALongQueryAndTheSessionGoesOn) {
+  MysqlPtr worker = Connect();
+  MysqlPtr admin = Connect();
+  ASSERT_NE(worker, nullptr);
+  ASSERT_NE(admin, nullptr);
+  const unsigned long worker_id = mysql_thread_id(worker.get());
+  std::atomic<int> error{0};
+  std::thread long_query([&] {
+    if (mysql_query(worker.get(), "SELECT count(*) FROM range(100000000000) a") != 0) {
+      error = static_cast<int>(mysql_errno(worker.get()));
+    } else if (MYSQL_RES* res = mysql_store_result(worker.get()); res != nullptr) {
+      mysql_free_result(res);
+    }
+  });
+  const std::string id = std::to_string(worker_id);
+  // The statement shows in SHOW PROCESSLIST while it runs.
+  const bool seen = testing::WaitFor([&] {
+    if (mysql_query(admin.get(), "SHOW FULL PROCESSLIST") != 0) return false;
+    MYSQL_RES* res = mysql_store_result(admin.get());
+    bool running = false;
+    while (MYSQL_ROW row = mysql_fetch_row(res)) {
+      running |= row[0] == id && std::string(row[4]) == "Query" && row[7] != nullptr &&
+                 std::string(row[7]).find("range(100000000000)") != std::string::npos;
+    }
+    mysql_free_result(res);
+    return running;
+  });
+  EXPECT_TRUE(seen);
+  ASSERT_EQ(mysql_query(admin.get(), ("KILL QUERY " + id).c_str()), 0) << mysql_error(admin.get());
+  long_query.join();
+  EXPECT_EQ(error.load(), 1317) << "query execution was interrupted";
+  // The session goes on.
+  ASSERT_EQ(mysql_query(worker.get(), "SELECT 41 + 1"), 0) << mysql_error(worker.get());
+  MYSQL_RES* res = mysql_store_result(worker.get());
+  EXPECT_EQ(std::string(mysql_fetch_row(res)[0]), "42");
+  mysql_free_result(res);
+  // KILL ends the session: its next command finds the connection closed.
+  ASSERT_EQ(mysql_query(admin.get(), ("KILL " + id).c_str()), 0) << mysql_error(admin.get());
+  EXPECT_NE(mysql_query(worker.get(), "SELECT 1"), 0);
+  EXPECT_NE(mysql_query(admin.get(), "KILL QUERY 999999"), 0);
+  EXPECT_EQ(mysql_errno(admin.get()), 1094u) << mysql_error(admin.get());
+  ASSERT_EQ(mysql_query(admin.get(), "SHOW CATALOGS"), 0);
+  res = mysql_store_result(admin.get());
+  EXPECT_EQ(std::string(mysql_fetch_row(res)[1]), "internal");
+  mysql_free_result(res);
+}
+
 TEST_F(ConnectorCTest, MetadataAffectedRowsMultiResultsAndErrors) {
   MysqlPtr mysql = Connect(CLIENT_MULTI_STATEMENTS);
   ASSERT_NE(mysql, nullptr);

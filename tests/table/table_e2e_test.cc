@@ -4,8 +4,12 @@
 // the table appear together, in the client's transaction when one is open.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "access/access_e2e_util.h"
 #include "table/regression_ddl.h"
+#include "testing/wait_for.h"
 
 namespace millrace::table {
 namespace {
@@ -17,7 +21,12 @@ using access::Rows;
 class TableE2ETest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto e2e = access::E2EServer::Start("");
+    auto dir = std::make_unique<testing::TempDir>();
+    inbox_ = dir->Join("inbox");
+    std::filesystem::create_directories(inbox_);
+    std::ofstream(inbox_ + "/people.csv") << "1,ann,2.5\n2,bob,3\n";
+    std::ofstream(inbox_ + "/people.json") << "{\"id\": 1, \"name\": \"ann\", \"score\": 2.5}\n";
+    auto e2e = access::E2EServer::Start("", {"--local-root", inbox_}, std::move(dir));
     ASSERT_TRUE(e2e.ok()) << e2e.status().ToString();
     e2e_ = std::move(e2e).value();
   }
@@ -39,9 +48,11 @@ class TableE2ETest : public ::testing::Test {
   }
 
   static std::unique_ptr<access::E2EServer> e2e_;
+  static std::string inbox_;
 };
 
 std::unique_ptr<access::E2EServer> TableE2ETest::e2e_;
+std::string TableE2ETest::inbox_;
 
 TEST_F(TableE2ETest, TheRegressionTestsDdlRunsAsWrittenAndRoundTrips) {
   Run("CREATE DATABASE reg");
@@ -74,11 +85,11 @@ TEST_F(TableE2ETest, EachModelIsCreatedWithItsKeysAndRoundTrips) {
                                         {"name", "VARCHAR(32)", "Yes", "false", "anon", ""}}));
   EXPECT_EQ(Run("DESC models.a")[1],
             (std::vector<std::string>{"hits", "BIGINT", "Yes", "false", "0", "SUM"}));
-  // The keys are DuckDB's primary key: a second row of a key is refused by INSERT VALUES (the
-  // models' load semantics come with the load path).
+  // A new key takes its columns' defaults; the same key again replaces the row.
   Run("INSERT INTO models.u (id) VALUES (1)");
   EXPECT_EQ(Run("SELECT id, name FROM models.u"), (Rows{{"1", "anon"}}));
-  EXPECT_NE(ErrorOf("INSERT INTO models.u VALUES (1, 'b')"), "");
+  Run("INSERT INTO models.u VALUES (1, 'b')");
+  EXPECT_EQ(Run("SELECT id, name FROM models.u"), (Rows{{"1", "b"}}));
   for (const char* table : {"models.u", "models.a"}) {
     const std::string shown = ShowCreate(table);
     Run("CREATE DATABASE IF NOT EXISTS again");
@@ -96,6 +107,88 @@ TEST_F(TableE2ETest, EachModelIsCreatedWithItsKeysAndRoundTrips) {
   // A table made by DuckDB DDL is shown as DuckDB made it.
   Run("CREATE TABLE models.plain (a INTEGER PRIMARY KEY)");
   EXPECT_EQ(ShowCreate("models.plain"), "CREATE TABLE models.plain(a INTEGER PRIMARY KEY)");
+}
+
+TEST_F(TableE2ETest, ClientInsertsWriteByTheModel) {
+  Run("CREATE DATABASE ins");
+  Run("CREATE TABLE ins.u (id INT, name STRING, n INT) UNIQUE KEY(id)");
+  // One statement giving a key twice: the later row wins (DuckDB alone would keep the first).
+  Run("INSERT INTO ins.u VALUES (1, 'a', 1), (2, 'b', 1), (1, 'A', 2)");
+  EXPECT_EQ(Run("SELECT id, name, n FROM ins.u ORDER BY id"),
+            (Rows{{"1", "A", "2"}, {"2", "b", "1"}}));
+  // A later statement replaces the key's row; a value column not given keeps its value.
+  Run("INSERT INTO ins.u (id, name) VALUES (2, 'B')");
+  EXPECT_EQ(Run("SELECT id, name, n FROM ins.u ORDER BY id"),
+            (Rows{{"1", "A", "2"}, {"2", "B", "1"}}));
+  // Doris's delete sign, named in the column list.
+  Run("INSERT INTO ins.u (id, name, __DORIS_DELETE_SIGN__) VALUES (1, NULL, 1), (3, 'c', 0)");
+  EXPECT_EQ(Run("SELECT id, name FROM ins.u ORDER BY id"), (Rows{{"2", "B"}, {"3", "c"}}));
+  EXPECT_EQ(ErrorOf("INSERT INTO ins.u VALUES (NULL, 'x', 1)").substr(0, 5), "1048:");
+
+  Run("CREATE TABLE ins.a (k STRING, v BIGINT SUM, m INT MAX, r STRING REPLACE) AGGREGATE "
+      "KEY(k)");
+  Run("INSERT INTO ins.a VALUES ('x', 1, 5, 'first'), ('x', 2, 3, 'second')");
+  Run("INSERT INTO ins.a SELECT 'x', 10, 1, 'third'");
+  EXPECT_EQ(Run("SELECT k, v, m, r FROM ins.a"), (Rows{{"x", "13", "5", "third"}}));
+  EXPECT_EQ(
+      ErrorOf("INSERT INTO ins.a (k, v, __DORIS_DELETE_SIGN__) VALUES ('x', 1, 1)").substr(0, 5),
+      "1105:");
+  // Privileges are the INSERT's: LOAD_PRIV on the table.
+  Run("CREATE USER inserter IDENTIFIED BY 'pw-ins'");
+  Run("GRANT SELECT_PRIV ON ins.* TO inserter");
+  auto inserter = ConnectAs(e2e_->mysql_port(), "inserter", "pw-ins");
+  ASSERT_TRUE(inserter.ok());
+  auto refused = Query(inserter->get(), "INSERT INTO ins.u VALUES (9, 'z', 9)");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().substr(0, 5), "1142:") << refused.status().message();
+  EXPECT_EQ(Run("SELECT count(*) FROM ins.u WHERE id = 9"), (Rows{{"0"}}));
+}
+
+TEST_F(TableE2ETest, AnInsertWithALabelLoadsOnce) {
+  Run("CREATE DATABASE lab");
+  Run("CREATE TABLE lab.d (id INT, name STRING) DUPLICATE KEY(id)");
+  Run("CREATE TABLE lab.u (id INT, name STRING) UNIQUE KEY(id)");
+  Run("INSERT INTO lab.d WITH LABEL first_load (id, name) VALUES (1, 'a'), (2, 'b')");
+  EXPECT_EQ(ErrorOf("INSERT INTO lab.d WITH LABEL first_load VALUES (3, 'c')"),
+            "1105: Label [first_load] has already been used.");
+  EXPECT_EQ(Run("SELECT count(*) FROM lab.d"), (Rows{{"2"}})) << "the second INSERT loaded nothing";
+  // Labels are per database; a failed INSERT leaves no label behind.
+  Run("INSERT INTO lab.u WITH LABEL `u-1` VALUES (1, 'x'), (1, 'y')");
+  EXPECT_EQ(Run("SELECT id, name FROM lab.u"), (Rows{{"1", "y"}}));
+  EXPECT_NE(ErrorOf("INSERT INTO lab.u WITH LABEL retry VALUES (NULL, 'z')"), "");
+  Run("INSERT INTO lab.u WITH LABEL retry VALUES (2, 'z')");
+  Rows loads = Run("SHOW LOAD FROM lab");
+  ASSERT_EQ(loads.size(), 3u);
+  EXPECT_EQ(loads[0][1], "first_load");
+  EXPECT_EQ(loads[0][2], "FINISHED");
+  Run("USE lab");
+  loads = Run("SHOW LOAD WHERE LABEL = 'retry'");
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0][1], "retry");
+  EXPECT_NE(loads[0][11].find("\"Table\":\"u\""), std::string::npos) << loads[0][11];
+}
+
+TEST_F(TableE2ETest, DescFunctionShowsTheColumnsFilesLoadWith) {
+  // local() takes a file once it has not changed for a second (source/local_source.h).
+  ASSERT_TRUE(testing::WaitFor([&] {
+    return Query(root(), "SELECT * FROM local(\"file_path\" = \"" + inbox_ +
+                             "/people.*\", \"format\" = \"csv\")")
+        .ok();
+  }));
+  EXPECT_EQ(Run("DESC FUNCTION local(\"file_path\" = \"" + inbox_ +
+                "/people.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")"),
+            (Rows{{"c1", "VARCHAR", "Yes", "false", "NULL", ""},
+                  {"c2", "VARCHAR", "Yes", "false", "NULL", ""},
+                  {"c3", "VARCHAR", "Yes", "false", "NULL", ""}}));
+  const Rows json = Run("DESC FUNCTION local(\"file_path\" = \"" + inbox_ +
+                        "/people.json\", \"format\" = \"json\")");
+  ASSERT_EQ(json.size(), 3u);
+  EXPECT_EQ(json[0][0], "id");
+  EXPECT_EQ(json[0][1], "BIGINT");
+  EXPECT_EQ(json[2][1], "DOUBLE");
+  EXPECT_NE(ErrorOf("DESC FUNCTION local(\"file_path\" = \"/etc/passwd\", \"format\" = "
+                    "\"csv\")"),
+            "");
 }
 
 TEST_F(TableE2ETest, ATableAndItsDefinitionAppearTogether) {
