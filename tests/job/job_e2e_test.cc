@@ -147,6 +147,79 @@ TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
   EXPECT_EQ(Get("SELECT count(*) FROM shop.events"), "4");
 }
 
+// Doris tables of each model, created as Doris writes them, loaded by streaming jobs from S3
+// across two tasks with a kill -9 of the server between them: DUPLICATE keeps every row,
+// UNIQUE the newest row per key, AGGREGATE the sums per key.
+TEST_F(JobE2ETest, EachDorisModelKeepsItsRowsAcrossTasksAndAKill) {
+  ASSERT_TRUE(Exec("CREATE DATABASE models").ok());
+  Status created = Exec(
+      "USE models; "
+      "CREATE TABLE IF NOT EXISTS t (\n"
+      "    `c1` int NULL,\n"
+      "    `c2` string NULL,\n"
+      "    `c3` int  NULL,\n"
+      ") ENGINE=OLAP\n"
+      "DUPLICATE KEY(`c1`)\n"
+      "COMMENT 'OLAP'\n"
+      "DISTRIBUTED BY HASH(`c1`) BUCKETS 3\n"
+      "PROPERTIES (\"replication_allocation\" = \"tag.location.default: 1\");"
+      "CREATE TABLE IF NOT EXISTS users (\n"
+      "    `user_id` LARGEINT NOT NULL COMMENT \"id\",\n"
+      "    `username` VARCHAR(50) NOT NULL COMMENT \"name\",\n"
+      "    `city` VARCHAR(20) COMMENT \"city\"\n"
+      ") UNIQUE KEY(`user_id`, `username`)\n"
+      "DISTRIBUTED BY HASH(`user_id`) BUCKETS 10\n"
+      "PROPERTIES (\"enable_unique_key_merge_on_write\" = \"true\");"
+      "CREATE TABLE IF NOT EXISTS visits (\n"
+      "    `user_id` LARGEINT NOT NULL COMMENT \"id\",\n"
+      "    `date` DATE NOT NULL COMMENT \"day\",\n"
+      "    `cost` BIGINT SUM DEFAULT \"0\" COMMENT \"total spend\",\n"
+      "    `max_dwell_time` INT MAX DEFAULT \"0\" COMMENT \"longest visit\"\n"
+      ") AGGREGATE KEY(`user_id`, `date`)\n"
+      "DISTRIBUTED BY HASH(`user_id`) BUCKETS 1;");
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  auto job = [&](const std::string& name, const std::string& table, const std::string& select) {
+    return Exec("USE models; CREATE JOB " + name +
+                " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO " + table +
+                " " + select + " FROM " +
+                S3Call(s3_->endpoint(), "s3://landing/" + name + "/*.csv"));
+  };
+  ASSERT_TRUE(s3_->PutObject("landing", "dup/1.csv", "1,a,1\n1,a,1\n2,b,2\n").ok());
+  ASSERT_TRUE(
+      s3_->PutObject("landing", "uniq/1.csv", "1,ann,Paris\n2,bob,Oslo\n1,ann,Rome\n").ok());
+  ASSERT_TRUE(s3_->PutObject("landing", "agg/1.csv",
+                             "1,2026-12-01,10,5\n1,2026-12-01,5,9\n2,2026-12-01,1,1\n")
+                  .ok());
+  ASSERT_TRUE(job("dup", "t", "SELECT c1, c2, c3").ok());
+  ASSERT_TRUE(job("uniq", "users", "SELECT c1, c2, c3").ok());
+  ASSERT_TRUE(job("agg", "visits", "SELECT c1, c2, c3, c4").ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return Get("SELECT count(*) FROM jobs(\"type\" = \"insert\") WHERE SucceedTaskCount = 1") ==
+           "3";
+  }));
+  server_.reset();  // kill -9 between the tasks
+  StartServer();
+  ASSERT_TRUE(s3_->PutObject("landing", "dup/2.csv", "2,b,2\n").ok());
+  ASSERT_TRUE(s3_->PutObject("landing", "uniq/2.csv", "2,bob,Lima\n3,cy,Kyiv\n").ok());
+  ASSERT_TRUE(
+      s3_->PutObject("landing", "agg/2.csv", "1,2026-12-01,100,7\n2,2026-12-02,3,3\n").ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return Get("SELECT count(*) FROM jobs(\"type\" = \"insert\") WHERE SucceedTaskCount = 2") ==
+           "3";
+  }));
+  EXPECT_EQ(*Mariadb(server_->mysql_port(), "SELECT c1, c2, c3 FROM models.t ORDER BY c1"),
+            (Rows{{"1", "a", "1"}, {"1", "a", "1"}, {"2", "b", "2"}, {"2", "b", "2"}}));
+  EXPECT_EQ(*Mariadb(server_->mysql_port(),
+                     "SELECT user_id, username, city FROM models.users ORDER BY user_id"),
+            (Rows{{"1", "ann", "Rome"}, {"2", "bob", "Lima"}, {"3", "cy", "Kyiv"}}));
+  EXPECT_EQ(*Mariadb(server_->mysql_port(),
+                     "SELECT user_id, date, cost, max_dwell_time FROM models.visits ORDER BY "
+                     "user_id, date"),
+            (Rows{{"1", "2026-12-01", "115", "9"},
+                  {"2", "2026-12-01", "1", "1"},
+                  {"2", "2026-12-02", "3", "3"}}));
+}
+
 // Files arrive in random name order while the fault proxy injects 503s, resets, truncated
 // bodies and stalls, and the server is killed with kill -9 at random moments. At the end the
 // table holds every file's rows exactly once, and the faults never paused the job.
