@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "job/job_test_util.h"
-#include "table/create_table.h"
-#include "table/model_catalog.h"
 
 namespace millrace::job {
 namespace {
@@ -56,13 +54,10 @@ class DorisTypesLoadTest : public LocalJobTest, public ::testing::WithParamInter
 
 TEST_P(DorisTypesLoadTest, LoadsFromEachFormatIntoItsMappedType) {
   const TypeCase& type = GetParam();
-  auto create = table::ParseCreateTable(std::string("CREATE TABLE typed (k INT, v ") + type.doris +
-                                        ") DUPLICATE KEY(k)");
-  ASSERT_TRUE(create.ok()) << create.status().ToString();
-  create->def.database = "main";
   engine::Connection& conn = harness_.conn();
-  ASSERT_TRUE(conn.Execute(table::DuckDbCreateTable(create->def, false)).ok());
-  ASSERT_TRUE(conn.Execute(table::RecordModelSql(create->def)).ok());
+  Status created = CreateDorisTable(
+      conn, std::string("CREATE TABLE typed (k INT, v ") + type.doris + ") DUPLICATE KEY(k)");
+  ASSERT_TRUE(created.ok()) << created.ToString();
 
   std::vector<std::pair<std::string, std::string>> formats = {{"csv", "SELECT c1, c2"},
                                                               {"parquet", "SELECT k, v"}};

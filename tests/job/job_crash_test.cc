@@ -23,8 +23,6 @@
 
 #include "job/job_test_util.h"
 #include "source/file_source.h"
-#include "table/create_table.h"
-#include "table/model_catalog.h"
 
 namespace millrace::job {
 namespace {
@@ -61,10 +59,7 @@ Status CreateTarget(engine::Connection& conn, Target target) {
           "AGGREGATE KEY(file, line)";
       break;
   }
-  MR_ASSIGN_OR_RETURN(table::CreateTable create, table::ParseCreateTable(ddl));
-  create.def.database = "main";
-  MR_RETURN_IF_ERROR(conn.Execute(table::DuckDbCreateTable(create.def, false)));
-  return conn.Execute(table::RecordModelSql(create.def));
+  return CreateDorisTable(conn, ddl);
 }
 
 int EnvInt(const char* name, int fallback) {

@@ -17,10 +17,22 @@
 #include "common/clock.h"
 #include "engine/engine_test_util.h"
 #include "job/job_service.h"
+#include "table/create_table.h"
+#include "table/model_catalog.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"
 
 namespace millrace::job {
+
+// Creates a table from Doris's CREATE TABLE `ddl` in `database`, with its recorded definition,
+// as the SQL router does for a client (table/table_statements.h).
+inline Status CreateDorisTable(engine::Connection& conn, const std::string& ddl,
+                               const std::string& database = "main") {
+  MR_ASSIGN_OR_RETURN(table::CreateTable create, table::ParseCreateTable(ddl));
+  create.def.database = database;
+  MR_RETURN_IF_ERROR(conn.Execute(table::DuckDbCreateTable(create.def, false)));
+  return conn.Execute(table::RecordModelSql(create.def));
+}
 
 inline void WriteFile(const std::string& path, const std::string& content) {
   // Written under a temporary name and renamed, as a well-behaved producer does.

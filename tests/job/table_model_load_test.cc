@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "job/job_test_util.h"
-#include "table/create_table.h"
-#include "table/model_catalog.h"
 
 namespace millrace::job {
 namespace {
@@ -14,14 +12,9 @@ using Rows = std::vector<std::vector<std::string>>;
 
 class TableModelLoadTest : public LocalJobTest {
  protected:
-  // Creates `ddl` (Doris's CREATE TABLE) as the router does: the table and its definition.
   void CreateDorisTable(const std::string& ddl) {
-    auto create = table::ParseCreateTable(ddl);
-    ASSERT_TRUE(create.ok()) << create.status().ToString();
-    create->def.database = "main";
-    engine::Connection& conn = harness_.conn();
-    ASSERT_TRUE(conn.Execute(table::DuckDbCreateTable(create->def, false)).ok());
-    ASSERT_TRUE(conn.Execute(table::RecordModelSql(create->def)).ok());
+    Status created = job::CreateDorisTable(harness_.conn(), ddl);
+    ASSERT_TRUE(created.ok()) << created.ToString();
   }
 
   void CreateJob(const std::string& name, const std::string& insert,
