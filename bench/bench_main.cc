@@ -29,6 +29,7 @@ const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario> kScenarios = {
       {"throughput", RunThroughput}, {"memory", RunMemory},       {"small_files", RunSmallFiles},
       {"freshness", RunFreshness},   {"discovery", RunDiscovery}, {"recovery", RunRecovery},
+      {"models", RunModels},
   };
   return kScenarios;
 }
@@ -151,6 +152,11 @@ std::string Method() {
   time runs until the new file's rows are visible. The baseline column is the part of that
   spent until the restarted server accepts connections. After each recovery the row count
   must equal the rows put (nothing loaded twice or lost).
+- **Table models.** The throughput scenario's CSV event files (every `id` once), loaded by a
+  streaming job with default properties into a Doris `UNIQUE KEY(id)` table and an
+  `AGGREGATE KEY(id)` table (SUM, REPLACE and REPLACE_IF_NOT_NULL columns); rows/s from
+  `CREATE JOB` to all rows visible. Baseline: the same job into a `DUPLICATE KEY(id)` table of
+  the same columns, in the same run.
 )";
 }
 

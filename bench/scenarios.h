@@ -89,5 +89,6 @@ Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
 Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
+Result<std::vector<Figure>> RunModels(BenchContext& ctx);
 
 }  // namespace millrace::bench

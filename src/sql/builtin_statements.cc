@@ -351,6 +351,10 @@ Result<StatementResult> KillStatement(const StatementContext& ctx, Cursor& c) {
   if (!query_only) c.Accept("CONNECTION");
   MR_ASSIGN_OR_RETURN(int64_t id, c.Integer("a connection id"));
   MR_RETURN_IF_ERROR(c.ExpectEnd());
+  // Connection ids are 32 bits: a larger number names no session (never a truncated one).
+  if (id < 0 || id > static_cast<int64_t>(UINT32_MAX)) {
+    return UnknownThreadError(id);
+  }
   Session& session = ctx.session;
   if (!session.MayManageSessions()) {
     bool own = false;

@@ -167,7 +167,7 @@ Status DatabaseMissingError(std::string_view name) {
       kErDbDropExists);
 }
 
-Status UnknownThreadError(uint32_t id) {
+Status UnknownThreadError(int64_t id) {
   return WithErrno(Status::NotFound("Unknown thread id: " + std::to_string(id)), kErNoSuchThread);
 }
 

@@ -92,7 +92,7 @@ Status WrongValueForVariableError(std::string_view name, std::string_view value)
 Status EmptyQueryError();
 Status SyntaxError(std::string_view detail);
 // 1094 (HY000) "Unknown thread id: <id>": KILL of no session.
-Status UnknownThreadError(uint32_t id);
+Status UnknownThreadError(int64_t id);
 // 1095 (HY000) "You are not owner of thread <id>": KILL of another user's session.
 Status NotOwnerOfThreadError(uint32_t id);
 // 1105 (HY000): a table definition that parses but cannot be made, and why ("key column c9 is

@@ -102,9 +102,17 @@ Result<TableDef> TableDefFromJson(std::string_view text) {
 }
 
 std::string RecordModelSql(const TableDef& def) {
-  return "INSERT OR REPLACE INTO __millrace.table_models VALUES (" +
+  // Names compare case-insensitively, as DuckDB's catalog does: an earlier record of the table
+  // under another case goes too.
+  return ForgetModelSql(def.database, def.name) + "; INSERT INTO __millrace.table_models VALUES (" +
          engine::QuoteLiteral(def.database) + ", " + engine::QuoteLiteral(def.name) + ", " +
          engine::QuoteLiteral(TableDefToJson(def)) + ")";
+}
+
+std::string ForgetModelSql(std::string_view database, std::string_view table) {
+  return "DELETE FROM __millrace.table_models WHERE lower(database_name) = lower(" +
+         engine::QuoteLiteral(database) + ") AND lower(table_name) = lower(" +
+         engine::QuoteLiteral(table) + ")";
 }
 
 Result<std::optional<TableDef>> LoadModel(engine::Connection& conn, std::string_view database,

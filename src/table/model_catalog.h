@@ -4,7 +4,8 @@
 //
 // Contract
 // - The record of a table is written in the transaction that creates it (RecordModelSql), so a
-//   table and its definition appear together or not at all.
+//   table and its definition appear together or not at all; DROP TABLE forgets it in the
+//   transaction that drops the table (table_statements.h).
 // - LoadModel returns a table's definition only while it still describes the table: the same
 //   columns in the same order, and for UNIQUE and AGGREGATE tables the keys as DuckDB's
 //   primary key. A table made by DuckDB DDL, or dropped and made again by DuckDB DDL, or
@@ -26,8 +27,10 @@ inline constexpr std::string_view kModelTableDdl =
     "CREATE TABLE __millrace.table_models (database_name VARCHAR NOT NULL, table_name VARCHAR "
     "NOT NULL, definition VARCHAR NOT NULL, PRIMARY KEY (database_name, table_name))";
 
-// Replaces the record of def.database.def.name with `def`.
+// Replaces the record of def.database.def.name with `def` (two statements).
 std::string RecordModelSql(const TableDef& def);
+// Forgets the record of database.table (its table is dropped).
+std::string ForgetModelSql(std::string_view database, std::string_view table);
 Result<std::optional<TableDef>> LoadModel(engine::Connection& conn, std::string_view database,
                                           std::string_view table);
 

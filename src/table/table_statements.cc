@@ -155,7 +155,15 @@ class CreateTableHandler final : public sql::StatementHandler {
   Result<StatementResult> Execute(const StatementContext& ctx) override {
     Session& session = ctx.session;
     if (!IsDorisCreateTable(ctx.sql)) return session.ExecuteClientSql(ctx.sql);
-    MR_ASSIGN_OR_RETURN(CreateTable create, ParseCreateTable(ctx.sql));
+    Result<CreateTable> parsed = ParseCreateTable(ctx.sql);
+    if (!parsed.ok()) {
+      // A Doris word may be a column's name in DuckDB's own DDL (`engine VARCHAR`): DuckDB has
+      // the last word; when it refuses too, the Doris error says more.
+      Result<StatementResult> duckdb = session.ExecuteClientSql(ctx.sql);
+      if (duckdb.ok()) return duckdb;
+      return parsed.status();
+    }
+    CreateTable create = std::move(parsed).value();
     MR_ASSIGN_OR_RETURN(create.def.database,
                         sql::ResolveDatabase(session, create.def.database.empty()
                                                           ? std::nullopt
@@ -215,11 +223,19 @@ Result<StatementResult> ShowCreate(Session& session, const TableDef& def) {
 Result<StatementResult> Describe(Session& session, const TableDef& def) {
   std::vector<std::vector<std::string>> rows;
   for (const Column& column : def.columns) {
+    // DESC shows a default as its value: a quoted default without its quotes, NULL as NULL.
     std::string default_value = "NULL";
-    if (column.default_doris) {
+    if (column.default_doris && *column.default_doris != "NULL") {
       const std::string& d = *column.default_doris;
-      default_value =
-          engine::QuoteLiteral(d.size() >= 2 && d.front() == '"' ? d.substr(1, d.size() - 2) : d);
+      std::string value = d;
+      if (d.size() >= 2 && d.front() == '"') {
+        value.clear();
+        for (size_t i = 1; i + 1 < d.size(); ++i) {
+          value.push_back(d[i]);
+          if (d[i] == '"' && d[i + 1] == '"') ++i;
+        }
+      }
+      default_value = engine::QuoteLiteral(value);
     }
     rows.push_back(
         {engine::QuoteLiteral(column.name), engine::QuoteLiteral(ToUpper(column.doris_type)),
@@ -250,25 +266,24 @@ class InsertHandler final : public sql::StatementHandler {
     }
     int64_t affected = 0;
     MR_RETURN_IF_ERROR(InTransaction(session, [&]() -> Status {
-      if (plan->label) {
-        const int64_t now_us = MicrosSinceEpoch(session.router().options().clock->WallNow());
-        Status recorded =
-            session
-                .ExecuteDuckDb(RecordLabelSql(plan->database, *plan->label, plan->table,
-                                              session.info().user, now_us))
-                .status();
-        const ErrorDetail detail = recorded.detail();
-        if (detail.domain == ErrorDomain::kDuckDb &&
-            detail.reason == static_cast<int32_t>(engine::DuckDbReason::kDuplicateKey)) {
-          return sql::TableDefinitionError("Label [" + *plan->label + "] has already been used.");
-        }
-        MR_RETURN_IF_ERROR(recorded);
-      }
+      // The writes first: a write the guard refuses (or that fails) leaves no label, even in a
+      // client's transaction that goes on to COMMIT.
       for (const std::string& write : plan->writes) {
         MR_ASSIGN_OR_RETURN(StatementResult result, session.ExecuteClientSql(write));
         affected += result.affected_rows;
       }
-      return Status::Ok();
+      if (!plan->label) return Status::Ok();
+      const int64_t now_us = MicrosSinceEpoch(session.router().options().clock->WallNow());
+      Status recorded = session
+                            .ExecuteDuckDb(RecordLabelSql(plan->database, *plan->label, plan->table,
+                                                          session.info().user, now_us))
+                            .status();
+      const ErrorDetail detail = recorded.detail();
+      if (detail.domain == ErrorDomain::kDuckDb &&
+          detail.reason == static_cast<int32_t>(engine::DuckDbReason::kDuplicateKey)) {
+        return sql::TableDefinitionError("Label [" + *plan->label + "] has already been used.");
+      }
+      return recorded;
     }));
     StatementResult result;
     result.affected_rows = affected;
@@ -295,12 +310,21 @@ class InsertHandler final : public sql::StatementHandler {
     auto database = sql::ResolveDatabase(session, name->database);
     if (!database.ok()) return std::optional<Plan>();
     Plan plan{*database, name->table, std::nullopt, {}};
-    if (c.Accept("WITH")) {
-      MR_RETURN_IF_ERROR(c.Expect("LABEL"));
+    // INSERT INTO t WITH LABEL l ...; INSERT INTO t WITH cte AS (...) SELECT is DuckDB's.
+    if (c.index() + 1 < ctx.tokens.size() && sql::IsKeyword(ctx.sql, *c.Peek(), "WITH") &&
+        sql::IsKeyword(ctx.sql, ctx.tokens[c.index() + 1], "LABEL")) {
+      c.Skip();
+      c.Skip();
       MR_ASSIGN_OR_RETURN(std::string label, c.Name("a label"));
       plan.label = std::move(label);
+      if (c.Done()) return c.Expected("VALUES or a query");
     }
-    const size_t after_label = c.index();
+    const std::string after_label(c.Rest());
+    // Nothing about the table is told before the user's right to it is known: without one, the
+    // statement goes to DuckDB as written and the guard refuses it.
+    if (!session.CheckObject(sql::ObjectAction::kShow, *database, name->table).ok()) {
+      return std::optional<Plan>();
+    }
     MR_ASSIGN_OR_RETURN(std::optional<TableDef> def,
                         LoadModel(session.connection(), *database, name->table));
     if (!def || def->model == TableModel::kDuplicate) {
@@ -333,9 +357,26 @@ class InsertHandler final : public sql::StatementHandler {
           sql::IsKeyword(ctx.sql, *source, "SELECT") || sql::IsKeyword(ctx.sql, *source, "WITH") ||
           sql::IsKeyword(ctx.sql, *source, "FROM"))) {
       if (!plan.label) return std::optional<Plan>();
-      plan.writes.push_back("INSERT INTO " + written_name + " " +
-                            std::string(ctx.sql.substr(ctx.tokens[after_label].begin)));
+      plan.writes.push_back("INSERT INTO " + written_name + " " + after_label);
       return std::optional<Plan>(std::move(plan));
+    }
+    // ON CONFLICT or RETURNING at the top level after the source: DuckDB's own upsert forms.
+    int depth = 0;
+    for (size_t i = c.index(); i < ctx.tokens.size(); ++i) {
+      const std::string_view text = ctx.tokens[i].Text(ctx.sql);
+      if (ctx.tokens[i].kind == sql::TokenKind::kPunct) {
+        if (text == "(") ++depth;
+        if (text == ")") --depth;
+        continue;
+      }
+      if (depth == 0 &&
+          (sql::IsKeyword(ctx.sql, ctx.tokens[i], "RETURNING") ||
+           (sql::IsKeyword(ctx.sql, ctx.tokens[i], "ON") && i + 1 < ctx.tokens.size() &&
+            sql::IsKeyword(ctx.sql, ctx.tokens[i + 1], "CONFLICT")))) {
+        if (!plan.label) return std::optional<Plan>();
+        plan.writes.push_back("INSERT INTO " + written_name + " " + after_label);
+        return std::optional<Plan>(std::move(plan));
+      }
     }
     std::string aliases;
     for (const std::string& column : columns)
@@ -349,6 +390,36 @@ class InsertHandler final : public sql::StatementHandler {
                           std::string(c.Rest()) + ") AS __millrace_src(" + aliases + ")",
                       "__millrace_row"));
     return std::optional<Plan>(std::move(plan));
+  }
+};
+
+// DROP TABLE: the table's Doris definition is forgotten in the transaction that drops it, so a
+// table made later under the name starts with none.
+class DropTableHandler final : public sql::StatementHandler {
+ public:
+  Result<StatementResult> Execute(const StatementContext& ctx) override {
+    Session& session = ctx.session;
+    Cursor c(ctx, 2);
+    if (c.Accept("IF")) {
+      if (!c.Accept("EXISTS")) return session.ExecuteClientSql(ctx.sql);
+    }
+    std::vector<sql::TableName> names;
+    do {
+      auto name = sql::ParseTableName(c);
+      if (!name.ok()) return session.ExecuteClientSql(ctx.sql);
+      names.push_back(std::move(name).value());
+    } while (c.AcceptPunct(","));
+    StatementResult dropped;
+    MR_RETURN_IF_ERROR(InTransaction(session, [&]() -> Status {
+      MR_ASSIGN_OR_RETURN(dropped, session.ExecuteClientSql(ctx.sql));
+      for (const sql::TableName& name : names) {
+        auto database = sql::ResolveDatabase(session, name.database);
+        if (!database.ok()) continue;  // DuckDB resolved it elsewhere (main): nothing recorded
+        MR_RETURN_IF_ERROR(session.ExecuteDuckDb(ForgetModelSql(*database, name.table)).status());
+      }
+      return Status::Ok();
+    }));
+    return dropped;
   }
 };
 
@@ -372,7 +443,14 @@ class ShowLoadHandler final : public sql::StatementHandler {
     Session& session = ctx.session;
     MR_ASSIGN_OR_RETURN(std::string db, sql::ResolveDatabase(session, database));
     MR_RETURN_IF_ERROR(session.CheckObject(sql::ObjectAction::kShow, db, ""));
-    return session.ExecuteDuckDb(LabelRowsSql(db, label));
+    // Only the loads of tables the user may see, as SHOW TABLES lists them.
+    MR_ASSIGN_OR_RETURN(auto tables,
+                        engine::QueryTextRows(session.connection(), LabelTablesSql(db)));
+    std::vector<std::string> visible;
+    for (const auto& row : tables) {
+      if (session.Visible(db, row[0])) visible.push_back(row[0]);
+    }
+    return session.ExecuteDuckDb(LabelRowsSql(db, label, visible));
   }
 };
 
@@ -381,6 +459,7 @@ class ShowLoadHandler final : public sql::StatementHandler {
 void RegisterTableStatements(sql::Router* router) {
   router->RegisterStatement({"INSERT"}, std::make_shared<InsertHandler>());
   router->RegisterStatement({"SHOW", "LOAD"}, std::make_shared<ShowLoadHandler>());
+  router->RegisterStatement({"DROP", "TABLE"}, std::make_shared<DropTableHandler>());
   router->RegisterStatement({"CREATE", "TABLE"}, std::make_shared<CreateTableHandler>());
   const std::vector<std::pair<std::vector<std::string>, DorisTableHandler::Answer>> wrapped = {
       {{"SHOW", "CREATE", "TABLE"}, ShowCreate},

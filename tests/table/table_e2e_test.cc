@@ -168,6 +168,49 @@ TEST_F(TableE2ETest, AnInsertWithALabelLoadsOnce) {
   EXPECT_NE(loads[0][11].find("\"Table\":\"u\""), std::string::npos) << loads[0][11];
 }
 
+TEST_F(TableE2ETest, EdgesOfInsertAndDdlFoundInReview) {
+  Run("CREATE DATABASE edge");
+  Run("CREATE TABLE edge.u (k INT, v STRING) UNIQUE KEY(k)");
+  // A label with nothing after it is a syntax error, not a crash; the server goes on.
+  EXPECT_EQ(ErrorOf("INSERT INTO edge.u WITH LABEL l1").substr(0, 5), "1064:");
+  EXPECT_EQ(Run("SELECT 1"), (Rows{{"1"}}));
+  // DuckDB's own INSERT forms still work on Doris tables.
+  Run("INSERT INTO edge.u WITH src AS (SELECT 1 AS k, 'a' AS v) SELECT * FROM src");
+  Run("INSERT INTO edge.u VALUES (1, 'b') ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v");
+  EXPECT_EQ(Run("SELECT k, v FROM edge.u"), (Rows{{"1", "b"}}));
+  // Plain DuckDB DDL whose column is named like a Doris word goes to DuckDB.
+  Run("CREATE TABLE edge.plain (id INTEGER PRIMARY KEY, engine VARCHAR, datetime TIMESTAMP)");
+  // A dropped Doris table's definition goes with it: a plain table of the same name and
+  // columns made later is plain (a second row of a key is refused, not folded).
+  Run("CREATE TABLE edge.a (k INT, n BIGINT SUM) AGGREGATE KEY(k)");
+  Run("DROP TABLE edge.a");
+  Run("CREATE TABLE edge.a (k INTEGER PRIMARY KEY, n BIGINT)");
+  Run("INSERT INTO edge.a VALUES (1, 1)");
+  EXPECT_NE(ErrorOf("INSERT INTO edge.a VALUES (1, 1)"), "");
+  EXPECT_EQ(ShowCreate("edge.a").rfind("CREATE TABLE edge.a(", 0), 0u) << ShowCreate("edge.a");
+  // A refused INSERT in a client's transaction leaves no label behind.
+  Run("CREATE USER labeller IDENTIFIED BY 'pw-lab'");
+  Run("GRANT SELECT_PRIV ON edge.* TO labeller");
+  auto user = ConnectAs(e2e_->mysql_port(), "labeller", "pw-lab");
+  ASSERT_TRUE(user.ok());
+  ASSERT_TRUE(Query(user->get(), "BEGIN").ok());
+  EXPECT_FALSE(Query(user->get(), "INSERT INTO edge.u WITH LABEL stolen VALUES (5, 'x')").ok());
+  ASSERT_TRUE(Query(user->get(), "COMMIT").ok());
+  EXPECT_EQ(Run("SHOW LOAD FROM edge WHERE LABEL = 'stolen'"), Rows{});
+  // SHOW LOAD lists only the loads of tables the user may see.
+  Run("CREATE TABLE edge.hidden (k INT) DUPLICATE KEY(k)");
+  Run("INSERT INTO edge.hidden WITH LABEL secret_load VALUES (1)");
+  Run("INSERT INTO edge.u WITH LABEL open_load VALUES (2, 'y')");
+  Run("REVOKE SELECT_PRIV ON edge.* FROM labeller");
+  Run("GRANT SELECT_PRIV ON edge.u TO labeller");
+  auto loads = Query(user->get(), "SHOW LOAD FROM edge");
+  ASSERT_TRUE(loads.ok()) << loads.status().ToString();
+  ASSERT_EQ(loads->size(), 1u);
+  EXPECT_EQ((*loads)[0][1], "open_load");
+  // A connection id past 32 bits names no session.
+  EXPECT_EQ(ErrorOf("KILL QUERY 99999999999"), "1094: Unknown thread id: 99999999999");
+}
+
 TEST_F(TableE2ETest, DescFunctionShowsTheColumnsFilesLoadWith) {
   // local() takes a file once it has not changed for a second (source/local_source.h).
   ASSERT_TRUE(testing::WaitFor([&] {
