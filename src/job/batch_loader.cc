@@ -91,13 +91,21 @@ bool BatchLoader::IsRowLevelError(const Status& status) {
 }
 
 Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {
+  // JSON fields named like the target's columns are read as the target wants where DuckDB's
+  // guess cannot be right (reader_sql.h).
+  std::map<std::string, std::string> wanted;
+  for (const TargetColumn& target : targets_)
+    wanted.emplace(ToLower(target.name), target.type);
   if (!fast) {
-    MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_));
+    MR_ASSIGN_OR_RETURN(std::string columns,
+                        load::DetectJsonColumns(spec_.options, readables.front(), *conn_, wanted));
+    MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
+                                                               {.json_columns = columns}));
     return WithReader(reader);
   }
   if (!json_columns_) {
     MR_ASSIGN_OR_RETURN(json_columns_,
-                        load::DetectJsonColumns(spec_.options, readables.front(), *conn_));
+                        load::DetectJsonColumns(spec_.options, readables.front(), *conn_, wanted));
   }
   MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
                                                              {.json_columns = *json_columns_}));

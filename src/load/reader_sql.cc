@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/strings.h"
+
 namespace millrace::load {
 namespace {
 
@@ -486,7 +488,8 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
 }
 
 Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const std::string& file,
-                                      engine::Connection& sniff) {
+                                      engine::Connection& sniff,
+                                      const std::map<std::string, std::string>& wanted) {
   if (!PlainJson(options)) return std::string();
   MR_ASSIGN_OR_RETURN(std::string reader, BuildJsonSql(options, {file}, sniff, ""));
   MR_ASSIGN_OR_RETURN(auto described,
@@ -500,12 +503,19 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
     // Only flat columns carry over to other files: a field null in every sampled row is typed
     // JSON (a later file's strings would keep their quotes), and nested types would drop the
     // nested fields the first file lacks. Those files are detected one by one.
-    const std::string& type = row[1];
-    for (std::string_view nested : {"JSON", "STRUCT", "MAP", "UNION", "[", "NULL"}) {
-      if (type.find(nested) != std::string::npos) return std::string();
+    std::string type = row[1];
+    auto want = wanted.find(ToLower(row[0]));
+    if (want != wanted.end() &&
+        ((want->second == "HUGEINT" && (type == "BIGINT" || type == "UBIGINT")) ||
+         (want->second.starts_with("MAP(") && type.starts_with("STRUCT(")))) {
+      type = want->second;
+    } else {
+      for (std::string_view nested : {"JSON", "STRUCT", "MAP", "UNION", "[", "NULL"}) {
+        if (type.find(nested) != std::string::npos) return std::string();
+      }
     }
     if (columns.size() > 1) columns += ", ";
-    columns += QuoteLiteral(row[0]) + ": " + QuoteLiteral(row[1]);
+    columns += QuoteLiteral(row[0]) + ": " + QuoteLiteral(type);
   }
   return columns + "}";
 }

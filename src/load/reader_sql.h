@@ -26,6 +26,7 @@
 //   shape can be read by one SELECT exactly as each would be read alone.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,13 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
 // types, as read_json's `columns` argument) when all are flat (no JSON, STRUCT, LIST, MAP or
 // UNION type: a field null in every sampled row is typed JSON); "" otherwise and for other
 // formats.
+// `wanted` (lower-case field name -> DuckDB type, the target table's) corrects two guesses
+// DuckDB's reader cannot get right from the values alone: a number past 64 bits it guessed
+// BIGINT for a HUGEINT column, and an object it guessed a STRUCT for a MAP column. Such a
+// field is read as the wanted type (and counts as flat).
 Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const std::string& file,
-                                      engine::Connection& sniff);
+                                      engine::Connection& sniff,
+                                      const std::map<std::string, std::string>& wanted = {});
 
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path);

@@ -121,15 +121,64 @@ Result<StatementResult> CreateLike(Session& session, CreateTable create) {
   return Create(session, def, create.if_not_exists);
 }
 
+// The UNIQUE KEY table `def` made from `query`: the query's columns (read from a table made of
+// none of its rows, dropped again), the keys as primary key, and the query's rows written by
+// the model (the newest row of a key wins). One transaction.
+Status CreateUniqueAs(Session& session, const TableDef& def, const std::string& query) {
+  const std::string name = QualifiedName(def);
+  // Checked by the guard as the client's CREATE TABLE AS: CREATE_PRIV, and SELECT_PRIV on what
+  // the query reads.
+  MR_RETURN_IF_ERROR(session
+                         .ExecuteClientSql("CREATE TABLE " + name + " AS SELECT * FROM (" + query +
+                                           ") AS __millrace_query LIMIT 0")
+                         .status());
+  MR_ASSIGN_OR_RETURN(TableDef made, PlainTableDef(session, def.database, def.name));
+  MR_RETURN_IF_ERROR(session.ExecuteDuckDb("DROP TABLE " + name).status());
+  made.model = TableModel::kUnique;
+  made.keys = def.keys;
+  for (size_t i = 0; i < made.keys.size(); ++i) {
+    if (i >= made.columns.size() || !EqualsIgnoreCase(made.columns[i].name, made.keys[i])) {
+      return sql::TableDefinitionError("key columns must be the query's first columns, in order: " +
+                                       made.keys[i] + " is not column " + std::to_string(i + 1));
+    }
+    made.keys[i] = made.columns[i].name;
+  }
+  made.comment = def.comment;
+  made.distribution = def.distribution;
+  made.partition = def.partition;
+  made.properties = def.properties;
+  MR_RETURN_IF_ERROR(session.ExecuteDuckDb(DuckDbCreateTable(made, false)).status());
+  MR_RETURN_IF_ERROR(Record(session, made));
+  std::vector<std::string> columns;
+  std::string aliases;
+  for (const Column& column : made.columns) {
+    columns.push_back(column.name);
+    aliases += (aliases.empty() ? "" : ", ") + engine::QuoteIdentifier(column.name);
+  }
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> writes,
+                      ModelWriteSql(made, name, columns,
+                                    "SELECT *, row_number() OVER () AS __millrace_row FROM (" +
+                                        query + ") AS __millrace_src(" + aliases + ")",
+                                    "__millrace_row"));
+  for (const std::string& write : writes)
+    MR_RETURN_IF_ERROR(session.ExecuteDuckDb(write).status());
+  return Status::Ok();
+}
+
 Result<StatementResult> CreateAs(Session& session, CreateTable create) {
   TableDef& def = create.def;
-  if (def.model != TableModel::kDuplicate) {
-    return sql::NotSupportedError(
-        std::string(ModelName(def.model)) + " KEY tables made from a query",
-        "create the table, then INSERT INTO it SELECT ...");
+  if (def.model == TableModel::kAggregate) {
+    return sql::NotSupportedError("AGGREGATE KEY tables made from a query",
+                                  "each value column needs its function: create the table, then "
+                                  "INSERT INTO it SELECT ...");
   }
   MR_ASSIGN_OR_RETURN(bool exists, TableExists(session, def.database, def.name));
   if (exists && create.if_not_exists) return StatementResult();
+  if (def.model == TableModel::kUnique) {
+    MR_RETURN_IF_ERROR(
+        InTransaction(session, [&]() { return CreateUniqueAs(session, def, *create.query); }));
+    return StatementResult();
+  }
   MR_RETURN_IF_ERROR(InTransaction(session, [&]() -> Status {
     MR_RETURN_IF_ERROR(
         session.ExecuteClientSql("CREATE TABLE " + QualifiedName(def) + " AS " + *create.query)

@@ -211,6 +211,25 @@ TEST_F(TableE2ETest, EdgesOfInsertAndDdlFoundInReview) {
   EXPECT_EQ(ErrorOf("KILL QUERY 99999999999"), "1094: Unknown thread id: 99999999999");
 }
 
+TEST_F(TableE2ETest, AUniqueKeyTableMadeFromAQueryKeepsTheNewestRowPerKey) {
+  Run("CREATE DATABASE ctas");
+  Run("CREATE TABLE ctas.src (k INT, v STRING, n INT) DUPLICATE KEY(k)");
+  Run("INSERT INTO ctas.src VALUES (1, 'a', 1), (2, 'b', 2), (1, 'c', 3)");
+  Run("CREATE TABLE ctas.u UNIQUE KEY(k) PROPERTIES (\"replication_num\" = \"1\") AS SELECT k, v "
+      "FROM ctas.src ORDER BY n");
+  EXPECT_EQ(Run("SELECT k, v FROM ctas.u ORDER BY k"), (Rows{{"1", "c"}, {"2", "b"}}));
+  EXPECT_NE(ShowCreate("ctas.u").find("UNIQUE KEY(`k`)"), std::string::npos);
+  Run("INSERT INTO ctas.u VALUES (2, 'B')");
+  EXPECT_EQ(Run("SELECT v FROM ctas.u WHERE k = 2"), (Rows{{"B"}}));
+  EXPECT_EQ(
+      ErrorOf("CREATE TABLE ctas.bad UNIQUE KEY(v) AS SELECT k, v FROM ctas.src").substr(0, 5),
+      "1105:");
+  EXPECT_EQ(
+      ErrorOf("CREATE TABLE ctas.agg AGGREGATE KEY(k) AS SELECT k FROM ctas.src").substr(0, 5),
+      "1235:");
+  EXPECT_EQ(Run("SHOW TABLES FROM ctas"), (Rows{{"src"}, {"u"}}));
+}
+
 TEST_F(TableE2ETest, DescFunctionShowsTheColumnsFilesLoadWith) {
   // local() takes a file once it has not changed for a second (source/local_source.h).
   ASSERT_TRUE(testing::WaitFor([&] {
