@@ -84,6 +84,16 @@ Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const s
   return server;
 }
 
+JobSpec FormatJobSpec(const BenchContext& ctx, const std::string& name, const std::string& prefix,
+                      const FormatInfo& info) {
+  return JobSpec{.name = name,
+                 .table = "bench." + name,
+                 .uri = std::string("s3://") + kBucket + "/" + prefix + "/*" + info.extension,
+                 .format = info.doris_format,
+                 .endpoint = ctx.s3->endpoint(),
+                 .reader = info.doris_params};
+}
+
 Result<double> LoadWithJob(BenchServer& server, const JobSpec& spec, const std::string& columns,
                            int64_t rows, std::chrono::seconds timeout,
                            const std::function<void()>& on_loaded) {

@@ -38,12 +38,7 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
   for (int run = 1; run <= ctx.config.runs; ++run) {
     for (Model& model : models) {
       const std::string name = "model_" + model.name + "_" + std::to_string(run);
-      JobSpec spec{.name = name,
-                   .table = "bench." + name,
-                   .uri = std::string("s3://") + kBucket + "/" + prefix + "/*" + info.extension,
-                   .format = info.doris_format,
-                   .endpoint = ctx.s3->endpoint(),
-                   .reader = info.doris_params};
+      const JobSpec spec = FormatJobSpec(ctx, name, prefix, info);
       MR_ASSIGN_OR_RETURN(double seconds, LoadWithJob(*server, spec, model.columns, set->total_rows,
                                                       std::chrono::seconds(1800)));
       model.rows_per_s.push_back(static_cast<double>(set->total_rows) / seconds);

@@ -17,6 +17,11 @@ inline constexpr double kMB = 1e6;
 // downloads files of ~100 MB one at a time, overlapped with loading the ones before.)
 inline constexpr int kDownloadAloneParallelism = 4;
 
+// A job `name` loading the objects under `prefix` of the bench bucket as `info`'s format into
+// table bench.<name>.
+JobSpec FormatJobSpec(const BenchContext& ctx, const std::string& name, const std::string& prefix,
+                      const FormatInfo& info);
+
 // A server on a fresh data directory `name` under the scratch root, with database `bench`.
 Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const std::string& name,
                                                       const std::vector<std::string>& args = {});

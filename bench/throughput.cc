@@ -112,12 +112,7 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx) {
                               (download_seconds + base.seconds));
 
       const std::string name = "tp_" + info.doris_format + "_" + std::to_string(run);
-      JobSpec spec{.name = name,
-                   .table = "bench." + name,
-                   .uri = std::string("s3://") + kBucket + "/" + prefix + "/*" + info.extension,
-                   .format = info.doris_format,
-                   .endpoint = ctx.s3->endpoint(),
-                   .reader = info.doris_params};
+      const JobSpec spec = FormatJobSpec(ctx, name, prefix, info);
       ::sync();
       const double server_cpu = CpuSeconds(server->pid());
       const double store_cpu = CpuSeconds(ctx.s3->pid());
