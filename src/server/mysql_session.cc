@@ -179,6 +179,13 @@ Status MySqlSession::Handshake() {
     MutexLock lock(&mu_);
     interruptible_ = session_.get();
   }
+  // KILL CONNECTION: a session waiting for its client's next command is closed at once (one
+  // running a statement is interrupted, and closes after answering).
+  session_->SetKillHook([this] {
+    channel_->Post([this] {
+      if (idle_) channel_->Close();
+    });
+  });
   if (response.database) {
     if (Status status = session_->Use(*response.database); !status.ok()) {
       const sql::MySqlError error = sql::ClassifyError(status);

@@ -330,6 +330,11 @@ Session::~Session() {
   router_->activities_.erase(this);
 }
 
+void Session::SetKillHook(std::function<void()> hook) {
+  MutexLock lock(&router_->mu_);
+  router_->activities_[this].on_kill = std::move(hook);
+}
+
 bool Session::killed() const {
   MutexLock lock(&router_->mu_);
   auto it = router_->activities_.find(this);
@@ -356,7 +361,10 @@ Status Router::Kill(uint32_t id, bool end_session) {
   MutexLock lock(&mu_);
   for (auto& [session, activity] : activities_) {
     if (session->info().connection_id != id) continue;
-    if (end_session) activity.killed = true;
+    if (end_session) {
+      activity.killed = true;
+      if (activity.on_kill) activity.on_kill();
+    }
     // Under mu_: the session cannot end meanwhile (~Session takes mu_); interrupting does not
     // wait for the statement.
     activity.session->Interrupt();

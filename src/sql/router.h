@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -163,7 +164,8 @@ class Router {
   std::vector<ProcessInfo> Processes() const EXCLUDES(mu_);
   // KILL QUERY (`end_session` false): interrupts the statement session `id` runs, if any; it
   // fails with 1317 and the session goes on. KILL [CONNECTION]: the same, and the session ends
-  // at its next command. NOT_FOUND (1094) when no session has that id.
+  // (its kill hook closes an idle connection at once; a running one closes after its answer).
+  // NOT_FOUND (1094) when no session has that id.
   Status Kill(uint32_t id, bool end_session) EXCLUDES(mu_);
   bool IsHiddenDatabase(std::string_view name) const;
   // `main`, `pg_catalog` and RouterOptions::hidden_databases.
@@ -192,6 +194,7 @@ class Router {
     std::string statement;  // "" when idle
     Clock::SteadyTime since;
     bool killed = false;
+    std::function<void()> on_kill;  // Session::SetKillHook
   };
   std::map<const Session*, Activity> activities_ GUARDED_BY(mu_);
 };
@@ -244,6 +247,9 @@ class Session {
   void Interrupt() { conn_->Interrupt(); }
   // True once KILL [CONNECTION] named this session: the server closes it.
   bool killed() const;
+  // Called (from the killing session's thread, under the router's lock: it must not block)
+  // when KILL [CONNECTION] names this session, so the server can close an idle connection.
+  void SetKillHook(std::function<void()> hook);
 
  private:
   friend class Router;

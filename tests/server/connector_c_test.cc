@@ -213,8 +213,17 @@ TEST_F(ConnectorCTest, KillQueryStopsALongQueryAndTheSessionGoesOn) {
   MYSQL_RES* res = mysql_store_result(worker.get());
   EXPECT_EQ(std::string(mysql_fetch_row(res)[0]), "42");
   mysql_free_result(res);
-  // KILL ends the session: its next command finds the connection closed.
+  // KILL ends the session, idle as it is: it is gone from the process list at once.
   ASSERT_EQ(mysql_query(admin.get(), ("KILL " + id).c_str()), 0) << mysql_error(admin.get());
+  EXPECT_TRUE(testing::WaitFor([&] {
+    if (mysql_query(admin.get(), "SHOW PROCESSLIST") != 0) return false;
+    MYSQL_RES* list = mysql_store_result(admin.get());
+    bool listed = false;
+    while (MYSQL_ROW row = mysql_fetch_row(list))
+      listed |= row[0] == id;
+    mysql_free_result(list);
+    return !listed;
+  }));
   EXPECT_NE(mysql_query(worker.get(), "SELECT 1"), 0);
   EXPECT_NE(mysql_query(admin.get(), "KILL QUERY 999999"), 0);
   EXPECT_EQ(mysql_errno(admin.get()), 1094u) << mysql_error(admin.get());
