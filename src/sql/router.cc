@@ -316,28 +316,27 @@ Result<std::unique_ptr<Session>> Router::NewSession(SessionInfo info) {
 Session::Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info)
     : router_(router),
       conn_(std::move(conn)),
+      connection_id_(conn_->id()),
       info_(std::move(info)),
       variables_(router->variables_) {
   MutexLock lock(&router_->mu_);
-  router_->session_users_[conn_->id()] = info_.user;
-  router_->activities_[this] =
+  router_->activities_[connection_id_] =
       Router::Activity{this, std::nullopt, "", router_->options_.clock->SteadyNow(), false};
 }
 
 Session::~Session() {
   MutexLock lock(&router_->mu_);
-  router_->session_users_.erase(conn_->id());
-  router_->activities_.erase(this);
+  router_->activities_.erase(connection_id_);
 }
 
 void Session::SetKillHook(std::function<void()> hook) {
   MutexLock lock(&router_->mu_);
-  router_->activities_[this].on_kill = std::move(hook);
+  router_->activities_[connection_id_].on_kill = std::move(hook);
 }
 
 bool Session::killed() const {
   MutexLock lock(&router_->mu_);
-  auto it = router_->activities_.find(this);
+  auto it = router_->activities_.find(connection_id_);
   return it != router_->activities_.end() && it->second.killed;
 }
 
@@ -345,8 +344,8 @@ std::vector<ProcessInfo> Router::Processes() const {
   const Clock::SteadyTime now = options_.clock->SteadyNow();
   MutexLock lock(&mu_);
   std::vector<ProcessInfo> out;
-  for (const auto& [session, activity] : activities_) {
-    const SessionInfo& info = session->info();
+  for (const auto& [connection, activity] : activities_) {
+    const SessionInfo& info = activity.session->info();
     out.push_back(ProcessInfo{
         info.connection_id, info.user, info.host, activity.database, !activity.statement.empty(),
         std::chrono::duration_cast<std::chrono::seconds>(now - activity.since).count(),
@@ -359,8 +358,8 @@ std::vector<ProcessInfo> Router::Processes() const {
 
 Status Router::Kill(uint32_t id, bool end_session) {
   MutexLock lock(&mu_);
-  for (auto& [session, activity] : activities_) {
-    if (session->info().connection_id != id) continue;
+  for (auto& [connection, activity] : activities_) {
+    if (activity.session->info().connection_id != id) continue;
     if (end_session) {
       activity.killed = true;
       if (activity.on_kill) activity.on_kill();
@@ -375,9 +374,9 @@ Status Router::Kill(uint32_t id, bool end_session) {
 
 std::optional<std::string> Router::SessionUser(uint64_t connection_id) const {
   MutexLock lock(&mu_);
-  auto it = session_users_.find(connection_id);
-  if (it == session_users_.end()) return std::nullopt;
-  return it->second;
+  auto it = activities_.find(connection_id);
+  if (it == activities_.end()) return std::nullopt;
+  return it->second.session->info().user;
 }
 
 Result<StatementResult> Session::Execute(std::string_view statement) {
@@ -397,7 +396,7 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
     }
   }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
-  SetActivity(router_->LoggableStatement(statement));
+  SetActivity(handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement));
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
@@ -412,7 +411,7 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
 void Session::SetActivity(std::string statement) {
   const Clock::SteadyTime now = router_->options_.clock->SteadyNow();
   MutexLock lock(&router_->mu_);
-  Router::Activity& activity = router_->activities_[this];
+  Router::Activity& activity = router_->activities_[connection_id_];
   activity.statement = std::move(statement);
   activity.database = database_;
   activity.since = now;

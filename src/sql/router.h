@@ -186,7 +186,6 @@ class Router {
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<StatementHandler>>> handlers_
       GUARDED_BY(mu_);
   std::shared_ptr<StatementGuard> guard_ GUARDED_BY(mu_);
-  std::map<uint64_t, std::string> session_users_ GUARDED_BY(mu_);  // connection id -> user
   // What each session is doing (SHOW PROCESSLIST, KILL).
   struct Activity {
     Session* session = nullptr;
@@ -196,7 +195,8 @@ class Router {
     bool killed = false;
     std::function<void()> on_kill;  // Session::SetKillHook
   };
-  std::map<const Session*, Activity> activities_ GUARDED_BY(mu_);
+  // By the session's DuckDB connection id (engine::Connection::id(), SessionUser's key).
+  std::map<uint64_t, Activity> activities_ GUARDED_BY(mu_);
 };
 
 class Session {
@@ -261,6 +261,7 @@ class Session {
 
   Router* router_;
   std::unique_ptr<engine::Connection> conn_;
+  const uint64_t connection_id_;  // conn_->id(), read once
   SessionInfo info_;
   SessionVariables variables_;
   std::optional<std::string> database_;

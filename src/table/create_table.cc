@@ -16,35 +16,26 @@ using sql::Cursor;
 using sql::Token;
 using sql::TokenKind;
 
-constexpr std::array<std::pair<std::string_view, Aggregation>, 5> kAggregations = {{
-    {"SUM", Aggregation::kSum},
-    {"MAX", Aggregation::kMax},
-    {"MIN", Aggregation::kMin},
-    {"REPLACE", Aggregation::kReplace},
-    {"REPLACE_IF_NOT_NULL", Aggregation::kReplaceIfNotNull},
-}};
 constexpr std::array<std::string_view, 4> kStateAggregations = {"HLL_UNION", "BITMAP_UNION",
                                                                 "QUANTILE_UNION", "GENERIC"};
 
-// Doris prints a name in backquotes.
-std::string Backquote(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    out.push_back(c);
-    if (c == '`') out.push_back('`');
-  }
-  return out + "`";
-}
-
-// Doris prints defaults and properties in double quotes; a quote inside is doubled, which
-// Doris and Millrace both read back.
-std::string DoubleQuote(std::string_view text) {
-  std::string out = "\"";
+// `text` between `quote`s, a quote inside doubled: Doris prints names in backquotes, defaults
+// and properties in double quotes; Doris and Millrace both read the doubled quote back.
+std::string Quoted(std::string_view text, char quote) {
+  std::string out(1, quote);
   for (char c : text) {
     out.push_back(c);
-    if (c == '"') out.push_back('"');
+    if (c == quote) out.push_back(quote);
   }
-  return out + "\"";
+  return out + quote;
+}
+
+std::string Backquote(std::string_view name) {
+  return Quoted(name, '`');
+}
+
+std::string DoubleQuote(std::string_view text) {
+  return Quoted(text, '"');
 }
 
 bool IsString(const Token* token) {
@@ -149,15 +140,12 @@ class Parser {
   }
 
   bool Model(TableModel* model) {
-    if (c_.Accept("DUPLICATE")) {
-      *model = TableModel::kDuplicate;
-    } else if (c_.Accept("UNIQUE")) {
-      *model = TableModel::kUnique;
-    } else if (c_.Accept("AGGREGATE")) {
-      *model = TableModel::kAggregate;
-    } else {
-      return false;
-    }
+    const Token* token = c_.Peek();
+    if (token == nullptr || token->kind != TokenKind::kWord) return false;
+    std::optional<TableModel> named = ModelNamed(token->Text(sql_));
+    if (!named) return false;
+    c_.Skip();
+    *model = *named;
     return true;
   }
 
@@ -267,13 +255,13 @@ class Parser {
   }
 
   bool Aggregate(Aggregation* aggregation) {
-    for (const auto& [name, value] : kAggregations) {
-      if (c_.Accept(name)) {
-        *aggregation = value;
-        return true;
-      }
-    }
-    return false;
+    const Token* token = c_.Peek();
+    if (token == nullptr || token->kind != TokenKind::kWord) return false;
+    std::optional<Aggregation> named = AggregationNamed(token->Text(sql_));
+    if (!named || *named == Aggregation::kNone) return false;
+    c_.Skip();
+    *aggregation = *named;
+    return true;
   }
 
   Status Default(Column* column) {

@@ -12,26 +12,16 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<TableModel, 3> kModels = {TableModel::kDuplicate, TableModel::kUnique,
-                                               TableModel::kAggregate};
-constexpr std::array<Aggregation, 6> kAggregationValues = {
-    Aggregation::kNone, Aggregation::kSum,     Aggregation::kMax,
-    Aggregation::kMin,  Aggregation::kReplace, Aggregation::kReplaceIfNotNull};
-
 Result<TableModel> ModelOf(std::string_view name) {
-  for (TableModel model : kModels) {
-    if (ModelName(model) == name) return model;
-  }
-  return Status::DataLoss("unknown table model " + std::string(name) + " in " +
-                          "__millrace.table_models");
+  if (std::optional<TableModel> model = ModelNamed(name)) return *model;
+  return Status::DataLoss("unknown table model " + std::string(name) +
+                          " in __millrace.table_models");
 }
 
 Result<Aggregation> AggregationOf(std::string_view name) {
-  for (Aggregation aggregation : kAggregationValues) {
-    if (AggregationName(aggregation) == name) return aggregation;
-  }
-  return Status::DataLoss("unknown aggregation " + std::string(name) + " in " +
-                          "__millrace.table_models");
+  if (std::optional<Aggregation> aggregation = AggregationNamed(name)) return *aggregation;
+  return Status::DataLoss("unknown aggregation " + std::string(name) +
+                          " in __millrace.table_models");
 }
 
 }  // namespace

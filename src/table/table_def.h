@@ -25,6 +25,9 @@ enum class Aggregation { kNone, kSum, kMax, kMin, kReplace, kReplaceIfNotNull };
 std::string_view ModelName(TableModel model);
 // "SUM", ..., "REPLACE_IF_NOT_NULL"; "" for kNone.
 std::string_view AggregationName(Aggregation aggregation);
+// The model or aggregation a name (any case) names; nullopt for none.
+std::optional<TableModel> ModelNamed(std::string_view name);
+std::optional<Aggregation> AggregationNamed(std::string_view name);
 
 struct Column {
   std::string name;
