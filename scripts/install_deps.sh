@@ -13,6 +13,7 @@ apt_packages=(
   zlib1g-dev libzstd-dev libbz2-dev liblz4-dev
   nlohmann-json3-dev
   mariadb-client libmariadb-dev
+  postgresql-15 libpq-dev
   nodejs npm
 )
 

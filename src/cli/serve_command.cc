@@ -26,6 +26,7 @@
 #include "access/login_throttle.h"
 #include "access/user_statements.h"
 #include "asio.hpp"
+#include "cdc/pg_source_factory.h"
 #include "cli/commands.h"
 #include "common/clock.h"
 #include "common/fail_point.h"
@@ -289,6 +290,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.clock = Clock::Real();
     jobs_config.work_root = work_root;
     jobs_config.make_source = files.make_source;
+    jobs_config.make_change_source = cdc::MakePgChangeSource;
     jobs_config.fail_points = &*fail_points;
     jobs_config.access.control = &access;
     jobs_config.access.connection_user = [&router](uint64_t connection_id) {

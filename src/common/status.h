@@ -50,6 +50,7 @@ enum class ErrorDomain : uint8_t {
   kDuckDb,  // code: duckdb_error_type; reason: engine::DuckDbReason (engine/duckdb_status.h)
   kMySql,   // code: the MySQL errno the client is sent (sql/mysql_errors.h); reason: 0
   kJob,     // code: job::JobErrorCode (job/job_errors.h); reason: 0
+  kPostgres,  // code: the SQLSTATE, packed by pg::PackSqlState (pg/pg_connection.h); reason: 0
 };
 
 // What an error is, in a module's own terms, beyond its StatusCode.

@@ -171,6 +171,7 @@ class Connection {
 
  private:
   friend class Database;
+  friend class Appender;
   explicit Connection(void* conn) : conn_(conn) {}
   void* conn_;  // duckdb_connection, owned
 };

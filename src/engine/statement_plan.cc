@@ -207,6 +207,48 @@ Result<std::optional<std::string>> RenameRelations(
   return std::optional<std::string>(std::move(renamed));
 }
 
+Result<std::optional<std::string>> RowMapWithoutFilter(Connection& conn, std::string_view select) {
+  MR_ASSIGN_OR_RETURN(json doc, Serialize(conn, "json_serialize_sql", select));
+  if (doc.value("error", false)) {
+    return Status::InvalidArgument(StringField(doc, "error_message"));
+  }
+  json& statements = doc["statements"];
+  if (!statements.is_array() || statements.size() != 1) {
+    return Status::InvalidArgument("expected one SELECT");
+  }
+  json& node = statements[0]["node"];
+  auto refuse = [](std::string_view what) {
+    return Status::InvalidArgument("the SELECT may project, rename, cast and filter, but not " +
+                                   std::string(what));
+  };
+  if (StringField(node, "type") != "SELECT_NODE") return refuse("combine queries");
+  if (!node.value("modifiers", json::array()).empty()) {
+    return refuse("use DISTINCT, ORDER BY or LIMIT");
+  }
+  if (!node.value("group_expressions", json::array()).empty() ||
+      !node.value("group_sets", json::array()).empty() || !node["having"].is_null()) {
+    return refuse("group rows");
+  }
+  if (!node["qualify"].is_null() || !node["sample"].is_null())
+    return refuse("use QUALIFY or a sample");
+  const json& cte = node.value("cte_map", json::object());
+  if (!cte.value("map", json::array()).empty()) return refuse("use WITH");
+  if (StringField(node.value("from_table", json::object()), "type") != "BASE_TABLE") {
+    return refuse("read more than its source");
+  }
+  const std::string list = node.value("select_list", json::array()).dump();
+  for (const char* kind : {"\"WINDOW\"", "\"SUBQUERY\""}) {
+    if (list.find(std::string("\"class\":") + kind) != std::string::npos) {
+      return refuse("use window functions or subqueries");
+    }
+  }
+  if (node["where_clause"].is_null()) return std::optional<std::string>();
+  node["where_clause"] = nullptr;
+  MR_ASSIGN_OR_RETURN(std::string unfiltered,
+                      CallTextFunction(conn, "json_deserialize_sql", "JSON", RenderJson(doc)));
+  return std::optional<std::string>(std::move(unfiltered));
+}
+
 Result<PlanFacts> PlanStatement(Connection& conn, std::string_view sql) {
   MR_ASSIGN_OR_RETURN(json doc, Serialize(conn, "json_serialize_plan", sql));
   if (doc.value("error", false)) {

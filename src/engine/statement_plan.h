@@ -85,4 +85,11 @@ Result<std::optional<std::string>> RenameRelations(
     Connection& conn, std::string_view sql, const std::function<bool(WrittenRelation*)>& rename);
 Result<PlanFacts> PlanStatement(Connection& conn, std::string_view sql);
 
+// A SELECT that maps each row of one relation to at most one row: a SELECT_NODE reading one
+// table (no join, subquery or table function), with no GROUP BY, HAVING, QUALIFY, window,
+// DISTINCT, ORDER BY, LIMIT or sample; INVALID_ARGUMENT naming what is not. Returns the
+// statement with its WHERE clause removed, printed back by DuckDB (json_deserialize_sql): the
+// rows it maps, whichever the filter keeps; nullopt when it has no WHERE clause.
+Result<std::optional<std::string>> RowMapWithoutFilter(Connection& conn, std::string_view select);
+
 }  // namespace millrace::engine

@@ -11,8 +11,16 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
   auto plan = std::make_shared<JobPlan>();
   MR_ASSIGN_OR_RETURN(plan->analysis, AnalyzeInsert(insert_sql));
   const InsertAnalysis& analysis = plan->analysis;
-  MR_ASSIGN_OR_RETURN(auto options, load::ParseFileFunctionArgs(analysis.source, analysis.args));
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<source::FileSource> files, config_.make_source(options));
+  const bool change_stream = analysis.source == load::SourceKind::kCdcStream;
+  if (change_stream && !config_.make_change_source) {
+    return Status::NotSupported("cdc_stream(...) jobs are not enabled in this server");
+  }
+  load::FileFunctionOptions options;
+  std::unique_ptr<source::FileSource> files;
+  if (!change_stream) {
+    MR_ASSIGN_OR_RETURN(options, load::ParseFileFunctionArgs(analysis.source, analysis.args));
+    MR_ASSIGN_OR_RETURN(files, config_.make_source(options));
+  }
 
   MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
   MR_RETURN_IF_ERROR(UseDatabase(*conn, database));
@@ -23,6 +31,12 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
     return Status::InvalidArgument("target " + analysis.target_table + " is not a table");
   }
   plan->target = target->scans.front();
+  if (change_stream) {
+    ChangeSourceRequest request{insert_sql, analysis,      database,           plan->target,
+                                config_.db, config_.clock, config_.fail_points};
+    MR_ASSIGN_OR_RETURN(plan->source, config_.make_change_source(request));
+    return std::shared_ptr<const JobPlan>(std::move(plan));
+  }
 
   FileJobSourceConfig source;
   source.files = std::move(files);

@@ -3,13 +3,14 @@
 // them from the job's record at each poll.)
 //
 // Contract
-// - Build fails with an error naming the problem: a statement without exactly one S3()/local()
-// call, bad reader parameters, a source that cannot be
-//   opened, a target table that does not exist in `database` (a typo fails the statement, not
-//   the first task).
+// - Build fails with an error naming the problem: a statement without exactly one S3(),
+//   local() or cdc_stream() call, bad reader parameters, a source that cannot be opened, a
+//   target table that does not exist in `database` (a typo fails the statement, not the first
+//   task).
 // - Thread-safety: Build may be called concurrently (each call uses a connection of its own).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,11 +24,28 @@
 
 namespace millrace::job {
 
+// What a change stream's source is built from: the job's statement (its cdc_stream(...) call
+// analyzed) and the target as DuckDB resolves it.
+struct ChangeSourceRequest {
+  std::string insert_sql;
+  InsertAnalysis analysis;
+  std::string database;
+  engine::RelationName target;
+  engine::Database* db = nullptr;  // not owned
+  Clock* clock = nullptr;          // not owned
+  const FailPoints* fail_points = nullptr;
+};
+// Builds the source of a cdc_stream(...) job, or fails naming why the job cannot run (the
+// source unreachable, a bad parameter, a target of the wrong model).
+using ChangeSourceFactory =
+    std::function<Result<std::shared_ptr<JobSource>>(const ChangeSourceRequest&)>;
+
 struct PlanBuilderConfig {
   engine::Database* db = nullptr;   // not owned
   Clock* clock = nullptr;           // not owned
   CatalogStore* catalog = nullptr;  // not owned
   load::SourceFactory make_source;
+  ChangeSourceFactory make_change_source;   // empty: change streams are refused
   const FailPoints* fail_points = nullptr;  // may be null
   std::string work_root;
   int download_parallelism = 8;

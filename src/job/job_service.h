@@ -41,6 +41,7 @@
 #include "common/result.h"
 #include "engine/database.h"
 #include "job/job_access.h"
+#include "job/job_plan.h"
 #include "job/task_policy.h"
 #include "load/file_table_function.h"
 #include "sql/doris_table_functions.h"
@@ -52,6 +53,7 @@ struct JobServiceConfig {
   Clock* clock = nullptr;          // not owned
   std::string work_root;           // downloads go to work directories under it
   load::SourceFactory make_source;
+  ChangeSourceFactory make_change_source;   // cdc_stream(...) jobs; empty: refused
   const FailPoints* fail_points = nullptr;  // may be null
   int workers = 2;
   // Most downloads of a task at once (small files; large ones go one at a time, see

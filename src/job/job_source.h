@@ -122,6 +122,9 @@ class JobSource {
   // The job's turn on a worker ended (paused, superseded, or other jobs' turn): drop what was
   // prepared for a next task (a file source's read ahead), so nothing runs for an idle job.
   virtual void TurnEnded() {}
+  // The job was dropped (no task of it runs any more): release what the source holds upstream
+  // (a replication slot). An error is reported to the user; the job is gone regardless.
+  virtual Status Drop(const JobRecord& job) { return Status::Ok(); }
   // Where the source reads, for logs (no secrets).
   virtual std::string Describe() const = 0;
 };

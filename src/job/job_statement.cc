@@ -235,15 +235,18 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
   analysis.select_begin = p.Offset();
 
   MR_ASSIGN_OR_RETURN(auto calls, sql::FindDorisCalls(text, [](std::string_view name) {
-                        return name == "s3" || name == "local";
+                        return name == "s3" || name == "local" || name == "cdc_stream";
                       }));
   if (calls.size() != 1) {
     return Status::InvalidArgument(
-        "a streaming job reads exactly one S3(...) or local(...) table function; found " +
+        "a streaming job reads exactly one S3(...), local(...) or cdc_stream(...) table "
+        "function; found " +
         std::to_string(calls.size()));
   }
   sql::DorisCall& call = calls.front();
-  analysis.source = call.name == "s3" ? load::SourceKind::kS3 : load::SourceKind::kLocal;
+  analysis.source = call.name == "s3"      ? load::SourceKind::kS3
+                    : call.name == "local" ? load::SourceKind::kLocal
+                                           : load::SourceKind::kCdcStream;
   analysis.args = std::move(call.args);
   analysis.call_begin = call.begin;
   analysis.call_end = call.end;
@@ -253,7 +256,7 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
 std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
   std::string call =
       std::string(insert_sql.substr(analysis.call_begin, analysis.call_end - analysis.call_begin));
-  for (const char* secret_key : {"s3.secret_key", "s3.session_token"}) {
+  for (const char* secret_key : {"s3.secret_key", "s3.session_token", "password"}) {
     auto it = analysis.args.find(secret_key);
     if (it == analysis.args.end() || it->second.empty()) continue;
     size_t pos = 0;

@@ -147,6 +147,12 @@ Result<std::string> JobStatements::Control(const ControlJobStatement& stmt,
     config_.registry->Remove(job->id);
     config_.scheduler->Unschedule(job->id);
     MR_LOG(kInfo) << "dropped job " << stmt.name;
+    if (job->plan != nullptr) {
+      if (Status released = job->plan->source->Drop(job->record); !released.ok()) {
+        MR_LOG(kWarning) << "job " << stmt.name << ": " << released.ToString();
+        return "job " + stmt.name + " dropped; " + released.message();
+      }
+    }
     return "job " + stmt.name + " dropped";
   }
   JobRecord after = job->record;

@@ -27,7 +27,9 @@
 
 namespace millrace::load {
 
-enum class SourceKind { kS3, kLocal };
+// kCdcStream is a change stream (cdc_stream(...)): the job layer hands it to the change source
+// factory (job_plan.h); file readers never see it.
+enum class SourceKind { kS3, kLocal, kCdcStream };
 
 enum class ParamType { kString, kBool, kInt, kChoice };
 

@@ -41,7 +41,7 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   ASSERT_TRUE(catalog.Open().ok());
   PlanBuilder plans(PlanBuilderConfig{db.get(), &clock, &catalog,
                                       load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
-                                      nullptr, work, 2});
+                                      nullptr, nullptr, work, 2});
   auto plan = plans.Build(
       "INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" "
       "= \"" +

@@ -1,0 +1,176 @@
+#include "cdc/change_apply.h"
+
+#include <map>
+
+#include "common/strings.h"
+#include "engine/appender.h"
+#include "table/model_write.h"
+
+namespace millrace::cdc {
+namespace {
+
+using engine::QuoteIdentifier;
+
+constexpr char kStage[] = "__millrace_cdc_stage";
+constexpr char kLast[] = "__millrace_cdc_last";
+constexpr char kUpserts[] = "__millrace_cdc_upserts";
+constexpr char kKeys[] = "__millrace_cdc_keys";
+
+std::string StageColumn(size_t i) {
+  return "c" + std::to_string(i);
+}
+
+}  // namespace
+
+Result<int64_t> ChangeApply::Apply(engine::Connection& conn,
+                                   const std::vector<Change>& changes) const {
+  size_t begin = 0;
+  for (size_t i = 0; i <= changes.size(); ++i) {
+    if (i < changes.size() && changes[i].kind != Change::Kind::kTruncate) continue;
+    if (i > begin) MR_RETURN_IF_ERROR(ApplyRun(conn, changes, begin, i));
+    if (i < changes.size()) MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM " + target_->table));
+    begin = i + 1;
+  }
+  return static_cast<int64_t>(changes.size());
+}
+
+Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>& changes,
+                             size_t begin, size_t end) const {
+  const std::vector<SourceColumn>& columns = source_->columns;
+  std::string create = std::string("CREATE OR REPLACE TEMP TABLE ") + kStage + " (";
+  for (size_t i = 0; i < columns.size(); ++i)
+    create += StageColumn(i) + " VARCHAR, ";
+  create += "__seq BIGINT, __del BOOLEAN, __keep VARCHAR)";
+  MR_RETURN_IF_ERROR(conn.Execute(create));
+
+  // The newest staged text of each key's columns, for unchanged TOASTed values.
+  std::map<std::vector<std::string>, std::vector<std::optional<std::string>>> latest;
+  bool any_kept = false;
+  bool any_delete = false;
+  {
+    MR_ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", "main", kStage));
+    for (size_t n = begin; n < end; ++n) {
+      const Change& change = changes[n];
+      const bool del = change.kind == Change::Kind::kDelete;
+      any_delete = any_delete || del;
+      if (change.row.size() != columns.size()) {
+        return Status::DataLoss("a change of " + source_->Display() + " has " +
+                                std::to_string(change.row.size()) + " columns, the table has " +
+                                std::to_string(columns.size()));
+      }
+      std::vector<std::string> key;
+      for (size_t k : source_->key)
+        key.push_back(change.row[k].text);
+      std::vector<std::optional<std::string>> staged(columns.size());
+      std::string keep;
+      for (size_t i = 0; i < columns.size(); ++i) {
+        const pg::TupleValue& v = change.row[i];
+        if (v.kind == pg::TupleValue::Kind::kText) {
+          MR_ASSIGN_OR_RETURN(std::string text, pg::StageText(columns[i].mapping, v.text));
+          staged[i] = std::move(text);
+        } else if (v.kind == pg::TupleValue::Kind::kUnchanged && !del) {
+          if (i < change.old_row.size() && change.old_row[i].kind == pg::TupleValue::Kind::kText) {
+            MR_ASSIGN_OR_RETURN(std::string text,
+                                pg::StageText(columns[i].mapping, change.old_row[i].text));
+            staged[i] = std::move(text);
+          } else if (auto it = latest.find(key); it != latest.end() && it->second[i]) {
+            staged[i] = it->second[i];
+          } else {
+            keep += "," + std::to_string(i);
+          }
+        }
+      }
+      for (size_t i = 0; i < columns.size(); ++i) {
+        MR_RETURN_IF_ERROR(staged[i] ? appender->AppendString(*staged[i]) : appender->AppendNull());
+      }
+      MR_RETURN_IF_ERROR(appender->AppendInt64(static_cast<int64_t>(n)));
+      MR_RETURN_IF_ERROR(appender->AppendBool(del));
+      MR_RETURN_IF_ERROR(keep.empty() ? appender->AppendNull()
+                                      : appender->AppendString(keep + ","));
+      MR_RETURN_IF_ERROR(appender->EndRow());
+      any_kept = any_kept || !keep.empty();
+      if (del) {
+        latest.erase(key);
+      } else {
+        latest[key] = std::move(staged);
+      }
+    }
+    MR_RETURN_IF_ERROR(appender->Flush());
+  }
+
+  // The newest change of each source key, typed.
+  std::string typed;
+  std::string names;
+  std::string partition;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    typed += pg::ValueSql(columns[i].mapping, StageColumn(i)) + " AS " +
+             QuoteIdentifier(columns[i].name) + ", ";
+    names += (i ? ", " : "") + QuoteIdentifier(columns[i].name);
+  }
+  for (size_t k : source_->key)
+    partition += (partition.empty() ? "" : ", ") + StageColumn(k);
+  MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kLast +
+                                  " AS SELECT " + typed + "__del, __keep FROM " + kStage +
+                                  " QUALIFY row_number() OVER (PARTITION BY " + partition +
+                                  " ORDER BY __seq DESC) = 1"));
+  if (any_kept) {
+    // Unchanged TOASTed values the run did not carry: the target's row of the key has them.
+    std::string on;
+    for (size_t k : source_->key) {
+      const std::string c = QuoteIdentifier(columns[k].name);
+      on += (on.empty() ? "" : " AND ") + std::string("s.") + c + " = t." + c;
+    }
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string c = QuoteIdentifier(columns[i].name);
+      const std::string marker = "'%," + std::to_string(i) + ",%'";
+      MR_ASSIGN_OR_RETURN(auto needed,
+                          engine::QueryTextRows(conn, std::string("SELECT count(*) FROM ") + kLast +
+                                                          " WHERE __keep LIKE " + marker));
+      if (needed.empty() || needed[0][0] == "0") continue;
+      Status filled =
+          conn.Execute(std::string("UPDATE ") + kLast + " AS s SET " + c + " = t." + c + " FROM " +
+                       target_->table + " AS t WHERE " + on + " AND s.__keep LIKE " + marker);
+      if (!filled.ok()) {
+        return Status::InvalidArgument(
+            "an UPDATE of " + source_->Display() + " left column " + columns[i].name +
+            " unchanged (a TOASTed value the change stream does not carry) and the target " +
+            target_->table + " cannot supply it (" + filled.message() +
+            "); set REPLICA IDENTITY FULL on the source table");
+      }
+    }
+  }
+
+  auto map_rows = [&](const std::string& into, const std::string& where,
+                      const std::string& select) -> Status {
+    MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") +
+                                    std::string(kSourceName) + " AS SELECT " + names + " FROM " +
+                                    kLast + where));
+    return conn.Execute("CREATE OR REPLACE TEMP TABLE " + into + " AS " + select);
+  };
+  MR_RETURN_IF_ERROR(map_rows(kUpserts, " WHERE NOT __del", target_->select_sql));
+  const bool deletes = any_delete || !target_->unfiltered_sql.empty();
+  if (deletes) {
+    MR_RETURN_IF_ERROR(
+        map_rows(kKeys, "",
+                 target_->unfiltered_sql.empty() ? target_->select_sql : target_->unfiltered_sql));
+  }
+
+  std::vector<std::string> given = target_->columns;
+  std::string aliases;
+  for (const std::string& c : given)
+    aliases += QuoteIdentifier(c) + ", ";
+  given.push_back(std::string(table::kDeleteSign));
+  aliases += std::string(table::kDeleteSign) + ", __order";
+  std::string rows = std::string("SELECT *, 0, 1 FROM ") + kUpserts;
+  if (deletes) rows = std::string("SELECT *, 1, 0 FROM ") + kKeys + " UNION ALL " + rows;
+  std::string source = "SELECT * FROM (" + rows + ") AS __rows(" + aliases + ")";
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> writes,
+                      table::ModelWriteSql(target_->def, target_->table, given, source, "__order"));
+  for (const std::string& write : writes)
+    MR_RETURN_IF_ERROR(conn.Execute(write));
+  return conn.Execute(std::string("DROP TABLE IF EXISTS ") + kStage + "; DROP TABLE IF EXISTS " +
+                      kLast + "; DROP TABLE IF EXISTS " + kUpserts + "; DROP TABLE IF EXISTS " +
+                      kKeys + "; DROP TABLE IF EXISTS " + std::string(kSourceName));
+}
+
+}  // namespace millrace::cdc

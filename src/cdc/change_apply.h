@@ -1,0 +1,67 @@
+// ChangeApply: a run of one source table's changes written into its UNIQUE KEY target, in the
+// transaction open on a connection.
+//
+// Contract
+// - Apply writes `changes` in order: an upsert's row replaces the target's row of its key, a
+//   delete removes it, a truncate empties the target. Within a run the newest change of each
+//   source key decides (reduced before writing, so no key is written twice).
+// - The job's SELECT maps source rows to target rows: `select_sql` reads the source as the
+//   table kSourceName. The target holds exactly the mapped rows the SELECT's filter keeps: a
+//   key whose newest change is a delete, or an upsert the filter drops, is deleted from the
+//   target through the SELECT without its filter (`unfiltered_sql`; "" when the SELECT has no
+//   filter), which maps the key; a deleted row's non-key columns are NULL there.
+// - An UPDATE leaves a TOASTed value it did not change out of the stream: it is taken from the
+//   old row when the source sent one (REPLICA IDENTITY FULL), else from an earlier change of
+//   the key in this run, else from the target's row of the key (its column of the same name).
+//   A target without such a column is INVALID_ARGUMENT saying to set REPLICA IDENTITY FULL.
+// - Values convert as pg_types.h says; a value that does not convert fails the run (the task).
+// - Temporary tables named __millrace_cdc_* are created and dropped on the connection.
+// - Thread-safety: one run at a time per connection.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cdc/pg_tables.h"
+#include "common/result.h"
+#include "engine/database.h"
+#include "pg/pgoutput.h"
+#include "table/table_def.h"
+
+namespace millrace::cdc {
+
+inline constexpr std::string_view kSourceName = "__millrace_cdc_source";
+
+struct Change {
+  enum class Kind { kUpsert, kDelete, kTruncate };
+  Kind kind = Kind::kUpsert;
+  pg::Tuple row;      // upsert: the new row; delete: the old key (other columns NULL)
+  pg::Tuple old_row;  // the whole old row, when the source sent it; else empty
+};
+
+struct ApplyTarget {
+  std::string table;                 // the target as the INSERT names it
+  std::vector<std::string> columns;  // the target columns the SELECT's columns fill, in order
+  table::TableDef def;               // the target's definition (UNIQUE)
+  std::string select_sql;            // reads kSourceName
+  std::string unfiltered_sql;        // select_sql without its WHERE; "" when it has none
+};
+
+class ChangeApply {
+ public:
+  ChangeApply(const SourceTable* source, const ApplyTarget* target)
+      : source_(source), target_(target) {}
+
+  // Returns the number of changes applied.
+  Result<int64_t> Apply(engine::Connection& conn, const std::vector<Change>& changes) const;
+
+ private:
+  Status ApplyRun(engine::Connection& conn, const std::vector<Change>& changes, size_t begin,
+                  size_t end) const;
+  const SourceTable* source_;  // not owned
+  const ApplyTarget* target_;  // not owned
+};
+
+}  // namespace millrace::cdc

@@ -1,0 +1,449 @@
+#include "cdc/pg_change_source.h"
+
+#include <utility>
+
+#include "common/logging.h"
+#include "pg/pgoutput.h"
+
+namespace millrace::cdc {
+namespace {
+
+using job::Offset;
+using nlohmann::json;
+
+constexpr char kLsnPart[] = "lsn";
+constexpr char kSnapshotPart[] = "snapshot";
+
+// One split, or whole source transactions, or only a new position.
+class ChangeBatch final : public job::SourceBatch {
+ public:
+  ChangeBatch(Offset start, Offset end, std::string first, std::string last,
+              std::vector<Change> changes, int64_t bytes, const ChangeApply* apply)
+      : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
+                    static_cast<int64_t>(changes.size()), bytes),
+        changes_(std::move(changes)),
+        apply_(apply) {}
+
+  Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
+                                int attempt) override {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
+    MR_ASSIGN_OR_RETURN(const int64_t applied, apply_->Apply(txn->connection(), changes_));
+    job::LoadedBatch loaded;
+    loaded.txn = std::move(txn);
+    loaded.stats.scanned_rows = applied;
+    loaded.stats.load_bytes = bytes();
+    return loaded;
+  }
+
+ private:
+  const std::vector<Change> changes_;
+  const ChangeApply* apply_;  // the source's; outlives its batches (the plan holds both)
+};
+
+Offset StreamOffset(pg::Lsn lsn) {
+  return Offset().With(kLsnPart, pg::FormatLsn(lsn));
+}
+
+int64_t TupleBytes(const pg::Tuple& tuple) {
+  int64_t bytes = 0;
+  for (const pg::TupleValue& v : tuple)
+    bytes += static_cast<int64_t>(v.text.size());
+  return bytes;
+}
+
+}  // namespace
+
+PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
+    : config_(std::move(config)), apply_(&config_.table, &config_.target) {}
+
+PgChangeSource::~PgChangeSource() = default;
+
+std::string PgChangeSource::Describe() const {
+  return "postgres " + pg::Describe(config_.spec.connect) + " table " + config_.table.Display();
+}
+
+std::string PgChangeSource::SlotName(const job::JobRecord& job) {
+  return "millrace_" + std::to_string(job.id) + "_" + std::to_string(job.create_time_us);
+}
+
+Result<pg::PgConnection*> PgChangeSource::Meta() {
+  if (meta_ != nullptr && meta_->Execute("SELECT 1").ok()) return meta_.get();
+  meta_.reset();
+  MR_ASSIGN_OR_RETURN(meta_, pg::PgConnection::Connect(config_.spec.connect));
+  return meta_.get();
+}
+
+void PgChangeSource::CloseStream() {
+  repl_.reset();
+  snapshot_.clear();
+  streaming_ = false;
+  open_.reset();
+  ready_.clear();
+  handed_.reset();
+}
+
+Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
+                                         const job::BatchLimits& limits) {
+  const Offset& offset = job.current_offset;
+  if (offset.empty()) return Start(job, limits);
+  MR_ASSIGN_OR_RETURN(const pg::Lsn lsn, pg::ParseLsn(offset.Text(kLsnPart)));
+  if (offset.parts().contains(kSnapshotPart)) {
+    return SnapshotSplit(job, lsn, offset.parts()[kSnapshotPart].value("after", json()));
+  }
+  auto polled = Stream(job, lsn, limits);
+  if (!polled.ok() && polled.status().code() == StatusCode::kUnavailable) {
+    // A broken replication connection (a server restart, a timeout while the job was idle):
+    // once more on a new one, from the job's offset.
+    MR_LOG(kInfo) << Describe() << ": " << polled.status().ToString() << "; reconnecting";
+    CloseStream();
+    polled = Stream(job, lsn, limits);
+  }
+  if (!polled.ok()) CloseStream();
+  return polled;
+}
+
+Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
+                                          const job::BatchLimits& limits) {
+  CloseStream();
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
+  MR_RETURN_IF_ERROR(CheckReplication(*meta));
+  const std::string name = SlotName(job);
+  MR_ASSIGN_OR_RETURN(
+      pg::Rows published,
+      meta->Query("SELECT 1 FROM pg_publication WHERE pubname = " + meta->Literal(name)));
+  if (published.rows.empty()) {
+    MR_RETURN_IF_ERROR(meta->Execute("CREATE PUBLICATION " + meta->Identifier(name) +
+                                     " FOR TABLE " + config_.table.Quoted(*meta)));
+  }
+  // A slot of this name is left by a crash before the job's first commit: nothing of it was
+  // used, so it starts over.
+  MR_RETURN_IF_ERROR(
+      meta->Execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                    "WHERE slot_name = " +
+                    meta->Literal(name)));
+  MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
+  MR_ASSIGN_OR_RETURN(pg::CreatedSlot slot, repl_->CreateSlot(name, config_.spec.initial));
+  snapshot_ = slot.snapshot;
+  MR_LOG(kInfo) << "job " << job.name << ": created replication slot " << name << " at "
+                << pg::FormatLsn(slot.consistent_point);
+  if (config_.spec.initial) return SnapshotSplit(job, slot.consistent_point, json());
+  // "latest": nothing before the slot's consistent point is copied.
+  job::Polled polled;
+  const Offset end = StreamOffset(slot.consistent_point);
+  polled.batch = std::make_unique<ChangeBatch>(job.current_offset, end, "", "",
+                                               std::vector<Change>(), 0, &apply_);
+  polled.more = true;
+  polled.end_offset = end;
+  handed_ = slot.consistent_point;
+  return polled;
+}
+
+Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
+                                                  const json& after) {
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
+  const SourceTable& table = config_.table;
+  std::string columns;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    columns += (i ? ", " : "") + meta->Identifier(table.columns[i].name);
+  }
+  std::string key;
+  std::string bound;
+  for (size_t n = 0; n < table.key.size(); ++n) {
+    const SourceColumn& c = table.columns[table.key[n]];
+    key += (n ? ", " : "") + meta->Identifier(c.name);
+    if (after.is_array() && n < after.size() && after[n].is_string()) {
+      bound += (n ? ", " : "") + std::string("CAST(") + meta->Literal(after[n].get<std::string>()) +
+               " AS " + c.type.name + ")";
+    }
+  }
+  std::string select = "SELECT " + columns + " FROM " + table.Quoted(*meta);
+  if (!bound.empty()) select += " WHERE (" + key + ") > (" + bound + ")";
+  select += " ORDER BY " + key + " LIMIT " + std::to_string(config_.spec.split_size);
+
+  MR_RETURN_IF_ERROR(meta->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+  if (!snapshot_.empty() && repl_ != nullptr && !streaming_) {
+    Status imported = meta->Execute("SET TRANSACTION SNAPSHOT " + meta->Literal(snapshot_));
+    if (!imported.ok()) {
+      // Gone with its exporting connection: a fresh snapshot (see the contract).
+      MR_LOG(kInfo) << Describe() << ": the exported snapshot is gone (" << imported.message()
+                    << "); reading the rest of the table in a fresh one";
+      snapshot_.clear();
+      MR_RETURN_IF_ERROR(meta->Execute("ROLLBACK"));
+      MR_RETURN_IF_ERROR(meta->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+    }
+  }
+  std::vector<Change> changes;
+  int64_t bytes = 0;
+  Status copied = meta->CopyOut("COPY (" + select + ") TO STDOUT", [&](pg::Row& row) {
+    Change change;
+    for (auto& field : row) {
+      pg::TupleValue value;
+      if (field) {
+        value.kind = pg::TupleValue::Kind::kText;
+        value.text = std::move(*field);
+        bytes += static_cast<int64_t>(value.text.size());
+      }
+      change.row.push_back(std::move(value));
+    }
+    changes.push_back(std::move(change));
+    return Status::Ok();
+  });
+  if (!copied.ok()) {
+    meta_.reset();
+    return copied.WithContext("reading a snapshot split of " + table.Display());
+  }
+  MR_RETURN_IF_ERROR(meta->Execute("COMMIT"));
+
+  const bool done = static_cast<int64_t>(changes.size()) < config_.spec.split_size;
+  Offset end = StreamOffset(lsn);
+  json last_key = json::array();
+  if (!changes.empty()) {
+    for (size_t k : table.key)
+      last_key.push_back(changes.back().row[k].text);
+  }
+  if (!done) end = end.With(kSnapshotPart, json{{"after", last_key}});
+  if (done) snapshot_.clear();
+  const std::string first =
+      changes.empty() ? "" : "snapshot " + table.Display() + " after " + after.dump();
+  const std::string last = changes.empty() ? "" : "snapshot key " + last_key.dump();
+  job::Polled polled;
+  polled.batch = std::make_unique<ChangeBatch>(job.current_offset, end, first, last,
+                                               std::move(changes), bytes, &apply_);
+  polled.more = true;
+  polled.end_offset = StreamOffset(std::max(lsn, server_lsn_));
+  handed_ = lsn;
+  return polled;
+}
+
+Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn lsn,
+                                           const job::BatchLimits& limits) {
+  const auto now = config_.clock->SteadyNow();
+  if (streaming_ && handed_ != lsn) {
+    // The last batch handed out did not commit: its changes are read again from the slot.
+    CloseStream();
+  }
+  if (!streaming_) {
+    repl_.reset();
+    snapshot_.clear();
+    MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
+    MR_RETURN_IF_ERROR(repl_->Start(SlotName(job), SlotName(job), lsn));
+    streaming_ = true;
+    handed_ = lsn;
+    confirmed_ = std::max(confirmed_, lsn);
+    passed_lsn_ = std::max(passed_lsn_, lsn);
+    last_batch_ = now;
+    MR_LOG(kInfo) << "job " << job.name << ": streaming from " << pg::FormatLsn(lsn);
+  }
+  if (now - last_status_ >= std::chrono::seconds(1)) {
+    // Asks for a keepalive: it carries the server's position, which moves a quiet job.
+    MR_RETURN_IF_ERROR(repl_->SendStatus(confirmed_, /*reply=*/true));
+    last_status_ = now;
+  }
+
+  auto ready_changes = [&] {
+    int64_t n = 0;
+    for (const Transaction& t : ready_)
+      n += static_cast<int64_t>(t.changes.size());
+    return n;
+  };
+  std::chrono::milliseconds wait = kStreamWait;
+  while (ready_changes() < limits.max_items) {
+    MR_ASSIGN_OR_RETURN(std::optional<pg::StreamMessage> message, repl_->Next(wait));
+    if (!message) {
+      if (!open_) break;   // nothing more now
+      wait = kStreamWait;  // a transaction is arriving: wait for its end
+      continue;
+    }
+    MR_RETURN_IF_ERROR(Receive(*message));
+    // Whole transactions in hand: take what has already arrived, without waiting for more.
+    wait = ready_.empty() || open_ ? kStreamWait : std::chrono::milliseconds(0);
+  }
+
+  job::Polled polled;
+  if (!ready_.empty()) {
+    std::vector<Change> changes;
+    int64_t bytes = 0;
+    pg::Lsn end = lsn;
+    while (
+        !ready_.empty() &&
+        (changes.empty() || static_cast<int64_t>(changes.size() + ready_.front().changes.size()) <=
+                                limits.max_items)) {
+      Transaction t = std::move(ready_.front());
+      ready_.pop_front();
+      for (Change& c : t.changes) {
+        bytes += TupleBytes(c.row);
+        changes.push_back(std::move(c));
+      }
+      end = t.end;
+    }
+    polled.batch = std::make_unique<ChangeBatch>(
+        job.current_offset, StreamOffset(end), "lsn " + pg::FormatLsn(lsn),
+        "lsn " + pg::FormatLsn(end), std::move(changes), bytes, &apply_);
+    polled.more = !ready_.empty();
+    handed_ = end;
+    last_batch_ = now;
+  } else {
+    const pg::Lsn quiet = open_ ? passed_lsn_ : std::max(passed_lsn_, server_lsn_);
+    if (quiet > lsn && now - last_batch_ >= kQuietCommitInterval) {
+      polled.batch = std::make_unique<ChangeBatch>(job.current_offset, StreamOffset(quiet), "", "",
+                                                   std::vector<Change>(), 0, &apply_);
+      handed_ = quiet;
+      last_batch_ = now;
+    }
+  }
+  const pg::Lsn newest = std::max({server_lsn_, passed_lsn_, lsn});
+  polled.end_offset = StreamOffset(newest);
+  polled.lag_bytes = static_cast<int64_t>(newest - lsn);
+  polled.lag_items = ready_changes() + (polled.batch ? polled.batch->items() : 0);
+  return polled;
+}
+
+Status PgChangeSource::Receive(const pg::StreamMessage& message) {
+  server_lsn_ = std::max(server_lsn_, message.wal_end);
+  if (message.kind == pg::StreamMessage::Kind::kKeepalive) {
+    if (message.reply_requested) return repl_->SendStatus(confirmed_, /*reply=*/false);
+    return Status::Ok();
+  }
+  MR_ASSIGN_OR_RETURN(pg::PgOutputMessage decoded, pg::DecodePgOutput(message.data));
+  return Handle(decoded);
+}
+
+Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
+  const SourceTable& table = config_.table;
+  auto ours = [&](uint32_t relation) { return relation != 0 && relation == relation_oid_; };
+  auto need_open = [&](const char* what) -> Status {
+    if (open_) return Status::Ok();
+    return Status::DataLoss(std::string("the replication stream sent ") + what +
+                            " outside a transaction");
+  };
+  if (const auto* begin = std::get_if<pg::BeginMessage>(&message)) {
+    open_ = Transaction{begin->final_lsn, {}};
+    return Status::Ok();
+  }
+  if (const auto* commit = std::get_if<pg::CommitMessage>(&message)) {
+    MR_RETURN_IF_ERROR(need_open("a commit"));
+    Transaction t = std::move(*open_);
+    open_.reset();
+    t.end = commit->end_lsn;
+    passed_lsn_ = std::max(passed_lsn_, t.end);
+    // Transactions at or below the job's offset were applied before (a restart replays them).
+    if (t.end > handed_.value_or(0) && !t.changes.empty()) ready_.push_back(std::move(t));
+    return Status::Ok();
+  }
+  if (const auto* relation = std::get_if<pg::RelationMessage>(&message)) {
+    if (relation->schema != table.schema || relation->name != table.name) return Status::Ok();
+    bool same = relation->columns.size() == table.columns.size();
+    for (size_t i = 0; same && i < table.columns.size(); ++i) {
+      same = relation->columns[i].name == table.columns[i].name &&
+             relation->columns[i].type_oid == table.columns[i].type.oid;
+    }
+    if (!same) {
+      std::string now;
+      for (const auto& c : relation->columns)
+        now += (now.empty() ? "" : ", ") + c.name;
+      return Status::FailedPrecondition(
+          "the columns of " + table.Display() + " changed (now: " + now +
+          "); a cdc_stream job does not follow schema changes yet: recreate the job");
+    }
+    relation_oid_ = relation->oid;
+    return Status::Ok();
+  }
+  if (const auto* insert = std::get_if<pg::InsertMessage>(&message)) {
+    MR_RETURN_IF_ERROR(need_open("an insert"));
+    if (!ours(insert->relation)) return Status::Ok();
+    open_->changes.push_back(Change{Change::Kind::kUpsert, insert->row, {}});
+    return Status::Ok();
+  }
+  if (const auto* update = std::get_if<pg::UpdateMessage>(&message)) {
+    MR_RETURN_IF_ERROR(need_open("an update"));
+    if (!ours(update->relation)) return Status::Ok();
+    if (update->old_kind != 0) {
+      // The key changed (or the whole old row came): the old key's row goes first.
+      bool key_changed = false;
+      for (size_t k : table.key) {
+        key_changed = key_changed || k >= update->old_row.size() ||
+                      update->old_row[k].text != update->row[k].text;
+      }
+      if (key_changed) {
+        pg::Tuple old_key(table.columns.size());
+        for (size_t k : table.key) {
+          if (k < update->old_row.size()) old_key[k] = update->old_row[k];
+        }
+        open_->changes.push_back(Change{Change::Kind::kDelete, std::move(old_key), {}});
+      }
+    }
+    open_->changes.push_back(Change{Change::Kind::kUpsert, update->row,
+                                    update->old_kind == 'O' ? update->old_row : pg::Tuple()});
+    return Status::Ok();
+  }
+  if (const auto* del = std::get_if<pg::DeleteMessage>(&message)) {
+    MR_RETURN_IF_ERROR(need_open("a delete"));
+    if (!ours(del->relation)) return Status::Ok();
+    pg::Tuple key(table.columns.size());
+    for (size_t k : table.key) {
+      if (k < del->old_row.size()) key[k] = del->old_row[k];
+    }
+    open_->changes.push_back(Change{Change::Kind::kDelete, std::move(key), {}});
+    return Status::Ok();
+  }
+  if (const auto* truncate = std::get_if<pg::TruncateMessage>(&message)) {
+    MR_RETURN_IF_ERROR(need_open("a truncate"));
+    for (uint32_t relation : truncate->relations) {
+      if (ours(relation)) open_->changes.push_back(Change{Change::Kind::kTruncate, {}, {}});
+    }
+    return Status::Ok();
+  }
+  return Status::Ok();  // Type, Origin, logical messages
+}
+
+void PgChangeSource::Committed(const Offset& offset) {
+  auto lsn = pg::ParseLsn(offset.Text(kLsnPart));
+  if (!lsn.ok() || offset.parts().contains(kSnapshotPart)) return;
+  confirmed_ = std::max(confirmed_, *lsn);
+  if (!streaming_ || repl_ == nullptr) return;  // sent with the first status once streaming
+  if (Status sent = repl_->SendStatus(confirmed_, /*reply=*/false); !sent.ok()) {
+    // The next poll finds the connection broken and reconnects; the confirmation goes then.
+    MR_LOG(kInfo) << Describe() << ": " << sent.ToString();
+  }
+}
+
+Status PgChangeSource::Drop(const job::JobRecord& job) {
+  CloseStream();
+  const std::string name = SlotName(job);
+  auto meta = Meta();
+  if (!meta.ok()) {
+    return meta.status().WithContext("replication slot " + name +
+                                     " was not dropped (drop it "
+                                     "with pg_drop_replication_slot)");
+  }
+  pg::PgConnection* conn = *meta;
+  // The walsender of the connection just closed may not have ended yet.
+  Status dropped = conn->Execute(
+      "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = " +
+      conn->Literal(name) + " AND active_pid IS NOT NULL");
+  for (int attempt = 0; dropped.ok() && attempt < 50; ++attempt) {
+    dropped = conn->Execute(
+        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name "
+        "= " +
+        conn->Literal(name) + " AND active_pid IS NULL");
+    if (!dropped.ok()) break;
+    auto left =
+        conn->Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " + conn->Literal(name));
+    if (!left.ok()) {
+      dropped = left.status();
+      break;
+    }
+    if (left->rows.empty()) break;
+    config_.clock->SleepFor(std::chrono::milliseconds(100));
+  }
+  if (dropped.ok()) {
+    dropped = conn->Execute("DROP PUBLICATION IF EXISTS " + conn->Identifier(name));
+  }
+  meta_.reset();
+  if (!dropped.ok()) {
+    return dropped.WithContext("replication slot or publication " + name + " was not dropped");
+  }
+  return Status::Ok();
+}
+
+}  // namespace millrace::cdc

@@ -1,0 +1,107 @@
+// PgChangeSource: the JobSource of a cdc_stream("type" = "postgres", ...) job — a table's
+// snapshot in primary-key splits, then its changes from a logical replication slot, applied
+// to a UNIQUE KEY target exactly once.
+//
+// Contract (beyond job_source.h)
+// - The offset is {"lsn": "X/Y"} while streaming: every source transaction that committed at
+//   or before it is applied, none after it. During the snapshot it is {"lsn": <the slot's
+//   consistent point>, "snapshot": {"after": [key values of the last row copied] | null}}.
+// - The first poll of a job (empty offset) creates its publication (millrace_<job id>_<create
+//   time>, FOR TABLE the source; kept if it exists) and its slot of the same name, exporting a
+//   snapshot (offset "initial"), dropping a slot of that name left by a crash before the first
+//   commit. Splits are read in that snapshot while this source's replication connection stays
+//   open and idle; after a restart the remaining splits are read in a fresh snapshot. Either
+//   way the stream replays every change after the consistent point, and upserts are
+//   idempotent: the target may be behind during the snapshot, never wrong after it.
+// - A batch is whole source transactions (at least one, more up to max_items changes), or one
+//   split. After its commit, Committed confirms its LSN to the slot; nothing is ever confirmed
+//   that did not commit. A poll that finds the job at another offset than it last handed out
+//   (a batch that did not commit) restarts the stream at the job's offset.
+// - Quiet tables: when no change is pending and the server reports a later position (its
+//   keepalives, or transactions of other tables), an offset-only batch moves the job there at
+//   most every kQuietCommitInterval, so a quiet job never holds WAL back.
+// - A Relation message whose columns differ from the table described at CREATE JOB fails the
+//   poll with FAILED_PRECONDITION (the job pauses saying so): schema changes are not followed
+//   yet.
+// - Drop removes the slot (ending the walsender holding it) and the publication.
+// - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time (the
+//   job's task, or the statement dropping it after its task ended); Describe from any thread.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cdc/cdc_params.h"
+#include "cdc/change_apply.h"
+#include "cdc/pg_tables.h"
+#include "common/clock.h"
+#include "common/thread_annotations.h"
+#include "job/job_source.h"
+#include "pg/lsn.h"
+#include "pg/replication.h"
+
+namespace millrace::cdc {
+
+struct PgChangeSourceConfig {
+  PgSourceSpec spec;
+  SourceTable table;       // as described when the job was defined
+  ApplyTarget target;      // the job's SELECT and its UNIQUE target
+  Clock* clock = nullptr;  // not owned
+};
+
+class PgChangeSource final : public job::JobSource {
+ public:
+  explicit PgChangeSource(PgChangeSourceConfig config);
+  ~PgChangeSource() override;
+
+  Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) override;
+  void Committed(const job::Offset& offset) override;
+  Status Drop(const job::JobRecord& job) override;
+  std::string Describe() const override;
+
+  // The slot and publication of a job.
+  static std::string SlotName(const job::JobRecord& job);
+
+  static constexpr std::chrono::seconds kQuietCommitInterval{5};
+  // How long a poll waits for the first change of a batch.
+  static constexpr std::chrono::milliseconds kStreamWait{200};
+
+ private:
+  struct Transaction {
+    pg::Lsn end = 0;
+    std::vector<Change> changes;
+  };
+
+  Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits);
+  Result<job::Polled> SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
+                                    const nlohmann::json& after);
+  Result<job::Polled> Stream(const job::JobRecord& job, pg::Lsn lsn,
+                             const job::BatchLimits& limits);
+  Status Receive(const pg::StreamMessage& message);
+  Status Handle(const pg::PgOutputMessage& message);
+  Result<pg::PgConnection*> Meta();
+  void CloseStream();
+
+  const PgChangeSourceConfig config_;
+  const ChangeApply apply_;
+
+  // Owned by the job's task thread (see the contract).
+  std::unique_ptr<pg::PgConnection> meta_;
+  std::unique_ptr<pg::ReplicationConnection> repl_;
+  std::string snapshot_;  // exported by repl_, valid while it is open and idle
+  bool streaming_ = false;
+  std::optional<pg::Lsn> handed_;  // the end of the last batch handed out
+  pg::Lsn confirmed_ = 0;
+  pg::Lsn server_lsn_ = 0;           // the server's latest reported position
+  pg::Lsn passed_lsn_ = 0;           // the end of the latest transaction received (applied or not)
+  std::optional<Transaction> open_;  // a transaction being received
+  std::deque<Transaction> ready_;    // received whole, not handed out
+  uint32_t relation_oid_ = 0;        // the source table's id in the stream, once announced
+  Clock::SteadyTime last_batch_{};
+  Clock::SteadyTime last_status_{};
+};
+
+}  // namespace millrace::cdc

@@ -1,0 +1,77 @@
+#include "cdc/cdc_checksum.h"
+
+namespace millrace::cdc {
+namespace {
+
+std::string PgCanon(const CanonColumn& c) {
+  const std::string n = "\"" + c.name + "\"";
+  switch (c.canon) {
+    case Canon::kPlain:
+      return n + "::text";
+    case Canon::kChar:
+      return "rtrim(" + n + "::text)";
+    case Canon::kBool:
+      return "CASE WHEN " + n + " THEN '1' ELSE '0' END";
+    case Canon::kFloat:
+      return "round(" + n + "::numeric, 6)::text";
+    case Canon::kBytea:
+      return "encode(" + n + ", 'hex')";
+    case Canon::kTimeTz:
+      return "(extract(epoch from " + n + ") * 1000000)::bigint::text";
+    case Canon::kInterval:
+      return "extract(epoch from " + n + ")::numeric(20,6)::text";
+    case Canon::kArray:
+      return "array_to_string(" + n + ", ',', '~')";
+  }
+  return n;
+}
+
+std::string DuckCanon(const CanonColumn& c) {
+  const std::string n = "\"" + c.name + "\"";
+  switch (c.canon) {
+    case Canon::kPlain:
+      return "CAST(" + n + " AS VARCHAR)";
+    case Canon::kChar:
+      return "rtrim(" + n + ")";
+    case Canon::kBool:
+      return "CASE WHEN " + n + " THEN '1' ELSE '0' END";
+    case Canon::kFloat:
+      return "CAST(CAST(round(" + n + ", 6) AS DECIMAL(38,6)) AS VARCHAR)";
+    case Canon::kBytea:
+      return "lower(hex(" + n + "))";
+    case Canon::kTimeTz:
+      return "CAST(epoch_us(" + n + ") AS VARCHAR)";
+    case Canon::kInterval:
+      return "CAST(CAST(epoch(" + n + ") AS DECIMAL(20,6)) AS VARCHAR)";
+    case Canon::kArray:
+      // DuckDB's array_to_string of an empty list is NULL; PostgreSQL's is ''.
+      return "CASE WHEN len(" + n + ") = 0 THEN '' ELSE array_to_string(list_transform(" + n +
+             ", x -> coalesce(CAST(x AS VARCHAR), '~')), ',') END";
+  }
+  return n;
+}
+
+template <typename F>
+std::string Line(const std::vector<CanonColumn>& columns, F canon) {
+  std::string line;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    line += (i ? " || '|' || " : "") + std::string("coalesce(") + canon(columns[i]) + ", '<null>')";
+  }
+  return line;
+}
+
+}  // namespace
+
+std::string PgChecksumSql(const std::string& table, const std::vector<CanonColumn>& columns) {
+  return "SET TimeZone = 'UTC'; SELECT count(*) || ':' || coalesce(md5(string_agg(line, E'\\n' "
+         "ORDER BY line COLLATE \"C\")), '') FROM (SELECT " +
+         Line(columns, PgCanon) + " AS line FROM " + table + ") s";
+}
+
+std::string DuckChecksumSql(const std::string& table, const std::vector<CanonColumn>& columns) {
+  return "SELECT CAST(count(*) AS VARCHAR) || ':' || coalesce(md5(string_agg(line, chr(10) "
+         "ORDER BY line)), '') FROM (SELECT " +
+         Line(columns, DuckCanon) + " AS line FROM " + table + ") s";
+}
+
+}  // namespace millrace::cdc
