@@ -308,20 +308,27 @@ TEST_F(PgCdcTest, AQuietSlotStillAdvancesAndDropJobRemovesTheSlot) {
   ASSERT_TRUE(Mr("CREATE TABLE cdc.quiet (id INT, v STRING) UNIQUE KEY(id) DISTRIBUTED BY "
                  "HASH(id) BUCKETS 1")
                   .ok());
+  const std::string known =
+      Pg("SELECT coalesce(string_agg(quote_literal(slot_name), ','), "
+         "'''''') FROM pg_replication_slots");
   ASSERT_TRUE(CreateJob("job_quiet", "INSERT INTO cdc.quiet SELECT * FROM " +
                                          Stream("quiet", ", \"offset\" = \"latest\""))
                   .ok());
-  ASSERT_TRUE(
-      WaitFor([&] { return !Pg("SELECT 1 FROM pg_replication_slots WHERE active").empty(); },
-              std::chrono::seconds(30)));
+  std::string slot;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        slot = Pg("SELECT slot_name FROM pg_replication_slots WHERE active AND slot_name NOT IN (" +
+                  known + ")");
+        return !slot.empty();
+      },
+      std::chrono::seconds(30)));
   const std::string before = Pg("SELECT pg_current_wal_lsn()");
   Pg("INSERT INTO busy SELECT generate_series(1, 1000)");
   // Other tables' writes and keepalives move the job, and it confirms what it committed.
   EXPECT_TRUE(WaitFor(
       [&] {
         return Pg("SELECT confirmed_flush_lsn > '" + before +
-                  "'::pg_lsn FROM pg_replication_slots WHERE slot_name LIKE 'millrace_%' AND "
-                  "active") == "t";
+                  "'::pg_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "t";
       },
       std::chrono::seconds(60)))
       << before << " " << Pg("SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots");
