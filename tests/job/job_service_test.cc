@@ -263,7 +263,7 @@ TEST_F(JobServiceTest, BadStatementsAreRejectedWithClearErrors) {
 
   auto no_source = harness_.Run("CREATE JOB x ON STREAMING DO INSERT INTO t SELECT 1, 'a'");
   ASSERT_FALSE(no_source.ok());
-  EXPECT_NE(no_source.status().message().find("exactly one S3(...) or local(...)"),
+  EXPECT_NE(no_source.status().message().find("exactly one S3(...), local(...) or cdc_stream(...)"),
             std::string::npos);
 
   auto syntax = harness_.Run("CREATE JOB x ONN STREAMING DO INSERT INTO t SELECT 1");
