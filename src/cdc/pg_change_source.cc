@@ -67,7 +67,9 @@ std::string PgChangeSource::SlotName(const job::JobRecord& job) {
 }
 
 Result<pg::PgConnection*> PgChangeSource::Meta() {
-  if (meta_ != nullptr && meta_->Execute("SELECT 1").ok()) return meta_.get();
+  // A connection that broke is replaced; one that breaks later fails its statement, and the
+  // task's retry (or the next poll) comes back here.
+  if (meta_ != nullptr && meta_->healthy()) return meta_.get();
   meta_.reset();
   MR_ASSIGN_OR_RETURN(meta_, pg::PgConnection::Connect(config_.spec.connect));
   return meta_.get();

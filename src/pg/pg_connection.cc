@@ -21,7 +21,9 @@ std::string Trimmed(const char* message) {
   return text;
 }
 
-Status ResultError(const PGresult* result) {
+}  // namespace
+
+Status StatusFromResult(const PGresult* result) {
   const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
   const std::string sqlstate = state == nullptr ? "" : state;
   std::string message = Trimmed(PQresultErrorMessage(result));
@@ -31,8 +33,6 @@ Status ResultError(const PGresult* result) {
   if (sqlstate.empty()) return status;
   return status.WithDetail(ErrorDetail{ErrorDomain::kPostgres, PackSqlState(sqlstate), 0});
 }
-
-}  // namespace
 
 std::string Describe(const ConnectParams& params) {
   return params.host + ":" + std::to_string(params.port) + "/" + params.database;
@@ -123,6 +123,10 @@ PgConnection::~PgConnection() {
   PQfinish(conn_);
 }
 
+bool PgConnection::healthy() const {
+  return PQstatus(conn_) == CONNECTION_OK;
+}
+
 Status PgConnection::ConnectionError(std::string_view what) const {
   return Status::Unavailable("PostgreSQL " + Describe(params_) + ": " + std::string(what) + ": " +
                              Trimmed(PQerrorMessage(conn_)));
@@ -136,7 +140,7 @@ Result<Rows> PgConnection::Query(std::string_view sql) {
     if (status == PGRES_FATAL_ERROR && PQstatus(conn_) != CONNECTION_OK) {
       return ConnectionError("connection lost");
     }
-    return ResultError(result.get());
+    return StatusFromResult(result.get());
   }
   Rows rows;
   const int fields = PQnfields(result.get());
@@ -167,7 +171,7 @@ Status PgConnection::Execute(std::string_view sql) {
 Status PgConnection::CopyOut(std::string_view copy_sql, const std::function<Status(Row&)>& row) {
   ResultPtr started(PQexec(conn_, std::string(copy_sql).c_str()));
   if (started == nullptr) return ConnectionError("COPY failed");
-  if (PQresultStatus(started.get()) != PGRES_COPY_OUT) return ResultError(started.get());
+  if (PQresultStatus(started.get()) != PGRES_COPY_OUT) return StatusFromResult(started.get());
   started.reset();
   Status stopped;
   for (;;) {
@@ -188,7 +192,7 @@ Status PgConnection::CopyOut(std::string_view copy_sql, const std::function<Stat
   ResultPtr done(PQgetResult(conn_));
   Status final_status;
   if (done != nullptr && PQresultStatus(done.get()) != PGRES_COMMAND_OK) {
-    final_status = ResultError(done.get());
+    final_status = StatusFromResult(done.get());
   }
   // Drain: libpq returns NULL once the command is complete.
   while (ResultPtr extra{PQgetResult(conn_)}) {

@@ -28,6 +28,7 @@
 #include "common/result.h"
 
 typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
 
 namespace millrace::pg {
 
@@ -49,6 +50,8 @@ int32_t PackSqlState(std::string_view sqlstate);
 // The SQLSTATE of a PostgreSQL error ("" when `status` is not one).
 std::string SqlStateOf(const Status& status);
 StatusCode SqlStateStatusCode(std::string_view sqlstate);
+// The error a failed PGresult reports, as described above (the result is not freed).
+Status StatusFromResult(const PGresult* result);
 
 using Field = std::optional<std::string>;
 using Row = std::vector<Field>;
@@ -78,6 +81,8 @@ class PgConnection {
   void Cancel();
 
   PGconn* raw() { return conn_; }
+  // False once the connection is known to be broken (libpq's status, no round trip).
+  bool healthy() const;
   const ConnectParams& params() const { return params_; }
   // The error of the connection itself (a lost connection, a protocol error), with context.
   Status ConnectionError(std::string_view what) const;

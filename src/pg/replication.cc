@@ -63,15 +63,9 @@ Status ReplicationConnection::Start(const std::string& slot, const std::string& 
     PQclear(result);
     return Status::Ok();
   }
-  const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
-  std::string message = PQresultErrorMessage(result);
+  Status error = StatusFromResult(result).WithContext("START_REPLICATION");
   PQclear(result);
-  while (!message.empty() && message.back() == '\n')
-    message.pop_back();
-  Status error(state ? SqlStateStatusCode(state) : StatusCode::kUnavailable,
-               "PostgreSQL: START_REPLICATION: " + message);
-  if (state == nullptr) return error;
-  return error.WithDetail(ErrorDetail{ErrorDomain::kPostgres, PackSqlState(state), 0});
+  return error;
 }
 
 Result<std::optional<StreamMessage>> ReplicationConnection::Next(
