@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 # Extra ctest arguments, e.g. CTEST_ARGS="-L unit" for the fast tests only (README: Developing).
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build run test bench bench-quick format clean
+.PHONY: all deps configure build run test chaos bench bench-quick format clean
 
 all: build
 
@@ -31,6 +31,13 @@ run: build
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The long crash and snapshot runs that `make test` runs small: change data capture at 100k rows
+# a table, and the S3 chaos test with 2,000 files.
+chaos: build
+	@cd $(BUILD_DIR) && MILLRACE_CDC_ROWS=100000 MILLRACE_CDC_CRASH_ROWS=100000 \
+	  MILLRACE_CDC_CRASH_KILLS=16 MILLRACE_CHAOS_FILES=2000 \
+	  ctest --output-on-failure --timeout 3600 -R 'pg_cdc|JobE2ETest.Chaos' $(CTEST_ARGS)
 
 bench: build
 	@BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) bench/run.sh full

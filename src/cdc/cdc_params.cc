@@ -8,9 +8,8 @@ namespace millrace::cdc {
 namespace {
 
 Status Bad(std::string_view key, std::string_view value, std::string_view accepted) {
-  return Status::InvalidArgument("cdc_stream: \"" + std::string(key) + "\" = \"" +
-                                 std::string(value) + "\" is not valid; expected " +
-                                 std::string(accepted));
+  return Status::InvalidArgument("\"" + std::string(key) + "\" = \"" + std::string(value) +
+                                 "\" is not valid; expected " + std::string(accepted));
 }
 
 Result<int64_t> PositiveInt(std::string_view key, std::string_view value, int64_t max) {
@@ -22,26 +21,163 @@ Result<int64_t> PositiveInt(std::string_view key, std::string_view value, int64_
   return n;
 }
 
-}  // namespace
-
-const std::vector<CdcParamSpec>& CdcStreamParams() {
-  static const std::vector<CdcParamSpec> kParams = {
-      {"type", "", "the source database: postgres", true},
+// The parameters both forms share, then each form's own.
+std::vector<CdcParamSpec> ConnectionParams() {
+  return {
       {"jdbc_url", "", "jdbc:postgresql://host[:port]/database", true},
-      {"user", "", "the PostgreSQL user (REPLICATION, and owner of the table or superuser)", true},
+      {"user", "", "the PostgreSQL user (REPLICATION, and owner of the tables or superuser)", true},
       {"password", "", "its password (masked in jobs())", false, true},
       {"database", "", "the database, if not the one in jdbc_url"},
-      {"schema", "public", "the table's schema"},
-      {"table", "", "the table to copy and follow", true},
+      {"schema", "public", "the tables' schema"},
       {"offset", "initial",
-       "initial: a snapshot of the table, then its changes; latest: only changes from now on"},
+       "initial: a snapshot of the tables, then their changes; latest: only changes from now on"},
       {"snapshot_split_size", "8096", "rows per snapshot split (one task each)"},
       {"snapshot_parallelism", "1", "splits read at once; only 1 is supported so far"},
       {"driver_url", "", "accepted and ignored (no JDBC: Millrace uses libpq)"},
       {"driver_class", "", "accepted and ignored"},
   };
+}
+
+}  // namespace
+
+const std::vector<CdcParamSpec>& CdcStreamParams() {
+  static const std::vector<CdcParamSpec> kParams = [] {
+    std::vector<CdcParamSpec> params = {{"type", "", "the source database: postgres", true}};
+    for (CdcParamSpec& p : ConnectionParams())
+      params.push_back(p);
+    params.push_back({"table", "", "the table to copy and follow", true});
+    return params;
+  }();
   return kParams;
 }
+
+const std::vector<CdcParamSpec>& FromPostgresParams() {
+  static const std::vector<CdcParamSpec> kParams = [] {
+    std::vector<CdcParamSpec> params = {{"type", "", "set from FROM's source name", true}};
+    for (CdcParamSpec& p : ConnectionParams())
+      params.push_back(p);
+    params.push_back({"include_tables", "",
+                      "tables to copy and follow, comma-separated (default: every table of the "
+                      "schema)"});
+    params.push_back({"exclude_tables", "", "tables left out, comma-separated"});
+    params.push_back({"publication_name", "",
+                      "the publication to read; made for the tables when missing (default: "
+                      "millrace_<job id>_<create time>, dropped with the job)"});
+    params.push_back({"slot_name", "",
+                      "the replication slot the job makes and owns (default: "
+                      "millrace_<job id>_<create time>); must not exist yet"});
+    return params;
+  }();
+  return kParams;
+}
+
+const std::vector<CdcParamSpec>& ToDatabaseParams() {
+  static const std::vector<CdcParamSpec> kParams = {
+      {"table.create.properties.*", "",
+       "PROPERTIES of the tables the job creates, e.g. "
+       "\"table.create.properties.replication_num\""},
+      {"load.strict_mode", "false",
+       "accepted for Doris compatibility (true or false): changes are applied whole, so a value "
+       "that does not convert into an existing table's column fails the task either way"},
+      {"load.max_filter_ratio", "0",
+       "accepted for Doris compatibility (0 to 1): no change is filtered"},
+  };
+  return kParams;
+}
+
+namespace {
+
+// Checks `args` against `specs` ("what" names the call or clause in errors).
+Status CheckParams(std::string_view what, const std::vector<CdcParamSpec>& specs,
+                   const sql::DorisArgs& args) {
+  for (const auto& [key, value] : args) {
+    bool known = false;
+    for (const CdcParamSpec& spec : specs) {
+      const bool prefix = spec.name.ends_with('*');
+      known = known || spec.name == key ||
+              (prefix && key.starts_with(spec.name.substr(0, spec.name.size() - 1)));
+    }
+    if (!known) {
+      std::string names;
+      for (const CdcParamSpec& spec : specs)
+        names += (names.empty() ? "" : ", ") + std::string(spec.name);
+      return Status::InvalidArgument(std::string(what) + ": unknown parameter \"" + key +
+                                     "\"; supported: " + names);
+    }
+  }
+  for (const CdcParamSpec& spec : specs) {
+    if (spec.required && args.find(spec.name) == args.end()) {
+      return Status::InvalidArgument(std::string(what) + ": \"" + std::string(spec.name) +
+                                     "\" is required (" + std::string(spec.description) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+// The value of `key`, or its declared default.
+std::string Get(const std::vector<CdcParamSpec>& specs, const sql::DorisArgs& args,
+                std::string_view key) {
+  auto it = args.find(key);
+  if (it != args.end()) return it->second;
+  for (const CdcParamSpec& spec : specs) {
+    if (spec.name == key) return std::string(spec.default_value);
+  }
+  return "";
+}
+
+std::vector<std::string> SplitNames(const std::string& list) {
+  std::vector<std::string> names;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    size_t comma = list.find(',', begin);
+    if (comma == std::string::npos) comma = list.size();
+    std::string name(Trim(std::string_view(list).substr(begin, comma - begin)));
+    if (!name.empty()) names.push_back(std::move(name));
+    begin = comma + 1;
+  }
+  return names;
+}
+
+// What both forms share: the connection, snapshot and offset parameters.
+Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<CdcParamSpec>& specs,
+                                 const sql::DorisArgs& args) {
+  MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
+  auto get = [&](std::string_view key) { return Get(specs, args, key); };
+  const std::string type = ToLower(get("type"));
+  if (type != "postgres" && type != "postgresql") {
+    return Bad("type", get("type"), "postgres (MySQL change streams are not supported yet)");
+  }
+  PgSourceSpec spec;
+  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url")));
+  spec.connect.host = target.host;
+  spec.connect.port = target.port;
+  spec.connect.database = args.count("database") ? get("database") : target.database;
+  if (spec.connect.database.empty()) {
+    return Status::InvalidArgument(std::string(what) +
+                                   ": no database: give \"database\" or end jdbc_url with "
+                                   "/database");
+  }
+  spec.connect.user = get("user");
+  spec.connect.password = get("password");
+  spec.schema = get("schema");
+  const std::string offset = ToLower(get("offset"));
+  if (offset != "initial" && offset != "latest") {
+    return Bad("offset", get("offset"), "initial or latest");
+  }
+  spec.initial = offset == "initial";
+  MR_ASSIGN_OR_RETURN(spec.split_size,
+                      PositiveInt("snapshot_split_size", get("snapshot_split_size"), 10'000'000));
+  MR_ASSIGN_OR_RETURN(const int64_t parallelism,
+                      PositiveInt("snapshot_parallelism", get("snapshot_parallelism"), 64));
+  if (parallelism != 1) {
+    return Bad("snapshot_parallelism", get("snapshot_parallelism"),
+               "1 (splits are read one at a time so far)");
+  }
+  spec.parallelism = static_cast<int>(parallelism);
+  return spec;
+}
+
+}  // namespace
 
 Result<JdbcTarget> ParseJdbcUrl(std::string_view url) {
   constexpr std::string_view kPrefix = "jdbc:postgresql://";
@@ -74,66 +210,49 @@ Result<JdbcTarget> ParseJdbcUrl(std::string_view url) {
 }
 
 Result<PgSourceSpec> ParseCdcStreamArgs(const sql::DorisArgs& args) {
-  const auto& specs = CdcStreamParams();
+  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("cdc_stream", CdcStreamParams(), args));
+  spec.tables = {Get(CdcStreamParams(), args, "table")};
+  if (spec.tables.front().empty()) return Bad("table", "", "a table name");
+  return spec;
+}
+
+Result<PgSourceSpec> ParseFromPostgresArgs(const sql::DorisArgs& args) {
+  const auto& specs = FromPostgresParams();
+  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("FROM POSTGRES", specs, args));
+  spec.whole_database = true;
+  spec.tables = SplitNames(Get(specs, args, "include_tables"));
+  spec.exclude_tables = SplitNames(Get(specs, args, "exclude_tables"));
+  spec.publication_name = Get(specs, args, "publication_name");
+  spec.slot_name = Get(specs, args, "slot_name");
+  for (const std::string* name : {&spec.publication_name, &spec.slot_name}) {
+    // PostgreSQL folds unquoted names; Millrace quotes them, so they are taken as written.
+    if (name->size() > 63)
+      return Bad(*name == spec.slot_name ? "slot_name" : "publication_name", *name,
+                 "a name of at most 63 bytes");
+  }
+  return spec;
+}
+
+Result<TargetDatabaseSpec> ParseToDatabaseArgs(const sql::DorisArgs& args) {
+  const auto& specs = ToDatabaseParams();
+  MR_RETURN_IF_ERROR(CheckParams("TO DATABASE", specs, args));
+  TargetDatabaseSpec spec;
+  constexpr std::string_view kCreatePrefix = "table.create.properties.";
   for (const auto& [key, value] : args) {
-    bool known = false;
-    for (const CdcParamSpec& spec : specs)
-      known = known || spec.name == key;
-    if (!known) {
-      std::string names;
-      for (const CdcParamSpec& spec : specs)
-        names += (names.empty() ? "" : ", ") + std::string(spec.name);
-      return Status::InvalidArgument("cdc_stream: unknown parameter \"" + key +
-                                     "\"; supported: " + names);
-    }
+    if (key.starts_with(kCreatePrefix))
+      spec.create_properties[key.substr(kCreatePrefix.size())] = value;
   }
-  for (const CdcParamSpec& spec : specs) {
-    if (spec.required && args.find(spec.name) == args.end()) {
-      return Status::InvalidArgument("cdc_stream: \"" + std::string(spec.name) +
-                                     "\" is required (" + std::string(spec.description) + ")");
-    }
+  const std::string strict = ToLower(Get(specs, args, "load.strict_mode"));
+  if (strict != "true" && strict != "false")
+    return Bad("load.strict_mode", strict, "true or false");
+  spec.strict_mode = strict == "true";
+  const std::string ratio = Get(specs, args, "load.max_filter_ratio");
+  double value = -1;
+  auto [end, ec] = std::from_chars(ratio.data(), ratio.data() + ratio.size(), value);
+  if (ec != std::errc() || end != ratio.data() + ratio.size() || value < 0 || value > 1) {
+    return Bad("load.max_filter_ratio", ratio, "a number from 0 to 1");
   }
-  auto get = [&](std::string_view key) -> std::string {
-    auto it = args.find(key);
-    if (it != args.end()) return it->second;
-    for (const CdcParamSpec& spec : specs) {
-      if (spec.name == key) return std::string(spec.default_value);
-    }
-    return "";
-  };
-  const std::string type = ToLower(get("type"));
-  if (type != "postgres" && type != "postgresql") {
-    return Bad("type", get("type"), "postgres (MySQL change streams are not supported yet)");
-  }
-  PgSourceSpec spec;
-  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url")));
-  spec.connect.host = target.host;
-  spec.connect.port = target.port;
-  spec.connect.database = args.count("database") ? get("database") : target.database;
-  if (spec.connect.database.empty()) {
-    return Status::InvalidArgument(
-        "cdc_stream: no database: give \"database\" or end jdbc_url "
-        "with /database");
-  }
-  spec.connect.user = get("user");
-  spec.connect.password = get("password");
-  spec.schema = get("schema");
-  spec.table = get("table");
-  if (spec.table.empty()) return Bad("table", "", "a table name");
-  const std::string offset = ToLower(get("offset"));
-  if (offset != "initial" && offset != "latest") {
-    return Bad("offset", get("offset"), "initial or latest");
-  }
-  spec.initial = offset == "initial";
-  MR_ASSIGN_OR_RETURN(spec.split_size,
-                      PositiveInt("snapshot_split_size", get("snapshot_split_size"), 10'000'000));
-  MR_ASSIGN_OR_RETURN(const int64_t parallelism,
-                      PositiveInt("snapshot_parallelism", get("snapshot_parallelism"), 64));
-  if (parallelism != 1) {
-    return Bad("snapshot_parallelism", get("snapshot_parallelism"),
-               "1 (splits are read one at a time so far)");
-  }
-  spec.parallelism = static_cast<int>(parallelism);
+  spec.max_filter_ratio = value;
   return spec;
 }
 

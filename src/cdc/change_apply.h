@@ -39,6 +39,7 @@ struct Change {
   Kind kind = Kind::kUpsert;
   pg::Tuple row;      // upsert: the new row; delete: the old key (other columns NULL)
   pg::Tuple old_row;  // the whole old row, when the source sent it; else empty
+  size_t table = 0;   // which of a source's tables it belongs to (ChangeApply ignores it)
 };
 
 struct ApplyTarget {

@@ -17,17 +17,27 @@ constexpr char kSnapshotPart[] = "snapshot";
 // One split, or whole source transactions, or only a new position.
 class ChangeBatch final : public job::SourceBatch {
  public:
+  // `applies`: the source's, one per table; they outlive its batches (the plan holds both).
   ChangeBatch(Offset start, Offset end, std::string first, std::string last,
-              std::vector<Change> changes, int64_t bytes, const ChangeApply* apply)
+              std::vector<Change> changes, int64_t bytes, const std::vector<ChangeApply>* applies)
       : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
                     static_cast<int64_t>(changes.size()), bytes),
         changes_(std::move(changes)),
-        apply_(apply) {}
+        applies_(applies) {}
 
   Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
                                 int attempt) override {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
-    MR_ASSIGN_OR_RETURN(const int64_t applied, apply_->Apply(txn->connection(), changes_));
+    // Tables are independent: each one's changes in their order, one table after the other.
+    std::vector<std::vector<Change>> per_table(applies_->size());
+    for (const Change& c : changes_)
+      per_table[c.table].push_back(c);
+    int64_t applied = 0;
+    for (size_t t = 0; t < per_table.size(); ++t) {
+      if (per_table[t].empty()) continue;
+      MR_ASSIGN_OR_RETURN(const int64_t n, (*applies_)[t].Apply(txn->connection(), per_table[t]));
+      applied += n;
+    }
     job::LoadedBatch loaded;
     loaded.txn = std::move(txn);
     loaded.stats.scanned_rows = applied;
@@ -37,8 +47,15 @@ class ChangeBatch final : public job::SourceBatch {
 
  private:
   const std::vector<Change> changes_;
-  const ChangeApply* apply_;  // the source's; outlives its batches (the plan holds both)
+  const std::vector<ChangeApply>* applies_;
 };
+
+std::vector<ChangeApply> MakeApplies(const std::vector<TableBinding>& tables) {
+  std::vector<ChangeApply> applies;
+  for (const TableBinding& b : tables)
+    applies.emplace_back(&b.table, &b.target);
+  return applies;
+}
 
 Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
@@ -54,16 +71,59 @@ int64_t TupleBytes(const pg::Tuple& tuple) {
 }  // namespace
 
 PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
-    : config_(std::move(config)), apply_(&config_.table, &config_.target) {}
+    : config_(std::move(config)), applies_(MakeApplies(config_.tables)) {}
 
 PgChangeSource::~PgChangeSource() = default;
 
 std::string PgChangeSource::Describe() const {
-  return "postgres " + pg::Describe(config_.spec.connect) + " table " + config_.table.Display();
+  std::string tables;
+  for (const TableBinding& b : config_.tables)
+    tables += (tables.empty() ? "" : ", ") + b.table.Display();
+  return "postgres " + pg::Describe(config_.spec.connect) +
+         (config_.tables.size() == 1 ? " table " : " tables ") + tables;
 }
 
-std::string PgChangeSource::SlotName(const job::JobRecord& job) {
+std::string PgChangeSource::DefaultName(const job::JobRecord& job) {
   return "millrace_" + std::to_string(job.id) + "_" + std::to_string(job.create_time_us);
+}
+
+std::string PgChangeSource::SlotName(const job::JobRecord& job) const {
+  return config_.spec.slot_name.empty() ? DefaultName(job) : config_.spec.slot_name;
+}
+
+std::string PgChangeSource::PublicationName(const job::JobRecord& job) const {
+  return config_.spec.publication_name.empty() ? DefaultName(job) : config_.spec.publication_name;
+}
+
+std::optional<size_t> PgChangeSource::Binding(uint32_t relation) const {
+  auto it = relations_.find(relation);
+  if (relation == 0 || it == relations_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status PgChangeSource::EnsurePublication(pg::PgConnection& meta, const std::string& name) {
+  MR_ASSIGN_OR_RETURN(
+      pg::Rows published,
+      meta.Query("SELECT 1 FROM pg_publication WHERE pubname = " + meta.Literal(name)));
+  if (published.rows.empty()) {
+    std::string tables;
+    for (const TableBinding& b : config_.tables)
+      tables += (tables.empty() ? "" : ", ") + b.table.Quoted(meta);
+    return meta.Execute("CREATE PUBLICATION " + meta.Identifier(name) + " FOR TABLE " + tables);
+  }
+  for (const TableBinding& b : config_.tables) {
+    MR_ASSIGN_OR_RETURN(
+        pg::Rows listed,
+        meta.Query("SELECT 1 FROM pg_publication_tables WHERE pubname = " + meta.Literal(name) +
+                   " AND schemaname = " + meta.Literal(b.table.schema) +
+                   " AND tablename = " + meta.Literal(b.table.name)));
+    if (listed.rows.empty()) {
+      return Status::FailedPrecondition("publication " + name + " does not publish " +
+                                        b.table.Display() + "; add it (ALTER PUBLICATION " + name +
+                                        " ADD TABLE ...) or name another publication");
+    }
+  }
+  return Status::Ok();
 }
 
 Result<pg::PgConnection*> PgChangeSource::Meta() {
@@ -90,7 +150,7 @@ Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
   if (offset.empty()) return Start(job, limits);
   MR_ASSIGN_OR_RETURN(const pg::Lsn lsn, pg::ParseLsn(offset.Text(kLsnPart)));
   if (offset.parts().contains(kSnapshotPart)) {
-    return SnapshotSplit(job, lsn, offset.parts()[kSnapshotPart].value("after", json()));
+    return SnapshotSplit(job, lsn, offset.parts()[kSnapshotPart]);
   }
   auto polled = Stream(job, lsn, limits);
   if (!polled.ok() && polled.status().code() == StatusCode::kUnavailable) {
@@ -109,16 +169,17 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
   CloseStream();
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
   MR_RETURN_IF_ERROR(CheckReplication(*meta));
+  MR_RETURN_IF_ERROR(EnsurePublication(*meta, PublicationName(job)));
   const std::string name = SlotName(job);
-  MR_ASSIGN_OR_RETURN(
-      pg::Rows published,
-      meta->Query("SELECT 1 FROM pg_publication WHERE pubname = " + meta->Literal(name)));
-  if (published.rows.empty()) {
-    MR_RETURN_IF_ERROR(meta->Execute("CREATE PUBLICATION " + meta->Identifier(name) +
-                                     " FOR TABLE " + config_.table.Quoted(*meta)));
+  // An inactive slot of this name is left by a crash before the job's first commit: nothing of
+  // it was used, so it starts over. One in use is someone else's.
+  MR_ASSIGN_OR_RETURN(pg::Rows active,
+                      meta->Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " +
+                                  meta->Literal(name) + " AND active"));
+  if (!active.rows.empty()) {
+    return Status::FailedPrecondition("replication slot " + name +
+                                      " exists and is in use; give the job another slot_name");
   }
-  // A slot of this name is left by a crash before the job's first commit: nothing of it was
-  // used, so it starts over.
   MR_RETURN_IF_ERROR(
       meta->Execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
                     "WHERE slot_name = " +
@@ -128,12 +189,12 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
   snapshot_ = slot.snapshot;
   MR_LOG(kInfo) << "job " << job.name << ": created replication slot " << name << " at "
                 << pg::FormatLsn(slot.consistent_point);
-  if (config_.spec.initial) return SnapshotSplit(job, slot.consistent_point, json());
+  if (config_.spec.initial) return SnapshotSplit(job, slot.consistent_point, json::object());
   // "latest": nothing before the slot's consistent point is copied.
   job::Polled polled;
   const Offset end = StreamOffset(slot.consistent_point);
   polled.batch = std::make_unique<ChangeBatch>(job.current_offset, end, "", "",
-                                               std::vector<Change>(), 0, &apply_);
+                                               std::vector<Change>(), 0, &applies_);
   polled.more = true;
   polled.end_offset = end;
   handed_ = slot.consistent_point;
@@ -141,9 +202,20 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
 }
 
 Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
-                                                  const json& after) {
+                                                  const json& position) {
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
-  const SourceTable& table = config_.table;
+  size_t index = 0;
+  if (position.is_object() && position.contains("table")) {
+    const std::string name = position.value("table", "");
+    while (index < config_.tables.size() && config_.tables[index].table.Display() != name)
+      ++index;
+    if (index == config_.tables.size()) {
+      return Status::FailedPrecondition("the job's snapshot was copying " + name +
+                                        ", which is no longer one of its tables");
+    }
+  }
+  const json after = position.is_object() ? position.value("after", json()) : json();
+  const SourceTable& table = config_.tables[index].table;
   std::string columns;
   for (size_t i = 0; i < table.columns.size(); ++i) {
     columns += (i ? ", " : "") + meta->Identifier(table.columns[i].name);
@@ -178,6 +250,7 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   int64_t bytes = 0;
   Status copied = meta->CopyOut("COPY (" + select + ") TO STDOUT", [&](pg::Row& row) {
     Change change;
+    change.table = index;
     for (auto& field : row) {
       pg::TupleValue value;
       if (field) {
@@ -203,14 +276,21 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
     for (size_t k : table.key)
       last_key.push_back(changes.back().row[k].text);
   }
-  if (!done) end = end.With(kSnapshotPart, json{{"after", last_key}});
-  if (done) snapshot_.clear();
+  if (!done) {
+    end = end.With(kSnapshotPart, json{{"table", table.Display()}, {"after", last_key}});
+  } else if (index + 1 < config_.tables.size()) {
+    // The next table, from its first row, in the same exported snapshot.
+    end = end.With(kSnapshotPart,
+                   json{{"table", config_.tables[index + 1].table.Display()}, {"after", nullptr}});
+  } else {
+    snapshot_.clear();
+  }
   const std::string first =
       changes.empty() ? "" : "snapshot " + table.Display() + " after " + after.dump();
   const std::string last = changes.empty() ? "" : "snapshot key " + last_key.dump();
   job::Polled polled;
   polled.batch = std::make_unique<ChangeBatch>(job.current_offset, end, first, last,
-                                               std::move(changes), bytes, &apply_);
+                                               std::move(changes), bytes, &applies_);
   polled.more = true;
   polled.end_offset = StreamOffset(std::max(lsn, server_lsn_));
   handed_ = lsn;
@@ -228,7 +308,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     repl_.reset();
     snapshot_.clear();
     MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
-    MR_RETURN_IF_ERROR(repl_->Start(SlotName(job), SlotName(job), lsn));
+    MR_RETURN_IF_ERROR(repl_->Start(SlotName(job), PublicationName(job), lsn));
     streaming_ = true;
     handed_ = lsn;
     confirmed_ = std::max(confirmed_, lsn);
@@ -280,7 +360,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     }
     polled.batch = std::make_unique<ChangeBatch>(
         job.current_offset, StreamOffset(end), "lsn " + pg::FormatLsn(lsn),
-        "lsn " + pg::FormatLsn(end), std::move(changes), bytes, &apply_);
+        "lsn " + pg::FormatLsn(end), std::move(changes), bytes, &applies_);
     polled.more = !ready_.empty();
     handed_ = end;
     last_batch_ = now;
@@ -288,7 +368,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     const pg::Lsn quiet = open_ ? passed_lsn_ : std::max(passed_lsn_, server_lsn_);
     if (quiet > lsn && now - last_batch_ >= kQuietCommitInterval) {
       polled.batch = std::make_unique<ChangeBatch>(job.current_offset, StreamOffset(quiet), "", "",
-                                                   std::vector<Change>(), 0, &apply_);
+                                                   std::vector<Change>(), 0, &applies_);
       handed_ = quiet;
       last_batch_ = now;
     }
@@ -311,8 +391,6 @@ Status PgChangeSource::Receive(const pg::StreamMessage& message) {
 }
 
 Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
-  const SourceTable& table = config_.table;
-  auto ours = [&](uint32_t relation) { return relation != 0 && relation == relation_oid_; };
   auto need_open = [&](const char* what) -> Status {
     if (open_) return Status::Ok();
     return Status::DataLoss(std::string("the replication stream sent ") + what +
@@ -333,32 +411,38 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     return Status::Ok();
   }
   if (const auto* relation = std::get_if<pg::RelationMessage>(&message)) {
-    if (relation->schema != table.schema || relation->name != table.name) return Status::Ok();
-    bool same = relation->columns.size() == table.columns.size();
-    for (size_t i = 0; same && i < table.columns.size(); ++i) {
-      same = relation->columns[i].name == table.columns[i].name &&
-             relation->columns[i].type_oid == table.columns[i].type.oid;
+    for (size_t b = 0; b < config_.tables.size(); ++b) {
+      const SourceTable& table = config_.tables[b].table;
+      if (relation->schema != table.schema || relation->name != table.name) continue;
+      bool same = relation->columns.size() == table.columns.size();
+      for (size_t i = 0; same && i < table.columns.size(); ++i) {
+        same = relation->columns[i].name == table.columns[i].name &&
+               relation->columns[i].type_oid == table.columns[i].type.oid;
+      }
+      if (!same) {
+        std::string now;
+        for (const auto& c : relation->columns)
+          now += (now.empty() ? "" : ", ") + c.name;
+        return Status::FailedPrecondition(
+            "the columns of " + table.Display() + " changed (now: " + now +
+            "); the job does not follow schema changes yet: recreate the job");
+      }
+      relations_[relation->oid] = b;
     }
-    if (!same) {
-      std::string now;
-      for (const auto& c : relation->columns)
-        now += (now.empty() ? "" : ", ") + c.name;
-      return Status::FailedPrecondition(
-          "the columns of " + table.Display() + " changed (now: " + now +
-          "); a cdc_stream job does not follow schema changes yet: recreate the job");
-    }
-    relation_oid_ = relation->oid;
     return Status::Ok();
   }
   if (const auto* insert = std::get_if<pg::InsertMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("an insert"));
-    if (!ours(insert->relation)) return Status::Ok();
-    open_->changes.push_back(Change{Change::Kind::kUpsert, insert->row, {}});
+    const std::optional<size_t> b = Binding(insert->relation);
+    if (!b) return Status::Ok();
+    open_->changes.push_back(Change{Change::Kind::kUpsert, insert->row, {}, *b});
     return Status::Ok();
   }
   if (const auto* update = std::get_if<pg::UpdateMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("an update"));
-    if (!ours(update->relation)) return Status::Ok();
+    const std::optional<size_t> b = Binding(update->relation);
+    if (!b) return Status::Ok();
+    const SourceTable& table = config_.tables[*b].table;
     if (update->old_kind != 0) {
       // The key changed (or the whole old row came): the old key's row goes first.
       bool key_changed = false;
@@ -371,27 +455,31 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
         for (size_t k : table.key) {
           if (k < update->old_row.size()) old_key[k] = update->old_row[k];
         }
-        open_->changes.push_back(Change{Change::Kind::kDelete, std::move(old_key), {}});
+        open_->changes.push_back(Change{Change::Kind::kDelete, std::move(old_key), {}, *b});
       }
     }
     open_->changes.push_back(Change{Change::Kind::kUpsert, update->row,
-                                    update->old_kind == 'O' ? update->old_row : pg::Tuple()});
+                                    update->old_kind == 'O' ? update->old_row : pg::Tuple(), *b});
     return Status::Ok();
   }
   if (const auto* del = std::get_if<pg::DeleteMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("a delete"));
-    if (!ours(del->relation)) return Status::Ok();
+    const std::optional<size_t> b = Binding(del->relation);
+    if (!b) return Status::Ok();
+    const SourceTable& table = config_.tables[*b].table;
     pg::Tuple key(table.columns.size());
     for (size_t k : table.key) {
       if (k < del->old_row.size()) key[k] = del->old_row[k];
     }
-    open_->changes.push_back(Change{Change::Kind::kDelete, std::move(key), {}});
+    open_->changes.push_back(Change{Change::Kind::kDelete, std::move(key), {}, *b});
     return Status::Ok();
   }
   if (const auto* truncate = std::get_if<pg::TruncateMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("a truncate"));
     for (uint32_t relation : truncate->relations) {
-      if (ours(relation)) open_->changes.push_back(Change{Change::Kind::kTruncate, {}, {}});
+      if (const std::optional<size_t> b = Binding(relation)) {
+        open_->changes.push_back(Change{Change::Kind::kTruncate, {}, {}, *b});
+      }
     }
     return Status::Ok();
   }
@@ -438,8 +526,8 @@ Status PgChangeSource::Drop(const job::JobRecord& job) {
     if (left->rows.empty()) break;
     config_.clock->SleepFor(std::chrono::milliseconds(100));
   }
-  if (dropped.ok()) {
-    dropped = conn->Execute("DROP PUBLICATION IF EXISTS " + conn->Identifier(name));
+  if (dropped.ok() && config_.spec.publication_name.empty()) {
+    dropped = conn->Execute("DROP PUBLICATION IF EXISTS " + conn->Identifier(PublicationName(job)));
   }
   meta_.reset();
   if (!dropped.ok()) {

@@ -3,16 +3,22 @@
 // to a UNIQUE KEY target exactly once.
 //
 // Contract (beyond job_source.h)
+// - One source serves a cdc_stream(...) job (one table) or a FROM POSTGRES ... TO DATABASE job
+//   (several tables, each into its own UNIQUE KEY target), through one slot and publication.
 // - The offset is {"lsn": "X/Y"} while streaming: every source transaction that committed at
 //   or before it is applied, none after it. During the snapshot it is {"lsn": <the slot's
-//   consistent point>, "snapshot": {"after": [key values of the last row copied] | null}}.
-// - The first poll of a job (empty offset) creates its publication (millrace_<job id>_<create
-//   time>, FOR TABLE the source; kept if it exists) and its slot of the same name, exporting a
-//   snapshot (offset "initial"), dropping a slot of that name left by a crash before the first
-//   commit. Splits are read in that snapshot while this source's replication connection stays
-//   open and idle; after a restart the remaining splits are read in a fresh snapshot. Either
-//   way the stream replays every change after the consistent point, and upserts are
-//   idempotent: the target may be behind during the snapshot, never wrong after it.
+//   consistent point>, "snapshot": {"table": "schema.name", "after": [key values of the last
+//   row copied] | null}}; tables are copied one after the other in the configured order (an
+//   offset without "table" is the first table's).
+// - The first poll of a job (empty offset) creates its publication when missing (FOR TABLE the
+//   source tables; a publication named by publication_name that exists must publish them all)
+//   and its slot, exporting a snapshot (offset "initial"), dropping an inactive slot of that
+//   name left by a crash before the first commit. The names: publication_name and slot_name,
+//   else millrace_<job id>_<create time>. Splits are read in that snapshot while this source's
+//   replication connection stays open and idle; after a restart the remaining splits are read
+//   in a fresh snapshot. Either way the stream replays every change after the consistent
+//   point, and upserts are idempotent: the target may be behind during the snapshot, never
+//   wrong after it.
 // - A batch is whole source transactions (at least one, more up to max_items changes), or one
 //   split. After its commit, Committed confirms its LSN to the slot; nothing is ever confirmed
 //   that did not commit. A poll that finds the job at another offset than it last handed out
@@ -23,13 +29,15 @@
 // - A Relation message whose columns differ from the table described at CREATE JOB fails the
 //   poll with FAILED_PRECONDITION (the job pauses saying so): schema changes are not followed
 //   yet.
-// - Drop removes the slot (ending the walsender holding it) and the publication.
+// - Drop removes the slot (ending the walsender holding it) and the publication when the job
+//   named it itself (a publication_name given by the user stays).
 // - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time (the
 //   job's task, or the statement dropping it after its task ended); Describe from any thread.
 #pragma once
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,11 +53,16 @@
 
 namespace millrace::cdc {
 
+// A source table, as described when the job was defined, and where its changes go.
+struct TableBinding {
+  SourceTable table;
+  ApplyTarget target;  // the SELECT over it and its UNIQUE target
+};
+
 struct PgChangeSourceConfig {
   PgSourceSpec spec;
-  SourceTable table;       // as described when the job was defined
-  ApplyTarget target;      // the job's SELECT and its UNIQUE target
-  Clock* clock = nullptr;  // not owned
+  std::vector<TableBinding> tables;  // at least one; the snapshot copies them in this order
+  Clock* clock = nullptr;            // not owned
 };
 
 class PgChangeSource final : public job::JobSource {
@@ -62,8 +75,8 @@ class PgChangeSource final : public job::JobSource {
   Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
 
-  // The slot and publication of a job.
-  static std::string SlotName(const job::JobRecord& job);
+  // The name Millrace gives a job's slot and publication.
+  static std::string DefaultName(const job::JobRecord& job);
 
   static constexpr std::chrono::seconds kQuietCommitInterval{5};
   // How long a poll waits for the first change of a batch.
@@ -77,16 +90,22 @@ class PgChangeSource final : public job::JobSource {
 
   Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits);
   Result<job::Polled> SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
-                                    const nlohmann::json& after);
+                                    const nlohmann::json& position);
   Result<job::Polled> Stream(const job::JobRecord& job, pg::Lsn lsn,
                              const job::BatchLimits& limits);
   Status Receive(const pg::StreamMessage& message);
   Status Handle(const pg::PgOutputMessage& message);
   Result<pg::PgConnection*> Meta();
   void CloseStream();
+  std::string SlotName(const job::JobRecord& job) const;
+  std::string PublicationName(const job::JobRecord& job) const;
+  // Makes the publication, or checks that the user's publishes every table.
+  Status EnsurePublication(pg::PgConnection& meta, const std::string& name);
+  // The binding of a relation announced in the stream, or nullopt when it is not the job's.
+  std::optional<size_t> Binding(uint32_t relation) const;
 
   const PgChangeSourceConfig config_;
-  const ChangeApply apply_;
+  const std::vector<ChangeApply> applies_;  // one per table of config_
 
   // Owned by the job's task thread (see the contract).
   std::unique_ptr<pg::PgConnection> meta_;
@@ -99,7 +118,7 @@ class PgChangeSource final : public job::JobSource {
   pg::Lsn passed_lsn_ = 0;           // the end of the latest transaction received (applied or not)
   std::optional<Transaction> open_;  // a transaction being received
   std::deque<Transaction> ready_;    // received whole, not handed out
-  uint32_t relation_oid_ = 0;        // the source table's id in the stream, once announced
+  std::map<uint32_t, size_t> relations_;  // relation id in the stream -> index in tables
   Clock::SteadyTime last_batch_{};
   Clock::SteadyTime last_status_{};
 };

@@ -1,10 +1,13 @@
 #include "cdc/pg_source_factory.h"
 
+#include <algorithm>
+
 #include "cdc/cdc_params.h"
 #include "cdc/pg_change_source.h"
 #include "cdc/pg_tables.h"
 #include "engine/statement_plan.h"
 #include "job/sink.h"
+#include "table/create_table.h"
 #include "table/model_catalog.h"
 
 namespace millrace::cdc {
@@ -57,16 +60,142 @@ Status PrepareTarget(const job::ChangeSourceRequest& request, const SourceTable&
   return Status::Ok();
 }
 
+// SELECT <the columns both have> FROM the source, into `target`'s columns of those names.
+Status BindByName(const SourceTable& source, const table::TableDef& def, const std::string& table,
+                  ApplyTarget* target) {
+  std::string select;
+  for (const table::Column& c : def.columns) {
+    if (source.Find(c.name) < 0) continue;
+    target->columns.push_back(c.name);
+    select += (select.empty() ? "" : ", ") + QuoteIdentifier(c.name);
+  }
+  for (size_t k : source.key) {
+    if (def.FindColumn(source.columns[k].name) == nullptr) {
+      return Status::InvalidArgument("table " + table + " has no column " + source.columns[k].name +
+                                     " of " + source.Display() + "'s primary key");
+    }
+  }
+  target->def = def;
+  target->table = table;
+  target->select_sql = "SELECT " + select + " FROM " + std::string(kSourceName);
+  return Status::Ok();
+}
+
+// Doris's CREATE TABLE for `source`: its columns with their Doris types, the primary key
+// first (Doris keeps key columns leading) as the UNIQUE KEY.
+std::string TargetDdl(const SourceTable& source, const TargetDatabaseSpec& spec) {
+  std::vector<size_t> order = source.key;
+  for (size_t i = 0; i < source.columns.size(); ++i) {
+    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+  }
+  std::string columns;
+  for (size_t n = 0; n < order.size(); ++n) {
+    const SourceColumn& c = source.columns[order[n]];
+    std::string type = c.mapping.doris_type;
+    // Doris keys cannot be STRING; its longest VARCHAR holds them.
+    if (n < source.key.size() && type == "string") type = "varchar(65533)";
+    columns += (n ? ", " : "") + std::string("`") + c.name + "` " + type +
+               (c.not_null || n < source.key.size() ? " NOT NULL" : " NULL");
+  }
+  std::string key;
+  for (size_t k : source.key)
+    key += (key.empty() ? "" : ", ") + std::string("`") + source.columns[k].name + "`";
+  std::string ddl = "CREATE TABLE `" + source.name + "` (" + columns + ") UNIQUE KEY(" + key +
+                    ") DISTRIBUTED BY HASH(" + key + ") BUCKETS 1";
+  std::string properties;
+  for (const auto& [name, value] : spec.create_properties)
+    properties += (properties.empty() ? "" : ", ") + engine::QuoteLiteral(name) + " = " +
+                  engine::QuoteLiteral(value);
+  if (!properties.empty()) ddl += " PROPERTIES (" + properties + ")";
+  return ddl;
+}
+
+// The tables of FROM POSTGRES: include_tables, or every table of the schema; less
+// exclude_tables.
+Result<std::vector<std::string>> ListTables(pg::PgConnection& conn, const PgSourceSpec& spec) {
+  std::vector<std::string> names = spec.tables;
+  if (names.empty()) {
+    MR_ASSIGN_OR_RETURN(
+        pg::Rows rows,
+        conn.Query("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = "
+                   "c.relnamespace WHERE n.nspname = " +
+                   conn.Literal(spec.schema) +
+                   " AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname"));
+    for (auto& row : rows.rows)
+      names.push_back(row[0].value_or(""));
+  }
+  std::erase_if(names, [&](const std::string& name) {
+    return std::find(spec.exclude_tables.begin(), spec.exclude_tables.end(), name) !=
+           spec.exclude_tables.end();
+  });
+  if (names.empty()) {
+    return Status::InvalidArgument("FROM POSTGRES: no table to follow in schema " + spec.schema +
+                                   " of database " + spec.connect.database);
+  }
+  return names;
+}
+
+// The database form: each table into the table of its name in the target database, made as
+// a UNIQUE KEY table where missing.
+Status BindDatabase(const job::ChangeSourceRequest& request, pg::PgConnection& pg,
+                    PgChangeSourceConfig* config) {
+  MR_ASSIGN_OR_RETURN(TargetDatabaseSpec target_spec,
+                      ParseToDatabaseArgs(request.analysis.to_args));
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> names, ListTables(pg, config->spec));
+  MR_ASSIGN_OR_RETURN(auto conn, request.db->Connect());
+  const std::string& database = request.analysis.to_database;
+  for (const std::string& name : names) {
+    TableBinding binding;
+    MR_ASSIGN_OR_RETURN(binding.table, DescribeTable(pg, config->spec.schema, name));
+    MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> def,
+                        table::LoadModel(*conn, database, name));
+    const std::string qualified = QuoteIdentifier(database) + "." + QuoteIdentifier(name);
+    if (!def) {
+      MR_ASSIGN_OR_RETURN(table::CreateTable create,
+                          table::ParseCreateTable(TargetDdl(binding.table, target_spec)));
+      create.def.database = database;
+      // The table and its record together: a crash leaves both or neither.
+      MR_ASSIGN_OR_RETURN(engine::Transaction txn, conn->Begin());
+      Status made = conn->Execute(table::DuckDbCreateTable(create.def, false));
+      if (made.ok()) made = conn->Execute(table::RecordModelSql(create.def));
+      if (made.ok()) made = txn.Commit();
+      if (!made.ok()) return made.WithContext("creating " + qualified);
+      def = create.def;
+    } else if (def->model != table::TableModel::kUnique) {
+      return Status::InvalidArgument("FROM POSTGRES ... TO DATABASE " + database + ": table " +
+                                     name + " exists and is a " +
+                                     std::string(table::ModelName(def->model)) +
+                                     " KEY table; changes are applied by key into UNIQUE KEY "
+                                     "tables");
+    }
+    MR_RETURN_IF_ERROR(BindByName(binding.table, *def, qualified, &binding.target));
+    config->tables.push_back(std::move(binding));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<job::JobSource>> MakePgChangeSource(
     const job::ChangeSourceRequest& request) {
+  const bool whole_database = !request.analysis.to_database.empty();
   PgChangeSourceConfig config;
-  MR_ASSIGN_OR_RETURN(config.spec, ParseCdcStreamArgs(request.analysis.args));
+  if (whole_database) {
+    MR_ASSIGN_OR_RETURN(config.spec, ParseFromPostgresArgs(request.analysis.args));
+  } else {
+    MR_ASSIGN_OR_RETURN(config.spec, ParseCdcStreamArgs(request.analysis.args));
+  }
   MR_ASSIGN_OR_RETURN(auto conn, pg::PgConnection::Connect(config.spec.connect));
   MR_RETURN_IF_ERROR(CheckReplication(*conn));
-  MR_ASSIGN_OR_RETURN(config.table, DescribeTable(*conn, config.spec.schema, config.spec.table));
-  MR_RETURN_IF_ERROR(PrepareTarget(request, config.table, &config.target));
+  if (whole_database) {
+    MR_RETURN_IF_ERROR(BindDatabase(request, *conn, &config));
+  } else {
+    TableBinding binding;
+    MR_ASSIGN_OR_RETURN(binding.table,
+                        DescribeTable(*conn, config.spec.schema, config.spec.tables.front()));
+    MR_RETURN_IF_ERROR(PrepareTarget(request, binding.table, &binding.target));
+    config.tables.push_back(std::move(binding));
+  }
   config.clock = request.clock;
   return std::shared_ptr<job::JobSource>(std::make_shared<PgChangeSource>(std::move(config)));
 }

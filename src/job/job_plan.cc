@@ -23,6 +23,16 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
   }
 
   MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
+  if (!analysis.to_database.empty()) {
+    // FROM ... TO DATABASE: the job writes tables of that database (privileges are checked
+    // on the database), made by the source where missing.
+    MR_RETURN_IF_ERROR(UseDatabase(*conn, analysis.to_database));
+    plan->target = engine::RelationName{analysis.to_database, ""};
+    ChangeSourceRequest request{insert_sql, analysis,      analysis.to_database, plan->target,
+                                config_.db, config_.clock, config_.fail_points};
+    MR_ASSIGN_OR_RETURN(plan->source, config_.make_change_source(request));
+    return std::shared_ptr<const JobPlan>(std::move(plan));
+  }
   MR_RETURN_IF_ERROR(UseDatabase(*conn, database));
   // DuckDB's binder names the table the INSERT writes: privileges are checked on it.
   auto target = engine::PlanStatement(*conn, "SELECT * FROM " + analysis.target_table);

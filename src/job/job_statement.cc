@@ -1,5 +1,6 @@
 #include "job/job_statement.h"
 
+#include "common/strings.h"
 #include "sql/lexer.h"
 
 namespace millrace::job {
@@ -131,8 +132,10 @@ Result<JobStatement> ParseCreate(std::string_view text) {
   if (p.AcceptKeyword("COMMENT")) {
     MR_ASSIGN_OR_RETURN(stmt.comment, p.Literal("a quoted comment", false));
   }
-  MR_RETURN_IF_ERROR(p.ExpectKeyword("DO"));
-  if (!p.IsKeyword("INSERT")) return p.Error("INSERT INTO ... SELECT");
+  if (!p.IsKeyword("FROM")) {
+    MR_RETURN_IF_ERROR(p.ExpectKeyword("DO"));
+    if (!p.IsKeyword("INSERT")) return p.Error("INSERT INTO ... SELECT");
+  }
   stmt.insert_sql = p.Rest();
   return JobStatement(std::move(stmt));
 }
@@ -173,7 +176,7 @@ Result<JobStatement> ParseAlter(std::string_view text) {
   }
   if (p.AcceptKeyword("PROPERTIES")) MR_RETURN_IF_ERROR(p.Properties(&stmt.properties));
   p.AcceptKeyword("DO");
-  if (p.IsKeyword("INSERT")) {
+  if (p.IsKeyword("INSERT") || p.IsKeyword("FROM")) {
     stmt.insert_sql = p.Rest();
   } else {
     MR_RETURN_IF_ERROR(p.ExpectEnd());
@@ -210,7 +213,47 @@ Result<JobStatement> ParseJobStatement(std::string_view text) {
   return Status::InvalidArgument("not a job statement");
 }
 
+namespace {
+
+// FROM <source> ( "k" = "v", ... ) TO DATABASE <db> ( "k" = "v", ... )
+Result<InsertAnalysis> AnalyzeDatabaseForm(std::string_view text) {
+  Parser p(text, "the job's FROM ... TO DATABASE");
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("FROM"));
+  MR_ASSIGN_OR_RETURN(std::string source, p.Identifier("a source (POSTGRES)"));
+  InsertAnalysis analysis;
+  analysis.source = load::SourceKind::kCdcStream;
+  analysis.call_begin = p.Offset();
+  PropertyMap source_args;
+  MR_RETURN_IF_ERROR(p.Properties(&source_args));
+  analysis.call_end = p.Offset();
+  for (auto& [key, value] : source_args)
+    analysis.args[ToLower(key)] = value;
+  if (!analysis.args.emplace("type", ToLower(source)).second) {
+    return Status::InvalidArgument("FROM " + source +
+                                   ": the source's type is its name; \"type\" is not a property "
+                                   "here");
+  }
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("TO"));
+  MR_RETURN_IF_ERROR(p.ExpectKeyword("DATABASE"));
+  MR_ASSIGN_OR_RETURN(analysis.to_database, p.Identifier("a database name"));
+  analysis.target_table = analysis.to_database;
+  if (p.IsPunct("(")) {
+    PropertyMap target_args;
+    MR_RETURN_IF_ERROR(p.Properties(&target_args));
+    for (auto& [key, value] : target_args)
+      analysis.to_args[ToLower(key)] = value;
+  }
+  MR_RETURN_IF_ERROR(p.ExpectEnd());
+  return analysis;
+}
+
+}  // namespace
+
 Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
+  if (const auto tokens = sql::SignificantTokens(text);
+      !tokens.empty() && sql::IsKeyword(text, tokens[0], "FROM")) {
+    return AnalyzeDatabaseForm(text);
+  }
   Parser p(text, "the job's INSERT");
   MR_RETURN_IF_ERROR(p.ExpectKeyword("INSERT"));
   MR_RETURN_IF_ERROR(p.ExpectKeyword("INTO"));

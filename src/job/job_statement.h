@@ -2,10 +2,12 @@
 //
 //   CREATE JOB name ON STREAMING [PROPERTIES (...)] [COMMENT 'text'] DO INSERT INTO ...
 //   CREATE JOB name [PROPERTIES (...)] ON STREAMING [COMMENT 'text'] DO INSERT INTO ...
+//   CREATE JOB name ON STREAMING [PROPERTIES (...)] [COMMENT 'text']
+//       FROM POSTGRES (...) TO DATABASE db [(...)]            (a whole database's changes)
 //   PAUSE JOB WHERE jobname = 'name'
 //   RESUME JOB WHERE jobname = 'name'
 //   DROP JOB [IF EXISTS] WHERE jobname = 'name'
-//   ALTER JOB name [PROPERTIES (...)] [[DO] INSERT INTO ...]
+//   ALTER JOB name [PROPERTIES (...)] [[DO] INSERT INTO ... | FROM ... TO DATABASE ...]
 //   ALTER JOB name RETRY FILE 'key' [, 'key' ...]
 //   ALTER JOB name RETRY ALL
 //
@@ -13,8 +15,11 @@
 // - Keywords are case-insensitive. A property value is a quoted string or a bare number.
 // - Errors are INVALID_ARGUMENT naming what was expected and what was found, with the byte
 //   offset, e.g. "CREATE JOB: expected ON STREAMING at offset 18, found 'ONN'".
-// - The INSERT is analyzed (AnalyzeInsert): its target table, optional column list, and exactly
-//   one S3(...) or local(...) call, whose byte range lets the task substitute the batch reader.
+// - The job's body (the INSERT, or FROM ... TO DATABASE) is analyzed by AnalyzeInsert: its
+//   target table, optional column list, and exactly one S3(...), local(...) or cdc_stream(...)
+//   call, whose byte range lets the task substitute the batch reader. The database form is a
+//   change stream whose source properties (keys lower-cased, "type" set from the source's
+//   name) stand where the call's arguments do, the parenthesis as the call's byte range.
 #pragma once
 
 #include <optional>
@@ -35,7 +40,7 @@ struct CreateJobStatement {
   std::string name;
   PropertyMap properties;
   std::string comment;
-  std::string insert_sql;  // the text after DO
+  std::string insert_sql;  // the text after DO, or the FROM ... TO DATABASE form
 };
 
 enum class JobControl { kPause, kResume, kDrop };
@@ -69,6 +74,10 @@ struct InsertAnalysis {
   size_t select_begin = 0;  // offset of the SELECT
   size_t call_begin = 0;    // byte range of the call in the INSERT text
   size_t call_end = 0;
+  // FROM <source> (...) TO DATABASE <db> (...): the database (also target_table) and its
+  // properties; empty for an INSERT.
+  std::string to_database;
+  sql::DorisArgs to_args;
 };
 
 Result<InsertAnalysis> AnalyzeInsert(std::string_view insert_sql);

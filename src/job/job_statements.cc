@@ -20,8 +20,13 @@ std::string NormalizeName(std::string_view name) {
 }
 
 // The call's location argument: uri for S3, file_path for local.
+// Where the job reads, which ALTER keeps: the bucket or directory, or the database server
+// (a change stream's slot lives there; credentials may change).
 std::string Location(const InsertAnalysis& analysis) {
-  auto it = analysis.args.find(analysis.source == load::SourceKind::kS3 ? "uri" : "file_path");
+  const char* key = analysis.source == load::SourceKind::kS3          ? "uri"
+                    : analysis.source == load::SourceKind::kCdcStream ? "jdbc_url"
+                                                                      : "file_path";
+  auto it = analysis.args.find(key);
   return it == analysis.args.end() ? std::string() : it->second;
 }
 

@@ -8,20 +8,14 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <set>
-#include <sstream>
 #include <thread>
 
-#include "access/access_e2e_util.h"
-#include "cdc/cdc_checksum.h"
-#include "testing/postgres_server.h"
+#include "cdc/cdc_test_env.h"
 #include "testing/wait_for.h"
 
 namespace millrace::cdc {
 namespace {
 
-using access::E2EServer;
-using testing::PostgresServer;
 using testing::WaitFor;
 
 int SnapshotRows() {
@@ -32,112 +26,36 @@ int SnapshotRows() {
 class PgCdcTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto pg = PostgresServer::Start();
-    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-    pg_ = std::move(pg).value();
-    auto server = E2EServer::Start("", {});
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    mr_ = std::move(server).value();
-    ASSERT_TRUE(Mr("CREATE DATABASE cdc").ok());
+    auto env = CdcTestEnv::Start();
+    ASSERT_TRUE(env.ok()) << env.status().ToString();
+    env_ = std::move(env).value();
   }
-  static void TearDownTestSuite() {
-    mr_.reset();
-    pg_.reset();
-  }
+  static void TearDownTestSuite() { env_.reset(); }
 
-  static std::string Pg(const std::string& sql) {
-    auto out = pg_->Sql(sql);
-    EXPECT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
-    return out.ok() ? *out : "";
-  }
-  static Result<access::Rows> Mr(const std::string& sql) {
-    return access::Query(mr_->root.get(), sql);
-  }
-  static std::string MrValue(const std::string& sql) {
-    auto rows = Mr(sql);
-    if (!rows.ok()) return rows.status().ToString();
-    if (rows->size() != 1 || (*rows)[0].size() != 1) return "?";
-    return (*rows)[0][0];
-  }
-
-  // cdc_stream(...) for a table of the test server.
+  static std::string Pg(const std::string& sql) { return env_->Pg(sql); }
+  static Result<access::Rows> Mr(const std::string& sql) { return env_->Mr(sql); }
+  static std::string MrValue(const std::string& sql) { return env_->MrValue(sql); }
   static std::string Stream(const std::string& table, const std::string& extra = "",
                             const std::string& password = "") {
-    return "cdc_stream(\"type\" = \"postgres\", \"jdbc_url\" = \"" + pg_->JdbcUrl("postgres") +
-           "\", \"user\" = \"" + pg_->user() + "\", \"password\" = \"" +
-           (password.empty() ? pg_->password() : password) + "\", \"schema\" = \"public\", " +
-           "\"table\" = \"" + table + "\"" + extra + ")";
+    return env_->Stream(table, extra, password);
   }
-  static Status CreateJob(const std::string& name, const std::string& insert,
-                          const std::string& properties = "\"max_interval\" = \"1\"") {
-    return Mr("CREATE JOB " + name + " ON STREAMING PROPERTIES (" + properties + ") DO " + insert)
-        .status();
+  static Status CreateJob(const std::string& name, const std::string& insert) {
+    return env_->CreateJob(name, insert);
   }
-
-  // Waits until the target's checksum equals the source's; returns both at the end.
   static std::pair<std::string, std::string> Converge(
       const std::string& pg_table, const std::string& mr_table,
       const std::vector<CanonColumn>& columns,
       std::chrono::seconds timeout = std::chrono::seconds(60)) {
-    std::string want;
-    std::string got;
-    WaitFor(
-        [&] {
-          want = Pg(PgChecksumSql(pg_table, columns));
-          got = MrValue(DuckChecksumSql(mr_table, columns));
-          return want == got;
-        },
-        timeout);
-    if (want != got) {
-      // Names the columns that differ, for the failure message.
-      for (const CanonColumn& c : columns) {
-        const std::string w = Pg(PgChecksumSql(pg_table, {c}));
-        const std::string g = MrValue(DuckChecksumSql(mr_table, {c}));
-        if (w != g) got += " [column " + c.name + " differs]";
-      }
-      auto jobs =
-          Mr("SELECT concat_ws(' ', Name, Status, ErrorMsg, CurrentOffset) FROM "
-             "jobs(type := 'insert')");
-      if (jobs.ok()) {
-        for (auto& r : *jobs)
-          got += " [job " + r[0] + "]";
-      }
-      const std::string log = mr_->server->Log();
-      got += " [server log: " + log.substr(log.size() > 4000 ? log.size() - 4000 : 0) + "]";
-      if (columns.size() == 3 && columns[0].name == "id") {
-        // Both sides' rows, for the first few that differ.
-        std::string pg_rows =
-            Pg("SELECT id || '|' || coalesce(name, '~') || '|' || "
-               "coalesce(qty::text, '~') FROM " +
-               pg_table + " ORDER BY id");
-        auto mr_rows =
-            Mr("SELECT CAST(id AS VARCHAR) || '|' || coalesce(name, '~') || '|' || "
-               "coalesce(CAST(qty AS VARCHAR), '~') FROM " +
-               mr_table + " ORDER BY id");
-        std::set<std::string> a, b;
-        std::stringstream in(pg_rows);
-        for (std::string line; std::getline(in, line);)
-          a.insert(line);
-        if (mr_rows.ok())
-          for (auto& r : *mr_rows)
-            b.insert(r[0]);
-        int shown = 0;
-        for (const auto& x : a)
-          if (!b.count(x) && shown++ < 5) got += " [only in source: " + x + "]";
-        shown = 0;
-        for (const auto& x : b)
-          if (!a.count(x) && shown++ < 5) got += " [only in target: " + x + "]";
-      }
-    }
-    return {want, got};
+    return env_->Converge(pg_table, mr_table, columns, timeout);
   }
 
-  static std::unique_ptr<PostgresServer> pg_;
-  static std::unique_ptr<E2EServer> mr_;
+  static std::unique_ptr<CdcTestEnv> env_;
+
+ public:
+  static CdcTestEnv& env() { return *env_; }
 };
 
-std::unique_ptr<PostgresServer> PgCdcTest::pg_;
-std::unique_ptr<E2EServer> PgCdcTest::mr_;
+std::unique_ptr<CdcTestEnv> PgCdcTest::env_;
 
 const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
 
@@ -380,9 +298,136 @@ TEST_F(PgCdcTest, BadDefinitionsAreRefusedWithAClearError) {
   ASSERT_TRUE(CreateJob("shown_job", "INSERT INTO cdc.uniq SELECT * FROM " + Stream("good")).ok());
   const std::string sql =
       MrValue("SELECT ExecuteSql FROM jobs(type := 'insert') WHERE Name = 'shown_job'");
-  EXPECT_EQ(sql.find(pg_->password()), std::string::npos) << sql;
+  EXPECT_EQ(sql.find(env_->pg().password()), std::string::npos) << sql;
   EXPECT_NE(sql.find("***"), std::string::npos) << sql;
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'shown_job'").ok());
+}
+
+// FROM POSTGRES (...) of the test server with `extra` parameters.
+std::string FromPostgres(const std::string& extra) {
+  const testing::PostgresServer& pg = PgCdcTest::env().pg();
+  return "FROM POSTGRES (\"jdbc_url\" = \"" + pg.JdbcUrl("postgres") + "\", \"user\" = \"" +
+         pg.user() + "\", \"password\" = \"" + pg.password() +
+         "\", \"driver_url\" = \"postgresql-42.7.8.jar\", \"driver_class\" = "
+         "\"org.postgresql.Driver\"" +
+         extra + ")";
+}
+
+TEST_F(PgCdcTest, ADatabaseJobMakesMissingTablesAndFollowsEveryTable) {
+  Pg("CREATE SCHEMA shop;"
+     "CREATE TABLE shop.customers (id int PRIMARY KEY, name text NOT NULL, since date);"
+     "CREATE TABLE shop.orders (order_id bigint, line int, amount numeric(10,2), "
+     "note varchar(30), tags text[], PRIMARY KEY (order_id, line));"
+     "CREATE TABLE shop.ignored (id int PRIMARY KEY);"
+     "INSERT INTO shop.customers SELECT g, 'c' || g, date '2026-01-01' + g FROM "
+     "generate_series(1, 40) g;"
+     "INSERT INTO shop.orders SELECT g / 4, g % 4, g * 1.25, 'n' || g, ARRAY['a', 'b'] FROM "
+     "generate_series(1, 100) g;");
+  ASSERT_TRUE(Mr("CREATE DATABASE shopdb").ok());
+  // One target exists already (a UNIQUE KEY table of the user's); the others are made.
+  ASSERT_TRUE(Mr("CREATE TABLE shopdb.customers (id INT, name VARCHAR(50), since DATE) UNIQUE "
+                 "KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1")
+                  .ok());
+  const std::string job =
+      "CREATE JOB shop_job ON STREAMING PROPERTIES (\"max_interval\" = \"1\") " +
+      FromPostgres(
+          ", \"schema\" = \"shop\", \"exclude_tables\" = "
+          "\"ignored\", \"snapshot_split_size\" = \"7\"") +
+      " TO DATABASE shopdb (\"table.create.properties.replication_num\" = "
+      "\"1\", \"load.strict_mode\" = \"true\")";
+  auto created = Mr(job);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  // One transaction over both tables, during or after the snapshot.
+  Pg("BEGIN; UPDATE shop.customers SET name = 'renamed' WHERE id = 3; "
+     "DELETE FROM shop.orders WHERE order_id = 2; "
+     "INSERT INTO shop.orders VALUES (99, 1, 10.5, NULL, '{}'); "
+     "UPDATE shop.orders SET line = 9 WHERE order_id = 5 AND line = 0; COMMIT;"
+     "INSERT INTO shop.ignored VALUES (1)");
+  const std::vector<CanonColumn> customer_columns = {{"id"}, {"name"}, {"since"}};
+  const std::vector<CanonColumn> order_columns = {
+      {"order_id"}, {"line"}, {"amount"}, {"note"}, {"tags", Canon::kArray}};
+  auto [want_c, got_c] = Converge("shop.customers", "shopdb.customers", customer_columns);
+  EXPECT_EQ(want_c, got_c);
+  auto [want_o, got_o] = Converge("shop.orders", "shopdb.orders", order_columns);
+  EXPECT_EQ(want_o, got_o);
+  // The made table is a UNIQUE KEY table keyed as the source, with mapped types.
+  auto shown = Mr("SHOW CREATE TABLE shopdb.orders");
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  const std::string ddl = (*shown)[0][1];
+  EXPECT_NE(ddl.find("UNIQUE KEY(`order_id`, `line`)"), std::string::npos) << ddl;
+  EXPECT_NE(ddl.find("decimal(10,2)"), std::string::npos) << ddl;
+  EXPECT_NE(ddl.find("varchar(30)"), std::string::npos) << ddl;
+  EXPECT_NE(ddl.find("array<"), std::string::npos) << ddl;
+  EXPECT_NE(ddl.find("replication_num"), std::string::npos) << ddl;
+  EXPECT_EQ(MrValue("SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+                    "'shopdb' AND table_name = 'ignored'"),
+            "0");
+  const std::string sql =
+      MrValue("SELECT ExecuteSql FROM jobs(type := 'insert') WHERE Name = 'shop_job'");
+  EXPECT_EQ(sql.find(env().pg().password()), std::string::npos) << sql;
+  EXPECT_NE(sql.find("TO DATABASE shopdb"), std::string::npos) << sql;
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'shop_job'").ok());
+}
+
+TEST_F(PgCdcTest, ADatabaseJobUsesTheNamedPublicationAndSlotAndKeepsTheUsersPublication) {
+  Pg("CREATE SCHEMA named; CREATE TABLE named.a (id int PRIMARY KEY, v text);"
+     "CREATE TABLE named.b (id int PRIMARY KEY, v text);"
+     "CREATE PUBLICATION users_pub FOR TABLE named.a, named.b");
+  ASSERT_TRUE(Mr("CREATE DATABASE nameddb").ok());
+  auto created = Mr("CREATE JOB named_job ON STREAMING PROPERTIES (\"max_interval\" = \"1\") " +
+                    FromPostgres(", \"schema\" = \"named\", \"include_tables\" = \"a, b\", "
+                                 "\"offset\" = \"latest\", \"publication_name\" = "
+                                 "\"users_pub\", \"slot_name\" = \"users_slot\"") +
+                    " TO DATABASE nameddb");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Pg("SELECT count(*) FROM pg_replication_slots WHERE slot_name = "
+                  "'users_slot' AND active") == "1";
+      },
+      std::chrono::seconds(30)));
+  Pg("INSERT INTO named.a VALUES (1, 'x'); INSERT INTO named.b VALUES (2, 'y')");
+  auto [want, got] = Converge("named.b", "nameddb.b", {{"id"}, {"v"}});
+  EXPECT_EQ(want, got);
+  EXPECT_EQ(MrValue("SELECT v FROM nameddb.a WHERE id = 1"), "x");
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'named_job'").ok());
+  EXPECT_EQ(Pg("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'users_slot'"), "0");
+  EXPECT_EQ(Pg("SELECT count(*) FROM pg_publication WHERE pubname = 'users_pub'"), "1");
+}
+
+TEST_F(PgCdcTest, BadDatabaseJobsAreRefusedWithAClearError) {
+  Pg("CREATE SCHEMA badshop; CREATE TABLE badshop.keyless (id int, v text);"
+     "CREATE TABLE badshop.fine (id int PRIMARY KEY, v text)");
+  ASSERT_TRUE(Mr("CREATE DATABASE baddb").ok());
+  ASSERT_TRUE(Mr("CREATE TABLE baddb.fine (id INT, v STRING) DUPLICATE KEY(id) DISTRIBUTED BY "
+                 "HASH(id) BUCKETS 1")
+                  .ok());
+  auto error = [&](const std::string& from, const std::string& to) {
+    auto r = Mr("CREATE JOB bad_db_job ON STREAMING " + FromPostgres(from) + " TO DATABASE " + to);
+    return r.ok() ? std::string("created") : r.status().message();
+  };
+  EXPECT_NE(error(", \"schema\" = \"badshop\", \"include_tables\" = \"fine\"", "nosuchdb")
+                .find("nosuchdb"),
+            std::string::npos);
+  EXPECT_NE(error(", \"schema\" = \"badshop\", \"include_tables\" = \"keyless\"", "baddb")
+                .find("primary key"),
+            std::string::npos);
+  EXPECT_NE(error(", \"schema\" = \"badshop\", \"include_tables\" = \"fine\"", "baddb")
+                .find("UNIQUE KEY"),
+            std::string::npos);
+  EXPECT_NE(error(", \"schema\" = \"badshop\", \"table\" = \"fine\"", "baddb")
+                .find("unknown parameter \"table\""),
+            std::string::npos);
+  EXPECT_NE(error(", \"schema\" = \"nosuchschema\"", "baddb").find("no table to follow"),
+            std::string::npos);
+  EXPECT_NE(error(", \"schema\" = \"badshop\", \"include_tables\" = \"fine\"",
+                  "baddb (\"load.max_filter_ratio\" = \"2\")")
+                .find("load.max_filter_ratio"),
+            std::string::npos);
+  EXPECT_NE(error(", \"schema\" = \"badshop\", \"include_tables\" = \"fine\"",
+                  "baddb (\"colour\" = \"red\")")
+                .find("unknown parameter \"colour\""),
+            std::string::npos);
 }
 
 }  // namespace

@@ -186,7 +186,7 @@ Status PostgresServer::Init() {
       "max_replication_slots = 20\n"
       "max_wal_senders = 20\n"
       "fsync = off\n"
-      "synchronous_commit = off\n"
+      "synchronous_commit = on\n"
       "full_page_writes = off\n"
       "shared_buffers = 32MB\n"
       "max_connections = 60\n"

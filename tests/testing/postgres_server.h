@@ -16,7 +16,8 @@
 //   scram-sha-256`, `host replication all 127.0.0.1/32 scram-sha-256`.
 // - postgresql.conf gets: listen_addresses='127.0.0.1', the socket directory,
 //   wal_level=logical, max_replication_slots=20, max_wal_senders=20, fsync=off,
-//   synchronous_commit=off, full_page_writes=off, shared_buffers=32MB, max_connections=60,
+//   synchronous_commit=on (a commit another session has seen survives CrashRestart; with
+//   off, a row read by a snapshot could vanish in the crash), full_page_writes=off, shared_buffers=32MB, max_connections=60,
 //   no logging collector (pg_ctl -l writes the log). The port is passed at each start.
 // - Port: a free one is found by binding 127.0.0.1:0 and closing the socket; if the server
 //   then cannot bind it (another process took it meanwhile), Start retries with a new port,
