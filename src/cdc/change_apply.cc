@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "engine/appender.h"
+#include "engine/statement_plan.h"
 #include "table/model_write.h"
 
 namespace millrace::cdc {
@@ -21,6 +22,27 @@ std::string StageColumn(size_t i) {
 }
 
 }  // namespace
+
+Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTarget* target) {
+  std::string create = "CREATE OR REPLACE TEMP TABLE " + std::string(kSourceName) + " (";
+  for (size_t i = 0; i < source.columns.size(); ++i) {
+    create += (i ? ", " : "") + QuoteIdentifier(source.columns[i].name) + " " +
+              source.columns[i].mapping.duckdb_type;
+  }
+  MR_RETURN_IF_ERROR(conn.Execute(create + ")"));
+  auto unfiltered = engine::RowMapWithoutFilter(conn, target->select_sql);
+  if (!unfiltered.ok()) return unfiltered.status().WithContext("the job's SELECT");
+  target->unfiltered_sql = unfiltered->value_or("");
+  std::string columns;
+  for (const std::string& c : target->columns)
+    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(c);
+  auto bound =
+      conn.PrepareOne("INSERT INTO " + target->table + " (" + columns + ") " + target->select_sql);
+  if (!bound.ok()) {
+    return bound.status().WithContext("the job's SELECT over the columns of " + source.Display());
+  }
+  return Status::Ok();
+}
 
 Result<int64_t> ChangeApply::Apply(engine::Connection& conn,
                                    const std::vector<Change>& changes) const {

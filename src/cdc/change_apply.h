@@ -37,9 +37,10 @@ inline constexpr std::string_view kSourceName = "__millrace_cdc_source";
 struct Change {
   enum class Kind { kUpsert, kDelete, kTruncate };
   Kind kind = Kind::kUpsert;
-  pg::Tuple row;      // upsert: the new row; delete: the old key (other columns NULL)
-  pg::Tuple old_row;  // the whole old row, when the source sent it; else empty
-  size_t table = 0;   // which of a source's tables it belongs to (ChangeApply ignores it)
+  pg::Tuple row;       // upsert: the new row; delete: the old key (other columns NULL)
+  pg::Tuple old_row;   // the whole old row, when the source sent it; else empty
+  size_t table = 0;    // which of a source's tables it belongs to (ChangeApply ignores it)
+  uint32_t shape = 0;  // which description of that table it was written with (likewise)
 };
 
 struct ApplyTarget {
@@ -49,6 +50,11 @@ struct ApplyTarget {
   std::string select_sql;            // reads kSourceName
   std::string unfiltered_sql;        // select_sql without its WHERE; "" when it has none
 };
+
+// Checks on `conn` (a scratch connection: it leaves a temporary table there) that the job's
+// SELECT (target->select_sql) binds over `source`'s columns and fills the target's columns,
+// and sets target->unfiltered_sql. Errors name the SELECT and the source table.
+Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTarget* target);
 
 class ChangeApply {
  public:

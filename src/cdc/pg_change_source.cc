@@ -1,8 +1,12 @@
 #include "cdc/pg_change_source.h"
 
+#include <algorithm>
+#include <map>
 #include <utility>
 
+#include "cdc/target_schema.h"
 #include "common/logging.h"
+#include "job/sink.h"
 #include "pg/pgoutput.h"
 
 namespace millrace::cdc {
@@ -17,25 +21,29 @@ constexpr char kSnapshotPart[] = "snapshot";
 // One split, or whole source transactions, or only a new position.
 class ChangeBatch final : public job::SourceBatch {
  public:
-  // `applies`: the source's, one per table; they outlive its batches (the plan holds both).
+  using Shapes = std::vector<std::vector<std::shared_ptr<const SourceTable>>>;
+  // `tables`: the source's bindings, which outlive its batches (the plan holds both).
   ChangeBatch(Offset start, Offset end, std::string first, std::string last,
-              std::vector<Change> changes, int64_t bytes, const std::vector<ChangeApply>* applies)
+              std::vector<Change> changes, int64_t bytes, const std::vector<TableBinding>* tables,
+              Shapes shapes, bool sync_targets)
       : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
                     static_cast<int64_t>(changes.size()), bytes),
         changes_(std::move(changes)),
-        applies_(applies) {}
+        tables_(tables),
+        shapes_(std::move(shapes)),
+        sync_targets_(sync_targets) {}
 
   Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
                                 int attempt) override {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
+    engine::Connection& conn = txn->connection();
     // Tables are independent: each one's changes in their order, one table after the other.
-    std::vector<std::vector<Change>> per_table(applies_->size());
+    std::vector<std::vector<Change>> per_table(tables_->size());
     for (const Change& c : changes_)
       per_table[c.table].push_back(c);
     int64_t applied = 0;
     for (size_t t = 0; t < per_table.size(); ++t) {
-      if (per_table[t].empty()) continue;
-      MR_ASSIGN_OR_RETURN(const int64_t n, (*applies_)[t].Apply(txn->connection(), per_table[t]));
+      MR_ASSIGN_OR_RETURN(const int64_t n, ApplyTable(conn, t, per_table[t]));
       applied += n;
     }
     job::LoadedBatch loaded;
@@ -46,16 +54,55 @@ class ChangeBatch final : public job::SourceBatch {
   }
 
  private:
-  const std::vector<Change> changes_;
-  const std::vector<ChangeApply>* applies_;
-};
+  // One table's changes in runs of one description each (0 is the catalog's, under which the
+  // job was defined); for FROM ... TO DATABASE the target is first altered to fit them all.
+  Result<int64_t> ApplyTable(engine::Connection& conn, size_t t, std::vector<Change>& changes) {
+    if (changes.empty()) return 0;
+    const TableBinding& binding = (*tables_)[t];
+    auto shape_of = [&](const Change& c) {
+      return c.shape == 0 ? &binding.table : shapes_[t][c.shape].get();
+    };
+    const bool sync = sync_targets_ && std::any_of(changes.begin(), changes.end(),
+                                                   [](const Change& c) { return c.shape != 0; });
+    AlteredTarget altered;
+    if (sync) {
+      std::vector<const SourceTable*> shapes;
+      for (const Change& c : changes) {
+        if (std::find(shapes.begin(), shapes.end(), shape_of(c)) == shapes.end())
+          shapes.push_back(shape_of(c));
+      }
+      MR_ASSIGN_OR_RETURN(altered, AlterTarget(conn, binding.target.def, shapes));
+    }
+    int64_t applied = 0;
+    for (size_t begin = 0, end = 0; begin < changes.size(); begin = end) {
+      const uint32_t shape = changes[begin].shape;
+      std::vector<Change> run;
+      for (end = begin; end < changes.size() && changes[end].shape == shape; ++end)
+        run.push_back(std::move(changes[end]));
+      const SourceTable* source = shape_of(run.front());
+      ApplyTarget target = binding.target;
+      if (sync) {
+        // Columns this description brings get their missing value before its first change.
+        std::vector<std::string> fill;
+        std::erase_if(altered.added, [&](const std::string& name) {
+          if (source->Find(name) < 0) return false;
+          fill.push_back(name);
+          return true;
+        });
+        MR_RETURN_IF_ERROR(Backfill(conn, altered.def, *source, fill));
+        MR_RETURN_IF_ERROR(BindByName(*source, altered.def, &target));
+      }
+      MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target).Apply(conn, run));
+      applied += n;
+    }
+    return applied;
+  }
 
-std::vector<ChangeApply> MakeApplies(const std::vector<TableBinding>& tables) {
-  std::vector<ChangeApply> applies;
-  for (const TableBinding& b : tables)
-    applies.emplace_back(&b.table, &b.target);
-  return applies;
-}
+  const std::vector<Change> changes_;
+  const std::vector<TableBinding>* tables_;
+  const Shapes shapes_;
+  const bool sync_targets_;
+};
 
 Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
@@ -70,8 +117,19 @@ int64_t TupleBytes(const pg::Tuple& tuple) {
 
 }  // namespace
 
-PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
-    : config_(std::move(config)), applies_(MakeApplies(config_.tables)) {}
+PgChangeSource::PgChangeSource(PgChangeSourceConfig config) : config_(std::move(config)) {
+  for (const TableBinding& b : config_.tables)
+    shapes_.push_back({std::make_shared<const SourceTable>(b.table)});
+}
+
+std::unique_ptr<job::SourceBatch> PgChangeSource::MakeBatch(Offset start, Offset end,
+                                                            std::string first, std::string last,
+                                                            std::vector<Change> changes,
+                                                            int64_t bytes) const {
+  return std::make_unique<ChangeBatch>(std::move(start), std::move(end), std::move(first),
+                                       std::move(last), std::move(changes), bytes, &config_.tables,
+                                       shapes_, config_.spec.whole_database);
+}
 
 PgChangeSource::~PgChangeSource() = default;
 
@@ -81,6 +139,16 @@ std::string PgChangeSource::Describe() const {
     tables += (tables.empty() ? "" : ", ") + b.table.Display();
   return "postgres " + pg::Describe(config_.spec.connect) +
          (config_.tables.size() == 1 ? " table " : " tables ") + tables;
+}
+
+std::string PgChangeSource::Upstream() const {
+  const PgSourceSpec& spec = config_.spec;
+  std::string tables;
+  for (const TableBinding& b : config_.tables)
+    tables += (tables.empty() ? "" : ", ") + b.table.Display();
+  return "database " + spec.connect.database + ", tables " + tables +
+         (spec.slot_name.empty() ? "" : ", slot " + spec.slot_name) +
+         (spec.publication_name.empty() ? "" : ", publication " + spec.publication_name);
 }
 
 std::string PgChangeSource::DefaultName(const job::JobRecord& job) {
@@ -142,6 +210,7 @@ void PgChangeSource::CloseStream() {
   open_.reset();
   ready_.clear();
   handed_.reset();
+  relations_.clear();
 }
 
 Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
@@ -193,8 +262,7 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
   // "latest": nothing before the slot's consistent point is copied.
   job::Polled polled;
   const Offset end = StreamOffset(slot.consistent_point);
-  polled.batch = std::make_unique<ChangeBatch>(job.current_offset, end, "", "",
-                                               std::vector<Change>(), 0, &applies_);
+  polled.batch = MakeBatch(job.current_offset, end, "", "", {}, 0);
   polled.more = true;
   polled.end_offset = end;
   handed_ = slot.consistent_point;
@@ -289,8 +357,7 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
       changes.empty() ? "" : "snapshot " + table.Display() + " after " + after.dump();
   const std::string last = changes.empty() ? "" : "snapshot key " + last_key.dump();
   job::Polled polled;
-  polled.batch = std::make_unique<ChangeBatch>(job.current_offset, end, first, last,
-                                               std::move(changes), bytes, &applies_);
+  polled.batch = MakeBatch(job.current_offset, end, first, last, std::move(changes), bytes);
   polled.more = true;
   polled.end_offset = StreamOffset(std::max(lsn, server_lsn_));
   handed_ = lsn;
@@ -346,29 +413,22 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     std::vector<Change> changes;
     int64_t bytes = 0;
     pg::Lsn end = lsn;
-    while (
-        !ready_.empty() &&
-        (changes.empty() || static_cast<int64_t>(changes.size() + ready_.front().changes.size()) <=
-                                limits.max_items)) {
-      Transaction t = std::move(ready_.front());
-      ready_.pop_front();
+    for (Transaction& t : TakeReady(limits.max_items)) {
       for (Change& c : t.changes) {
         bytes += TupleBytes(c.row);
         changes.push_back(std::move(c));
       }
       end = t.end;
     }
-    polled.batch = std::make_unique<ChangeBatch>(
-        job.current_offset, StreamOffset(end), "lsn " + pg::FormatLsn(lsn),
-        "lsn " + pg::FormatLsn(end), std::move(changes), bytes, &applies_);
+    polled.batch = MakeBatch(job.current_offset, StreamOffset(end), "lsn " + pg::FormatLsn(lsn),
+                             "lsn " + pg::FormatLsn(end), std::move(changes), bytes);
     polled.more = !ready_.empty();
     handed_ = end;
     last_batch_ = now;
   } else {
     const pg::Lsn quiet = open_ ? passed_lsn_ : std::max(passed_lsn_, server_lsn_);
     if (quiet > lsn && now - last_batch_ >= kQuietCommitInterval) {
-      polled.batch = std::make_unique<ChangeBatch>(job.current_offset, StreamOffset(quiet), "", "",
-                                                   std::vector<Change>(), 0, &applies_);
+      polled.batch = MakeBatch(job.current_offset, StreamOffset(quiet), "", "", {}, 0);
       handed_ = quiet;
       last_batch_ = now;
     }
@@ -378,6 +438,54 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
   polled.lag_bytes = static_cast<int64_t>(newest - lsn);
   polled.lag_items = ready_changes() + (polled.batch ? polled.batch->items() : 0);
   return polled;
+}
+
+std::vector<PgChangeSource::Transaction> PgChangeSource::TakeReady(int64_t max_items) {
+  std::vector<Transaction> taken;
+  int64_t items = 0;
+  while (!ready_.empty()) {
+    const Transaction& next = ready_.front();
+    if (!taken.empty()) {
+      if (items + static_cast<int64_t>(next.changes.size()) > max_items) break;
+    }
+    items += static_cast<int64_t>(next.changes.size());
+    taken.push_back(std::move(ready_.front()));
+    ready_.pop_front();
+  }
+  return taken;
+}
+
+Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, bool first) {
+  const SourceTable& latest = *shapes_[b].back();
+  bool same = relation.columns.size() == latest.columns.size();
+  for (size_t i = 0; same && i < latest.columns.size(); ++i) {
+    same = relation.columns[i].name == latest.columns[i].name &&
+           relation.columns[i].type_oid == latest.columns[i].type.oid;
+  }
+  // The database form checks its target against the first description of a connection (the
+  // target follows the committed position, which the catalog may have left behind).
+  if (same && !(first && config_.spec.whole_database)) return Status::Ok();
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
+  const TableBinding& binding = config_.tables[b];
+  MR_ASSIGN_OR_RETURN(SourceTable shape, DescribeRelation(*meta, binding.table, relation));
+  if (!config_.spec.whole_database) {
+    ApplyTarget target = binding.target;
+    MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
+    MR_RETURN_IF_ERROR(job::UseDatabase(*conn, config_.database));
+    if (Status bound = CheckSelect(*conn, shape, &target); !bound.ok()) {
+      std::string now;
+      for (const SourceColumn& c : shape.columns)
+        now += (now.empty() ? "" : ", ") + c.name + " " + c.type.name;
+      return Status::FailedPrecondition(
+          "the columns of " + shape.Display() + " changed (now: " + now +
+          ") and the job's SELECT no longer fits them: " + bound.message() +
+          "; ALTER JOB with a SELECT that does, or recreate the job");
+    }
+  }
+  MR_LOG(kInfo) << Describe() << ": " << shape.Display() << " now has " << shape.columns.size()
+                << " columns";
+  shapes_[b].push_back(std::make_shared<const SourceTable>(std::move(shape)));
+  return Status::Ok();
 }
 
 Status PgChangeSource::Receive(const pg::StreamMessage& message) {
@@ -391,6 +499,7 @@ Status PgChangeSource::Receive(const pg::StreamMessage& message) {
 }
 
 Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
+  auto Shape = [&](size_t b) { return static_cast<uint32_t>(shapes_[b].size() - 1); };
   auto need_open = [&](const char* what) -> Status {
     if (open_) return Status::Ok();
     return Status::DataLoss(std::string("the replication stream sent ") + what +
@@ -414,19 +523,10 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     for (size_t b = 0; b < config_.tables.size(); ++b) {
       const SourceTable& table = config_.tables[b].table;
       if (relation->schema != table.schema || relation->name != table.name) continue;
-      bool same = relation->columns.size() == table.columns.size();
-      for (size_t i = 0; same && i < table.columns.size(); ++i) {
-        same = relation->columns[i].name == table.columns[i].name &&
-               relation->columns[i].type_oid == table.columns[i].type.oid;
-      }
-      if (!same) {
-        std::string now;
-        for (const auto& c : relation->columns)
-          now += (now.empty() ? "" : ", ") + c.name;
-        return Status::FailedPrecondition(
-            "the columns of " + table.Display() + " changed (now: " + now +
-            "); the job does not follow schema changes yet: recreate the job");
-      }
+      bool first = true;
+      for (const auto& [oid, known] : relations_)
+        first = first && known != b;
+      MR_RETURN_IF_ERROR(Announced(b, *relation, first));
       relations_[relation->oid] = b;
     }
     return Status::Ok();
@@ -435,14 +535,14 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     MR_RETURN_IF_ERROR(need_open("an insert"));
     const std::optional<size_t> b = Binding(insert->relation);
     if (!b) return Status::Ok();
-    open_->changes.push_back(Change{Change::Kind::kUpsert, insert->row, {}, *b});
+    open_->changes.push_back(Change{Change::Kind::kUpsert, insert->row, {}, *b, Shape(*b)});
     return Status::Ok();
   }
   if (const auto* update = std::get_if<pg::UpdateMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("an update"));
     const std::optional<size_t> b = Binding(update->relation);
     if (!b) return Status::Ok();
-    const SourceTable& table = config_.tables[*b].table;
+    const SourceTable& table = *shapes_[*b].back();
     if (update->old_kind != 0) {
       // The key changed (or the whole old row came): the old key's row goes first.
       bool key_changed = false;
@@ -455,30 +555,32 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
         for (size_t k : table.key) {
           if (k < update->old_row.size()) old_key[k] = update->old_row[k];
         }
-        open_->changes.push_back(Change{Change::Kind::kDelete, std::move(old_key), {}, *b});
+        open_->changes.push_back(
+            Change{Change::Kind::kDelete, std::move(old_key), {}, *b, Shape(*b)});
       }
     }
     open_->changes.push_back(Change{Change::Kind::kUpsert, update->row,
-                                    update->old_kind == 'O' ? update->old_row : pg::Tuple(), *b});
+                                    update->old_kind == 'O' ? update->old_row : pg::Tuple(), *b,
+                                    Shape(*b)});
     return Status::Ok();
   }
   if (const auto* del = std::get_if<pg::DeleteMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("a delete"));
     const std::optional<size_t> b = Binding(del->relation);
     if (!b) return Status::Ok();
-    const SourceTable& table = config_.tables[*b].table;
+    const SourceTable& table = *shapes_[*b].back();
     pg::Tuple key(table.columns.size());
     for (size_t k : table.key) {
       if (k < del->old_row.size()) key[k] = del->old_row[k];
     }
-    open_->changes.push_back(Change{Change::Kind::kDelete, std::move(key), {}, *b});
+    open_->changes.push_back(Change{Change::Kind::kDelete, std::move(key), {}, *b, Shape(*b)});
     return Status::Ok();
   }
   if (const auto* truncate = std::get_if<pg::TruncateMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("a truncate"));
     for (uint32_t relation : truncate->relations) {
       if (const std::optional<size_t> b = Binding(relation)) {
-        open_->changes.push_back(Change{Change::Kind::kTruncate, {}, {}, *b});
+        open_->changes.push_back(Change{Change::Kind::kTruncate, {}, {}, *b, Shape(*b)});
       }
     }
     return Status::Ok();

@@ -26,9 +26,16 @@
 // - Quiet tables: when no change is pending and the server reports a later position (its
 //   keepalives, or transactions of other tables), an offset-only batch moves the job there at
 //   most every kQuietCommitInterval, so a quiet job never holds WAL back.
-// - A Relation message whose columns differ from the table described at CREATE JOB fails the
-//   poll with FAILED_PRECONDITION (the job pauses saying so): schema changes are not followed
-//   yet.
+// - Schema changes: the stream's Relation messages describe each table as its changes were
+//   written (DescribeRelation), which may differ from the catalog at CREATE JOB or at a
+//   restart. Each change is decoded and applied with the description in force when it was
+//   written (a "shape": 0 is the catalog's, later ones the stream's). FROM ... TO DATABASE
+//   makes each target's columns fit the shapes a batch applies (AlterTarget, before the
+//   batch's first write to it; the missing values of added columns backfilled before the
+//   first change of the shape that has them), so ADD and DROP COLUMN land in the transaction
+//   of the changes that follow them; the first shape of each (re)connection is checked too.
+//   cdc_stream keeps its target as it is: a Relation message the job's SELECT no longer binds
+//   against fails the poll with FAILED_PRECONDITION (the job pauses saying why).
 // - Drop removes the slot (ending the walsender holding it) and the publication when the job
 //   named it itself (a publication_name given by the user stays).
 // - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time (the
@@ -63,6 +70,8 @@ struct PgChangeSourceConfig {
   PgSourceSpec spec;
   std::vector<TableBinding> tables;  // at least one; the snapshot copies them in this order
   Clock* clock = nullptr;            // not owned
+  engine::Database* db = nullptr;    // not owned; checks the SELECT after a schema change
+  std::string database;              // the job's session database (the SELECT's names)
 };
 
 class PgChangeSource final : public job::JobSource {
@@ -74,6 +83,8 @@ class PgChangeSource final : public job::JobSource {
   void Committed(const job::Offset& offset) override;
   Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
+  // The database, schema, tables, and the slot and publication names given.
+  std::string Upstream() const override;
 
   // The name Millrace gives a job's slot and publication.
   static std::string DefaultName(const job::JobRecord& job);
@@ -103,9 +114,16 @@ class PgChangeSource final : public job::JobSource {
   Status EnsurePublication(pg::PgConnection& meta, const std::string& name);
   // The binding of a relation announced in the stream, or nullopt when it is not the job's.
   std::optional<size_t> Binding(uint32_t relation) const;
+  // A Relation message of table `b`: a new shape when it differs from the latest (and for
+  // FROM ... TO DATABASE at the first message of a connection).
+  Status Announced(size_t b, const pg::RelationMessage& relation, bool first);
+  // Whole ready transactions for one batch: at least one, more up to max_items changes.
+  std::vector<Transaction> TakeReady(int64_t max_items);
+  std::unique_ptr<job::SourceBatch> MakeBatch(job::Offset start, job::Offset end, std::string first,
+                                              std::string last, std::vector<Change> changes,
+                                              int64_t bytes) const;
 
   const PgChangeSourceConfig config_;
-  const std::vector<ChangeApply> applies_;  // one per table of config_
 
   // Owned by the job's task thread (see the contract).
   std::unique_ptr<pg::PgConnection> meta_;
@@ -118,7 +136,9 @@ class PgChangeSource final : public job::JobSource {
   pg::Lsn passed_lsn_ = 0;           // the end of the latest transaction received (applied or not)
   std::optional<Transaction> open_;  // a transaction being received
   std::deque<Transaction> ready_;    // received whole, not handed out
-  std::map<uint32_t, size_t> relations_;  // relation id in the stream -> index in tables
+  std::map<uint32_t, size_t> relations_;  // relation id in this connection -> index in tables
+  // Per table, every description seen (Announced); [0] is the catalog's.
+  std::vector<std::vector<std::shared_ptr<const SourceTable>>> shapes_;
   Clock::SteadyTime last_batch_{};
   Clock::SteadyTime last_status_{};
 };

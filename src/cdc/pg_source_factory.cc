@@ -5,15 +5,12 @@
 #include "cdc/cdc_params.h"
 #include "cdc/pg_change_source.h"
 #include "cdc/pg_tables.h"
-#include "engine/statement_plan.h"
+#include "cdc/target_schema.h"
 #include "job/sink.h"
-#include "table/create_table.h"
 #include "table/model_catalog.h"
 
 namespace millrace::cdc {
 namespace {
-
-using engine::QuoteIdentifier;
 
 // The job's SELECT checked against a source-shaped table on a scratch connection.
 Status PrepareTarget(const job::ChangeSourceRequest& request, const SourceTable& table,
@@ -40,74 +37,7 @@ Status PrepareTarget(const job::ChangeSourceRequest& request, const SourceTable&
   target->select_sql = sql.substr(a.select_begin, a.call_begin - a.select_begin) +
                        std::string(kSourceName) + sql.substr(a.call_end);
 
-  std::string create = "CREATE TEMP TABLE " + std::string(kSourceName) + " (";
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    create += (i ? ", " : "") + QuoteIdentifier(table.columns[i].name) + " " +
-              table.columns[i].mapping.duckdb_type;
-  }
-  MR_RETURN_IF_ERROR(conn->Execute(create + ")"));
-  auto unfiltered = engine::RowMapWithoutFilter(*conn, target->select_sql);
-  if (!unfiltered.ok()) return unfiltered.status().WithContext("the job's SELECT");
-  target->unfiltered_sql = unfiltered->value_or("");
-  std::string columns;
-  for (const std::string& c : target->columns)
-    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(c);
-  auto bound =
-      conn->PrepareOne("INSERT INTO " + target->table + " (" + columns + ") " + target->select_sql);
-  if (!bound.ok()) {
-    return bound.status().WithContext("the job's SELECT over the columns of " + table.Display());
-  }
-  return Status::Ok();
-}
-
-// SELECT <the columns both have> FROM the source, into `target`'s columns of those names.
-Status BindByName(const SourceTable& source, const table::TableDef& def, const std::string& table,
-                  ApplyTarget* target) {
-  std::string select;
-  for (const table::Column& c : def.columns) {
-    if (source.Find(c.name) < 0) continue;
-    target->columns.push_back(c.name);
-    select += (select.empty() ? "" : ", ") + QuoteIdentifier(c.name);
-  }
-  for (size_t k : source.key) {
-    if (def.FindColumn(source.columns[k].name) == nullptr) {
-      return Status::InvalidArgument("table " + table + " has no column " + source.columns[k].name +
-                                     " of " + source.Display() + "'s primary key");
-    }
-  }
-  target->def = def;
-  target->table = table;
-  target->select_sql = "SELECT " + select + " FROM " + std::string(kSourceName);
-  return Status::Ok();
-}
-
-// Doris's CREATE TABLE for `source`: its columns with their Doris types, the primary key
-// first (Doris keeps key columns leading) as the UNIQUE KEY.
-std::string TargetDdl(const SourceTable& source, const TargetDatabaseSpec& spec) {
-  std::vector<size_t> order = source.key;
-  for (size_t i = 0; i < source.columns.size(); ++i) {
-    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
-  }
-  std::string columns;
-  for (size_t n = 0; n < order.size(); ++n) {
-    const SourceColumn& c = source.columns[order[n]];
-    std::string type = c.mapping.doris_type;
-    // Doris keys cannot be STRING; its longest VARCHAR holds them.
-    if (n < source.key.size() && type == "string") type = "varchar(65533)";
-    columns += (n ? ", " : "") + std::string("`") + c.name + "` " + type +
-               (c.not_null || n < source.key.size() ? " NOT NULL" : " NULL");
-  }
-  std::string key;
-  for (size_t k : source.key)
-    key += (key.empty() ? "" : ", ") + std::string("`") + source.columns[k].name + "`";
-  std::string ddl = "CREATE TABLE `" + source.name + "` (" + columns + ") UNIQUE KEY(" + key +
-                    ") DISTRIBUTED BY HASH(" + key + ") BUCKETS 1";
-  std::string properties;
-  for (const auto& [name, value] : spec.create_properties)
-    properties += (properties.empty() ? "" : ", ") + engine::QuoteLiteral(name) + " = " +
-                  engine::QuoteLiteral(value);
-  if (!properties.empty()) ddl += " PROPERTIES (" + properties + ")";
-  return ddl;
+  return CheckSelect(*conn, table, target);
 }
 
 // The tables of FROM POSTGRES: include_tables, or every table of the schema; less
@@ -149,18 +79,10 @@ Status BindDatabase(const job::ChangeSourceRequest& request, pg::PgConnection& p
     MR_ASSIGN_OR_RETURN(binding.table, DescribeTable(pg, config->spec.schema, name));
     MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> def,
                         table::LoadModel(*conn, database, name));
-    const std::string qualified = QuoteIdentifier(database) + "." + QuoteIdentifier(name);
     if (!def) {
-      MR_ASSIGN_OR_RETURN(table::CreateTable create,
-                          table::ParseCreateTable(TargetDdl(binding.table, target_spec)));
-      create.def.database = database;
-      // The table and its record together: a crash leaves both or neither.
-      MR_ASSIGN_OR_RETURN(engine::Transaction txn, conn->Begin());
-      Status made = conn->Execute(table::DuckDbCreateTable(create.def, false));
-      if (made.ok()) made = conn->Execute(table::RecordModelSql(create.def));
-      if (made.ok()) made = txn.Commit();
-      if (!made.ok()) return made.WithContext("creating " + qualified);
-      def = create.def;
+      auto made = CreateTarget(*conn, database, binding.table, target_spec);
+      if (!made.ok()) return made.status().WithContext("creating " + database + "." + name);
+      def = std::move(made).value();
     } else if (def->model != table::TableModel::kUnique) {
       return Status::InvalidArgument("FROM POSTGRES ... TO DATABASE " + database + ": table " +
                                      name + " exists and is a " +
@@ -168,7 +90,7 @@ Status BindDatabase(const job::ChangeSourceRequest& request, pg::PgConnection& p
                                      " KEY table; changes are applied by key into UNIQUE KEY "
                                      "tables");
     }
-    MR_RETURN_IF_ERROR(BindByName(binding.table, *def, qualified, &binding.target));
+    MR_RETURN_IF_ERROR(BindByName(binding.table, *def, &binding.target));
     config->tables.push_back(std::move(binding));
   }
   return Status::Ok();
@@ -197,6 +119,8 @@ Result<std::shared_ptr<job::JobSource>> MakePgChangeSource(
     config.tables.push_back(std::move(binding));
   }
   config.clock = request.clock;
+  config.db = request.db;
+  config.database = request.database;
   return std::shared_ptr<job::JobSource>(std::make_shared<PgChangeSource>(std::move(config)));
 }
 

@@ -12,6 +12,22 @@ int64_t ToInt(const pg::Field& field) {
   return v;
 }
 
+// Fills `type` from columns [first, first + 5) of `row`: the (base) type's OID, its modifier,
+// typtype, typcategory, typelem; and format_type at first + 5.
+void ReadType(const pg::Row& row, size_t first, pg::PgType* type) {
+  type->oid = static_cast<uint32_t>(ToInt(row[first]));
+  type->modifier = static_cast<int32_t>(ToInt(row[first + 1]));
+  type->typtype = row[first + 2] && !row[first + 2]->empty() ? (*row[first + 2])[0] : 'b';
+  type->category = row[first + 3] && !row[first + 3]->empty() ? (*row[first + 3])[0] : 'U';
+  type->element = static_cast<uint32_t>(ToInt(row[first + 4]));
+  type->element_modifier = type->modifier;
+  type->name = row[first + 5].value_or("");
+}
+
+// The base type of a domain, else the type itself, joined as t (the declared type is dt).
+constexpr char kBaseTypeJoin[] =
+    "JOIN pg_type t ON t.oid = CASE WHEN dt.typtype = 'd' THEN dt.typbasetype ELSE dt.oid END ";
+
 }  // namespace
 
 std::string SourceTable::Quoted(const pg::PgConnection& conn) const {
@@ -35,10 +51,9 @@ Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& sch
       "pg_index i WHERE i.indrelid = c.oid AND i.indisprimary) "
       "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
       "JOIN pg_attribute a ON a.attrelid = c.oid "
-      "JOIN pg_type dt ON dt.oid = a.atttypid "
-      "JOIN pg_type t ON t.oid = CASE WHEN dt.typtype = 'd' THEN dt.typbasetype ELSE dt.oid END "
-      "WHERE n.nspname = " +
-      conn.Literal(schema) + " AND c.relname = " + conn.Literal(table) +
+      "JOIN pg_type dt ON dt.oid = a.atttypid " +
+      std::string(kBaseTypeJoin) + "WHERE n.nspname = " + conn.Literal(schema) +
+      " AND c.relname = " + conn.Literal(table) +
       " AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum";
   MR_ASSIGN_OR_RETURN(pg::Rows rows, conn.Query(sql));
   if (rows.rows.empty()) {
@@ -53,13 +68,7 @@ Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& sch
     out.oid = static_cast<uint32_t>(ToInt(row[0]));
     SourceColumn column;
     column.name = row[1].value_or("");
-    column.type.oid = static_cast<uint32_t>(ToInt(row[2]));
-    column.type.modifier = static_cast<int32_t>(ToInt(row[3]));
-    column.type.typtype = row[4] && !row[4]->empty() ? (*row[4])[0] : 'b';
-    column.type.category = row[5] && !row[5]->empty() ? (*row[5])[0] : 'U';
-    column.type.element = static_cast<uint32_t>(ToInt(row[6]));
-    column.type.element_modifier = column.type.modifier;
-    column.type.name = row[7].value_or("");
+    ReadType(row, 2, &column.type);
     column.not_null = row[8].value_or("f") == "t";
     column.mapping = pg::MapType(column.type);
     if (row[9]) key.emplace_back(ToInt(row[9]), out.columns.size());
@@ -74,6 +83,56 @@ Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& sch
   std::sort(key.begin(), key.end());
   for (const auto& [position, index] : key)
     out.key.push_back(index);
+  return out;
+}
+
+Result<SourceTable> DescribeRelation(pg::PgConnection& conn, const SourceTable& known,
+                                     const pg::RelationMessage& relation) {
+  SourceTable out;
+  out.oid = relation.oid;
+  out.schema = relation.schema;
+  out.name = relation.name;
+  if (relation.columns.empty()) return out;
+  std::string values;
+  for (size_t i = 0; i < relation.columns.size(); ++i) {
+    const pg::RelationColumn& c = relation.columns[i];
+    values += (i ? ", (" : "(") + std::to_string(i) + ", " + std::to_string(c.type_oid) +
+              "::oid, " + std::to_string(c.type_modifier) + ")";
+  }
+  MR_ASSIGN_OR_RETURN(
+      pg::Rows types,
+      conn.Query("SELECT v.i, t.oid, CASE WHEN dt.typtype = 'd' THEN dt.typtypmod ELSE v.m END, "
+                 "t.typtype, t.typcategory, t.typelem, format_type(v.o, v.m) FROM (VALUES " +
+                 values + ") v(i, o, m) JOIN pg_type dt ON dt.oid = v.o " + kBaseTypeJoin +
+                 "ORDER BY v.i"));
+  if (types.rows.size() != relation.columns.size()) {
+    return Status::FailedPrecondition("a type of " + known.Display() +
+                                      " in the change stream is no longer in the catalog");
+  }
+  MR_ASSIGN_OR_RETURN(
+      pg::Rows missing,
+      conn.Query("SELECT attname, (attmissingval::text::text[])[1] FROM pg_attribute WHERE "
+                 "attrelid = " +
+                 std::to_string(relation.oid) + " AND atthasmissing AND NOT attisdropped"));
+  for (size_t i = 0; i < relation.columns.size(); ++i) {
+    SourceColumn column;
+    column.name = relation.columns[i].name;
+    ReadType(types.rows[i], 1, &column.type);
+    column.mapping = pg::MapType(column.type);
+    if (int k = known.Find(column.name); k >= 0) column.not_null = known.columns[k].not_null;
+    for (const pg::Row& row : missing.rows) {
+      if (row[0].value_or("") == column.name) column.missing_value = row[1];
+    }
+    out.columns.push_back(std::move(column));
+  }
+  for (size_t k : known.key) {
+    const int index = out.Find(known.columns[k].name);
+    if (index < 0) {
+      return Status::FailedPrecondition("the change stream of " + known.Display() +
+                                        " lacks key column " + known.columns[k].name);
+    }
+    out.key.push_back(static_cast<size_t>(index));
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 //   (pg/pg_types.h) and its primary key. A missing table is NOT_FOUND; a table without a
 //   primary key is INVALID_ARGUMENT saying why one is needed (updates and deletes are applied
 //   by key).
+// - DescribeRelation describes the table from a Relation message of the stream (below).
 // - CheckReplication is FAILED_PRECONDITION when wal_level is not logical, naming the setting
 //   and how to change it, and PERMISSION_DENIED when the user has neither REPLICATION nor
 //   SUPERUSER.
@@ -13,12 +14,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "pg/pg_connection.h"
 #include "pg/pg_types.h"
+#include "pg/pgoutput.h"
 
 namespace millrace::cdc {
 
@@ -27,6 +30,10 @@ struct SourceColumn {
   pg::PgType type;
   pg::TypeMapping mapping;
   bool not_null = false;
+  // The value rows that existed before the column was added read (ADD COLUMN ... DEFAULT x:
+  // PostgreSQL's attmissingval, which no WAL record carries); nullopt: NULL. Read by
+  // DescribeRelation only.
+  std::optional<std::string> missing_value;
 };
 
 struct SourceTable {
@@ -46,6 +53,12 @@ struct SourceTable {
 
 Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& schema,
                                   const std::string& table);
+// The table as a Relation message of the change stream describes it (which may be behind the
+// catalog): its columns in the message's order, their types looked up by OID (a domain by its
+// base type), the missing values of the columns that have one, and the key of `known` (the
+// same table, described before). A key column the message lacks is FAILED_PRECONDITION.
+Result<SourceTable> DescribeRelation(pg::PgConnection& conn, const SourceTable& known,
+                                     const pg::RelationMessage& relation);
 Status CheckReplication(pg::PgConnection& conn);
 
 }  // namespace millrace::cdc

@@ -127,6 +127,9 @@ class JobSource {
   virtual Status Drop(const JobRecord& job) { return Status::Ok(); }
   // Where the source reads, for logs (no secrets).
   virtual std::string Describe() const = 0;
+  // What ALTER JOB may not change beyond the location (a change stream's tables and slot: its
+  // offset means nothing for others), in words for the message; "" when nothing.
+  virtual std::string Upstream() const { return ""; }
 };
 
 }  // namespace millrace::job

@@ -233,6 +233,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   if (job == nullptr) return NotFound(stmt.name);
   JobRecord current;
   InsertAnalysis old_analysis;
+  std::string old_upstream;
   {
     MutexLock lock(&job->mu);
     MR_RETURN_IF_ERROR(MayControl(who, job->plan.get()));
@@ -242,7 +243,10 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
                                         "; only a PAUSED job can be altered (PAUSE JOB first)");
     }
     current = job->record;
-    if (job->plan != nullptr) old_analysis = job->plan->analysis;
+    if (job->plan != nullptr) {
+      old_analysis = job->plan->analysis;
+      old_upstream = job->plan->source->Upstream();
+    }
   }
   PropertyMap merged = current.properties.given;
   for (const auto& [key, value] : stmt.properties)
@@ -273,6 +277,11 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
     if (old_uri.empty() || old_uri != Location(a)) {
       return Status::InvalidArgument("ALTER JOB " + stmt.name + ": the uri cannot change (it is " +
                                      (old_uri.empty() ? std::string("?") : old_uri) + ")");
+    }
+    if (old_upstream != plan->source->Upstream()) {
+      return Status::InvalidArgument("ALTER JOB " + stmt.name + ": what the job reads cannot " +
+                                     "change (it is " + old_upstream + "; the new definition " +
+                                     "reads " + plan->source->Upstream() + "); recreate the job");
     }
   }
   // The old definition (its source, maybe a read ahead) goes after the lock is released.

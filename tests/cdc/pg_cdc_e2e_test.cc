@@ -430,5 +430,107 @@ TEST_F(PgCdcTest, BadDatabaseJobsAreRefusedWithAClearError) {
             std::string::npos);
 }
 
+TEST_F(PgCdcTest, ADatabaseJobFollowsAddedAndDroppedColumns) {
+  Pg("CREATE SCHEMA evo; CREATE TABLE evo.items (id int PRIMARY KEY, name text, qty int);"
+     "INSERT INTO evo.items SELECT g, 'n' || g, g FROM generate_series(1, 20) g");
+  ASSERT_TRUE(Mr("CREATE DATABASE evodb").ok());
+  auto created = Mr("CREATE JOB evo_job ON STREAMING PROPERTIES (\"max_interval\" = \"1\") " +
+                    FromPostgres(", \"schema\" = \"evo\"") + " TO DATABASE evodb");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto [want, got] = Converge("evo.items", "evodb.items", {{"id"}, {"name"}, {"qty"}});
+  ASSERT_EQ(want, got);
+  // ADD COLUMN ... DEFAULT writes no WAL for the rows that exist: they are backfilled from the
+  // catalog's missing value when the next change brings the new columns.
+  Pg("ALTER TABLE evo.items ADD COLUMN color text DEFAULT 'red';"
+     "INSERT INTO evo.items VALUES (21, 'n21', 21, 'blue');"
+     "UPDATE evo.items SET qty = 100 WHERE id = 2");
+  const std::vector<CanonColumn> with_color = {{"id"}, {"name"}, {"qty"}, {"color"}};
+  auto [want2, got2] = Converge("evo.items", "evodb.items", with_color);
+  EXPECT_EQ(want2, got2);
+  EXPECT_EQ(MrValue("SELECT color FROM evodb.items WHERE id = 5"), "red");
+  // A column without a default, a dropped column, and one transaction that writes, alters and
+  // writes again.
+  Pg("ALTER TABLE evo.items ADD COLUMN note text; ALTER TABLE evo.items DROP COLUMN qty;"
+     "INSERT INTO evo.items VALUES (22, 'n22', 'green', 'a note');"
+     "BEGIN; UPDATE evo.items SET name = 'before' WHERE id = 3;"
+     "ALTER TABLE evo.items ADD COLUMN weight int DEFAULT 7;"
+     "INSERT INTO evo.items VALUES (23, 'n23', 'black', NULL, 8); COMMIT");
+  const std::vector<CanonColumn> now = {{"id"}, {"name"}, {"color"}, {"note"}, {"weight"}};
+  auto [want3, got3] = Converge("evo.items", "evodb.items", now);
+  EXPECT_EQ(want3, got3);
+  EXPECT_EQ(MrValue("SELECT count(*) FROM information_schema.columns WHERE table_schema = "
+                    "'evodb' AND table_name = 'items' AND column_name = 'qty'"),
+            "0");
+  EXPECT_EQ(MrValue("SELECT weight FROM evodb.items WHERE id = 1"), "7");
+  // DESC shows the columns as Doris would (the definition follows the table).
+  auto desc = Mr("DESC evodb.items");
+  ASSERT_TRUE(desc.ok()) << desc.status().ToString();
+  EXPECT_EQ(desc->size(), 5u);
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'evo_job'").ok());
+}
+
+TEST_F(PgCdcTest, ATableJobGoesOnWhileItsSelectFitsAndPausesWhenItNoLongerDoes) {
+  Pg("CREATE TABLE narrow (id int PRIMARY KEY, name text, qty int)");
+  ASSERT_TRUE(Mr("CREATE TABLE cdc.narrow (id INT, name STRING) UNIQUE KEY(id) DISTRIBUTED BY "
+                 "HASH(id) BUCKETS 1")
+                  .ok());
+  ASSERT_EQ(CreateJob("job_narrow", "INSERT INTO cdc.narrow SELECT id, name FROM " +
+                                        Stream("narrow", ", \"offset\" = \"latest\"")),
+            Status::Ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return MrValue(
+                   "SELECT CurrentOffset FROM jobs(type := 'insert') WHERE Name = "
+                   "'job_narrow'")
+                   .find("lsn") != std::string::npos;
+      },
+      std::chrono::seconds(30)));
+  Pg("INSERT INTO narrow VALUES (1, 'a', 1); ALTER TABLE narrow ADD COLUMN extra int;"
+     "INSERT INTO narrow VALUES (2, 'b', 2, 3)");
+  auto [want, got] = Converge("narrow", "cdc.narrow", {{"id"}, {"name"}});
+  EXPECT_EQ(want, got);
+  Pg("ALTER TABLE narrow DROP COLUMN name; INSERT INTO narrow VALUES (3, 3, 3)");
+  std::string error;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        error = MrValue(
+            "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') "
+            "WHERE Name = 'job_narrow'");
+        return error.starts_with("PAUSED");
+      },
+      std::chrono::seconds(30)));
+  EXPECT_NE(error.find("no longer fits"), std::string::npos) << error;
+  EXPECT_NE(error.find("narrow"), std::string::npos) << error;
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_narrow'").ok());
+}
+
+TEST_F(PgCdcTest, AlterJobChangesCredentialsButNotWhatTheJobReads) {
+  Pg("CREATE TABLE altered (id int PRIMARY KEY, v text); CREATE TABLE other (id int PRIMARY KEY, "
+     "v text); INSERT INTO altered VALUES (1, 'a')");
+  ASSERT_TRUE(Mr("CREATE TABLE cdc.altered (id INT, v STRING) UNIQUE KEY(id) DISTRIBUTED BY "
+                 "HASH(id) BUCKETS 1")
+                  .ok());
+  ASSERT_EQ(CreateJob("job_altered", "INSERT INTO cdc.altered SELECT * FROM " + Stream("altered")),
+            Status::Ok());
+  auto [want, got] = Converge("altered", "cdc.altered", {{"id"}, {"v"}});
+  ASSERT_EQ(want, got);
+  ASSERT_TRUE(Mr("PAUSE JOB WHERE jobname = 'job_altered'").ok());
+  auto alter = [&](const std::string& stream) {
+    auto r = Mr("ALTER JOB job_altered INSERT INTO cdc.altered SELECT * FROM " + stream);
+    return r.ok() ? std::string("altered") : r.status().message();
+  };
+  EXPECT_NE(alter(Stream("altered", "", "wrong")).find("password authentication failed"),
+            std::string::npos);
+  EXPECT_NE(alter(Stream("other")).find("cannot change"), std::string::npos);
+  // The same credentials written anew and another split size: accepted, and the job goes on
+  // from its offset.
+  EXPECT_EQ(alter(Stream("altered", ", \"snapshot_split_size\" = \"100\"")), "altered");
+  ASSERT_TRUE(Mr("RESUME JOB WHERE jobname = 'job_altered'").ok());
+  Pg("INSERT INTO altered VALUES (2, 'b')");
+  auto [want2, got2] = Converge("altered", "cdc.altered", {{"id"}, {"v"}});
+  EXPECT_EQ(want2, got2);
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_altered'").ok());
+}
+
 }  // namespace
 }  // namespace millrace::cdc
