@@ -22,6 +22,14 @@ std::string KeyValueList(const KeyValues& pairs) {
   return out;
 }
 
+// The statement every job of the scenarios is: all columns of `source` into `table`.
+std::string StreamingJobSql(const std::string& name, const KeyValues& properties,
+                            const std::string& table, const std::string& source) {
+  std::string sql = "CREATE JOB " + name + " ON STREAMING";
+  if (!properties.empty()) sql += " PROPERTIES (" + KeyValueList(properties) + ")";
+  return sql + " DO INSERT INTO " + table + " SELECT * FROM " + source;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<BenchServer>> BenchServer::Start(const std::string& data_dir,
@@ -83,13 +91,21 @@ Status BenchServer::CheckJobRunning(const std::string& job) {
 Result<SteadyTime> BenchServer::WaitForRows(const std::string& table, int64_t rows,
                                             const std::string& job, std::chrono::seconds timeout,
                                             std::chrono::milliseconds poll) {
+  return WaitForValue("SELECT count(*) FROM " + table, rows, job, timeout, poll);
+}
+
+Result<SteadyTime> BenchServer::WaitForValue(const std::string& sql, int64_t want,
+                                             const std::string& job, std::chrono::seconds timeout,
+                                             std::chrono::milliseconds poll,
+                                             const std::function<Status()>& abort) {
   const SteadyTime deadline = Now() + timeout;
   SteadyTime last_check = Now();
   int64_t seen = 0;
   while (true) {
-    MR_ASSIGN_OR_RETURN(seen, QueryInt("SELECT count(*) FROM " + table));
+    if (abort) MR_RETURN_IF_ERROR(abort());
+    MR_ASSIGN_OR_RETURN(seen, QueryInt(sql));
     const SteadyTime at = Now();
-    if (seen >= rows) return at;
+    if (seen >= want) return at;
     if (at >= deadline) break;
     if (at - last_check >= std::chrono::seconds(1)) {
       MR_RETURN_IF_ERROR(CheckJobRunning(job));
@@ -97,8 +113,8 @@ Result<SteadyTime> BenchServer::WaitForRows(const std::string& table, int64_t ro
     }
     std::this_thread::sleep_for(poll);
   }
-  return Status::DeadlineExceeded(table + " holds " + std::to_string(seen) + " of " +
-                                  std::to_string(rows) + " rows after " +
+  return Status::DeadlineExceeded(sql + " is " + std::to_string(seen) + ", not yet " +
+                                  std::to_string(want) + ", after " +
                                   std::to_string(timeout.count()) + " s");
 }
 
@@ -120,10 +136,13 @@ std::string CreateJobSql(const JobSpec& spec) {
                         {"s3.secret_key", testing::S3rver::kSecretKey},
                         {"use_path_style", "true"}};
   params.insert(params.end(), s3.begin(), s3.end());
-  std::string sql = "CREATE JOB " + spec.name + " ON STREAMING";
-  if (!spec.properties.empty()) sql += " PROPERTIES (" + KeyValueList(spec.properties) + ")";
-  sql += " DO INSERT INTO " + spec.table + " SELECT * FROM S3(" + KeyValueList(params) + ")";
-  return sql;
+  return StreamingJobSql(spec.name, spec.properties, spec.table,
+                         "S3(" + KeyValueList(params) + ")");
+}
+
+std::string CreateCdcJobSql(const CdcJobSpec& spec) {
+  return StreamingJobSql(spec.name, spec.properties, spec.table,
+                         "cdc_stream(" + KeyValueList(spec.source) + ")");
 }
 
 }  // namespace millrace::bench

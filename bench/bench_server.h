@@ -5,8 +5,9 @@
 // - BenchServer::Start runs the server (tests/server's ServerProcess: ephemeral ports, the data
 //   directory given) and connects with MariaDB Connector/C, as a client would.
 // - Query/Execute return the server's error as a Status naming the statement.
-// - WaitForRows polls `SELECT count(*)` until the table holds the rows wanted; it fails early
-//   when the job paused (with the job's ErrorMsg) or the timeout passes.
+// - WaitForValue polls a query of one integer until it reaches the value wanted (WaitForRows:
+//   `SELECT count(*)` until the table holds the rows wanted); it fails early when the job
+//   paused (with the job's ErrorMsg), when `abort` returns an error, or when the timeout passes.
 // - Kill() is kill -9: nothing is flushed; Start on the same directory recovers.
 // - Thread-safety: one BenchServer is used by one thread at a time. Start it from the thread
 //   that lives longest (the child dies with the thread that spawned it).
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -44,6 +46,13 @@ class BenchServer {
   Result<SteadyTime> WaitForRows(const std::string& table, int64_t rows, const std::string& job,
                                  std::chrono::seconds timeout,
                                  std::chrono::milliseconds poll = std::chrono::milliseconds(50));
+  // Polls `sql` (one integer) every `poll` until it is at least `want`; returns when it was.
+  // `abort`, when given, is asked before each poll: its error ends the wait (a writer that
+  // failed, whose rows will never come).
+  Result<SteadyTime> WaitForValue(const std::string& sql, int64_t want, const std::string& job,
+                                  std::chrono::seconds timeout,
+                                  std::chrono::milliseconds poll = std::chrono::milliseconds(50),
+                                  const std::function<Status()>& abort = nullptr);
   // OK unless the job is PAUSED (then its ErrorMsg) or missing.
   Status CheckJobRunning(const std::string& job);
 
@@ -70,5 +79,15 @@ struct JobSpec {
   KeyValues reader;      // more S3() parameters (column_separator, read_json_by_line, ...)
 };
 std::string CreateJobSql(const JobSpec& spec);
+
+// CREATE JOB name ON STREAMING PROPERTIES (...) DO INSERT INTO table SELECT * FROM
+// cdc_stream(...) (docs/cdc.md).
+struct CdcJobSpec {
+  std::string name;
+  std::string table;
+  KeyValues properties;  // job properties; empty: the defaults
+  KeyValues source;      // cdc_stream's parameters: type, jdbc_url, user, table, offset, ...
+};
+std::string CreateCdcJobSql(const CdcJobSpec& spec);
 
 }  // namespace millrace::bench

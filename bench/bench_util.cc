@@ -86,6 +86,33 @@ double Percentile(std::vector<double> values, double p) {
   return values[std::min(index, values.size() - 1)];
 }
 
+Latencies SummarizeLatencies(const std::vector<double>& seconds) {
+  Latencies l;
+  if (seconds.empty()) return l;
+  l.p50 = Percentile(seconds, 50);
+  l.p99 = Percentile(seconds, 99);
+  l.worst = static_cast<size_t>(std::max_element(seconds.begin(), seconds.end()) - seconds.begin());
+  l.max = seconds[l.worst];
+  return l;
+}
+
+std::vector<Figure> LatencyFigures(const std::string& name, const std::vector<Latencies>& runs,
+                                   const Target& p99_target, const std::string& note) {
+  std::vector<double> p50, p99, max;
+  for (const Latencies& l : runs) {
+    p50.push_back(l.p50);
+    p99.push_back(l.p99);
+    max.push_back(l.max);
+  }
+  return {{.name = name + " p50", .unit = "s", .value = Summarize(p50), .note = note},
+          {.name = name + " p99",
+           .unit = "s",
+           .value = Summarize(p99),
+           .target = p99_target,
+           .note = note},
+          {.name = name + " max", .unit = "s", .value = Summarize(max), .note = note}};
+}
+
 std::optional<double> Figure::Ratio() const {
   if (!baseline || baseline->median == 0) return std::nullopt;
   return value.median / baseline->median;
@@ -245,6 +272,74 @@ Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)
   for (const Status& status : results)
     MR_RETURN_IF_ERROR(status);
   return Status::Ok();
+}
+
+Background::Background(std::function<Status()> fn)
+    : thread_([this, fn = std::move(fn)] {
+        status_ = fn();
+        done_.store(true);
+      }) {}
+
+Background::~Background() {
+  if (thread_.joinable()) thread_.join();
+}
+
+Status Background::Failure() const {
+  return done_.load() ? status_ : Status::Ok();
+}
+
+Status Background::Join() {
+  if (thread_.joinable()) thread_.join();
+  return status_;
+}
+
+Result<std::vector<double>> MeasureVisibility(const VisibilityProbe& probe) {
+  const size_t writes = static_cast<size_t>(probe.writes);
+  std::vector<SteadyTime> written(writes);
+  std::vector<SteadyTime> visible(writes);
+  std::vector<bool> seen(writes, false);
+  std::atomic<bool> stop{false};  // the watcher gave up: the rest of the writes are moot
+  const SteadyTime start = Now();
+  Background writer([&]() -> Status {
+    for (size_t i = 0; i < writes && !stop.load(); ++i) {
+      std::this_thread::sleep_until(start + static_cast<int>(i) * probe.period);
+      MR_RETURN_IF_ERROR(probe.write(static_cast<int>(i)));
+      written[i] = Now();
+    }
+    return Status::Ok();
+  });
+
+  // Every write is tracked on its own: nothing relies on writes becoming visible in order.
+  size_t seen_count = 0;
+  const SteadyTime deadline = start + probe.writes * probe.period + probe.grace;
+  Status poll_status;
+  while (seen_count < writes && Now() < deadline && writer.Failure().ok()) {
+    std::vector<int> reported;
+    poll_status = probe.poll([&](int index) { reported.push_back(index); });
+    // A write is visible once the query that saw it has returned.
+    const SteadyTime at = Now();
+    for (int index : reported) {
+      const size_t i = static_cast<size_t>(index);
+      if (index < 0 || i >= writes || seen[i]) continue;
+      seen[i] = true;
+      visible[i] = at;
+      ++seen_count;
+    }
+    if (!poll_status.ok()) break;
+    std::this_thread::sleep_for(probe.poll_every);
+  }
+  stop.store(true);
+  MR_RETURN_IF_ERROR(writer.Join());
+  MR_RETURN_IF_ERROR(poll_status);
+  if (seen_count < writes) {
+    return Status::DeadlineExceeded("only " + std::to_string(seen_count) + " of " +
+                                    std::to_string(writes) + " writes became visible");
+  }
+  std::vector<double> latencies;
+  for (size_t i = 0; i < writes; ++i) {
+    latencies.push_back(SecondsBetween(written[i], visible[i]));
+  }
+  return latencies;
 }
 
 std::string HumanBytes(uint64_t bytes) {

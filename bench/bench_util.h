@@ -6,14 +6,19 @@
 // - Figure::Evaluate decides pass/fail against the figure's target from the medians; a figure
 //   without a target reports "-".
 // - The benchmark is not production code: it reads the real clock directly (it measures it).
-// - Thread-safety: free functions are thread-compatible; Stopwatch is not shared.
+// - MeasureVisibility paces writes on a writer thread while the calling thread polls for them;
+//   each write's latency runs from its return to the end of the first poll that saw it.
+// - Thread-safety: free functions are thread-compatible; Stopwatch is not shared. A Background
+//   is owned by the thread that started it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/result.h"
@@ -42,6 +47,15 @@ Summary Summarize(std::vector<double> values);
 // Nearest-rank percentile (p in [0, 100]) of `values`; 0 when empty.
 double Percentile(std::vector<double> values, double p);
 
+// The latency percentiles of one run.
+struct Latencies {
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+  size_t worst = 0;  // the index of the slowest sample
+};
+Latencies SummarizeLatencies(const std::vector<double>& seconds);
+
 // What a figure is held to.
 struct Target {
   enum class Kind {
@@ -67,6 +81,11 @@ struct Figure {
   // nullopt when the figure has no target.
   std::optional<bool> Passed() const;
 };
+
+// "<name> p50", "<name> p99" (held to `p99_target`) and "<name> max" in seconds: the
+// percentiles of each run, then their median, min and max over the runs.
+std::vector<Figure> LatencyFigures(const std::string& name, const std::vector<Latencies>& runs,
+                                   const Target& p99_target, const std::string& note);
 
 // "12.3 (11.9-12.8)" with the unit's precision.
 std::string FormatSummary(const Summary& s);
@@ -96,6 +115,41 @@ double CpuSecondsSelf();
 
 // Runs fn(0..count-1) on `threads` threads; returns the first error (the others stop early).
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn);
+
+// Runs `fn` on a thread of its own. Failure() is its error as soon as it has failed (OK while
+// it runs or once it succeeded), so a wait elsewhere can stop early; Join waits and returns its
+// Status. The destructor joins.
+class Background {
+ public:
+  explicit Background(std::function<Status()> fn);
+  ~Background();
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+
+  Status Failure() const;
+  Status Join();
+
+ private:
+  Status status_;  // written by the thread before done_ is set
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// `writes` writes, write(i) starting `period` after write(i-1) started, on a writer thread;
+// meanwhile the calling thread calls `poll` every `poll_every`, which reports each write it can
+// see through seen(i) (any number of times). Returns each write's latency in seconds, from
+// write(i) returning to the end of the first poll that saw it. Fails with the first error of
+// either side, or DEADLINE_EXCEEDED when some write was still unseen `grace` after the last
+// was due.
+struct VisibilityProbe {
+  int writes = 0;
+  std::chrono::milliseconds period{200};
+  std::chrono::milliseconds poll_every{5};
+  std::chrono::seconds grace{60};
+  std::function<Status(int)> write;
+  std::function<Status(const std::function<void(int)>& seen)> poll;
+};
+Result<std::vector<double>> MeasureVisibility(const VisibilityProbe& probe);
 
 // "1.23 GiB", "456 MiB" (powers of 1024).
 std::string HumanBytes(uint64_t bytes);

@@ -22,6 +22,8 @@ BenchConfig BenchConfig::ForMode(const std::string& mode) {
     c.disc_new_files = 3;
     c.reconcile_objects = 1'000;
     c.mem_files = 3;
+    c.cdc_rows = 200'000;
+    c.cdc_default_txns = 10;
   }
   return c;
 }

@@ -1,7 +1,8 @@
 // The benchmark scenarios (issue 7): throughput, small files, freshness, discovery cost,
-// memory and recovery. Each starts its own `millrace serve` on a fresh data directory against
-// the shared s3rver, measures `runs` times and returns its figures, each beside the baseline
-// measured in the same run where one exists.
+// memory, recovery and table models; and change data capture from PostgreSQL (issue 14). Each
+// starts its own `millrace serve` on a fresh data directory against the shared s3rver (cdc:
+// against a PostgreSQL 15 of its own), measures `runs` times and returns its figures, each
+// beside the baseline measured in the same run where one exists.
 //
 // Contract
 // - Scenarios are independent: any subset runs in any order (throughput and memory generate
@@ -40,6 +41,13 @@ struct BenchConfig {
   // Freshness.
   int fresh_seconds = 60;
   int fresh_period_ms = 200;
+  // CDC from PostgreSQL: cdc_rows rows inserted, then updated, cdc_txn_rows ids a transaction,
+  // followed by a job with the largest batch limit; cdc_default_txns such transactions of
+  // inserts followed by a job with the default one (which applies about one a max_interval).
+  // The commit-to-visible latency runs for fresh_seconds, one commit per fresh_period_ms.
+  int64_t cdc_rows = 1'000'000;
+  int cdc_txn_rows = 1'000;
+  int cdc_default_txns = 30;
   // Discovery.
   int64_t disc_objects = 100'000;
   int disc_idle_seconds = 10;
@@ -90,5 +98,6 @@ Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunModels(BenchContext& ctx);
+Result<std::vector<Figure>> RunCdc(BenchContext& ctx);
 
 }  // namespace millrace::bench
