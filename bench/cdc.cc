@@ -3,10 +3,9 @@
 // - Apply rates: rows inserted (and then updated) in transactions of cdc_txn_rows ids; the time
 //   runs from the first statement until the target shows all of it (count(*), then sum(qty)),
 //   against PostgreSQL's own time for the same statements on a table no job follows, in the
-//   same run. Measured for a job with the default batch limit (the setup) and for one
-//   with the largest batch limit: a job with the default limit applies about one source
-//   transaction per max_interval when transactions hold more changes than the limit, so
-//   cdc_rows (1,000,000 in full) would take it about 17 minutes a phase.
+//   same run. Measured for a job with the default batch limit (the setup: 256 changes,
+//   so one source transaction of cdc_txn_rows a task) over cdc_default_txns transactions, and
+//   for one with the largest batch limit over cdc_rows.
 // - Commit-to-visible latency: one single-row transaction every fresh_period_ms for
 //   fresh_seconds, from COMMIT returning to the client until a SELECT through the MySQL front
 //   end sees the row.

@@ -23,7 +23,7 @@ BenchConfig BenchConfig::ForMode(const std::string& mode) {
     c.reconcile_objects = 1'000;
     c.mem_files = 3;
     c.cdc_rows = 200'000;
-    c.cdc_default_txns = 10;
+    c.cdc_default_txns = 50;
   }
   return c;
 }

@@ -43,11 +43,11 @@ struct BenchConfig {
   int fresh_period_ms = 200;
   // CDC from PostgreSQL: cdc_rows rows inserted, then updated, cdc_txn_rows ids a transaction,
   // followed by a job with the largest batch limit; cdc_default_txns such transactions of
-  // inserts followed by a job with the default one (which applies about one a max_interval).
+  // inserts followed by a job with the default one (256 changes, so one transaction a task).
   // The commit-to-visible latency runs for fresh_seconds, one commit per fresh_period_ms.
   int64_t cdc_rows = 1'000'000;
   int cdc_txn_rows = 1'000;
-  int cdc_default_txns = 30;
+  int cdc_default_txns = 300;
   // Discovery.
   int64_t disc_objects = 100'000;
   int disc_idle_seconds = 10;

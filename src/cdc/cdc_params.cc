@@ -32,7 +32,8 @@ std::vector<CdcParamSpec> ConnectionParams() {
       {"offset", "initial",
        "initial: a snapshot of the tables, then their changes; latest: only changes from now on"},
       {"snapshot_split_size", "8096", "rows per snapshot split (one task each)"},
-      {"snapshot_parallelism", "1", "splits read at once; only 1 is supported so far"},
+      {"snapshot_parallelism", "1",
+       "splits read at once (1 to 64), each on a connection of its own, in one task"},
       {"driver_url", "", "accepted and ignored (no JDBC: Millrace uses libpq)"},
       {"driver_class", "", "accepted and ignored"},
   };
@@ -169,10 +170,6 @@ Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<CdcPar
                       PositiveInt("snapshot_split_size", get("snapshot_split_size"), 10'000'000));
   MR_ASSIGN_OR_RETURN(const int64_t parallelism,
                       PositiveInt("snapshot_parallelism", get("snapshot_parallelism"), 64));
-  if (parallelism != 1) {
-    return Bad("snapshot_parallelism", get("snapshot_parallelism"),
-               "1 (splits are read one at a time so far)");
-  }
   spec.parallelism = static_cast<int>(parallelism);
   return spec;
 }

@@ -1,10 +1,10 @@
 #include "cdc/pg_change_source.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <utility>
 
-#include "cdc/target_schema.h"
 #include "common/logging.h"
 #include "job/sink.h"
 #include "pg/pgoutput.h"
@@ -17,92 +17,6 @@ using nlohmann::json;
 
 constexpr char kLsnPart[] = "lsn";
 constexpr char kSnapshotPart[] = "snapshot";
-
-// One split, or whole source transactions, or only a new position.
-class ChangeBatch final : public job::SourceBatch {
- public:
-  using Shapes = std::vector<std::vector<std::shared_ptr<const SourceTable>>>;
-  // `tables`: the source's bindings, which outlive its batches (the plan holds both).
-  ChangeBatch(Offset start, Offset end, std::string first, std::string last,
-              std::vector<Change> changes, int64_t bytes, const std::vector<TableBinding>* tables,
-              Shapes shapes, bool sync_targets)
-      : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
-                    static_cast<int64_t>(changes.size()), bytes),
-        changes_(std::move(changes)),
-        tables_(tables),
-        shapes_(std::move(shapes)),
-        sync_targets_(sync_targets) {}
-
-  Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
-                                int attempt) override {
-    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
-    engine::Connection& conn = txn->connection();
-    // Tables are independent: each one's changes in their order, one table after the other.
-    std::vector<std::vector<Change>> per_table(tables_->size());
-    for (const Change& c : changes_)
-      per_table[c.table].push_back(c);
-    int64_t applied = 0;
-    for (size_t t = 0; t < per_table.size(); ++t) {
-      MR_ASSIGN_OR_RETURN(const int64_t n, ApplyTable(conn, t, per_table[t]));
-      applied += n;
-    }
-    job::LoadedBatch loaded;
-    loaded.txn = std::move(txn);
-    loaded.stats.scanned_rows = applied;
-    loaded.stats.load_bytes = bytes();
-    return loaded;
-  }
-
- private:
-  // One table's changes in runs of one description each (0 is the catalog's, under which the
-  // job was defined); for FROM ... TO DATABASE the target is first altered to fit them all.
-  Result<int64_t> ApplyTable(engine::Connection& conn, size_t t, std::vector<Change>& changes) {
-    if (changes.empty()) return 0;
-    const TableBinding& binding = (*tables_)[t];
-    auto shape_of = [&](const Change& c) {
-      return c.shape == 0 ? &binding.table : shapes_[t][c.shape].get();
-    };
-    const bool sync = sync_targets_ && std::any_of(changes.begin(), changes.end(),
-                                                   [](const Change& c) { return c.shape != 0; });
-    AlteredTarget altered;
-    if (sync) {
-      std::vector<const SourceTable*> shapes;
-      for (const Change& c : changes) {
-        if (std::find(shapes.begin(), shapes.end(), shape_of(c)) == shapes.end())
-          shapes.push_back(shape_of(c));
-      }
-      MR_ASSIGN_OR_RETURN(altered, AlterTarget(conn, binding.target.def, shapes));
-    }
-    int64_t applied = 0;
-    for (size_t begin = 0, end = 0; begin < changes.size(); begin = end) {
-      const uint32_t shape = changes[begin].shape;
-      std::vector<Change> run;
-      for (end = begin; end < changes.size() && changes[end].shape == shape; ++end)
-        run.push_back(std::move(changes[end]));
-      const SourceTable* source = shape_of(run.front());
-      ApplyTarget target = binding.target;
-      if (sync) {
-        // Columns this description brings get their missing value before its first change.
-        std::vector<std::string> fill;
-        std::erase_if(altered.added, [&](const std::string& name) {
-          if (source->Find(name) < 0) return false;
-          fill.push_back(name);
-          return true;
-        });
-        MR_RETURN_IF_ERROR(Backfill(conn, altered.def, *source, fill));
-        MR_RETURN_IF_ERROR(BindByName(*source, altered.def, &target));
-      }
-      MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target).Apply(conn, run));
-      applied += n;
-    }
-    return applied;
-  }
-
-  const std::vector<Change> changes_;
-  const std::vector<TableBinding>* tables_;
-  const Shapes shapes_;
-  const bool sync_targets_;
-};
 
 Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
@@ -117,7 +31,9 @@ int64_t TupleBytes(const pg::Tuple& tuple) {
 
 }  // namespace
 
-PgChangeSource::PgChangeSource(PgChangeSourceConfig config) : config_(std::move(config)) {
+PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
+    : config_(std::move(config)),
+      reader_(config_.spec.connect, config_.spec.parallelism, config_.spec.split_size) {
   for (const TableBinding& b : config_.tables)
     shapes_.push_back({std::make_shared<const SourceTable>(b.table)});
 }
@@ -149,6 +65,32 @@ std::string PgChangeSource::Upstream() const {
   return "database " + spec.connect.database + ", tables " + tables +
          (spec.slot_name.empty() ? "" : ", slot " + spec.slot_name) +
          (spec.publication_name.empty() ? "" : ", publication " + spec.publication_name);
+}
+
+std::string PgChangeSource::WhilePaused(const job::JobRecord& job) {
+  const std::string slot = SlotName(job);
+  auto conn = pg::PgConnection::Connect(config_.spec.connect);
+  if (!conn.ok()) {
+    return "cannot see how much WAL replication slot " + slot +
+           " retains: " + conn.status().message();
+  }
+  auto rows = (*conn)->Query(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint, "
+      "pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)) FROM "
+      "pg_replication_slots WHERE slot_name = " +
+      (*conn)->Literal(slot));
+  if (!rows.ok()) {
+    return "cannot see how much WAL replication slot " + slot +
+           " retains: " + rows.status().message();
+  }
+  if (rows->rows.empty() || !rows->rows[0][0]) return "";
+  const int64_t retained = std::atoll(rows->rows[0][0]->c_str());
+  const int64_t limit = job.properties.wal_retention_warning_bytes;
+  if (retained <= limit) return "";
+  return "replication slot " + slot + " retains " + rows->rows[0][1].value_or("?") + " of WAL on " +
+         pg::Describe(config_.spec.connect) +
+         " while the job is paused (cdc.wal_retention_warning = " + std::to_string(limit) +
+         " bytes): RESUME the job, or DROP it to release the slot";
 }
 
 std::string PgChangeSource::DefaultName(const job::JobRecord& job) {
@@ -271,7 +213,6 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
 
 Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
                                                   const json& position) {
-  MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
   size_t index = 0;
   if (position.is_object() && position.contains("table")) {
     const std::string name = position.value("table", "");
@@ -284,60 +225,28 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   }
   const json after = position.is_object() ? position.value("after", json()) : json();
   const SourceTable& table = config_.tables[index].table;
-  std::string columns;
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    columns += (i ? ", " : "") + meta->Identifier(table.columns[i].name);
+  std::vector<std::string> after_key;
+  if (after.is_array()) {
+    for (const json& v : after)
+      after_key.push_back(v.is_string() ? v.get<std::string>() : v.dump());
   }
-  std::string key;
-  std::string bound;
-  for (size_t n = 0; n < table.key.size(); ++n) {
-    const SourceColumn& c = table.columns[table.key[n]];
-    key += (n ? ", " : "") + meta->Identifier(c.name);
-    if (after.is_array() && n < after.size() && after[n].is_string()) {
-      bound += (n ? ", " : "") + std::string("CAST(") + meta->Literal(after[n].get<std::string>()) +
-               " AS " + c.type.name + ")";
-    }
-  }
-  std::string select = "SELECT " + columns + " FROM " + table.Quoted(*meta);
-  if (!bound.empty()) select += " WHERE (" + key + ") > (" + bound + ")";
-  select += " ORDER BY " + key + " LIMIT " + std::to_string(config_.spec.split_size);
-
-  MR_RETURN_IF_ERROR(meta->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-  if (!snapshot_.empty() && repl_ != nullptr && !streaming_) {
-    Status imported = meta->Execute("SET TRANSACTION SNAPSHOT " + meta->Literal(snapshot_));
-    if (!imported.ok()) {
-      // Gone with its exporting connection: a fresh snapshot (see the contract).
-      MR_LOG(kInfo) << Describe() << ": the exported snapshot is gone (" << imported.message()
-                    << "); reading the rest of the table in a fresh one";
-      snapshot_.clear();
-      MR_RETURN_IF_ERROR(meta->Execute("ROLLBACK"));
-      MR_RETURN_IF_ERROR(meta->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-    }
+  const bool exported = !snapshot_.empty() && repl_ != nullptr && !streaming_;
+  MR_ASSIGN_OR_RETURN(SnapshotRead read,
+                      reader_.Read(table, after_key, exported ? snapshot_ : std::string()));
+  if (exported && !read.imported) {
+    // Gone with its exporting connection: the rest is read in fresh snapshots (see the
+    // contract).
+    MR_LOG(kInfo) << Describe() << ": the exported snapshot is gone; reading the rest of "
+                  << table.Display() << " in a fresh one";
+    snapshot_.clear();
   }
   std::vector<Change> changes;
-  int64_t bytes = 0;
-  Status copied = meta->CopyOut("COPY (" + select + ") TO STDOUT", [&](pg::Row& row) {
-    Change change;
-    change.table = index;
-    for (auto& field : row) {
-      pg::TupleValue value;
-      if (field) {
-        value.kind = pg::TupleValue::Kind::kText;
-        value.text = std::move(*field);
-        bytes += static_cast<int64_t>(value.text.size());
-      }
-      change.row.push_back(std::move(value));
-    }
-    changes.push_back(std::move(change));
-    return Status::Ok();
-  });
-  if (!copied.ok()) {
-    meta_.reset();
-    return copied.WithContext("reading a snapshot split of " + table.Display());
-  }
-  MR_RETURN_IF_ERROR(meta->Execute("COMMIT"));
+  changes.reserve(read.rows.size());
+  for (pg::Tuple& row : read.rows)
+    changes.push_back(Change{Change::Kind::kUpsert, std::move(row), {}, index, 0});
+  const int64_t bytes = read.bytes;
+  const bool done = read.done;
 
-  const bool done = static_cast<int64_t>(changes.size()) < config_.spec.split_size;
   Offset end = StreamOffset(lsn);
   json last_key = json::array();
   if (!changes.empty()) {
@@ -422,7 +331,9 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     }
     polled.batch = MakeBatch(job.current_offset, StreamOffset(end), "lsn " + pg::FormatLsn(lsn),
                              "lsn " + pg::FormatLsn(end), std::move(changes), bytes);
-    polled.more = !ready_.empty();
+    // Changes are flowing: the next poll comes at once and waits on the stream (kStreamWait)
+    // for more, instead of after max_interval; an idle stream is polled every max_interval.
+    polled.more = true;
     handed_ = end;
     last_batch_ = now;
   } else {

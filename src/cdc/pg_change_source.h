@@ -14,15 +14,17 @@
 //   source tables; a publication named by publication_name that exists must publish them all)
 //   and its slot, exporting a snapshot (offset "initial"), dropping an inactive slot of that
 //   name left by a crash before the first commit. The names: publication_name and slot_name,
-//   else millrace_<job id>_<create time>. Splits are read in that snapshot while this source's
-//   replication connection stays open and idle; after a restart the remaining splits are read
-//   in a fresh snapshot. Either way the stream replays every change after the consistent
+//   else millrace_<job id>_<create time>. Splits (snapshot_parallelism of them per batch, see
+//   snapshot_reader.h) are read in that snapshot while this source's replication connection
+//   stays open and idle; after a restart the remaining splits are read in fresh snapshots. Either way the stream replays every change after the consistent
 //   point, and upserts are idempotent: the target may be behind during the snapshot, never
 //   wrong after it.
 // - A batch is whole source transactions (at least one, more up to max_items changes), or one
-//   split. After its commit, Committed confirms its LSN to the slot; nothing is ever confirmed
-//   that did not commit. A poll that finds the job at another offset than it last handed out
-//   (a batch that did not commit) restarts the stream at the job's offset.
+//   split; a poll that hands out changes asks for the next poll at once (Polled::more), so a
+//   busy stream is read without waiting max_interval between batches. After its commit, Committed
+//   confirms its LSN to the slot; nothing is ever confirmed that did not commit. A poll that finds
+//   the job at another offset than it last handed out (a batch that did not commit) restarts the
+//   stream at the job's offset.
 // - Quiet tables: when no change is pending and the server reports a later position (its
 //   keepalives, or transactions of other tables), an offset-only batch moves the job there at
 //   most every kQuietCommitInterval, so a quiet job never holds WAL back.
@@ -51,7 +53,9 @@
 
 #include "cdc/cdc_params.h"
 #include "cdc/change_apply.h"
+#include "cdc/change_batch.h"
 #include "cdc/pg_tables.h"
+#include "cdc/snapshot_reader.h"
 #include "common/clock.h"
 #include "common/thread_annotations.h"
 #include "job/job_source.h"
@@ -59,12 +63,6 @@
 #include "pg/replication.h"
 
 namespace millrace::cdc {
-
-// A source table, as described when the job was defined, and where its changes go.
-struct TableBinding {
-  SourceTable table;
-  ApplyTarget target;  // the SELECT over it and its UNIQUE target
-};
 
 struct PgChangeSourceConfig {
   PgSourceSpec spec;
@@ -85,6 +83,9 @@ class PgChangeSource final : public job::JobSource {
   std::string Describe() const override;
   // The database, schema, tables, and the slot and publication names given.
   std::string Upstream() const override;
+  // A warning when the job's slot retains more WAL than the job's cdc.wal_retention_warning
+  // (on a connection of its own: a RESUME may start a task meanwhile).
+  std::string WhilePaused(const job::JobRecord& job) override;
 
   // The name Millrace gives a job's slot and publication.
   static std::string DefaultName(const job::JobRecord& job);
@@ -124,6 +125,7 @@ class PgChangeSource final : public job::JobSource {
                                               int64_t bytes) const;
 
   const PgChangeSourceConfig config_;
+  SnapshotReader reader_;  // the task's thread only
 
   // Owned by the job's task thread (see the contract).
   std::unique_ptr<pg::PgConnection> meta_;

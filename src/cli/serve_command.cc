@@ -291,6 +291,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.work_root = work_root;
     jobs_config.make_source = files.make_source;
     jobs_config.make_change_source = cdc::MakePgChangeSource;
+    jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
     jobs_config.fail_points = &*fail_points;
     jobs_config.access.control = &access;
     jobs_config.access.connection_user = [&router](uint64_t connection_id) {

@@ -30,6 +30,8 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
        /*is_bool=*/true},
       {"http-session-idle", "MILLRACE_HTTP_SESSION_IDLE", "1800",
        "seconds after which an unused web console session ends"},
+      {"paused-check-interval", "MILLRACE_PAUSED_CHECK_INTERVAL", "60",
+       "seconds between looks at what a paused job holds upstream (a change stream's WAL)"},
   };
   return kFlags;
 }
@@ -54,6 +56,8 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   config.metrics_public = flags.GetBool("metrics-public");
   MR_ASSIGN_OR_RETURN(config.http_session_idle_seconds,
                       flags.GetInt("http-session-idle", 60, 30 * 24 * 3600));
+  MR_ASSIGN_OR_RETURN(config.paused_check_seconds,
+                      flags.GetInt("paused-check-interval", 1, 24 * 3600));
   config.tls_cert_file = flags.GetOr("tls-cert", "");
   config.tls_key_file = flags.GetOr("tls-key", "");
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {

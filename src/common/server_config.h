@@ -40,6 +40,8 @@ struct ServerConfig {
   bool metrics_public = false;
   // --http-session-idle: a web console session unused this long ends.
   int64_t http_session_idle_seconds = 1800;
+  // How often a paused job's source is asked what it holds upstream (job::TaskPolicy).
+  int64_t paused_check_seconds = 60;
 
   // The flag table of `millrace serve`, shared by the parser and --help.
   static const std::vector<FlagSpec>& Flags();

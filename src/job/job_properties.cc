@@ -114,7 +114,8 @@ const std::vector<JobPropertySpec>& JobPropertySpecs() {
   static const std::vector<JobPropertySpec> kSpecs = {
       {"max_interval", "10", "seconds (\"10\", \"10s\", \"5m\")",
        "seconds between polls when no new file was found"},
-      {"s3.max_batch_files", "256", "an integer from 1 to 100000", "most files in one task"},
+      {"s3.max_batch_files", "256", "an integer from 1 to 100000",
+       "most files in one task (a change stream: most changes, whole source transactions)"},
       {"s3.max_batch_bytes", "10G", "a size (\"1048576\", \"512M\", \"10G\")",
        "most bytes in one task (the file that crosses it is included)"},
       {"offset", "", "{\"fileName\":\"key\"}", "start after this key; also settable by ALTER"},
@@ -133,6 +134,9 @@ const std::vector<JobPropertySpec>& JobPropertySpecs() {
       {"session.enable_insert_strict", "true", "true or false",
        "strict: a row with a value that cannot convert is filtered; not strict: the value "
        "becomes NULL"},
+      {"cdc.wal_retention_warning", "1G", "a size (\"1048576\", \"512M\", \"10G\")",
+       "change streams: JobRuntimeMsg warns when the replication slot of a PAUSED job holds "
+       "more WAL than this on the source"},
   };
   return kSpecs;
 }
@@ -157,6 +161,8 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
            p.max_batch_files <= 100000;
     } else if (key == "s3.max_batch_bytes") {
       ok = ParseBytes(value, &p.max_batch_bytes);
+    } else if (key == "cdc.wal_retention_warning") {
+      ok = ParseBytes(value, &p.wal_retention_warning_bytes);
     } else if (key == "offset") {
       auto offset = ParseOffset(value);
       if (!offset.ok()) return offset.status();

@@ -47,6 +47,7 @@ struct JobProperties {
   OnError on_error = OnError::kPause;
   double max_filter_ratio = 0;
   bool strict = true;
+  int64_t wal_retention_warning_bytes = 1LL * 1024 * 1024 * 1024;
 
   // The properties as the user gave them (normalized keys), for jobs().Properties and ALTER.
   PropertyMap given;

@@ -18,8 +18,10 @@ void Job::UpdateHistory(const TaskRecord& task, int keep) {
 
 void Job::Publish() {
   auto view = std::make_shared<View>();
-  view->row =
-      JobRow{record, plan != nullptr ? plan->target : engine::RelationName{}, lag_items, lag_bytes};
+  const bool change_stream =
+      plan != nullptr && plan->analysis.source == load::SourceKind::kCdcStream;
+  view->row = JobRow{record, plan != nullptr ? plan->target : engine::RelationName{}, lag_items,
+                     lag_bytes, change_stream ? "changes" : "files"};
   view->tasks.assign(history.begin(), history.end());
   MutexLock lock(&view_mu_);
   view_ = std::move(view);

@@ -50,6 +50,9 @@ struct JobRow {
   engine::RelationName target;  // empty when the job's definition cannot run
   int64_t lag_items = 0;
   int64_t lag_bytes = 0;
+  // What lag_items counts ("files", or "changes" for a change stream, whose lag_bytes are
+  // bytes of WAL behind the source's position).
+  std::string_view lag_unit = "files";
 };
 
 class Job {

@@ -26,7 +26,7 @@ class JobService::Impl final : public JobSnapshotSource {
                                  config_.make_change_source, config_.fail_points, config_.work_root,
                                  config_.download_parallelism}),
         statements_(JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_,
-                                        &config_.access}),
+                                        &config_.access, config_.tasks.paused_check}),
         runner_(TaskRunnerConfig{config_.clock, &catalog_, &scheduler_, config_.fail_points,
                                  &config_.access, config_.tasks}) {}
   ~Impl() override { Stop(); }
@@ -102,6 +102,8 @@ Status JobService::Impl::Restore(JobRecord record) {
     scheduler_.Schedule(record.id, now);
   } else if (record.state == JobState::kRunning) {
     scheduler_.Schedule(record.id, now);
+  } else if (record.state == JobState::kPaused && job->plan != nullptr) {
+    scheduler_.Schedule(record.id, now + config_.tasks.paused_check);
   }
   MR_LOG(kInfo) << "job " << record.name << " (id " << record.id << ") is "
                 << JobStateName(record.state) << " at offset '" << record.current_offset.ToJson()

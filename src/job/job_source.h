@@ -125,6 +125,11 @@ class JobSource {
   // The job was dropped (no task of it runs any more): release what the source holds upstream
   // (a replication slot). An error is reported to the user; the job is gone regardless.
   virtual Status Drop(const JobRecord& job) { return Status::Ok(); }
+  // Called every TaskPolicy::paused_check while the job is PAUSED, outside the job's lock and
+  // possibly while a RESUME starts a task (so it must not touch what Poll uses): a note for
+  // JobRuntimeMsg about what the source holds upstream meanwhile (a replication slot retaining
+  // WAL), or "" for none. May do I/O; a failure to look is a note too.
+  virtual std::string WhilePaused(const JobRecord& job) { return ""; }
   // Where the source reads, for logs (no secrets).
   virtual std::string Describe() const = 0;
   // What ALTER JOB may not change beyond the location (a change stream's tables and slot: its

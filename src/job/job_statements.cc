@@ -116,6 +116,22 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
 
 Result<std::string> JobStatements::Control(const ControlJobStatement& stmt,
                                            const sql::SessionInfo& who) {
+  std::shared_ptr<const JobPlan> dropped;
+  JobRecord record;
+  MR_ASSIGN_OR_RETURN(std::string done, ControlLocked(stmt, who, &dropped, &record));
+  if (dropped == nullptr) return done;
+  // Outside the job's lock: releasing a change stream's slot talks to its server.
+  if (Status released = dropped->source->Drop(record); !released.ok()) {
+    MR_LOG(kWarning) << "job " << stmt.name << ": " << released.ToString();
+    return done + "; " + released.message();
+  }
+  return done;
+}
+
+Result<std::string> JobStatements::ControlLocked(const ControlJobStatement& stmt,
+                                                 const sql::SessionInfo& who,
+                                                 std::shared_ptr<const JobPlan>* dropped,
+                                                 JobRecord* record) {
   std::shared_ptr<Job> job = config_.registry->Find(stmt.name);
   if (job == nullptr) {
     if (stmt.if_exists) return "job " + stmt.name + " does not exist";
@@ -152,12 +168,8 @@ Result<std::string> JobStatements::Control(const ControlJobStatement& stmt,
     config_.registry->Remove(job->id);
     config_.scheduler->Unschedule(job->id);
     MR_LOG(kInfo) << "dropped job " << stmt.name;
-    if (job->plan != nullptr) {
-      if (Status released = job->plan->source->Drop(job->record); !released.ok()) {
-        MR_LOG(kWarning) << "job " << stmt.name << ": " << released.ToString();
-        return "job " + stmt.name + " dropped; " + released.message();
-      }
-    }
+    *dropped = job->plan;  // its source releases what it holds upstream (Control)
+    *record = job->record;
     return "job " + stmt.name + " dropped";
   }
   JobRecord after = job->record;
@@ -180,7 +192,8 @@ Result<std::string> JobStatements::Control(const ControlJobStatement& stmt,
   job->auto_resume_pending = false;
   job->Publish();
   if (stmt.action == JobControl::kPause) {
-    config_.scheduler->Unschedule(job->id);
+    // Its turns now only look at what its source holds upstream (TaskRunner::WatchPaused).
+    config_.scheduler->Schedule(job->id, config_.clock->SteadyNow() + config_.paused_check);
   } else {
     job->plan->source->LookAgain();
     config_.scheduler->Schedule(job->id, config_.clock->SteadyNow());

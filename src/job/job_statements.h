@@ -13,6 +13,7 @@
 // - Thread-safety: Execute may be called concurrently.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "common/clock.h"
@@ -26,12 +27,13 @@
 namespace millrace::job {
 
 struct JobStatementsConfig {
-  Clock* clock = nullptr;              // not owned
-  CatalogStore* catalog = nullptr;     // not owned
-  JobRegistry* registry = nullptr;     // not owned
-  Scheduler* scheduler = nullptr;      // not owned
-  const PlanBuilder* plans = nullptr;  // not owned
-  const JobAccess* access = nullptr;   // not owned; null: no privilege checks
+  Clock* clock = nullptr;                 // not owned
+  CatalogStore* catalog = nullptr;        // not owned
+  JobRegistry* registry = nullptr;        // not owned
+  Scheduler* scheduler = nullptr;         // not owned
+  const PlanBuilder* plans = nullptr;     // not owned
+  const JobAccess* access = nullptr;      // not owned; null: no privilege checks
+  std::chrono::seconds paused_check{60};  // TaskPolicy::paused_check
 };
 
 class JobStatements {
@@ -51,6 +53,10 @@ class JobStatements {
   Result<std::string> Create(const CreateJobStatement& stmt, const std::string& database,
                              const sql::SessionInfo& who);
   Result<std::string> Control(const ControlJobStatement& stmt, const sql::SessionInfo& who);
+  // Control under the job's lock; a DROP hands out the dropped plan and record, whose source
+  // then releases what it holds upstream without the lock.
+  Result<std::string> ControlLocked(const ControlJobStatement& stmt, const sql::SessionInfo& who,
+                                    std::shared_ptr<const JobPlan>* dropped, JobRecord* record);
   Result<std::string> Alter(const AlterJobStatement& stmt, const sql::SessionInfo& who);
   Result<std::string> Retry(const AlterJobStatement& stmt, const sql::SessionInfo& who);
   Status MayDefine(const sql::SessionInfo& who, const JobPlan& plan) const {

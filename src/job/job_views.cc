@@ -96,7 +96,7 @@ class JobsFunction final : public engine::TableFunction {
       SetText(out, c++, r, j.ErrorMsgJson());
       SetText(out, c++, r, j.runtime_msg);
       out.SetString(c++, r,
-                    "{\"files\":" + std::to_string(row.lag_items) +
+                    "{\"" + std::string(row.lag_unit) + "\":" + std::to_string(row.lag_items) +
                         ",\"bytes\":" + std::to_string(row.lag_bytes) + "}");
       SetText(out, c++, r, TimeText(j.last_success_time_us));
     };

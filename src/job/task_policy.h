@@ -14,6 +14,9 @@ struct TaskPolicy {
   std::chrono::seconds auto_resume_base{10};
   std::chrono::seconds auto_resume_cap{300};
   int auto_resume_limit = 10;
+  // How often a PAUSED job (not about to resume by itself) is asked what its source holds
+  // upstream meanwhile (JobSource::WhilePaused), for JobRuntimeMsg.
+  std::chrono::seconds paused_check{60};
 };
 
 }  // namespace millrace::job

@@ -17,6 +17,14 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     if (job.record.state == JobState::kPaused && job.auto_resume_pending && !AutoResume(job)) {
       return;
     }
+    if (job.record.state == JobState::kPaused && !job.auto_resume_pending && job.plan != nullptr) {
+      epoch = job.record.epoch;
+      plan = job.plan;
+    }
+  }
+  if (plan != nullptr) return WatchPaused(job, *plan, epoch);
+  {
+    MutexLock lock(&job.mu);
     if (job.record.state != JobState::kRunning || job.plan == nullptr) return;
     if (config_.access != nullptr) {
       if (Status allowed = config_.access->DefinerMayRun(job.record.definer, *job.plan);
@@ -48,6 +56,24 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
   }
   // Outside the job's lock: a read ahead waits for its downloads in progress.
   plan->source->TurnEnded();
+}
+
+void TaskRunner::WatchPaused(Job& job, const JobPlan& plan, int64_t epoch) {
+  JobRecord record;
+  {
+    MutexLock lock(&job.mu);
+    record = job.record;
+  }
+  // Outside the job's lock: the source may ask its upstream.
+  const std::string note = plan.source->WhilePaused(record);
+  MutexLock lock(&job.mu);
+  if (job.record.state != JobState::kPaused || job.record.epoch != epoch) return;
+  config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + config_.policy.paused_check);
+  if (job.record.runtime_msg == note) return;
+  if (!note.empty()) MR_LOG(kWarning) << "job " << job.name << ": " << note;
+  // Shown by jobs() at once; stored with the job's next write.
+  job.record.runtime_msg = note;
+  job.Publish();
 }
 
 bool TaskRunner::AutoResume(Job& job) {
@@ -237,6 +263,8 @@ void TaskRunner::PauseAfterFailure(Job& job, TaskRecord* task, const Status& fai
                                        config_.policy.auto_resume_cap);
     config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + delay);
     after.runtime_msg = "resumes automatically in " + std::to_string(delay.count()) + " s";
+  } else {
+    config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + config_.policy.paused_check);
   }
   MR_LOG(kError) << "job " << after.name << " PAUSED: " << after.error_code << ": "
                  << failure.message();

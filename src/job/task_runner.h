@@ -64,6 +64,9 @@ class TaskRunner {
   bool RunTask(Job& job, Sink& sink);
   // Resumes a job whose automatic resume is due; false when it stays paused.
   bool AutoResume(Job& job) REQUIRES(job.mu);
+  // A turn of a PAUSED job: its source's note on what it holds upstream into JobRuntimeMsg
+  // (unless the job changed meanwhile), and the next look in TaskPolicy::paused_check.
+  void WatchPaused(Job& job, const JobPlan& plan, int64_t epoch) EXCLUDES(job.mu);
   bool Superseded(Job& job, int64_t epoch) REQUIRES(job.mu) {
     return stopping_ || job.record.epoch != epoch;
   }

@@ -9,11 +9,19 @@
 #include "testing/wait_for.h"
 
 namespace millrace::cdc {
+namespace {
+
+// Paused jobs are looked at every second, so a test sees the WAL-retention warning at once.
+std::vector<std::string> ServerArgs() {
+  return {"--paused-check-interval", "1"};
+}
+
+}  // namespace
 
 Result<std::unique_ptr<CdcTestEnv>> CdcTestEnv::Start() {
   auto env = std::make_unique<CdcTestEnv>();
   MR_ASSIGN_OR_RETURN(env->pg_, testing::PostgresServer::Start());
-  MR_ASSIGN_OR_RETURN(env->mr_, access::E2EServer::Start("", {}));
+  MR_ASSIGN_OR_RETURN(env->mr_, access::E2EServer::Start("", ServerArgs()));
   MR_RETURN_IF_ERROR(env->Mr("CREATE DATABASE cdc").status());
   return env;
 }
@@ -111,7 +119,7 @@ void CdcTestEnv::KillMillrace() {
 
 Status CdcTestEnv::RestartMillrace() {
   if (mr_dir_ == nullptr) return Status::FailedPrecondition("the server was not killed");
-  MR_ASSIGN_OR_RETURN(mr_, access::E2EServer::Start("", {}, std::move(mr_dir_)));
+  MR_ASSIGN_OR_RETURN(mr_, access::E2EServer::Start("", ServerArgs(), std::move(mr_dir_)));
   return Status::Ok();
 }
 

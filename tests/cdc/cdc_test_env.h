@@ -3,8 +3,8 @@
 // calls, checksum comparison, a kill -9 and restart of the server).
 //
 // Contract
-// - Start starts PostgreSQL (testing/postgres_server.h) and the server (as root, no password)
-//   and creates the Millrace database `cdc`.
+// - Start starts PostgreSQL (testing/postgres_server.h) and the server (as root, no password,
+//   --paused-check-interval 1) and creates the Millrace database `cdc`.
 // - Pg runs a script on PostgreSQL and records a test failure when it fails (the result is ""
 //   then). Mr returns the rows or the MySQL error as a value; MrValue the one value of a query
 //   (or its error text, or "?" when the result is not one value).

@@ -95,9 +95,12 @@ TEST_F(PgCdcCrashTest, KillNineDuringSnapshotAndStreamAndAPostgresCrashLoseAndDo
   ASSERT_EQ(env_->CreateJob("crash_a", "INSERT INTO cdc.crash_a SELECT * FROM " +
                                            env_->Stream("crash_a", split)),
             Status::Ok());
-  ASSERT_EQ(env_->CreateJob("crash_b", "INSERT INTO cdc.crash_b SELECT * FROM " +
-                                           env_->Stream("crash_b", split)),
-            Status::Ok());
+  // crash_b reads three splits at once (split boundaries over a two-column key).
+  ASSERT_EQ(
+      env_->CreateJob("crash_b",
+                      "INSERT INTO cdc.crash_b SELECT * FROM " +
+                          env_->Stream("crash_b", split + ", \"snapshot_parallelism\" = \"3\"")),
+      Status::Ok());
 
   // The writer: transactions of a few random changes to both tables, until told to stop.
   // Statements fail while PostgreSQL is down; the checksums compare whatever committed.

@@ -87,9 +87,12 @@ TEST_F(PgCdcTest, SnapshotOfThreeTablesWhileAnotherConnectionWritesThenTheStream
     }
   });
   for (const std::string t : {"snap_a", "snap_b", "snap_c"}) {
-    ASSERT_TRUE(CreateJob("job_" + t, "INSERT INTO cdc." + t + " SELECT * FROM " +
-                                          Stream(t, ", \"snapshot_split_size\" = \"1000\""))
-                    .ok());
+    // snap_c reads four splits at once, in one snapshot on four connections.
+    const std::string parallel = t == "snap_c" ? ", \"snapshot_parallelism\" = \"4\"" : "";
+    ASSERT_TRUE(
+        CreateJob("job_" + t, "INSERT INTO cdc." + t + " SELECT * FROM " +
+                                  Stream(t, ", \"snapshot_split_size\" = \"1000\"" + parallel))
+            .ok());
   }
   WaitFor([&] { return rounds >= 200; }, std::chrono::seconds(120));
   stop = true;
@@ -530,6 +533,42 @@ TEST_F(PgCdcTest, AlterJobChangesCredentialsButNotWhatTheJobReads) {
   auto [want2, got2] = Converge("altered", "cdc.altered", {{"id"}, {"v"}});
   EXPECT_EQ(want2, got2);
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_altered'").ok());
+}
+
+TEST_F(PgCdcTest, APausedJobWarnsWhenItsSlotRetainsTooMuchWalAndShowsItsLag) {
+  Pg("CREATE TABLE held (id int PRIMARY KEY, v text); CREATE TABLE churn (id int, v text)");
+  ASSERT_TRUE(Mr("CREATE TABLE cdc.held (id INT, v STRING) UNIQUE KEY(id) DISTRIBUTED BY "
+                 "HASH(id) BUCKETS 1")
+                  .ok());
+  ASSERT_TRUE(Mr("CREATE JOB job_held ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+                 "\"cdc.wal_retention_warning\" = \"64K\") DO INSERT INTO cdc.held SELECT * "
+                 "FROM " +
+                 Stream("held", ", \"offset\" = \"latest\""))
+                  .ok());
+  auto job_value = [&](const std::string& column) {
+    return MrValue("SELECT " + column + " FROM jobs(type := 'insert') WHERE Name = 'job_held'");
+  };
+  ASSERT_TRUE(WaitFor([&] { return job_value("CurrentOffset").find("lsn") != std::string::npos; },
+                      std::chrono::seconds(30)));
+  EXPECT_NE(job_value("Lag").find("\"changes\""), std::string::npos) << job_value("Lag");
+  ASSERT_TRUE(Mr("PAUSE JOB WHERE jobname = 'job_held'").ok());
+  // Other tables' writes make WAL the paused job's slot keeps.
+  Pg("INSERT INTO churn SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g");
+  std::string message;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        message = job_value("JobRuntimeMsg");
+        return message.find("retains") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << message;
+  EXPECT_NE(message.find("cdc.wal_retention_warning"), std::string::npos) << message;
+  ASSERT_TRUE(Mr("RESUME JOB WHERE jobname = 'job_held'").ok());
+  EXPECT_EQ(job_value("JobRuntimeMsg"), "NULL");  // cleared by RESUME
+  Pg("INSERT INTO held VALUES (1, 'after resume')");
+  auto [want, got] = Converge("held", "cdc.held", {{"id"}, {"v"}});
+  EXPECT_EQ(want, got);
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_held'").ok());
 }
 
 }  // namespace

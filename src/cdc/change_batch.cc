@@ -1,0 +1,84 @@
+#include "cdc/change_batch.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "cdc/target_schema.h"
+#include "job/sink.h"
+
+namespace millrace::cdc {
+
+ChangeBatch::ChangeBatch(job::Offset start, job::Offset end, std::string first, std::string last,
+                         std::vector<Change> changes, int64_t bytes,
+                         const std::vector<TableBinding>* tables, Shapes shapes, bool sync_targets)
+    : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
+                  static_cast<int64_t>(changes.size()), bytes),
+      changes_(std::move(changes)),
+      tables_(tables),
+      shapes_(std::move(shapes)),
+      sync_targets_(sync_targets) {}
+
+Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskContext& task,
+                                           int attempt) {
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
+  engine::Connection& conn = txn->connection();
+  // Tables are independent: each one's changes in their order, one table after the other.
+  std::vector<std::vector<Change>> per_table(tables_->size());
+  for (const Change& c : changes_)
+    per_table[c.table].push_back(c);
+  int64_t applied = 0;
+  for (size_t t = 0; t < per_table.size(); ++t) {
+    MR_ASSIGN_OR_RETURN(const int64_t n, ApplyTable(conn, t, per_table[t]));
+    applied += n;
+  }
+  job::LoadedBatch loaded;
+  loaded.txn = std::move(txn);
+  loaded.stats.scanned_rows = applied;
+  loaded.stats.load_bytes = bytes();
+  return loaded;
+}
+
+Result<int64_t> ChangeBatch::ApplyTable(engine::Connection& conn, size_t t,
+                                        std::vector<Change>& changes) const {
+  if (changes.empty()) return 0;
+  const TableBinding& binding = (*tables_)[t];
+  auto shape_of = [&](const Change& c) {
+    return c.shape == 0 ? &binding.table : shapes_[t][c.shape].get();
+  };
+  const bool sync = sync_targets_ && std::any_of(changes.begin(), changes.end(),
+                                                 [](const Change& c) { return c.shape != 0; });
+  AlteredTarget altered;
+  if (sync) {
+    std::vector<const SourceTable*> shapes;
+    for (const Change& c : changes) {
+      if (std::find(shapes.begin(), shapes.end(), shape_of(c)) == shapes.end())
+        shapes.push_back(shape_of(c));
+    }
+    MR_ASSIGN_OR_RETURN(altered, AlterTarget(conn, binding.target.def, shapes));
+  }
+  int64_t applied = 0;
+  for (size_t begin = 0, end = 0; begin < changes.size(); begin = end) {
+    const uint32_t shape = changes[begin].shape;
+    std::vector<Change> run;
+    for (end = begin; end < changes.size() && changes[end].shape == shape; ++end)
+      run.push_back(std::move(changes[end]));
+    const SourceTable* source = shape_of(run.front());
+    ApplyTarget target = binding.target;
+    if (sync) {
+      // Columns this description brings get their missing value before its first change.
+      std::vector<std::string> fill;
+      std::erase_if(altered.added, [&](const std::string& name) {
+        if (source->Find(name) < 0) return false;
+        fill.push_back(name);
+        return true;
+      });
+      MR_RETURN_IF_ERROR(Backfill(conn, altered.def, *source, fill));
+      MR_RETURN_IF_ERROR(BindByName(*source, altered.def, &target));
+    }
+    MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target).Apply(conn, run));
+    applied += n;
+  }
+  return applied;
+}
+
+}  // namespace millrace::cdc

@@ -1,0 +1,55 @@
+// ChangeBatch: one task's work of a change stream: a snapshot split, whole source
+// transactions, or only a new position (an offset-only batch), for the tables of one source.
+//
+// Contract
+// - Load applies the changes in one transaction of the sink: each table's changes in their
+//   order (tables are independent, so one table after the other), in runs written with one
+//   description of the table ("shape": 0 is the catalog's at CREATE JOB, under which the
+//   binding was made; later ones come from the stream's Relation messages).
+// - FROM ... TO DATABASE (sync_targets): before its first write to a target, the batch alters
+//   it to fit every shape of its changes (target_schema.h AlterTarget), backfills added
+//   columns before the first change of the shape that has them, and binds each run by name.
+//   cdc_stream keeps its target and binding (the source checked the SELECT still binds).
+// - Load may run more than once (a retried task): it does not consume its changes.
+// - Thread-safety: one Load at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cdc/change_apply.h"
+#include "cdc/pg_tables.h"
+#include "job/job_source.h"
+
+namespace millrace::cdc {
+
+// A source table, as described when the job was defined, and where its changes go.
+struct TableBinding {
+  SourceTable table;
+  ApplyTarget target;  // the SELECT over it and its UNIQUE target
+};
+
+class ChangeBatch final : public job::SourceBatch {
+ public:
+  // Per table, the descriptions its changes refer to by Change::shape.
+  using Shapes = std::vector<std::vector<std::shared_ptr<const SourceTable>>>;
+  // `tables`: the source's bindings, which outlive its batches (the plan holds both).
+  ChangeBatch(job::Offset start, job::Offset end, std::string first, std::string last,
+              std::vector<Change> changes, int64_t bytes, const std::vector<TableBinding>* tables,
+              Shapes shapes, bool sync_targets);
+
+  Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
+                                int attempt) override;
+
+ private:
+  Result<int64_t> ApplyTable(engine::Connection& conn, size_t t,
+                             std::vector<Change>& changes) const;
+
+  const std::vector<Change> changes_;
+  const std::vector<TableBinding>* tables_;
+  const Shapes shapes_;
+  const bool sync_targets_;
+};
+
+}  // namespace millrace::cdc

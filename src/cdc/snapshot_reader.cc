@@ -1,0 +1,183 @@
+#include "cdc/snapshot_reader.h"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+namespace millrace::cdc {
+namespace {
+
+constexpr char kBegin[] = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
+// "k1, k2": the table's key columns, quoted.
+std::string KeyList(const pg::PgConnection& conn, const SourceTable& table) {
+  std::string key;
+  for (size_t n = 0; n < table.key.size(); ++n)
+    key += (n ? ", " : "") + conn.Identifier(table.columns[table.key[n]].name);
+  return key;
+}
+
+// "CAST('v1' AS t1), ...": a key's text as values of the key columns' types.
+std::string KeyValues(const pg::PgConnection& conn, const SourceTable& table,
+                      const std::vector<std::string>& key) {
+  std::string values;
+  for (size_t n = 0; n < table.key.size() && n < key.size(); ++n) {
+    values += (n ? ", " : "") + std::string("CAST(") + conn.Literal(key[n]) + " AS " +
+              table.columns[table.key[n]].type.name + ")";
+  }
+  return values;
+}
+
+}  // namespace
+
+SnapshotReader::SnapshotReader(pg::ConnectParams params, int parallelism, int64_t split_size)
+    : params_(std::move(params)),
+      parallelism_(std::max(1, parallelism)),
+      split_size_(split_size),
+      conns_(static_cast<size_t>(parallelism_)) {}
+
+SnapshotReader::~SnapshotReader() = default;
+
+Result<pg::PgConnection*> SnapshotReader::Connection(size_t i) {
+  if (conns_[i] != nullptr && conns_[i]->healthy()) return conns_[i].get();
+  conns_[i].reset();
+  MR_ASSIGN_OR_RETURN(conns_[i], pg::PgConnection::Connect(params_));
+  return conns_[i].get();
+}
+
+std::string SnapshotReader::RangeSelect(const pg::PgConnection& conn, const SourceTable& table,
+                                        const Range& range) const {
+  std::string columns;
+  for (size_t i = 0; i < table.columns.size(); ++i)
+    columns += (i ? ", " : "") + conn.Identifier(table.columns[i].name);
+  const std::string key = KeyList(conn, table);
+  std::string where;
+  if (!range.lower.empty()) where = "(" + key + ") > (" + KeyValues(conn, table, range.lower) + ")";
+  if (!range.upper.empty()) {
+    where += (where.empty() ? "" : " AND ") + std::string("(") + key + ") <= (" +
+             KeyValues(conn, table, range.upper) + ")";
+  }
+  std::string select = "SELECT " + columns + " FROM " + table.Quoted(conn);
+  if (!where.empty()) select += " WHERE " + where;
+  select += " ORDER BY " + key;
+  if (range.upper.empty()) select += " LIMIT " + std::to_string(split_size_);
+  return select;
+}
+
+Status SnapshotReader::ReadRange(size_t i, const SourceTable& table, const Range& range,
+                                 const std::string& snapshot, std::vector<pg::Tuple>* rows,
+                                 int64_t* bytes) {
+  Status read = ReadRangeOn(i, table, range, snapshot, rows, bytes);
+  if (!read.ok()) conns_[i].reset();  // its transaction's state is unknown
+  return read;
+}
+
+Status SnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const Range& range,
+                                   const std::string& snapshot, std::vector<pg::Tuple>* rows,
+                                   int64_t* bytes) {
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * conn, Connection(i));
+  pg::PgConnection& c = *conn;
+  if (!snapshot.empty()) {
+    MR_RETURN_IF_ERROR(c.Execute(kBegin));
+    MR_RETURN_IF_ERROR(c.Execute("SET TRANSACTION SNAPSHOT " + c.Literal(snapshot)));
+  }
+  Status copied =
+      c.CopyOut("COPY (" + RangeSelect(c, table, range) + ") TO STDOUT", [&](pg::Row& row) {
+        pg::Tuple tuple;
+        tuple.reserve(row.size());
+        for (auto& field : row) {
+          pg::TupleValue value;
+          if (field) {
+            value.kind = pg::TupleValue::Kind::kText;
+            value.text = std::move(*field);
+            *bytes += static_cast<int64_t>(value.text.size());
+          }
+          tuple.push_back(std::move(value));
+        }
+        rows->push_back(std::move(tuple));
+        return Status::Ok();
+      });
+  MR_RETURN_IF_ERROR(copied);
+  if (!snapshot.empty()) MR_RETURN_IF_ERROR(c.Execute("COMMIT"));
+  return Status::Ok();
+}
+
+Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
+                                          const std::vector<std::string>& after,
+                                          const std::string& snapshot) {
+  SnapshotRead out;
+  auto fail = [&](const Status& s) {
+    conns_[0].reset();
+    return s.WithContext("reading a snapshot of " + table.Display());
+  };
+  auto first = Connection(0);
+  if (!first.ok()) return first.status().WithContext("reading a snapshot of " + table.Display());
+  pg::PgConnection& conn = **first;
+  if (Status s = conn.Execute(kBegin); !s.ok()) return fail(s);
+  if (!snapshot.empty()) {
+    out.imported = conn.Execute("SET TRANSACTION SNAPSHOT " + conn.Literal(snapshot)).ok();
+    if (!out.imported) {
+      // Gone with its exporting connection: a fresh snapshot.
+      if (Status s = conn.Execute("ROLLBACK"); !s.ok()) return fail(s);
+      if (Status s = conn.Execute(kBegin); !s.ok()) return fail(s);
+    }
+  }
+  std::vector<Range> ranges;
+  std::string shared = out.imported ? snapshot : "";
+  if (parallelism_ == 1) {
+    ranges.push_back({after, {}});
+  } else {
+    if (shared.empty()) {
+      auto exported = conn.Query("SELECT pg_export_snapshot()");
+      if (!exported.ok()) return fail(exported.status());
+      shared = exported->rows.at(0).at(0).value_or("");
+    }
+    // Every split_size-th key after `after`, up to parallelism of them.
+    const std::string key = KeyList(conn, table);
+    std::string inner = "SELECT " + key + " FROM " + table.Quoted(conn);
+    if (!after.empty()) inner += " WHERE (" + key + ") > (" + KeyValues(conn, table, after) + ")";
+    inner += " ORDER BY " + key + " LIMIT " + std::to_string(split_size_ * parallelism_);
+    auto bounds =
+        conn.Query("SELECT " + key + " FROM (SELECT *, row_number() OVER (ORDER BY " + key +
+                   ") AS __millrace_rn FROM (" + inner + ") a) b WHERE __millrace_rn % " +
+                   std::to_string(split_size_) + " = 0 ORDER BY __millrace_rn");
+    if (!bounds.ok()) return fail(bounds.status());
+    std::vector<std::string> lower = after;
+    for (pg::Row& row : bounds->rows) {
+      std::vector<std::string> upper;
+      for (auto& field : row)
+        upper.push_back(field.value_or(""));
+      ranges.push_back({lower, upper});
+      lower = std::move(upper);
+    }
+    if (static_cast<int>(ranges.size()) < parallelism_) ranges.push_back({lower, {}});
+  }
+
+  std::vector<std::vector<pg::Tuple>> rows(ranges.size());
+  std::vector<int64_t> bytes(ranges.size(), 0);
+  std::vector<Status> results(ranges.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    threads.emplace_back(
+        [&, i] { results[i] = ReadRange(i, table, ranges[i], shared, &rows[i], &bytes[i]); });
+  }
+  results[0] = ReadRange(0, table, ranges[0], "", &rows[0], &bytes[0]);
+  for (std::thread& t : threads)
+    t.join();
+  // The first connection's transaction held the exported snapshot for the others.
+  if (conns_[0] != nullptr) {
+    if (Status s = conns_[0]->Execute("COMMIT"); !s.ok() && results[0].ok()) results[0] = s;
+  }
+  for (const Status& s : results) {
+    if (!s.ok()) return s.WithContext("reading a snapshot of " + table.Display());
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    out.bytes += bytes[i];
+    for (pg::Tuple& tuple : rows[i])
+      out.rows.push_back(std::move(tuple));
+  }
+  out.done = ranges.back().upper.empty() && static_cast<int64_t>(rows.back().size()) < split_size_;
+  return out;
+}
+
+}  // namespace millrace::cdc
