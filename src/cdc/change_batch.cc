@@ -10,18 +10,25 @@ namespace millrace::cdc {
 
 ChangeBatch::ChangeBatch(job::Offset start, job::Offset end, std::string first, std::string last,
                          std::vector<Change> changes, int64_t bytes,
-                         const std::vector<TableBinding>* tables, Shapes shapes, bool sync_targets)
+                         const std::vector<TableBinding>* tables, Shapes shapes, bool sync_targets,
+                         bool make_targets)
     : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
                   static_cast<int64_t>(changes.size()), bytes),
       changes_(std::move(changes)),
       tables_(tables),
       shapes_(std::move(shapes)),
-      sync_targets_(sync_targets) {}
+      sync_targets_(sync_targets),
+      make_targets_(make_targets) {}
 
 Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskContext& task,
                                            int attempt) {
   MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
   engine::Connection& conn = txn->connection();
+  if (make_targets_) {
+    for (const TableBinding& binding : *tables_) {
+      if (binding.create) MR_RETURN_IF_ERROR(EnsureTarget(conn, binding.target.def));
+    }
+  }
   // Tables are independent: each one's changes in their order, one table after the other.
   std::vector<std::vector<Change>> per_table(tables_->size());
   for (const Change& c : changes_)

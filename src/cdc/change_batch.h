@@ -10,6 +10,8 @@
 //   it to fit every shape of its changes (target_schema.h AlterTarget), backfills added
 //   columns before the first change of the shape that has them, and binds each run by name.
 //   cdc_stream keeps its target and binding (the source checked the SELECT still binds).
+// - make_targets (the job's first batch): the targets of bindings marked `create` are made
+//   first, in the same transaction, unless they exist by then.
 // - Load may run more than once (a retried task): it does not consume its changes.
 // - Thread-safety: one Load at a time.
 #pragma once
@@ -28,6 +30,9 @@ namespace millrace::cdc {
 struct TableBinding {
   SourceTable table;
   ApplyTarget target;  // the SELECT over it and its UNIQUE target
+  // FROM ... TO DATABASE: the target did not exist when the job was built; the job's first
+  // batch makes it (target.def), in its transaction.
+  bool create = false;
 };
 
 class ChangeBatch final : public job::SourceBatch {
@@ -37,7 +42,7 @@ class ChangeBatch final : public job::SourceBatch {
   // `tables`: the source's bindings, which outlive its batches (the plan holds both).
   ChangeBatch(job::Offset start, job::Offset end, std::string first, std::string last,
               std::vector<Change> changes, int64_t bytes, const std::vector<TableBinding>* tables,
-              Shapes shapes, bool sync_targets);
+              Shapes shapes, bool sync_targets, bool make_targets);
 
   Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
                                 int attempt) override;
@@ -50,6 +55,7 @@ class ChangeBatch final : public job::SourceBatch {
   const std::vector<TableBinding>* tables_;
   const Shapes shapes_;
   const bool sync_targets_;
+  const bool make_targets_;
 };
 
 }  // namespace millrace::cdc

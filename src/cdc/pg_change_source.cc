@@ -17,6 +17,7 @@ using nlohmann::json;
 
 constexpr char kLsnPart[] = "lsn";
 constexpr char kSnapshotPart[] = "snapshot";
+constexpr char kTablesPart[] = "tables";
 
 Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
@@ -31,9 +32,16 @@ int64_t TupleBytes(const pg::Tuple& tuple) {
 
 }  // namespace
 
+size_t PgChangeSource::NextActive(size_t from) const {
+  while (from < config_.tables.size() && !active_[from])
+    ++from;
+  return from;
+}
+
 PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
     : config_(std::move(config)),
-      reader_(config_.spec.connect, config_.spec.parallelism, config_.spec.split_size) {
+      reader_(config_.spec.connect, config_.spec.parallelism, config_.spec.split_size),
+      active_(config_.tables.size(), true) {
   for (const TableBinding& b : config_.tables)
     shapes_.push_back({std::make_shared<const SourceTable>(b.table)});
 }
@@ -41,10 +49,12 @@ PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
 std::unique_ptr<job::SourceBatch> PgChangeSource::MakeBatch(Offset start, Offset end,
                                                             std::string first, std::string last,
                                                             std::vector<Change> changes,
-                                                            int64_t bytes) const {
-  return std::make_unique<ChangeBatch>(std::move(start), std::move(end), std::move(first),
-                                       std::move(last), std::move(changes), bytes, &config_.tables,
-                                       shapes_, config_.spec.whole_database);
+                                                            int64_t bytes) {
+  auto batch = std::make_unique<ChangeBatch>(
+      std::move(start), std::move(end), std::move(first), std::move(last), std::move(changes),
+      bytes, &config_.tables, shapes_, config_.spec.whole_database, make_targets_);
+  make_targets_ = false;
+  return batch;
 }
 
 PgChangeSource::~PgChangeSource() = default;
@@ -57,7 +67,43 @@ std::string PgChangeSource::Describe() const {
          (config_.tables.size() == 1 ? " table " : " tables ") + tables;
 }
 
-std::string PgChangeSource::Upstream() const {
+Offset PgChangeSource::BatchOffset(pg::Lsn lsn) const {
+  Offset offset = StreamOffset(lsn);
+  if (!config_.spec.whole_database) return offset;
+  json tables = json::array();
+  for (size_t b = 0; b < config_.tables.size(); ++b) {
+    if (active_[b]) tables.push_back(config_.tables[b].table.Display());
+  }
+  return offset.With(kTablesPart, tables);
+}
+
+Status PgChangeSource::FollowOffsetTables(const Offset& offset) {
+  if (!offset.parts().contains(kTablesPart)) return Status::Ok();  // one table, or no list yet
+  const json& listed = offset.parts()[kTablesPart];
+  std::vector<bool> active(config_.tables.size(), false);
+  for (const json& name : listed) {
+    size_t b = 0;
+    while (b < config_.tables.size() && config_.tables[b].table.Display() != name)
+      ++b;
+    if (b == config_.tables.size()) {
+      return Status::FailedPrecondition(
+          "the job follows " + name.get<std::string>() +
+          ", which is no longer among the tables its FROM POSTGRES names; recreate the job");
+    }
+    active[b] = true;
+  }
+  for (size_t b = 0; b < config_.tables.size(); ++b) {
+    if (!active[b] && active_[b]) {
+      MR_LOG(kWarning) << Describe() << ": " << config_.tables[b].table.Display()
+                       << " appeared after the job started and is not followed (recreate the "
+                          "job to follow it)";
+    }
+  }
+  active_ = std::move(active);
+  return Status::Ok();
+}
+
+std::string PgChangeSource::FixedUpstream() const {
   const PgSourceSpec& spec = config_.spec;
   std::string tables;
   for (const TableBinding& b : config_.tables)
@@ -76,14 +122,19 @@ std::string PgChangeSource::WhilePaused(const job::JobRecord& job) {
   }
   auto rows = (*conn)->Query(
       "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint, "
-      "pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)) FROM "
+      "pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)), wal_status FROM "
       "pg_replication_slots WHERE slot_name = " +
       (*conn)->Literal(slot));
   if (!rows.ok()) {
     return "cannot see how much WAL replication slot " + slot +
            " retains: " + rows.status().message();
   }
-  if (rows->rows.empty() || !rows->rows[0][0]) return "";
+  if (job.current_offset.empty()) return "";  // no slot yet
+  if (rows->rows.empty() || rows->rows[0][2].value_or("") == "lost" || !rows->rows[0][0]) {
+    return "replication slot " + slot + " on " + pg::Describe(config_.spec.connect) +
+           (rows->rows.empty() ? " no longer exists" : " has lost WAL the job needs") +
+           ": the job cannot resume where it stopped; recreate it";
+  }
   const int64_t retained = std::atoll(rows->rows[0][0]->c_str());
   const int64_t limit = job.properties.wal_retention_warning_bytes;
   if (retained <= limit) return "";
@@ -121,16 +172,34 @@ Status PgChangeSource::EnsurePublication(pg::PgConnection& meta, const std::stri
       tables += (tables.empty() ? "" : ", ") + b.table.Quoted(meta);
     return meta.Execute("CREATE PUBLICATION " + meta.Identifier(name) + " FOR TABLE " + tables);
   }
+  // A publication of the user's must carry every change of every column of the tables.
+  MR_ASSIGN_OR_RETURN(
+      pg::Rows kinds,
+      meta.Query("SELECT pubinsert AND pubupdate AND pubdelete AND pubtruncate FROM "
+                 "pg_publication WHERE pubname = " +
+                 meta.Literal(name)));
+  if (kinds.rows.empty() || kinds.rows[0][0].value_or("f") != "t") {
+    return Status::FailedPrecondition("publication " + name +
+                                      " does not publish every kind of change (it needs "
+                                      "publish = 'insert, update, delete, truncate')");
+  }
   for (const TableBinding& b : config_.tables) {
     MR_ASSIGN_OR_RETURN(
         pg::Rows listed,
-        meta.Query("SELECT 1 FROM pg_publication_tables WHERE pubname = " + meta.Literal(name) +
-                   " AND schemaname = " + meta.Literal(b.table.schema) +
+        meta.Query("SELECT rowfilter IS NULL, cardinality(attnames) FROM pg_publication_tables "
+                   "WHERE pubname = " +
+                   meta.Literal(name) + " AND schemaname = " + meta.Literal(b.table.schema) +
                    " AND tablename = " + meta.Literal(b.table.name)));
     if (listed.rows.empty()) {
       return Status::FailedPrecondition("publication " + name + " does not publish " +
                                         b.table.Display() + "; add it (ALTER PUBLICATION " + name +
                                         " ADD TABLE ...) or name another publication");
+    }
+    if (listed.rows[0][0].value_or("f") != "t" ||
+        listed.rows[0][1].value_or("") != std::to_string(b.table.columns.size())) {
+      return Status::FailedPrecondition(
+          "publication " + name + " publishes " + b.table.Display() +
+          " with a row filter or a column list; the job needs every row and column");
     }
   }
   return Status::Ok();
@@ -151,6 +220,7 @@ void PgChangeSource::CloseStream() {
   streaming_ = false;
   open_.reset();
   ready_.clear();
+  ready_count_ = 0;
   handed_.reset();
   relations_.clear();
 }
@@ -159,6 +229,7 @@ Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
                                          const job::BatchLimits& limits) {
   const Offset& offset = job.current_offset;
   if (offset.empty()) return Start(job, limits);
+  MR_RETURN_IF_ERROR(FollowOffsetTables(offset));
   MR_ASSIGN_OR_RETURN(const pg::Lsn lsn, pg::ParseLsn(offset.Text(kLsnPart)));
   if (offset.parts().contains(kSnapshotPart)) {
     return SnapshotSplit(job, lsn, offset.parts()[kSnapshotPart]);
@@ -178,32 +249,39 @@ Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
 Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
                                           const job::BatchLimits& limits) {
   CloseStream();
+  active_.assign(config_.tables.size(), true);
+  make_targets_ = true;  // the first batch makes the targets that do not exist yet
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
   MR_RETURN_IF_ERROR(CheckReplication(*meta));
   MR_RETURN_IF_ERROR(EnsurePublication(*meta, PublicationName(job)));
   const std::string name = SlotName(job);
-  // An inactive slot of this name is left by a crash before the job's first commit: nothing of
-  // it was used, so it starts over. One in use is someone else's.
-  MR_ASSIGN_OR_RETURN(pg::Rows active,
-                      meta->Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " +
-                                  meta->Literal(name) + " AND active"));
-  if (!active.rows.empty()) {
-    return Status::FailedPrecondition("replication slot " + name +
-                                      " exists and is in use; give the job another slot_name");
+  MR_ASSIGN_OR_RETURN(
+      pg::Rows existing,
+      meta->Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " + meta->Literal(name)));
+  if (!existing.rows.empty()) {
+    // A slot of the job's own name, or one this source made for a first task that did not
+    // commit, is left from before the job's first commit: nothing of it was used, so it
+    // starts over. A slot named by slot_name that this process did not make may be anyone's.
+    if (!config_.spec.slot_name.empty() && created_slot_ != name) {
+      return Status::FailedPrecondition(
+          "replication slot " + name +
+          " exists: the job creates the slot slot_name names, so give a name no slot has (if it "
+          "is this job's own, left by a crash before its first commit, drop it with "
+          "pg_drop_replication_slot('" +
+          name + "'))");
+    }
+    MR_RETURN_IF_ERROR(DropSlot(*meta, name));
   }
-  MR_RETURN_IF_ERROR(
-      meta->Execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-                    "WHERE slot_name = " +
-                    meta->Literal(name)));
   MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
   MR_ASSIGN_OR_RETURN(pg::CreatedSlot slot, repl_->CreateSlot(name, config_.spec.initial));
+  created_slot_ = name;
   snapshot_ = slot.snapshot;
   MR_LOG(kInfo) << "job " << job.name << ": created replication slot " << name << " at "
                 << pg::FormatLsn(slot.consistent_point);
   if (config_.spec.initial) return SnapshotSplit(job, slot.consistent_point, json::object());
   // "latest": nothing before the slot's consistent point is copied.
   job::Polled polled;
-  const Offset end = StreamOffset(slot.consistent_point);
+  const Offset end = BatchOffset(slot.consistent_point);
   polled.batch = MakeBatch(job.current_offset, end, "", "", {}, 0);
   polled.more = true;
   polled.end_offset = end;
@@ -247,7 +325,7 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   const int64_t bytes = read.bytes;
   const bool done = read.done;
 
-  Offset end = StreamOffset(lsn);
+  Offset end = BatchOffset(lsn);
   json last_key = json::array();
   if (!changes.empty()) {
     for (size_t k : table.key)
@@ -255,10 +333,10 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   }
   if (!done) {
     end = end.With(kSnapshotPart, json{{"table", table.Display()}, {"after", last_key}});
-  } else if (index + 1 < config_.tables.size()) {
+  } else if (size_t next = NextActive(index + 1); next < config_.tables.size()) {
     // The next table, from its first row, in the same exported snapshot.
     end = end.With(kSnapshotPart,
-                   json{{"table", config_.tables[index + 1].table.Display()}, {"after", nullptr}});
+                   json{{"table", config_.tables[next].table.Display()}, {"after", nullptr}});
   } else {
     snapshot_.clear();
   }
@@ -275,6 +353,12 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
 
 Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn lsn,
                                            const job::BatchLimits& limits) {
+  if (deferred_) {
+    // The failure met after the transactions the last batch handed out (Stream below).
+    Status failure = std::move(*deferred_);
+    deferred_.reset();
+    return failure;
+  }
   const auto now = config_.clock->SteadyNow();
   if (streaming_ && handed_ != lsn) {
     // The last batch handed out did not commit: its changes are read again from the slot.
@@ -288,8 +372,12 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     streaming_ = true;
     handed_ = lsn;
     confirmed_ = std::max(confirmed_, lsn);
-    passed_lsn_ = std::max(passed_lsn_, lsn);
+    // Positions describe this connection only: one reported by a closed connection may lie
+    // past transactions this one has yet to send (a quiet batch there would skip them).
+    passed_lsn_ = lsn;
+    server_lsn_ = lsn;
     last_batch_ = now;
+    reader_.Close();  // the snapshot is over
     MR_LOG(kInfo) << "job " << job.name << ": streaming from " << pg::FormatLsn(lsn);
   }
   if (now - last_status_ >= std::chrono::seconds(1)) {
@@ -298,21 +386,27 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
     last_status_ = now;
   }
 
-  auto ready_changes = [&] {
-    int64_t n = 0;
-    for (const Transaction& t : ready_)
-      n += static_cast<int64_t>(t.changes.size());
-    return n;
-  };
+  // A poll ends within kPollBudget whatever flows (other tables' changes keep the stream busy):
+  // a transaction being received stays in open_ for the next poll, and PAUSE or DROP never
+  // waits long for the task.
+  const auto deadline = now + kPollBudget;
   std::chrono::milliseconds wait = kStreamWait;
-  while (ready_changes() < limits.max_items) {
+  while (ready_count_ < limits.max_items && config_.clock->SteadyNow() < deadline) {
     MR_ASSIGN_OR_RETURN(std::optional<pg::StreamMessage> message, repl_->Next(wait));
     if (!message) {
       if (!open_) break;   // nothing more now
       wait = kStreamWait;  // a transaction is arriving: wait for its end
       continue;
     }
-    MR_RETURN_IF_ERROR(Receive(*message));
+    if (Status received = Receive(*message); !received.ok()) {
+      if (ready_.empty()) return received;
+      // The whole transactions before the failure go first; the failure comes back at the next
+      // poll, so the job stops exactly before the change that failed (a schema change its
+      // SELECT does not fit), and an ALTER JOB takes it from there.
+      deferred_ = std::move(received);
+      open_.reset();
+      break;
+    }
     // Whole transactions in hand: take what has already arrived, without waiting for more.
     wait = ready_.empty() || open_ ? kStreamWait : std::chrono::milliseconds(0);
   }
@@ -329,7 +423,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
       }
       end = t.end;
     }
-    polled.batch = MakeBatch(job.current_offset, StreamOffset(end), "lsn " + pg::FormatLsn(lsn),
+    polled.batch = MakeBatch(job.current_offset, BatchOffset(end), "lsn " + pg::FormatLsn(lsn),
                              "lsn " + pg::FormatLsn(end), std::move(changes), bytes);
     // Changes are flowing: the next poll comes at once and waits on the stream (kStreamWait)
     // for more, instead of after max_interval; an idle stream is polled every max_interval.
@@ -339,7 +433,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
   } else {
     const pg::Lsn quiet = open_ ? passed_lsn_ : std::max(passed_lsn_, server_lsn_);
     if (quiet > lsn && now - last_batch_ >= kQuietCommitInterval) {
-      polled.batch = MakeBatch(job.current_offset, StreamOffset(quiet), "", "", {}, 0);
+      polled.batch = MakeBatch(job.current_offset, BatchOffset(quiet), "", "", {}, 0);
       handed_ = quiet;
       last_batch_ = now;
     }
@@ -347,7 +441,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
   const pg::Lsn newest = std::max({server_lsn_, passed_lsn_, lsn});
   polled.end_offset = StreamOffset(newest);
   polled.lag_bytes = static_cast<int64_t>(newest - lsn);
-  polled.lag_items = ready_changes() + (polled.batch ? polled.batch->items() : 0);
+  polled.lag_items = ready_count_ + (polled.batch ? polled.batch->items() : 0);
   return polled;
 }
 
@@ -360,6 +454,7 @@ std::vector<PgChangeSource::Transaction> PgChangeSource::TakeReady(int64_t max_i
       if (items + static_cast<int64_t>(next.changes.size()) > max_items) break;
     }
     items += static_cast<int64_t>(next.changes.size());
+    ready_count_ -= static_cast<int64_t>(next.changes.size());
     taken.push_back(std::move(ready_.front()));
     ready_.pop_front();
   }
@@ -427,13 +522,18 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     t.end = commit->end_lsn;
     passed_lsn_ = std::max(passed_lsn_, t.end);
     // Transactions at or below the job's offset were applied before (a restart replays them).
-    if (t.end > handed_.value_or(0) && !t.changes.empty()) ready_.push_back(std::move(t));
+    if (t.end > handed_.value_or(0) && !t.changes.empty()) {
+      ready_count_ += static_cast<int64_t>(t.changes.size());
+      ready_.push_back(std::move(t));
+    }
     return Status::Ok();
   }
   if (const auto* relation = std::get_if<pg::RelationMessage>(&message)) {
     for (size_t b = 0; b < config_.tables.size(); ++b) {
       const SourceTable& table = config_.tables[b].table;
-      if (relation->schema != table.schema || relation->name != table.name) continue;
+      if (!active_[b] || relation->schema != table.schema || relation->name != table.name) {
+        continue;
+      }
       bool first = true;
       for (const auto& [oid, known] : relations_)
         first = first && known != b;
@@ -510,8 +610,28 @@ void PgChangeSource::Committed(const Offset& offset) {
   }
 }
 
+Status PgChangeSource::DropSlot(pg::PgConnection& conn, const std::string& name) {
+  // The walsender of a connection just closed may not have ended yet.
+  MR_RETURN_IF_ERROR(conn.Execute(
+      "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = " +
+      conn.Literal(name) + " AND active_pid IS NOT NULL"));
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    MR_RETURN_IF_ERROR(
+        conn.Execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                     "WHERE slot_name = " +
+                     conn.Literal(name) + " AND active_pid IS NULL"));
+    MR_ASSIGN_OR_RETURN(
+        pg::Rows left,
+        conn.Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " + conn.Literal(name)));
+    if (left.rows.empty()) return Status::Ok();
+    config_.clock->SleepFor(std::chrono::milliseconds(100));
+  }
+  return Status::Unavailable("replication slot " + name + " stayed in use for 5 s");
+}
+
 Status PgChangeSource::Drop(const job::JobRecord& job) {
   CloseStream();
+  reader_.Close();
   const std::string name = SlotName(job);
   auto meta = Meta();
   if (!meta.ok()) {
@@ -520,25 +640,7 @@ Status PgChangeSource::Drop(const job::JobRecord& job) {
                                      "with pg_drop_replication_slot)");
   }
   pg::PgConnection* conn = *meta;
-  // The walsender of the connection just closed may not have ended yet.
-  Status dropped = conn->Execute(
-      "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = " +
-      conn->Literal(name) + " AND active_pid IS NOT NULL");
-  for (int attempt = 0; dropped.ok() && attempt < 50; ++attempt) {
-    dropped = conn->Execute(
-        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name "
-        "= " +
-        conn->Literal(name) + " AND active_pid IS NULL");
-    if (!dropped.ok()) break;
-    auto left =
-        conn->Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " + conn->Literal(name));
-    if (!left.ok()) {
-      dropped = left.status();
-      break;
-    }
-    if (left->rows.empty()) break;
-    config_.clock->SleepFor(std::chrono::milliseconds(100));
-  }
+  Status dropped = DropSlot(*conn, name);
   if (dropped.ok() && config_.spec.publication_name.empty()) {
     dropped = conn->Execute("DROP PUBLICATION IF EXISTS " + conn->Identifier(PublicationName(job)));
   }

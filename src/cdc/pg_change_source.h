@@ -16,9 +16,9 @@
 //   name left by a crash before the first commit. The names: publication_name and slot_name,
 //   else millrace_<job id>_<create time>. Splits (snapshot_parallelism of them per batch, see
 //   snapshot_reader.h) are read in that snapshot while this source's replication connection
-//   stays open and idle; after a restart the remaining splits are read in fresh snapshots. Either way the stream replays every change after the consistent
-//   point, and upserts are idempotent: the target may be behind during the snapshot, never
-//   wrong after it.
+//   stays open and idle; after a restart the remaining splits are read in fresh snapshots. Either
+//   way the stream replays every change after the consistent point, and upserts are idempotent: the
+//   target may be behind during the snapshot, never wrong after it.
 // - A batch is whole source transactions (at least one, more up to max_items changes), or one
 //   split; a poll that hands out changes asks for the next poll at once (Polled::more), so a
 //   busy stream is read without waiting max_interval between batches. After its commit, Committed
@@ -82,7 +82,7 @@ class PgChangeSource final : public job::JobSource {
   Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
   // The database, schema, tables, and the slot and publication names given.
-  std::string Upstream() const override;
+  std::string FixedUpstream() const override;
   // A warning when the job's slot retains more WAL than the job's cdc.wal_retention_warning
   // (on a connection of its own: a RESUME may start a task meanwhile).
   std::string WhilePaused(const job::JobRecord& job) override;
@@ -93,6 +93,8 @@ class PgChangeSource final : public job::JobSource {
   static constexpr std::chrono::seconds kQuietCommitInterval{5};
   // How long a poll waits for the first change of a batch.
   static constexpr std::chrono::milliseconds kStreamWait{200};
+  // The longest a poll reads the stream.
+  static constexpr std::chrono::seconds kPollBudget{1};
 
  private:
   struct Transaction {
@@ -108,6 +110,8 @@ class PgChangeSource final : public job::JobSource {
   Status Receive(const pg::StreamMessage& message);
   Status Handle(const pg::PgOutputMessage& message);
   Result<pg::PgConnection*> Meta();
+  // Drops replication slot `name`, ending the walsender that holds it (waits up to 5 s).
+  Status DropSlot(pg::PgConnection& conn, const std::string& name);
   void CloseStream();
   std::string SlotName(const job::JobRecord& job) const;
   std::string PublicationName(const job::JobRecord& job) const;
@@ -122,7 +126,14 @@ class PgChangeSource final : public job::JobSource {
   std::vector<Transaction> TakeReady(int64_t max_items);
   std::unique_ptr<job::SourceBatch> MakeBatch(job::Offset start, job::Offset end, std::string first,
                                               std::string last, std::vector<Change> changes,
-                                              int64_t bytes) const;
+                                              int64_t bytes);
+  // The offset of a batch ending at `lsn`: FROM ... TO DATABASE adds the tables it follows,
+  // fixed at its first poll (a table that appears later is not followed).
+  job::Offset BatchOffset(pg::Lsn lsn) const;
+  // Follows the tables the offset lists; one it lists that has no binding is an error.
+  Status FollowOffsetTables(const job::Offset& offset);
+  // The first followed table at or after `from` (tables.size() when none).
+  size_t NextActive(size_t from) const;
 
   const PgChangeSourceConfig config_;
   SnapshotReader reader_;  // the task's thread only
@@ -138,6 +149,11 @@ class PgChangeSource final : public job::JobSource {
   pg::Lsn passed_lsn_ = 0;           // the end of the latest transaction received (applied or not)
   std::optional<Transaction> open_;  // a transaction being received
   std::deque<Transaction> ready_;    // received whole, not handed out
+  int64_t ready_count_ = 0;          // changes in ready_
+  std::optional<Status> deferred_;   // a failure met after ready_, returned by the next poll
+  std::string created_slot_;         // the slot this source made (its first task may retry)
+  std::vector<bool> active_;         // per table: followed (see BatchOffset)
+  bool make_targets_ = false;        // the next batch makes missing targets (after Start)
   std::map<uint32_t, size_t> relations_;  // relation id in this connection -> index in tables
   // Per table, every description seen (Announced); [0] is the catalog's.
   std::vector<std::vector<std::shared_ptr<const SourceTable>>> shapes_;

@@ -40,6 +40,26 @@ Status PrepareTarget(const job::ChangeSourceRequest& request, const SourceTable&
   return CheckSelect(*conn, table, target);
 }
 
+// The database form keeps a target's columns those of its source (schema changes add and drop
+// them): an existing target must have exactly the source's columns, whatever their order.
+Status SameColumns(const SourceTable& source, const table::TableDef& def) {
+  std::string lacks;
+  std::string extra;
+  for (const SourceColumn& c : source.columns) {
+    if (def.FindColumn(c.name) == nullptr) lacks += (lacks.empty() ? "" : ", ") + c.name;
+  }
+  for (const table::Column& c : def.columns) {
+    if (source.Find(c.name) < 0) extra += (extra.empty() ? "" : ", ") + c.name;
+  }
+  if (lacks.empty() && extra.empty()) return Status::Ok();
+  return Status::InvalidArgument(
+      "table " + def.database + "." + def.name + " exists with other columns than " +
+      source.Display() + (lacks.empty() ? "" : " (it lacks " + lacks + ")") +
+      (extra.empty() ? "" : " (it also has " + extra + ")") +
+      "; FROM ... TO DATABASE keeps each target's columns its source's: make them the same, "
+      "drop the table (the job makes it), or leave the table out with exclude_tables");
+}
+
 // The tables of FROM POSTGRES: include_tables, or every table of the schema; less
 // exclude_tables.
 Result<std::vector<std::string>> ListTables(pg::PgConnection& conn, const PgSourceSpec& spec) {
@@ -80,9 +100,10 @@ Status BindDatabase(const job::ChangeSourceRequest& request, pg::PgConnection& p
     MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> def,
                         table::LoadModel(*conn, database, name));
     if (!def) {
-      auto made = CreateTarget(*conn, database, binding.table, target_spec);
-      if (!made.ok()) return made.status().WithContext("creating " + database + "." + name);
-      def = std::move(made).value();
+      // Made by the job's first batch, after CREATE JOB's checks (nothing is made for a
+      // statement that is refused).
+      MR_ASSIGN_OR_RETURN(def, TargetDef(database, binding.table, target_spec));
+      binding.create = true;
     } else if (def->model != table::TableModel::kUnique) {
       return Status::InvalidArgument("FROM POSTGRES ... TO DATABASE " + database + ": table " +
                                      name + " exists and is a " +
@@ -90,6 +111,8 @@ Status BindDatabase(const job::ChangeSourceRequest& request, pg::PgConnection& p
                                      " KEY table; changes are applied by key into UNIQUE KEY "
                                      "tables");
     }
+    // Only at CREATE JOB: later the source may have columns the stream has not brought yet.
+    if (request.creating) MR_RETURN_IF_ERROR(SameColumns(binding.table, *def));
     MR_RETURN_IF_ERROR(BindByName(binding.table, *def, &binding.target));
     config->tables.push_back(std::move(binding));
   }

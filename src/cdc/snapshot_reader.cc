@@ -38,6 +38,11 @@ SnapshotReader::SnapshotReader(pg::ConnectParams params, int parallelism, int64_
 
 SnapshotReader::~SnapshotReader() = default;
 
+void SnapshotReader::Close() {
+  for (auto& conn : conns_)
+    conn.reset();
+}
+
 Result<pg::PgConnection*> SnapshotReader::Connection(size_t i) {
   if (conns_[i] != nullptr && conns_[i]->healthy()) return conns_[i].get();
   conns_[i].reset();
@@ -166,7 +171,10 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
     t.join();
   // The first connection's transaction held the exported snapshot for the others.
   if (conns_[0] != nullptr) {
-    if (Status s = conns_[0]->Execute("COMMIT"); !s.ok() && results[0].ok()) results[0] = s;
+    if (Status s = conns_[0]->Execute("COMMIT"); !s.ok()) {
+      conns_[0].reset();
+      if (results[0].ok()) results[0] = s;
+    }
   }
   for (const Status& s : results) {
     if (!s.ok()) return s.WithContext("reading a snapshot of " + table.Display());

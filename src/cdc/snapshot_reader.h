@@ -45,6 +45,8 @@ class SnapshotReader {
 
   Result<SnapshotRead> Read(const SourceTable& table, const std::vector<std::string>& after,
                             const std::string& snapshot);
+  // Closes the connections (the snapshot is over; a later Read opens them again).
+  void Close();
 
  private:
   // A key range of a Read: rows with key > lower (none: from the first) and <= upper (none:

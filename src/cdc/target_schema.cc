@@ -63,16 +63,25 @@ std::string TargetDdl(const SourceTable& source, const TargetDatabaseSpec& spec)
   return ddl;
 }
 
-Result<table::TableDef> CreateTarget(engine::Connection& conn, const std::string& database,
-                                     const SourceTable& source, const TargetDatabaseSpec& spec) {
+Result<table::TableDef> TargetDef(const std::string& database, const SourceTable& source,
+                                  const TargetDatabaseSpec& spec) {
   MR_ASSIGN_OR_RETURN(table::CreateTable create, table::ParseCreateTable(TargetDdl(source, spec)));
   create.def.database = database;
-  // The table and its record together: a crash leaves both or neither.
-  MR_ASSIGN_OR_RETURN(engine::Transaction txn, conn.Begin());
-  MR_RETURN_IF_ERROR(conn.Execute(table::DuckDbCreateTable(create.def, false)));
-  MR_RETURN_IF_ERROR(conn.Execute(table::RecordModelSql(create.def)));
-  MR_RETURN_IF_ERROR(txn.Commit());
   return create.def;
+}
+
+Status EnsureTarget(engine::Connection& conn, const table::TableDef& def) {
+  MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> existing,
+                      table::LoadModel(conn, def.database, def.name));
+  if (existing) {
+    if (existing->model == table::TableModel::kUnique) return Status::Ok();
+    return Status::FailedPrecondition("table " + def.database + "." + def.name + " was made as a " +
+                                      std::string(table::ModelName(existing->model)) +
+                                      " KEY table before the job could make it");
+  }
+  // The table and its record in one transaction (the caller's): both or neither.
+  MR_RETURN_IF_ERROR(conn.Execute(table::DuckDbCreateTable(def, false)));
+  return conn.Execute(table::RecordModelSql(def));
 }
 
 Status BindByName(const SourceTable& source, const table::TableDef& def, ApplyTarget* target) {

@@ -6,7 +6,9 @@
 // - TargetDdl is Doris's CREATE TABLE for a source table: its columns with their Doris types
 //   (pg/pg_types.h), the primary key leading as the UNIQUE KEY (a STRING key column becomes
 //   VARCHAR(65533), as Doris keys cannot be STRING), DISTRIBUTED BY HASH(key) BUCKETS 1, and
-//   the given PROPERTIES. CreateTarget makes it and its definition's record in one transaction.
+//   the given PROPERTIES. TargetDef is its definition (in `database`); EnsureTarget makes a
+//   table of that definition and its record, in the caller's transaction, unless a table of
+//   that name exists (which must be a UNIQUE KEY table).
 // - BindByName fills `target` so that the target's columns that the source also has are
 //   written from the source columns of the same name; the others are left to their default.
 //   A key column of the source missing from the target is INVALID_ARGUMENT.
@@ -37,8 +39,9 @@
 namespace millrace::cdc {
 
 std::string TargetDdl(const SourceTable& source, const TargetDatabaseSpec& spec);
-Result<table::TableDef> CreateTarget(engine::Connection& conn, const std::string& database,
-                                     const SourceTable& source, const TargetDatabaseSpec& spec);
+Result<table::TableDef> TargetDef(const std::string& database, const SourceTable& source,
+                                  const TargetDatabaseSpec& spec);
+Status EnsureTarget(engine::Connection& conn, const table::TableDef& def);
 Status BindByName(const SourceTable& source, const table::TableDef& def, ApplyTarget* target);
 struct AlteredTarget {
   table::TableDef def;

@@ -7,7 +7,8 @@
 namespace millrace::job {
 
 Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& insert_sql,
-                                                          const std::string& database) const {
+                                                          const std::string& database,
+                                                          bool creating) const {
   auto plan = std::make_shared<JobPlan>();
   MR_ASSIGN_OR_RETURN(plan->analysis, AnalyzeInsert(insert_sql));
   const InsertAnalysis& analysis = plan->analysis;
@@ -29,7 +30,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
     MR_RETURN_IF_ERROR(UseDatabase(*conn, analysis.to_database));
     plan->target = engine::RelationName{analysis.to_database, ""};
     ChangeSourceRequest request{insert_sql, analysis,      analysis.to_database, plan->target,
-                                config_.db, config_.clock, config_.fail_points};
+                                config_.db, config_.clock, config_.fail_points,  creating};
     MR_ASSIGN_OR_RETURN(plan->source, config_.make_change_source(request));
     return std::shared_ptr<const JobPlan>(std::move(plan));
   }
@@ -42,8 +43,9 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
   }
   plan->target = target->scans.front();
   if (change_stream) {
-    ChangeSourceRequest request{insert_sql, analysis,      database,           plan->target,
-                                config_.db, config_.clock, config_.fail_points};
+    ChangeSourceRequest request{insert_sql,          analysis,   database,
+                                plan->target,        config_.db, config_.clock,
+                                config_.fail_points, creating};
     MR_ASSIGN_OR_RETURN(plan->source, config_.make_change_source(request));
     return std::shared_ptr<const JobPlan>(std::move(plan));
   }

@@ -34,6 +34,9 @@ struct ChangeSourceRequest {
   engine::Database* db = nullptr;  // not owned
   Clock* clock = nullptr;          // not owned
   const FailPoints* fail_points = nullptr;
+  // CREATE JOB (not a restart or an ALTER): checks that hold only before the job has run
+  // (targets whose columns a schema change has not reached yet) are made now.
+  bool creating = false;
 };
 // Builds the source of a cdc_stream(...) job, or fails naming why the job cannot run (the
 // source unreachable, a bad parameter, a target of the wrong model).
@@ -54,8 +57,10 @@ struct PlanBuilderConfig {
 class PlanBuilder {
  public:
   explicit PlanBuilder(PlanBuilderConfig config) : config_(std::move(config)) {}
+  // `creating`: for CREATE JOB (ChangeSourceRequest::creating).
   Result<std::shared_ptr<const JobPlan>> Build(const std::string& insert_sql,
-                                               const std::string& database) const;
+                                               const std::string& database,
+                                               bool creating = false) const;
 
  private:
   const PlanBuilderConfig config_;

@@ -134,7 +134,7 @@ class JobSource {
   virtual std::string Describe() const = 0;
   // What ALTER JOB may not change beyond the location (a change stream's tables and slot: its
   // offset means nothing for others), in words for the message; "" when nothing.
-  virtual std::string Upstream() const { return ""; }
+  virtual std::string FixedUpstream() const { return ""; }
 };
 
 }  // namespace millrace::job

@@ -72,8 +72,8 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
                                           const sql::SessionInfo& who) {
   MR_ASSIGN_OR_RETURN(const int64_t id, config_.registry->Reserve(stmt.name));
   auto properties = JobProperties::Parse(stmt.properties);
-  auto built =
-      properties.ok() ? config_.plans->Build(stmt.insert_sql, database) : properties.status();
+  auto built = properties.ok() ? config_.plans->Build(stmt.insert_sql, database, /*creating=*/true)
+                               : properties.status();
   if (!built.ok()) {
     config_.registry->Unreserve(stmt.name);
     return built.status();
@@ -258,7 +258,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
     current = job->record;
     if (job->plan != nullptr) {
       old_analysis = job->plan->analysis;
-      old_upstream = job->plan->source->Upstream();
+      old_upstream = job->plan->source->FixedUpstream();
     }
   }
   PropertyMap merged = current.properties.given;
@@ -291,10 +291,11 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
       return Status::InvalidArgument("ALTER JOB " + stmt.name + ": the uri cannot change (it is " +
                                      (old_uri.empty() ? std::string("?") : old_uri) + ")");
     }
-    if (old_upstream != plan->source->Upstream()) {
+    if (old_upstream != plan->source->FixedUpstream()) {
       return Status::InvalidArgument("ALTER JOB " + stmt.name + ": what the job reads cannot " +
                                      "change (it is " + old_upstream + "; the new definition " +
-                                     "reads " + plan->source->Upstream() + "); recreate the job");
+                                     "reads " + plan->source->FixedUpstream() +
+                                     "); recreate the job");
     }
   }
   // The old definition (its source, maybe a read ahead) goes after the lock is released.

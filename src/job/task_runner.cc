@@ -67,9 +67,10 @@ void TaskRunner::WatchPaused(Job& job, const JobPlan& plan, int64_t epoch) {
   // Outside the job's lock: the source may ask its upstream.
   const std::string note = plan.source->WhilePaused(record);
   MutexLock lock(&job.mu);
-  if (job.record.state != JobState::kPaused || job.record.epoch != epoch) return;
+  if (job.record.state != JobState::kPaused) return;
   config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + config_.policy.paused_check);
-  if (job.record.runtime_msg == note) return;
+  // A job altered meanwhile is looked at again with its new source.
+  if (job.record.epoch != epoch || job.record.runtime_msg == note) return;
   if (!note.empty()) MR_LOG(kWarning) << "job " << job.name << ": " << note;
   // Shown by jobs() at once; stored with the job's next write.
   job.record.runtime_msg = note;

@@ -18,6 +18,14 @@ std::vector<std::string> ServerArgs() {
 
 }  // namespace
 
+std::unique_ptr<CdcTestEnv> CdcEnvTest::env_;
+
+void CdcEnvTest::SetUpTestSuite() {
+  auto env = CdcTestEnv::Start();
+  ASSERT_TRUE(env.ok()) << env.status().ToString();
+  env_ = std::move(env).value();
+}
+
 Result<std::unique_ptr<CdcTestEnv>> CdcTestEnv::Start() {
   auto env = std::make_unique<CdcTestEnv>();
   MR_ASSIGN_OR_RETURN(env->pg_, testing::PostgresServer::Start());

@@ -17,6 +17,8 @@
 // - Not thread-safe, except Pg (PostgresServer::Sql is), which a writer thread may call.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -64,6 +66,18 @@ class CdcTestEnv {
   std::unique_ptr<testing::PostgresServer> pg_;
   std::unique_ptr<access::E2EServer> mr_;
   std::unique_ptr<testing::TempDir> mr_dir_;  // the server's, while it is down
+};
+
+// A fixture whose tests share one CdcTestEnv, started once per suite (a binary has one suite).
+class CdcEnvTest : public ::testing::Test {
+ public:
+  static CdcTestEnv& env() { return *env_; }
+
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite() { env_.reset(); }
+
+  static std::unique_ptr<CdcTestEnv> env_;
 };
 
 }  // namespace millrace::cdc

@@ -26,15 +26,8 @@ int EnvInt(const char* name, int fallback) {
   return value != nullptr ? std::atoi(value) : fallback;
 }
 
-class PgCdcCrashTest : public ::testing::Test {
+class PgCdcCrashTest : public CdcEnvTest {
  protected:
-  static void SetUpTestSuite() {
-    auto env = CdcTestEnv::Start();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = std::move(env).value();
-  }
-  static void TearDownTestSuite() { env_.reset(); }
-
   // Successful tasks of every job so far.
   static int64_t SucceededTasks() {
     auto rows = env_->Mr("SELECT coalesce(sum(SucceedTaskCount), 0) FROM jobs(type := 'insert')");
@@ -64,11 +57,7 @@ class PgCdcCrashTest : public ::testing::Test {
           << committed;
     }
   }
-
-  static std::unique_ptr<CdcTestEnv> env_;
 };
-
-std::unique_ptr<CdcTestEnv> PgCdcCrashTest::env_;
 
 TEST_F(PgCdcCrashTest, KillNineDuringSnapshotAndStreamAndAPostgresCrashLoseAndDoubleNothing) {
   const int rows = EnvInt("MILLRACE_CDC_CRASH_ROWS", 10000);
