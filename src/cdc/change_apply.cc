@@ -86,14 +86,15 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
       std::vector<std::optional<std::string>> staged(columns.size());
       std::string keep;
       for (size_t i = 0; i < columns.size(); ++i) {
-        const pg::TupleValue& v = change.row[i];
-        if (v.kind == pg::TupleValue::Kind::kText) {
-          MR_ASSIGN_OR_RETURN(std::string text, pg::StageText(columns[i].mapping, v.text));
+        const change::TupleValue& v = change.row[i];
+        if (v.kind == change::TupleValue::Kind::kText) {
+          MR_ASSIGN_OR_RETURN(std::string text, change::StageText(columns[i].mapping, v.text));
           staged[i] = std::move(text);
-        } else if (v.kind == pg::TupleValue::Kind::kUnchanged && !del) {
-          if (i < change.old_row.size() && change.old_row[i].kind == pg::TupleValue::Kind::kText) {
+        } else if (v.kind == change::TupleValue::Kind::kUnchanged && !del) {
+          if (i < change.old_row.size() &&
+              change.old_row[i].kind == change::TupleValue::Kind::kText) {
             MR_ASSIGN_OR_RETURN(std::string text,
-                                pg::StageText(columns[i].mapping, change.old_row[i].text));
+                                change::StageText(columns[i].mapping, change.old_row[i].text));
             staged[i] = std::move(text);
           } else if (auto it = latest.find(key); it != latest.end() && it->second[i]) {
             staged[i] = it->second[i];
@@ -125,7 +126,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   std::string names;
   std::string partition;
   for (size_t i = 0; i < columns.size(); ++i) {
-    typed += pg::ValueSql(columns[i].mapping, StageColumn(i)) + " AS " +
+    typed += change::ValueSql(columns[i].mapping, StageColumn(i)) + " AS " +
              QuoteIdentifier(columns[i].name) + ", ";
     names += (i ? ", " : "") + QuoteIdentifier(columns[i].name);
   }

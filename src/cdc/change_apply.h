@@ -14,7 +14,8 @@
 //   old row when the source sent one (REPLICA IDENTITY FULL), else from an earlier change of
 //   the key in this run, else from the target's row of the key (its column of the same name).
 //   A target without such a column is INVALID_ARGUMENT saying to set REPLICA IDENTITY FULL.
-// - Values convert as pg_types.h says; a value that does not convert fails the run (the task).
+// - Values convert as their columns' TypeMapping says (change/change_value.h); a value that does
+// not convert fails the run (the task).
 // - Temporary tables named __millrace_cdc_* are created and dropped on the connection.
 // - Thread-safety: one run at a time per connection.
 #pragma once
@@ -24,10 +25,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cdc/pg_tables.h"
+#include "cdc/source_table.h"
+#include "change/change_value.h"
 #include "common/result.h"
 #include "engine/database.h"
-#include "pg/pgoutput.h"
 #include "table/table_def.h"
 
 namespace millrace::cdc {
@@ -37,10 +38,10 @@ inline constexpr std::string_view kSourceName = "__millrace_cdc_source";
 struct Change {
   enum class Kind { kUpsert, kDelete, kTruncate };
   Kind kind = Kind::kUpsert;
-  pg::Tuple row;       // upsert: the new row; delete: the old key (other columns NULL)
-  pg::Tuple old_row;   // the whole old row, when the source sent it; else empty
-  size_t table = 0;    // which of a source's tables it belongs to (ChangeApply ignores it)
-  uint32_t shape = 0;  // which description of that table it was written with (likewise)
+  change::Tuple row;      // upsert: the new row; delete: the old key (other columns NULL)
+  change::Tuple old_row;  // the whole old row, when the source sent it; else empty
+  size_t table = 0;       // which of a source's tables it belongs to (ChangeApply ignores it)
+  uint32_t shape = 0;     // which description of that table it was written with (likewise)
 };
 
 struct ApplyTarget {

@@ -23,9 +23,9 @@ Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
 }
 
-int64_t TupleBytes(const pg::Tuple& tuple) {
+int64_t TupleBytes(const change::Tuple& tuple) {
   int64_t bytes = 0;
-  for (const pg::TupleValue& v : tuple)
+  for (const change::TupleValue& v : tuple)
     bytes += static_cast<int64_t>(v.text.size());
   return bytes;
 }
@@ -169,7 +169,7 @@ Status PgChangeSource::EnsurePublication(pg::PgConnection& meta, const std::stri
   if (published.rows.empty()) {
     std::string tables;
     for (const TableBinding& b : config_.tables)
-      tables += (tables.empty() ? "" : ", ") + b.table.Quoted(meta);
+      tables += (tables.empty() ? "" : ", ") + QuotedName(meta, b.table);
     return meta.Execute("CREATE PUBLICATION " + meta.Identifier(name) + " FOR TABLE " + tables);
   }
   // A publication of the user's must carry every change of every column of the tables.
@@ -320,7 +320,7 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   }
   std::vector<Change> changes;
   changes.reserve(read.rows.size());
-  for (pg::Tuple& row : read.rows)
+  for (change::Tuple& row : read.rows)
     changes.push_back(Change{Change::Kind::kUpsert, std::move(row), {}, index, 0});
   const int64_t bytes = read.bytes;
   const bool done = read.done;
@@ -466,7 +466,7 @@ Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, 
   bool same = relation.columns.size() == latest.columns.size();
   for (size_t i = 0; same && i < latest.columns.size(); ++i) {
     same = relation.columns[i].name == latest.columns[i].name &&
-           relation.columns[i].type_oid == latest.columns[i].type.oid;
+           relation.columns[i].type_oid == latest.columns[i].type_id;
   }
   // The database form checks its target against the first description of a connection (the
   // target follows the committed position, which the catalog may have left behind).
@@ -481,7 +481,7 @@ Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, 
     if (Status bound = CheckSelect(*conn, shape, &target); !bound.ok()) {
       std::string now;
       for (const SourceColumn& c : shape.columns)
-        now += (now.empty() ? "" : ", ") + c.name + " " + c.type.name;
+        now += (now.empty() ? "" : ", ") + c.name + " " + c.type_name;
       return Status::FailedPrecondition(
           "the columns of " + shape.Display() + " changed (now: " + now +
           ") and the job's SELECT no longer fits them: " + bound.message() +
@@ -562,7 +562,7 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
                       update->old_row[k].text != update->row[k].text;
       }
       if (key_changed) {
-        pg::Tuple old_key(table.columns.size());
+        change::Tuple old_key(table.columns.size());
         for (size_t k : table.key) {
           if (k < update->old_row.size()) old_key[k] = update->old_row[k];
         }
@@ -571,7 +571,7 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
       }
     }
     open_->changes.push_back(Change{Change::Kind::kUpsert, update->row,
-                                    update->old_kind == 'O' ? update->old_row : pg::Tuple(), *b,
+                                    update->old_kind == 'O' ? update->old_row : change::Tuple(), *b,
                                     Shape(*b)});
     return Status::Ok();
   }
@@ -580,7 +580,7 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     const std::optional<size_t> b = Binding(del->relation);
     if (!b) return Status::Ok();
     const SourceTable& table = *shapes_[*b].back();
-    pg::Tuple key(table.columns.size());
+    change::Tuple key(table.columns.size());
     for (size_t k : table.key) {
       if (k < del->old_row.size()) key[k] = del->old_row[k];
     }

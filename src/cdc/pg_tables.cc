@@ -24,21 +24,23 @@ void ReadType(const pg::Row& row, size_t first, pg::PgType* type) {
   type->name = row[first + 5].value_or("");
 }
 
+// The column's type from ReadType's columns of `row`, mapped.
+void SetType(const pg::Row& row, size_t first, SourceColumn* column) {
+  pg::PgType type;
+  ReadType(row, first, &type);
+  column->type_name = type.name;
+  column->type_id = type.oid;
+  column->mapping = pg::MapType(type);
+}
+
 // The base type of a domain, else the type itself, joined as t (the declared type is dt).
 constexpr char kBaseTypeJoin[] =
     "JOIN pg_type t ON t.oid = CASE WHEN dt.typtype = 'd' THEN dt.typbasetype ELSE dt.oid END ";
 
 }  // namespace
 
-std::string SourceTable::Quoted(const pg::PgConnection& conn) const {
-  return conn.Identifier(schema) + "." + conn.Identifier(name);
-}
-
-int SourceTable::Find(const std::string& column) const {
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (columns[i].name == column) return static_cast<int>(i);
-  }
-  return -1;
+std::string QuotedName(const pg::PgConnection& conn, const SourceTable& table) {
+  return conn.Identifier(table.schema) + "." + conn.Identifier(table.name);
 }
 
 Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& schema,
@@ -68,9 +70,8 @@ Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& sch
     out.oid = static_cast<uint32_t>(ToInt(row[0]));
     SourceColumn column;
     column.name = row[1].value_or("");
-    ReadType(row, 2, &column.type);
+    SetType(row, 2, &column);
     column.not_null = row[8].value_or("f") == "t";
-    column.mapping = pg::MapType(column.type);
     if (row[9]) key.emplace_back(ToInt(row[9]), out.columns.size());
     out.columns.push_back(std::move(column));
   }
@@ -117,8 +118,7 @@ Result<SourceTable> DescribeRelation(pg::PgConnection& conn, const SourceTable& 
   for (size_t i = 0; i < relation.columns.size(); ++i) {
     SourceColumn column;
     column.name = relation.columns[i].name;
-    ReadType(types.rows[i], 1, &column.type);
-    column.mapping = pg::MapType(column.type);
+    SetType(types.rows[i], 1, &column);
     if (int k = known.Find(column.name); k >= 0) column.not_null = known.columns[k].not_null;
     for (const pg::Row& row : missing.rows) {
       if (row[0].value_or("") == column.name) column.missing_value = row[1];

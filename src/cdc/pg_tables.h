@@ -13,11 +13,9 @@
 // - Thread-safety: uses the given connection.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
-#include <vector>
 
+#include "cdc/source_table.h"
 #include "common/result.h"
 #include "pg/pg_connection.h"
 #include "pg/pg_types.h"
@@ -25,31 +23,8 @@
 
 namespace millrace::cdc {
 
-struct SourceColumn {
-  std::string name;
-  pg::PgType type;
-  pg::TypeMapping mapping;
-  bool not_null = false;
-  // The value rows that existed before the column was added read (ADD COLUMN ... DEFAULT x:
-  // PostgreSQL's attmissingval, which no WAL record carries); nullopt: NULL. Read by
-  // DescribeRelation only.
-  std::optional<std::string> missing_value;
-};
-
-struct SourceTable {
-  uint32_t oid = 0;
-  std::string schema;
-  std::string name;
-  std::vector<SourceColumn> columns;
-  std::vector<size_t> key;  // indexes into columns, in the primary key's order
-
-  // "schema.name", for messages.
-  std::string Display() const { return schema + "." + name; }
-  // The quoted name for SQL sent to PostgreSQL.
-  std::string Quoted(const pg::PgConnection& conn) const;
-  // The column named `name`, or -1.
-  int Find(const std::string& name) const;
-};
+// The quoted schema.name of `table` for SQL sent to PostgreSQL.
+std::string QuotedName(const pg::PgConnection& conn, const SourceTable& table);
 
 Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& schema,
                                   const std::string& table);

@@ -23,7 +23,7 @@ std::string KeyValues(const pg::PgConnection& conn, const SourceTable& table,
   std::string values;
   for (size_t n = 0; n < table.key.size() && n < key.size(); ++n) {
     values += (n ? ", " : "") + std::string("CAST(") + conn.Literal(key[n]) + " AS " +
-              table.columns[table.key[n]].type.name + ")";
+              table.columns[table.key[n]].type_name + ")";
   }
   return values;
 }
@@ -62,7 +62,7 @@ std::string SnapshotReader::RangeSelect(const pg::PgConnection& conn, const Sour
     where += (where.empty() ? "" : " AND ") + std::string("(") + key + ") <= (" +
              KeyValues(conn, table, range.upper) + ")";
   }
-  std::string select = "SELECT " + columns + " FROM " + table.Quoted(conn);
+  std::string select = "SELECT " + columns + " FROM " + QuotedName(conn, table);
   if (!where.empty()) select += " WHERE " + where;
   select += " ORDER BY " + key;
   if (range.upper.empty()) select += " LIMIT " + std::to_string(split_size_);
@@ -70,7 +70,7 @@ std::string SnapshotReader::RangeSelect(const pg::PgConnection& conn, const Sour
 }
 
 Status SnapshotReader::ReadRange(size_t i, const SourceTable& table, const Range& range,
-                                 const std::string& snapshot, std::vector<pg::Tuple>* rows,
+                                 const std::string& snapshot, std::vector<change::Tuple>* rows,
                                  int64_t* bytes) {
   Status read = ReadRangeOn(i, table, range, snapshot, rows, bytes);
   if (!read.ok()) conns_[i].reset();  // its transaction's state is unknown
@@ -78,7 +78,7 @@ Status SnapshotReader::ReadRange(size_t i, const SourceTable& table, const Range
 }
 
 Status SnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const Range& range,
-                                   const std::string& snapshot, std::vector<pg::Tuple>* rows,
+                                   const std::string& snapshot, std::vector<change::Tuple>* rows,
                                    int64_t* bytes) {
   MR_ASSIGN_OR_RETURN(pg::PgConnection * conn, Connection(i));
   pg::PgConnection& c = *conn;
@@ -88,12 +88,12 @@ Status SnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const Ran
   }
   Status copied =
       c.CopyOut("COPY (" + RangeSelect(c, table, range) + ") TO STDOUT", [&](pg::Row& row) {
-        pg::Tuple tuple;
+        change::Tuple tuple;
         tuple.reserve(row.size());
         for (auto& field : row) {
-          pg::TupleValue value;
+          change::TupleValue value;
           if (field) {
-            value.kind = pg::TupleValue::Kind::kText;
+            value.kind = change::TupleValue::Kind::kText;
             value.text = std::move(*field);
             *bytes += static_cast<int64_t>(value.text.size());
           }
@@ -139,7 +139,7 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
     }
     // Every split_size-th key after `after`, up to parallelism of them.
     const std::string key = KeyList(conn, table);
-    std::string inner = "SELECT " + key + " FROM " + table.Quoted(conn);
+    std::string inner = "SELECT " + key + " FROM " + QuotedName(conn, table);
     if (!after.empty()) inner += " WHERE (" + key + ") > (" + KeyValues(conn, table, after) + ")";
     inner += " ORDER BY " + key + " LIMIT " + std::to_string(split_size_ * parallelism_);
     auto bounds =
@@ -158,7 +158,7 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
     if (static_cast<int>(ranges.size()) < parallelism_) ranges.push_back({lower, {}});
   }
 
-  std::vector<std::vector<pg::Tuple>> rows(ranges.size());
+  std::vector<std::vector<change::Tuple>> rows(ranges.size());
   std::vector<int64_t> bytes(ranges.size(), 0);
   std::vector<Status> results(ranges.size());
   std::vector<std::thread> threads;
@@ -181,7 +181,7 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
   }
   for (size_t i = 0; i < ranges.size(); ++i) {
     out.bytes += bytes[i];
-    for (pg::Tuple& tuple : rows[i])
+    for (change::Tuple& tuple : rows[i])
       out.rows.push_back(std::move(tuple));
   }
   out.done = ranges.back().upper.empty() && static_cast<int64_t>(rows.back().size()) < split_size_;

@@ -25,15 +25,15 @@
 #include <vector>
 
 #include "cdc/pg_tables.h"
+#include "change/change_value.h"
 #include "common/result.h"
 #include "pg/pg_connection.h"
-#include "pg/pgoutput.h"
 
 namespace millrace::cdc {
 
 struct SnapshotRead {
-  std::vector<pg::Tuple> rows;  // every value kText or kNull
-  int64_t bytes = 0;            // of the values' text
+  std::vector<change::Tuple> rows;  // every value kText or kNull
+  int64_t bytes = 0;                // of the values' text
   bool done = false;
   bool imported = false;
 };
@@ -63,9 +63,9 @@ class SnapshotReader {
   // Reads `range` on connection `i`, in `snapshot` (imported; "" when connection i already
   // has its transaction and snapshot), into `rows`; a failed connection is closed.
   Status ReadRange(size_t i, const SourceTable& table, const Range& range,
-                   const std::string& snapshot, std::vector<pg::Tuple>* rows, int64_t* bytes);
+                   const std::string& snapshot, std::vector<change::Tuple>* rows, int64_t* bytes);
   Status ReadRangeOn(size_t i, const SourceTable& table, const Range& range,
-                     const std::string& snapshot, std::vector<pg::Tuple>* rows, int64_t* bytes);
+                     const std::string& snapshot, std::vector<change::Tuple>* rows, int64_t* bytes);
 
   const pg::ConnectParams params_;
   const int parallelism_;

@@ -156,9 +156,9 @@ Status Backfill(engine::Connection& conn, const table::TableDef& def, const Sour
     const int i = shape.Find(name);
     if (i < 0 || !shape.columns[i].missing_value) continue;
     const SourceColumn& s = shape.columns[i];
-    MR_ASSIGN_OR_RETURN(std::string staged, pg::StageText(s.mapping, *s.missing_value));
+    MR_ASSIGN_OR_RETURN(std::string staged, change::StageText(s.mapping, *s.missing_value));
     set += (set.empty() ? "" : ", ") + QuoteIdentifier(name) + " = " +
-           pg::ValueSql(s.mapping, engine::QuoteLiteral(staged));
+           change::ValueSql(s.mapping, engine::QuoteLiteral(staged));
   }
   if (set.empty()) return Status::Ok();
   return conn.Execute("UPDATE " + Qualified(def) + " SET " + set);

@@ -14,10 +14,7 @@
 //     jsonb             JSON one-dimensional arrays of the types above that convert by a cast: LIST
 //     of the element type
 //   A domain maps as its base type.
-// - ValueSql(mapping, expr) is the DuckDB expression converting the VARCHAR `expr` (holding the
-//   staged text, see StageText) to the mapped type.
-// - StageText(mapping, text) is the text to stage for a value: arrays become JSON arrays
-//   (PostgreSQL's {a,"b c",NULL} form decoded), other values are kept as they are.
+// - The mappings and the staging of text are change/change_value.h's.
 // - Thread-safety: pure functions.
 #pragma once
 
@@ -25,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "change/change_value.h"
 #include "common/result.h"
 
 namespace millrace::pg {
@@ -40,20 +38,6 @@ struct PgType {
   std::string name;  // format_type, for messages
 };
 
-enum class ValueForm { kCast, kBytea, kInterval, kArray };
-
-struct TypeMapping {
-  std::string duckdb_type;
-  std::string doris_type;
-  ValueForm form = ValueForm::kCast;
-};
-
-TypeMapping MapType(const PgType& type);
-std::string ValueSql(const TypeMapping& mapping, std::string_view expr);
-Result<std::string> StageText(const TypeMapping& mapping, std::string_view text);
-
-// PostgreSQL's text form of a one-dimensional array as a JSON array of strings and nulls;
-// INVALID_ARGUMENT for a malformed or multi-dimensional array.
-Result<std::string> ArrayToJson(std::string_view text);
+change::TypeMapping MapType(const PgType& type);
 
 }  // namespace millrace::pg

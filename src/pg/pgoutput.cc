@@ -1,6 +1,9 @@
 #include "pg/pgoutput.h"
 
 namespace millrace::pg {
+
+using change::Tuple;
+using change::TupleValue;
 namespace {
 
 // Reads big-endian fields off a message, remembering the first shortfall.

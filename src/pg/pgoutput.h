@@ -19,17 +19,11 @@
 #include <variant>
 #include <vector>
 
+#include "change/change_value.h"
 #include "common/result.h"
 #include "pg/lsn.h"
 
 namespace millrace::pg {
-
-struct TupleValue {
-  enum class Kind : char { kNull = 'n', kUnchanged = 'u', kText = 't' };
-  Kind kind = Kind::kNull;
-  std::string text;
-};
-using Tuple = std::vector<TupleValue>;
 
 struct BeginMessage {
   Lsn final_lsn = 0;           // the commit's LSN
@@ -66,21 +60,21 @@ struct TypeMessage {
 
 struct InsertMessage {
   uint32_t relation = 0;
-  Tuple row;
+  change::Tuple row;
 };
 
 struct UpdateMessage {
   uint32_t relation = 0;
   // 'K': the old key (the key changed); 'O': the whole old row (REPLICA IDENTITY FULL); 0: none.
   char old_kind = 0;
-  Tuple old_row;
-  Tuple row;
+  change::Tuple old_row;
+  change::Tuple row;
 };
 
 struct DeleteMessage {
   uint32_t relation = 0;
   char old_kind = 'K';  // 'K' key columns only, 'O' the whole row
-  Tuple old_row;
+  change::Tuple old_row;
 };
 
 struct TruncateMessage {

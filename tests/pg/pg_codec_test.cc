@@ -1,5 +1,5 @@
-// The pure parts of the PostgreSQL module: WAL positions, COPY's text format, array literals,
-// type mappings, and pgoutput messages built byte by byte as the protocol documents them.
+// The pure parts of the PostgreSQL module: WAL positions, COPY's text format, type mappings,
+// and pgoutput messages built byte by byte as the protocol documents them.
 #include <gtest/gtest.h>
 
 #include "pg/lsn.h"
@@ -46,17 +46,6 @@ TEST(CopyLineTest, DecodesEscapesAndNulls) {
   EXPECT_EQ(*DecodeCopyLine("\\\\N")[0], "\\N");
 }
 
-TEST(ArrayTest, PostgresArrayLiteralsBecomeJson) {
-  EXPECT_EQ(*ArrayToJson("{}"), "[]");
-  EXPECT_EQ(*ArrayToJson("{1,NULL,3}"), "[\"1\",null,\"3\"]");
-  EXPECT_EQ(*ArrayToJson("{\"x y\",\"q\\\"uote\",\"NULL\",\"{}\"}"),
-            "[\"x y\",\"q\\\"uote\",\"NULL\",\"{}\"]");
-  EXPECT_EQ(*ArrayToJson("[0:1]={a,b}"), "[\"a\",\"b\"]");
-  EXPECT_EQ(ArrayToJson("{{1,2},{3,4}}").status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ArrayToJson("{\"open").status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ArrayToJson("1,2").status().code(), StatusCode::kInvalidArgument);
-}
-
 TEST(TypeMapTest, CommonTypesMapAndConvert) {
   auto map = [](uint32_t oid, int32_t modifier = -1) {
     PgType t;
@@ -69,14 +58,14 @@ TEST(TypeMapTest, CommonTypesMapAndConvert) {
   EXPECT_EQ(map(1700).duckdb_type, "DECIMAL(38,9)");
   EXPECT_EQ(map(1700, ((60 << 16) | 3) + 4).duckdb_type, "VARCHAR");
   EXPECT_EQ(map(1043, 24).doris_type, "varchar(20)");
-  EXPECT_EQ(ValueSql(map(17), "v"), "unhex(substr(v, 3))");
-  EXPECT_EQ(ValueSql(map(25), "v"), "v");
+  EXPECT_EQ(change::ValueSql(map(17), "v"), "unhex(substr(v, 3))");
+  EXPECT_EQ(change::ValueSql(map(25), "v"), "v");
   PgType array;
   array.oid = 1007;
   array.category = 'A';
   array.element = 23;
   EXPECT_EQ(MapType(array).duckdb_type, "INTEGER[]");
-  EXPECT_EQ(*StageText(MapType(array), "{1,2}"), "[\"1\",\"2\"]");
+  EXPECT_EQ(*change::StageText(MapType(array), "{1,2}"), "[\"1\",\"2\"]");
   PgType enum_type;
   enum_type.oid = 90000;
   enum_type.typtype = 'e';
@@ -109,7 +98,7 @@ TEST(PgOutputTest, DecodesTheMessagesOfATransaction) {
   EXPECT_EQ(u.old_kind, 'K');
   EXPECT_EQ(u.old_row[0].text, "1");
   EXPECT_EQ(u.row[0].text, "42");
-  EXPECT_EQ(u.row[1].kind, TupleValue::Kind::kUnchanged);
+  EXPECT_EQ(u.row[1].kind, change::TupleValue::Kind::kUnchanged);
 
   auto del = DecodePgOutput("D" + U32(16384) + "K" + U16(1) + "t" + U32(2) + "42");
   ASSERT_TRUE(del.ok());
