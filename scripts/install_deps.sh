@@ -12,7 +12,7 @@ apt_packages=(
   libssl-dev libcurl4-openssl-dev libpugixml-dev libasio-dev libcpp-httplib-dev
   zlib1g-dev libzstd-dev libbz2-dev liblz4-dev
   nlohmann-json3-dev
-  mariadb-client libmariadb-dev
+  mariadb-client libmariadb-dev mariadb-server
   postgresql-15 libpq-dev
   nodejs npm
 )

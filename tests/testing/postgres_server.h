@@ -17,8 +17,9 @@
 // - postgresql.conf gets: listen_addresses='127.0.0.1', the socket directory,
 //   wal_level=logical, max_replication_slots=20, max_wal_senders=20, fsync=off,
 //   synchronous_commit=on (a commit another session has seen survives CrashRestart; with
-//   off, a row read by a snapshot could vanish in the crash), full_page_writes=off, shared_buffers=32MB, max_connections=60,
-//   no logging collector (pg_ctl -l writes the log). The port is passed at each start.
+//   off, a row read by a snapshot could vanish in the crash), full_page_writes=off,
+//   shared_buffers=32MB, max_connections=60, no logging collector (pg_ctl -l writes the log). The
+//   port is passed at each start.
 // - Port: a free one is found by binding 127.0.0.1:0 and closing the socket; if the server
 //   then cannot bind it (another process took it meanwhile), Start retries with a new port,
 //   5 attempts in all. Restart and CrashRestart keep the port.
@@ -51,6 +52,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "testing/server_process.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::testing {
@@ -107,7 +109,7 @@ class PostgresServer {
   int port_ = 0;
   bool as_postgres_user_ = false;  // running as root: server programs run as `postgres`
   std::mutex lifecycle_mu_;        // serializes Restart, CrashRestart
-  int watchdog_fd_ = -1;           // our end of the watchdog's socket pair
+  Watchdog watchdog_;              // destroyed before dir_
 };
 
 }  // namespace millrace::testing

@@ -5,26 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "testing/s3rver.h"
+#include "testing/server_process.h"
+#include "testing/server_test.h"
 
 namespace millrace::testing {
 namespace {
 
 // One server for the suite: starting PostgreSQL is heavy. Each test uses its own tables.
-class PostgresServerTest : public ::testing::Test {
+class PostgresServerTest : public SharedServerTest<PostgresServer> {
  protected:
-  static void SetUpTestSuite() {
-    auto started = PostgresServer::Start();
-    ASSERT_TRUE(started.ok()) << started.status().ToString();
-    server_ = std::move(started).value();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-
-  void SetUp() override { ASSERT_NE(server_, nullptr) << "the server did not start"; }
-
   // psql to the server over TCP as user() with `password`, in replication mode when asked.
   static Result<ProcessResult> Psql(const std::string& password, const std::string& sql,
                                     bool replication = false) {
@@ -35,11 +26,7 @@ class PostgresServerTest : public ::testing::Test {
         {PostgresServer::Binary("psql"), "-X", "-A", "-t", "-q", "-d", conninfo, "-c", sql},
         {"PGPASSWORD=" + password, "PGSSLMODE=disable", "LC_ALL=C"});
   }
-
-  static std::unique_ptr<PostgresServer> server_;
 };
-
-std::unique_ptr<PostgresServer> PostgresServerTest::server_;
 
 TEST_F(PostgresServerTest, RunsWithTheDocumentedSettings) {
   EXPECT_EQ(server_->host(), "127.0.0.1");
@@ -87,32 +74,14 @@ TEST_F(PostgresServerTest, RunsSqlAndReportsErrors) {
   EXPECT_FALSE(server_->Sql("SELECT count(*) FROM items").ok());
 
   // ON_ERROR_STOP: the script stops at the first error, whose message is in the status.
-  auto failed = server_->Sql(
-      "INSERT INTO items VALUES (1, 'again');\nINSERT INTO items VALUES (4, 'never');", "shop");
-  ASSERT_FALSE(failed.ok());
-  EXPECT_NE(failed.status().message().find("duplicate key value"), std::string::npos)
-      << failed.status().ToString();
-  auto count = server_->Sql("SELECT count(*) FROM items", "shop");
-  ASSERT_TRUE(count.ok());
-  EXPECT_EQ(*count, "3");
-
-  auto missing = server_->Sql("SELECT 1", "no_such_database");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().code(), StatusCode::kUnavailable) << missing.status().ToString();
+  ExpectSqlStopsAtFirstError(*server_, "duplicate key value");
 }
 
 TEST_F(PostgresServerTest, ChecksPasswordsAndAllowsReplicationConnections) {
-  auto good = Psql(server_->password(), "SELECT 42");
-  ASSERT_TRUE(good.ok());
-  EXPECT_EQ(good->exit_code, 0) << good->err;
-  EXPECT_EQ(good->out, "42\n");
-
-  auto wrong = Psql("not-the-password", "SELECT 42");
-  ASSERT_TRUE(wrong.ok());
-  EXPECT_EQ(wrong->exit_code, 2);
-  EXPECT_NE(wrong->err.find("password authentication failed for user \"millrace_test\""),
-            std::string::npos)
-      << wrong->err;
+  ExpectPasswordChecked(
+      [](const std::string& password, const std::string& sql) { return Psql(password, sql); },
+      server_->password(), /*refused_exit_code=*/2,
+      "password authentication failed for user \"millrace_test\"");
   auto wrong_replication = Psql("not-the-password", "IDENTIFY_SYSTEM", /*replication=*/true);
   ASSERT_TRUE(wrong_replication.ok());
   EXPECT_EQ(wrong_replication->exit_code, 2) << wrong_replication->out;
@@ -135,19 +104,11 @@ TEST_F(PostgresServerTest, TakesStatementsFromSeveralThreads) {
   ASSERT_TRUE(server_->Sql("CREATE TABLE hits (thread int, n int)").ok());
   constexpr int kThreads = 8;
   constexpr int kEach = 5;
-  std::vector<Status> results(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int n = 0; n < kEach && results[t].ok(); ++n) {
-        auto inserted = server_->Sql("INSERT INTO hits VALUES (" + std::to_string(t) + ", " +
-                                     std::to_string(n) + ")");
-        results[t] = inserted.status();
-      }
-    });
-  }
-  for (std::thread& thread : threads)
-    thread.join();
+  const std::vector<Status> results = RunOnThreads(kThreads, kEach, [](int t, int n) {
+    return server_
+        ->Sql("INSERT INTO hits VALUES (" + std::to_string(t) + ", " + std::to_string(n) + ")")
+        .status();
+  });
   for (const Status& status : results)
     EXPECT_TRUE(status.ok()) << status.ToString();
   auto count = server_->Sql("SELECT count(DISTINCT (thread, n)) FROM hits");

@@ -1,141 +1,23 @@
 #include "testing/s3rver.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <thread>
 
 #include "common/clock.h"
 #include "s3/s3_transport.h"
 #include "testing/wait_for.h"
 
-extern char** environ;
-
 namespace millrace::testing {
 namespace {
 
 using std::chrono::milliseconds;
 
-// PATH lookup done before fork, so the child only calls async-signal-safe functions.
-std::string FindExecutable(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return name;
-}
-
-std::string_view VariableName(std::string_view entry) {
-  return entry.substr(0, entry.find('='));
-}
-
-// The process environment with `extra` applied in order: a later entry replaces an earlier one
-// of the same name (getenv would otherwise see the first).
-std::vector<std::string> MergedEnvironment(const std::vector<std::string>& extra) {
-  std::vector<std::string> env;
-  for (char** var = environ; *var != nullptr; ++var)
-    env.emplace_back(*var);
-  for (const std::string& entry : extra) {
-    std::erase_if(env, [&](const std::string& existing) {
-      return VariableName(existing) == VariableName(entry);
-    });
-    env.push_back(entry);
-  }
-  return env;
-}
-
-std::vector<char*> CStrings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings)
-    out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
 }  // namespace
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool WaitForExit(pid_t pid, milliseconds timeout, int* wait_status) {
-  return WaitFor(
-      [&] {
-        const pid_t done = ::waitpid(pid, wait_status, WNOHANG);
-        return done == pid || (done < 0 && errno != EINTR);
-      },
-      timeout);
-}
-
-int ExitCode(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return -1;
-}
-
-Result<pid_t> SpawnProcess(const std::vector<std::string>& argv,
-                           const std::vector<std::string>& extra_env,
-                           const std::string& stdout_path, const std::string& stderr_path) {
-  if (argv.empty()) return Status::InvalidArgument("SpawnProcess: empty argv");
-  const std::string program = FindExecutable(argv[0]);
-  std::vector<std::string> args = argv;
-  std::vector<std::string> env = MergedEnvironment(extra_env);
-  std::vector<char*> c_args = CStrings(args);
-  std::vector<char*> c_env = CStrings(env);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) return Status::Internal(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) ::dup2(null_fd, 0);
-    const std::string* paths[] = {&stdout_path, &stderr_path};
-    for (int fd = 1; fd <= 2; ++fd) {
-      if (paths[fd - 1]->empty()) continue;
-      const int out = ::open(paths[fd - 1]->c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (out < 0) ::_exit(126);
-      ::dup2(out, fd);
-    }
-    ::execve(program.c_str(), c_args.data(), c_env.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
-                                 const std::vector<std::string>& extra_env, milliseconds timeout) {
-  TempDir dir;
-  const std::string out_path = dir.Join("stdout");
-  const std::string err_path = dir.Join("stderr");
-  MR_ASSIGN_OR_RETURN(pid_t pid, SpawnProcess(argv, extra_env, out_path, err_path));
-  int wait_status = 0;
-  if (!WaitForExit(pid, timeout, &wait_status)) {
-    ::kill(pid, SIGKILL);
-    WaitForExit(pid, std::chrono::seconds(5), &wait_status);
-    return Status::DeadlineExceeded(argv[0] + " did not finish within " +
-                                    std::to_string(timeout.count()) +
-                                    " ms; stderr: " + ReadFile(err_path));
-  }
-  return ProcessResult{ExitCode(wait_status), ReadFile(out_path), ReadFile(err_path)};
-}
 
 Result<std::unique_ptr<S3rver>> S3rver::Start(const std::vector<std::string>& buckets) {
   std::unique_ptr<S3rver> server(new S3rver());

@@ -1,5 +1,6 @@
-// Test support: the real s3rver (npm s3rver@3.7.1) as a child process, and the process
-// helpers it needs (also used to run the millrace binary and curl from tests).
+// Test support: the real s3rver (npm s3rver@3.7.1) as a child process. The process helpers
+// (SpawnProcess, RunProcess, ...) are in testing/server_process.h, included here for the tests
+// that use both.
 //
 // Contract
 // - S3rver::Start runs `node .../s3rver/bin/s3rver.js` on 127.0.0.1 with port 0 (the kernel
@@ -29,6 +30,7 @@
 
 #include "common/result.h"
 #include "s3/s3_client.h"
+#include "testing/server_process.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::s3 {
@@ -36,31 +38,6 @@ class S3Transport;
 }
 
 namespace millrace::testing {
-
-// Starts argv[0] (looked up in PATH) with the current environment plus `extra_env`
-// ("NAME=value", replacing variables of the same name); stdout and stderr go to the files
-// given ("" keeps the parent's). The child is killed when the calling thread exits.
-Result<pid_t> SpawnProcess(const std::vector<std::string>& argv,
-                           const std::vector<std::string>& extra_env,
-                           const std::string& stdout_path, const std::string& stderr_path);
-
-struct ProcessResult {
-  int exit_code = -1;  // 128 + signal number when killed by a signal
-  std::string out;
-  std::string err;
-};
-
-// Waits up to `timeout` for the child `pid`; true (with its wait status) once it exited.
-bool WaitForExit(pid_t pid, std::chrono::milliseconds timeout, int* wait_status);
-// The exit code of a wait status: the code, or 128 + the signal number when killed.
-int ExitCode(int wait_status);
-// The whole content of a file; "" when it cannot be read.
-std::string ReadFile(const std::string& path);
-
-// Runs argv to completion (killing it after `timeout`) and returns its exit code and output.
-Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
-                                 const std::vector<std::string>& extra_env = {},
-                                 std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 class S3rver {
  public:
