@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/strings.h"
 #include "table/create_table.h"
 #include "table/model_catalog.h"
 
@@ -9,13 +10,6 @@ namespace millrace::cdc {
 namespace {
 
 using engine::QuoteIdentifier;
-
-std::string Backquoted(const std::string& name) {
-  std::string out = "`";
-  for (char c : name)
-    out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
-}
 
 // The Doris type of a source column (a key column's STRING as VARCHAR(65533)).
 std::string DorisType(const SourceColumn& column, bool key) {

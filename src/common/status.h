@@ -51,6 +51,7 @@ enum class ErrorDomain : uint8_t {
   kMySql,     // code: the MySQL errno the client is sent (sql/mysql_errors.h); reason: 0
   kJob,       // code: job::JobErrorCode (job/job_errors.h); reason: 0
   kPostgres,  // code: the SQLSTATE, packed by pg::PackSqlState (pg/pg_connection.h); reason: 0
+  kMySqlSource,  // code: the errno a MySQL or MariaDB source server returned (mysql/); reason: 0
 };
 
 // What an error is, in a module's own terms, beyond its StatusCode.

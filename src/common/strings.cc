@@ -50,4 +50,11 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
+std::string Backquoted(std::string_view name) {
+  std::string out = "`";
+  for (char c : name)
+    out += c == '`' ? std::string("``") : std::string(1, c);
+  return out + "`";
+}
+
 }  // namespace millrace

@@ -314,7 +314,10 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
                 " AND bool_and(payload = 'p' || (file * 7 + line)))"),
             std::to_string(files));
   EXPECT_EQ(Get("SELECT Status FROM jobs(\"type\" = \"insert\")"), "RUNNING");
-  EXPECT_EQ(Get("SELECT FailedTaskCount FROM jobs(\"type\" = \"insert\")"), "0");
+  EXPECT_EQ(Get("SELECT FailedTaskCount FROM jobs(\"type\" = \"insert\")"), "0")
+      << "failed tasks: "
+      << Get("SELECT string_agg(ErrorMsg, ' | ') FROM tasks(\"type\" = \"insert\") WHERE "
+             "Status = 'FAILED'");
   const auto counts = (*proxy)->counts();
   std::printf("chaos: %d files, %d kills, %llu requests faulted\n", files, kills,
               static_cast<unsigned long long>(counts.faulted));
