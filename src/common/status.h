@@ -47,10 +47,10 @@ std::string_view StatusCodeName(StatusCode code);
 // Which module's vocabulary an ErrorDetail's numbers are in.
 enum class ErrorDomain : uint8_t {
   kNone = 0,
-  kDuckDb,    // code: duckdb_error_type; reason: engine::DuckDbReason (engine/duckdb_status.h)
-  kMySql,     // code: the MySQL errno the client is sent (sql/mysql_errors.h); reason: 0
-  kJob,       // code: job::JobErrorCode (job/job_errors.h); reason: 0
-  kPostgres,  // code: the SQLSTATE, packed by pg::PackSqlState (pg/pg_connection.h); reason: 0
+  kDuckDb,       // code: duckdb_error_type; reason: engine::DuckDbReason (engine/duckdb_status.h)
+  kMySql,        // code: the MySQL errno the client is sent (sql/mysql_errors.h); reason: 0
+  kJob,          // code: job::JobErrorCode (job/job_errors.h); reason: 0
+  kPostgres,     // code: the SQLSTATE, packed by pg::PackSqlState (pg/pg_connection.h); reason: 0
   kMySqlSource,  // code: the errno a MySQL or MariaDB source server returned (mysql/); reason: 0
 };
 

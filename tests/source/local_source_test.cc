@@ -493,8 +493,7 @@ class LocalRootsTest : public LocalSourceTest {
   }
 
   Result<std::unique_ptr<LocalSource>> Confined(const std::string& pattern) {
-    return LocalSource::Create(pattern,
-                               {.clock = &clock_, .settle_time = 1s, .roots = roots_});
+    return LocalSource::Create(pattern, {.clock = &clock_, .settle_time = 1s, .roots = roots_});
   }
 
   std::vector<std::string> roots_;
@@ -510,8 +509,8 @@ TEST_F(LocalRootsTest, FilesUnderARootAreRead) {
 
 TEST_F(LocalRootsTest, DotDotAndPathsOutsideAreRefusedBeforeAnythingIsListed) {
   for (const std::string& pattern :
-       {dir_.Join("root/../secret/*.csv"), dir_.Join("root/in/./a.csv"),
-        dir_.Join("secret/*.csv"), std::string("/etc/passwd"), dir_.Join("root/up/*.csv")}) {
+       {dir_.Join("root/../secret/*.csv"), dir_.Join("root/in/./a.csv"), dir_.Join("secret/*.csv"),
+        std::string("/etc/passwd"), dir_.Join("root/up/*.csv")}) {
     auto source = Confined(pattern);
     EXPECT_EQ(source.status().code(), StatusCode::kPermissionDenied) << pattern;
   }
@@ -524,8 +523,8 @@ TEST_F(LocalRootsTest, ASymlinkOutOfTheRootIsNotRead) {
   auto source = Confined(dir_.Join("root/in/*.csv"));
   ASSERT_TRUE(source.ok());
   Listing listing = ListOrDie(**source);
-  ASSERT_EQ(Keys(listing), (std::vector<std::string>{dir_.Join("root/in/a.csv"),
-                                                      dir_.Join("root/in/link.csv")}));
+  ASSERT_EQ(Keys(listing),
+            (std::vector<std::string>{dir_.Join("root/in/a.csv"), dir_.Join("root/in/link.csv")}));
   Status copied = (*source)->Download(listing.files[1], dir_.Join("copy"));
   EXPECT_EQ(copied.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(copied.message().find(dir_.Join("secret/s.csv")), std::string::npos)
