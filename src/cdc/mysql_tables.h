@@ -1,0 +1,47 @@
+// What Millrace reads of a MySQL or MariaDB source's catalog, and the SQL that copies a table's
+// rows in the same text the binlog decoder gives them, so a snapshot and the change stream
+// agree on every value.
+//
+// Contract
+// - DescribeMysqlTable reads a table's columns from information_schema in ordinal order and
+//   maps each as the binlog's TABLE_MAP would describe it (mysql::MapColumn), so a column has
+//   the same mapping from either side; type_name is COLUMN_TYPE (e.g. "int(10) unsigned"),
+//   type_id the binlog's type code. The primary key comes from the PRIMARY constraint. A
+//   missing table is NOT_FOUND naming it; one without a primary key INVALID_ARGUMENT saying
+//   why one is needed.
+// - SnapshotSelect is a SELECT of the table's rows after `after` (the staged text of the last
+//   key read; empty: from the first row), in key order, at most `limit`, whose every value is
+//   the text binlog_rows.h gives the same value: binary strings as '\x' hex, BIT as an unsigned
+//   integer, FLOAT through DOUBLE (exact), TIMESTAMP in UTC with '+00' (the session's
+//   time_zone is '+00:00', mysql_connection.h), zero dates and a date with a zero month or day
+//   as NULL; others as the server prints them.
+// - A ConsistentSnapshot opens a transaction WITH CONSISTENT SNAPSHOT on `conn` and returns
+//   the binlog position it sees (MariaDB's binlog_snapshot_file / _position, and the GTID
+//   position BINLOG_GTID_POS gives for it): every transaction committed at or before it is in
+//   the snapshot, none after it. The caller reads, then commits.
+// - Thread-safety: uses the given connection.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cdc/source_table.h"
+#include "common/result.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/mysql_connection.h"
+
+namespace millrace::cdc {
+
+Result<SourceTable> DescribeMysqlTable(mysql::MysqlConnection& conn, const std::string& schema,
+                                       const std::string& table);
+
+std::string SnapshotSelect(const mysql::MysqlConnection& conn, const SourceTable& table,
+                           const std::vector<std::string>& after, int64_t limit);
+
+struct SnapshotPosition {
+  mysql::BinlogPosition position;
+  std::string gtid;  // "" when the server gives none
+};
+Result<SnapshotPosition> ConsistentSnapshot(mysql::MysqlConnection& conn);
+
+}  // namespace millrace::cdc
