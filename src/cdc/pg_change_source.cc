@@ -30,6 +30,25 @@ int64_t TupleBytes(const change::Tuple& tuple) {
   return bytes;
 }
 
+// The names of the job's SELECT's output columns over `source`.
+Result<std::vector<std::string>> SelectColumns(engine::Connection& conn, const SourceTable& source,
+                                               ApplyTarget* target) {
+  MR_RETURN_IF_ERROR(CheckSelect(conn, source, target));
+  MR_ASSIGN_OR_RETURN(auto result,
+                      conn.Query("SELECT * FROM (" + target->select_sql + ") LIMIT 0"));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < result->column_count(); ++i)
+    names.push_back(result->column_name(i));
+  return names;
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names)
+    out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 }  // namespace
 
 size_t PgChangeSource::NextActive(size_t from) const {
@@ -469,8 +488,11 @@ Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, 
            relation.columns[i].type_oid == latest.columns[i].type_id;
   }
   // The database form checks its target against the first description of a connection (the
-  // target follows the committed position, which the catalog may have left behind).
-  if (same && !(first && config_.spec.whole_database)) return Status::Ok();
+  // target follows the committed position, which the catalog may have left behind): a shape
+  // other than the catalog's (0) is checked at every batch, so an equal one is reused.
+  if (same && !(first && config_.spec.whole_database && shapes_[b].size() == 1)) {
+    return Status::Ok();
+  }
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
   const TableBinding& binding = config_.tables[b];
   MR_ASSIGN_OR_RETURN(SourceTable shape, DescribeRelation(*meta, binding.table, relation));
@@ -478,7 +500,19 @@ Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, 
     ApplyTarget target = binding.target;
     MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
     MR_RETURN_IF_ERROR(job::UseDatabase(*conn, config_.database));
-    if (Status bound = CheckSelect(*conn, shape, &target); !bound.ok()) {
+    Status bound = CheckSelect(*conn, shape, &target);
+    if (bound.ok()) {
+      // A SELECT that still binds may map other source columns to the target's (SELECT * of
+      // reordered columns): its output columns must keep their names.
+      ApplyTarget before = binding.target;
+      MR_ASSIGN_OR_RETURN(std::vector<std::string> was, SelectColumns(*conn, latest, &before));
+      MR_ASSIGN_OR_RETURN(std::vector<std::string> now, SelectColumns(*conn, shape, &target));
+      if (was != now) {
+        bound = Status::FailedPrecondition("it would now fill the target's columns from " +
+                                           Join(now) + " instead of " + Join(was));
+      }
+    }
+    if (!bound.ok()) {
       std::string now;
       for (const SourceColumn& c : shape.columns)
         now += (now.empty() ? "" : ", ") + c.name + " " + c.type_name;
@@ -531,6 +565,12 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
   if (const auto* relation = std::get_if<pg::RelationMessage>(&message)) {
     for (size_t b = 0; b < config_.tables.size(); ++b) {
       const SourceTable& table = config_.tables[b].table;
+      if (active_[b] && table.oid == relation->oid &&
+          (relation->schema != table.schema || relation->name != table.name)) {
+        return Status::FailedPrecondition(
+            table.Display() + " was renamed to " + relation->schema + "." + relation->name +
+            "; the job follows its tables by name: recreate the job for the new name");
+      }
       if (!active_[b] || relation->schema != table.schema || relation->name != table.name) {
         continue;
       }

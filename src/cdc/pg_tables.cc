@@ -93,7 +93,10 @@ Result<SourceTable> DescribeRelation(pg::PgConnection& conn, const SourceTable& 
   out.oid = relation.oid;
   out.schema = relation.schema;
   out.name = relation.name;
-  if (relation.columns.empty()) return out;
+  if (relation.columns.empty()) {
+    return Status::FailedPrecondition("the change stream describes " + known.Display() +
+                                      " without columns");
+  }
   std::string values;
   for (size_t i = 0; i < relation.columns.size(); ++i) {
     const pg::RelationColumn& c = relation.columns[i];

@@ -617,5 +617,64 @@ TEST_F(PgCdcTest, APublicationThatLeavesChangesOutIsRefused) {
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'partial_job'").ok());
 }
 
+TEST_F(PgCdcTest, ReorderedColumnsUnderSelectStarAndARenamedTablePauseTheJob) {
+  // Columns reordered (dropped and added again): SELECT * still binds but would fill the
+  // target's columns from other source columns.
+  Pg("CREATE TABLE reord (id int PRIMARY KEY, a text, b text)");
+  ASSERT_TRUE(Mr("CREATE TABLE cdc.reord (id INT, a STRING, b STRING) UNIQUE KEY(id) "
+                 "DISTRIBUTED BY HASH(id) BUCKETS 1")
+                  .ok());
+  ASSERT_EQ(CreateJob("job_reord", "INSERT INTO cdc.reord SELECT * FROM " +
+                                       Stream("reord", ", \"offset\" = \"latest\"")),
+            Status::Ok());
+  auto state = [&](const std::string& job) {
+    return MrValue(
+        "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') WHERE "
+        "Name = '" +
+        job + "'");
+  };
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return MrValue(
+                   "SELECT CurrentOffset FROM jobs(type := 'insert') WHERE Name = "
+                   "'job_reord'")
+                   .find("lsn") != std::string::npos;
+      },
+      std::chrono::seconds(30)));
+  Pg("INSERT INTO reord VALUES (1, 'x', 'y'); ALTER TABLE reord DROP COLUMN a;"
+     "ALTER TABLE reord ADD COLUMN a text; INSERT INTO reord VALUES (2, 'B', 'A')");
+  std::string error;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        error = state("job_reord");
+        return error.starts_with("PAUSED");
+      },
+      std::chrono::seconds(60)));
+  EXPECT_NE(error.find("instead of"), std::string::npos) << error;
+  EXPECT_EQ(MrValue("SELECT a FROM cdc.reord WHERE id = 1"), "x");
+  EXPECT_EQ(MrValue("SELECT count(*) FROM cdc.reord WHERE id = 2"), "0");
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_reord'").ok());
+
+  // A table renamed under a database job: its changes keep coming (the publication holds the
+  // table, not its name) but under another name; the job stops saying so.
+  Pg("CREATE SCHEMA ren; CREATE TABLE ren.t (id int PRIMARY KEY, v text)");
+  ASSERT_TRUE(Mr("CREATE DATABASE rendb").ok());
+  ASSERT_TRUE(Mr("CREATE JOB ren_job ON STREAMING PROPERTIES (\"max_interval\" = \"1\") " +
+                 FromPostgres(", \"schema\" = \"ren\"") + " TO DATABASE rendb")
+                  .ok());
+  Pg("INSERT INTO ren.t VALUES (1, 'a')");
+  auto [want, got] = Converge("ren.t", "rendb.t", {{"id"}, {"v"}});
+  EXPECT_EQ(want, got);
+  Pg("ALTER TABLE ren.t RENAME TO t2; INSERT INTO ren.t2 VALUES (2, 'b')");
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        error = state("ren_job");
+        return error.starts_with("PAUSED");
+      },
+      std::chrono::seconds(60)));
+  EXPECT_NE(error.find("was renamed to ren.t2"), std::string::npos) << error;
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'ren_job'").ok());
+}
+
 }  // namespace
 }  // namespace millrace::cdc
