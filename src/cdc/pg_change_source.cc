@@ -322,6 +322,16 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   }
   const json after = position.is_object() ? position.value("after", json()) : json();
   const SourceTable& table = config_.tables[index].table;
+  json key_names = json::array();
+  for (size_t k : table.key)
+    key_names.push_back(table.columns[k].name);
+  // The key the position was taken on: another one (the primary key changed during the
+  // snapshot) would read its values as this key's.
+  if (after.is_array() && position.contains("key") && position["key"] != key_names) {
+    return Status::FailedPrecondition("the primary key of " + table.Display() + " changed (from " +
+                                      position["key"].dump() + " to " + key_names.dump() +
+                                      ") while the job copied it; recreate the job");
+  }
   std::vector<std::string> after_key;
   if (after.is_array()) {
     for (const json& v : after)
@@ -351,7 +361,8 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
       last_key.push_back(changes.back().row[k].text);
   }
   if (!done) {
-    end = end.With(kSnapshotPart, json{{"table", table.Display()}, {"after", last_key}});
+    end = end.With(kSnapshotPart,
+                   json{{"table", table.Display()}, {"key", key_names}, {"after", last_key}});
   } else if (size_t next = NextActive(index + 1); next < config_.tables.size()) {
     // The next table, from its first row, in the same exported snapshot.
     end = end.With(kSnapshotPart,

@@ -7,9 +7,10 @@
 //   (several tables, each into its own UNIQUE KEY target), through one slot and publication.
 // - The offset is {"lsn": "X/Y"} while streaming: every source transaction that committed at
 //   or before it is applied, none after it. During the snapshot it is {"lsn": <the slot's
-//   consistent point>, "snapshot": {"table": "schema.name", "after": [key values of the last
-//   row copied] | null}}; tables are copied one after the other in the configured order (an
-//   offset without "table" is the first table's).
+//   consistent point>, "snapshot": {"table": "schema.name", "key": [its key's columns],
+//   "after": [key values of the last row copied] | null}}; tables are copied one after the
+//   other in the configured order (an offset without "table" is the first table's); a key that
+//   differs from the table's now is FAILED_PRECONDITION (the primary key changed meanwhile).
 // - The first poll of a job (empty offset) creates its publication when missing (FOR TABLE the
 //   source tables; a publication named by publication_name that exists must publish them all)
 //   and its slot, exporting a snapshot (offset "initial"), dropping an inactive slot of that
