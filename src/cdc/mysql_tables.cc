@@ -20,6 +20,28 @@ int64_t ToInt(const mysql::Field& field) {
   return v;
 }
 
+// A collation number of a column's character set, as the binlog's TABLE_MAP would give it
+// (any collation of the set does: the decoder reads the set); NULL is a binary string's. A
+// character set the binlog decoder does not read is NOT_SUPPORTED here, before any copy.
+Result<uint32_t> CollationOf(const mysql::Field& charset, const std::string& column) {
+  if (!charset) return kBinaryCollation;
+  static const std::map<std::string, uint32_t> kCollations = {
+      {"binary", kBinaryCollation},
+      {"latin1", 8},
+      {"ascii", 11},
+      {"utf8mb3", 33},
+      {"utf8", 33},
+      {"utf8mb4", 45},
+  };
+  auto it = kCollations.find(ToLower(*charset));
+  if (it == kCollations.end()) {
+    return Status::NotSupported("column " + column + " has character set " + *charset +
+                                ", which change data capture from MySQL does not read (binary, "
+                                "latin1, ascii, utf8mb3 and utf8mb4 are)");
+  }
+  return it->second;
+}
+
 // The binlog's type code for information_schema's DATA_TYPE (MariaDB's JSON is a LONGTEXT, as
 // in the binlog).
 Result<uint8_t> TypeCode(const std::string& data_type, const std::string& column) {
@@ -87,13 +109,42 @@ std::string ValueExpression(const SourceColumn& column) {
   }
 }
 
-// A key value's staged text as a literal of its column.
+// True for the text of a number: an optional '-', digits, at most one '.'.
+bool IsNumber(std::string_view text) {
+  if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+  if (text.empty()) return false;
+  bool dot = false;
+  for (char c : text) {
+    if (c == '.' && !dot) {
+      dot = true;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A key value's staged text as a literal of its column. Numbers stay numbers: MySQL compares a
+// number with a quoted string as a double, which loses digits beyond 2^53.
 std::string KeyLiteral(const MysqlConnection& conn, const SourceColumn& column,
                        const std::string& staged) {
+  switch (column.type_id) {
+    case mysql::kTypeTiny:
+    case mysql::kTypeShort:
+    case mysql::kTypeInt24:
+    case mysql::kTypeLong:
+    case mysql::kTypeLongLong:
+    case mysql::kTypeNewDecimal:
+    case mysql::kTypeYear:
+    case mysql::kTypeBit:
+      if (IsNumber(staged)) return staged;
+      break;
+    default:
+      break;
+  }
   if (column.mapping.form == change::ValueForm::kBytea) {
     return "UNHEX(" + conn.Literal(staged.substr(std::min<size_t>(2, staged.size()))) + ")";
   }
-  if (column.type_id == mysql::kTypeBit) return "CAST(" + conn.Literal(staged) + " AS UNSIGNED)";
   if (column.type_id == mysql::kTypeTimestamp2 && staged.ends_with("+00")) {
     return conn.Literal(staged.substr(0, staged.size() - 3));
   }
@@ -107,12 +158,11 @@ Result<SourceTable> DescribeMysqlTable(MysqlConnection& conn, const std::string&
   MR_ASSIGN_OR_RETURN(
       mysql::Rows rows,
       conn.Query("SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.NUMERIC_PRECISION, "
-                 "c.NUMERIC_SCALE, c.CHARACTER_OCTET_LENGTH, co.ID, c.IS_NULLABLE, "
+                 "c.NUMERIC_SCALE, c.CHARACTER_OCTET_LENGTH, c.CHARACTER_SET_NAME, c.IS_NULLABLE, "
                  "(SELECT k.ORDINAL_POSITION FROM information_schema.KEY_COLUMN_USAGE k WHERE "
                  "k.TABLE_SCHEMA = c.TABLE_SCHEMA AND k.TABLE_NAME = c.TABLE_NAME AND "
                  "k.COLUMN_NAME = c.COLUMN_NAME AND k.CONSTRAINT_NAME = 'PRIMARY') "
-                 "FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co "
-                 "ON co.COLLATION_NAME = c.COLLATION_NAME WHERE c.TABLE_SCHEMA = " +
+                 "FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = " +
                  conn.Literal(schema) + " AND c.TABLE_NAME = " + conn.Literal(table) +
                  " ORDER BY c.ORDINAL_POSITION"));
   if (rows.rows.empty()) {
@@ -134,7 +184,14 @@ Result<SourceTable> DescribeMysqlTable(MysqlConnection& conn, const std::string&
     } else if (binlog.type == mysql::kTypeString || binlog.type == mysql::kTypeVarchar) {
       binlog.metadata = static_cast<uint16_t>(ToInt(row[5]));
     }
-    binlog.charset = row[6] ? static_cast<uint32_t>(ToInt(row[6])) : kBinaryCollation;
+    MR_ASSIGN_OR_RETURN(binlog.charset, CollationOf(row[6], binlog.name));
+    if ((binlog.type == mysql::kTypeEnum || binlog.type == mysql::kTypeSet) && row[8]) {
+      // ORDER BY sorts them by member number, a bound compares their strings: splits would
+      // skip and repeat rows.
+      return Status::NotSupported("MySQL table " + schema + "." + table + " has ENUM or SET " +
+                                  "column " + binlog.name + " in its primary key, which " +
+                                  "change data capture does not read");
+    }
     binlog.nullable = row[7].value_or("YES") == "YES";
     SourceColumn column;
     column.name = binlog.name;
@@ -174,8 +231,10 @@ std::string SnapshotSelect(const MysqlConnection& conn, const SourceTable& table
   return select + " ORDER BY " + key + " LIMIT " + std::to_string(limit);
 }
 
-Result<SnapshotPosition> ConsistentSnapshot(MysqlConnection& conn) {
-  MR_RETURN_IF_ERROR(conn.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT"));
+namespace {
+
+// The binlog position (and its GTID position) of the consistent snapshot just started.
+Result<SnapshotPosition> SnapshotPositionOf(MysqlConnection& conn) {
   MR_ASSIGN_OR_RETURN(mysql::Rows status, conn.Query("SHOW STATUS LIKE 'binlog_snapshot_%'"));
   SnapshotPosition out;
   for (const mysql::Row& row : status.rows) {
@@ -194,8 +253,28 @@ Result<SnapshotPosition> ConsistentSnapshot(MysqlConnection& conn) {
   MR_ASSIGN_OR_RETURN(mysql::Rows gtid,
                       conn.Query("SELECT BINLOG_GTID_POS(" + conn.Literal(out.position.file) +
                                  ", " + std::to_string(out.position.position) + ")"));
-  if (!gtid.rows.empty()) out.gtid = gtid.rows[0][0].value_or("");
+  if (gtid.rows.empty() || !gtid.rows[0][0]) {
+    return Status::Internal("BINLOG_GTID_POS gave no GTID position for " + out.position.file + ":" +
+                            std::to_string(out.position.position));
+  }
+  out.gtid = *gtid.rows[0][0];
   return out;
+}
+
+}  // namespace
+
+Result<SnapshotPosition> ConsistentSnapshot(MysqlConnection& conn) {
+  // Only REPEATABLE READ keeps one snapshot for the transaction (READ COMMITTED would see
+  // later commits, which the stream then applies again).
+  MR_RETURN_IF_ERROR(conn.Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ"));
+  MR_RETURN_IF_ERROR(conn.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT"));
+  auto position = SnapshotPositionOf(conn);
+  if (!position.ok()) {
+    if (Status rolled_back = conn.Execute("ROLLBACK"); !rolled_back.ok()) {
+      return position.status().WithContext("and ROLLBACK failed: " + rolled_back.message());
+    }
+  }
+  return position;
 }
 
 }  // namespace millrace::cdc

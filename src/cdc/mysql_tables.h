@@ -8,14 +8,18 @@
 //   the same mapping from either side; type_name is COLUMN_TYPE (e.g. "int(10) unsigned"),
 //   type_id the binlog's type code. The primary key comes from the PRIMARY constraint. A
 //   missing table is NOT_FOUND naming it; one without a primary key INVALID_ARGUMENT saying
-//   why one is needed.
+//   why one is needed; a character set the binlog decoder does not read, or an ENUM or SET
+//   key column (its ORDER BY and its comparisons disagree), NOT_SUPPORTED naming the column.
 // - SnapshotSelect is a SELECT of the table's rows after `after` (the staged text of the last
 //   key read; empty: from the first row), in key order, at most `limit`, whose every value is
 //   the text binlog_rows.h gives the same value: binary strings as '\x' hex, BIT as an unsigned
-//   integer, FLOAT through DOUBLE (exact), TIMESTAMP in UTC with '+00' (the session's
-//   time_zone is '+00:00', mysql_connection.h), zero dates and a date with a zero month or day
-//   as NULL; others as the server prints them.
-// - A ConsistentSnapshot opens a transaction WITH CONSISTENT SNAPSHOT on `conn` and returns
+//   integer, TIMESTAMP in UTC with '+00' (the session's time_zone is '+00:00',
+//   mysql_connection.h), zero dates and a date with a zero month or day as NULL; others as the
+//   server prints them. FLOAT comes through DOUBLE (the exact value where the binlog gives the
+//   shortest text) and DOUBLE may spell its exponent without '+': the same value in DuckDB.
+//   Key bounds are numbers for numeric keys (MySQL would compare a quoted one as a double).
+// - A ConsistentSnapshot opens a REPEATABLE READ transaction WITH CONSISTENT SNAPSHOT on `conn`
+//   (rolled back when the position cannot be read) and returns
 //   the binlog position it sees (MariaDB's binlog_snapshot_file / _position, and the GTID
 //   position BINLOG_GTID_POS gives for it): every transaction committed at or before it is in
 //   the snapshot, none after it. The caller reads, then commits.

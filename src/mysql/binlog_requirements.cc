@@ -40,13 +40,22 @@ Status CheckBinlogSource(MysqlConnection& conn) {
   bool slave = false;
   bool client = false;
   for (const Row& row : grants.rows) {
+    // "GRANT <privilege>, <privilege> ON *.* TO ...": the binlog's privileges are global.
     const std::string grant = ToUpper(row[0].value_or(""));
-    if (grant.find(" ON *.*") == std::string::npos) continue;  // binlog privileges are global
-    const bool all = grant.find("GRANT ALL PRIVILEGES") != std::string::npos;
-    slave = slave || all || grant.find("REPLICATION SLAVE") != std::string::npos ||
-            grant.find("REPLICATION REPLICA") != std::string::npos;
-    client = client || all || grant.find("REPLICATION CLIENT") != std::string::npos ||
-             grant.find("BINLOG MONITOR") != std::string::npos;
+    const size_t on = grant.find(" ON *.* ");
+    if (grant.rfind("GRANT ", 0) != 0 || on == std::string::npos) continue;
+    const std::string list = grant.substr(6, on - 6);
+    size_t begin = 0;
+    while (begin <= list.size()) {
+      size_t comma = list.find(',', begin);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string privilege(Trim(std::string_view(list).substr(begin, comma - begin)));
+      const bool all = privilege == "ALL PRIVILEGES" || privilege == "ALL";
+      slave =
+          slave || all || privilege == "REPLICATION SLAVE" || privilege == "REPLICATION REPLICA";
+      client = client || all || privilege == "REPLICATION CLIENT" || privilege == "BINLOG MONITOR";
+      begin = comma + 1;
+    }
   }
   if (slave && client) return Status::Ok();
   return Status::PermissionDenied(

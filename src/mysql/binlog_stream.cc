@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/strings.h"
+
 namespace millrace::mysql {
 namespace {
 
@@ -33,6 +35,20 @@ std::string Text(const MARIADB_STRING& s) {
 
 using EventPtr = std::unique_ptr<MARIADB_RPL_EVENT, decltype(&mariadb_free_rpl_event)>;
 
+// A ROTATE event's file name: the bytes after its header and 8-byte position, less the
+// checksum when the log has one.
+Result<std::string> RotateFileName(const MARIADB_RPL_EVENT& event, bool checksum) {
+  const unsigned char* header = event.raw_data + event.raw_data_ofs;
+  const size_t available = event.raw_data_size - event.raw_data_ofs;
+  const size_t length = std::min<size_t>(Little4(header + 9), available);
+  const size_t trailer = checksum ? kChecksumSize : 0;
+  if (length < kHeaderSize + 8 + trailer) {
+    return Status::DataLoss("a ROTATE event of " + std::to_string(length) + " bytes");
+  }
+  return std::string(reinterpret_cast<const char*>(header) + kHeaderSize + 8,
+                     length - kHeaderSize - 8 - trailer);
+}
+
 }  // namespace
 
 std::string GtidEvent::Text() const {
@@ -42,13 +58,24 @@ std::string GtidEvent::Text() const {
 Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const ConnectParams& params,
                                                          uint32_t server_id,
                                                          const BinlogStart& start,
-                                                         std::chrono::milliseconds heartbeat) {
+                                                         std::chrono::milliseconds heartbeat,
+                                                         TableFilter follow) {
+  if (server_id == 0) {
+    return Status::InvalidArgument("a binlog dump needs a server_id other than 0");
+  }
   ConnectParams dump = params;
   // A dead server sends no heartbeat: reads give up after a few missed ones.
   dump.read_timeout = std::max<std::chrono::seconds>(
       std::chrono::seconds(5),
       std::chrono::duration_cast<std::chrono::seconds>(heartbeat * 3) + std::chrono::seconds(1));
   MR_ASSIGN_OR_RETURN(std::unique_ptr<MysqlConnection> conn, MysqlConnection::Connect(dump));
+  const char* version = mysql_get_server_info(conn->raw());
+  if (!start.gtid.empty() && (version == nullptr || std::strstr(version, "MariaDB") == nullptr)) {
+    return Status::NotSupported("MySQL server " + Describe(params) +
+                                " is not MariaDB: a GTID start position is MariaDB's "
+                                "(MySQL's GTID sets are not supported yet); give a file and "
+                                "position");
+  }
   // The dump sends checksummed events only to a client that says it can take them, and GTID
   // events only to one that claims MariaDB 10's capability (4).
   std::string setup =
@@ -60,9 +87,16 @@ Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const ConnectParams& pa
              ", @slave_gtid_strict_mode = 0, @slave_gtid_ignore_duplicates = 0";
   }
   MR_RETURN_IF_ERROR(conn->Execute(setup));
+  // Every event the dump sends, the artificial ones before the first FORMAT_DESCRIPTION too,
+  // carries a checksum when the log has them.
+  MR_ASSIGN_OR_RETURN(Rows checksum, conn->Query("SELECT @@global.binlog_checksum"));
+  const bool has_checksum =
+      !checksum.rows.empty() && ToUpper(checksum.rows[0][0].value_or("NONE")) != "NONE";
   MARIADB_RPL* rpl = mariadb_rpl_init(conn->raw());
   if (rpl == nullptr) return conn->LastError("cannot start the binlog dump");
-  std::unique_ptr<BinlogStream> stream(new BinlogStream(std::move(conn), rpl, start.position));
+  std::unique_ptr<BinlogStream> stream(
+      new BinlogStream(std::move(conn), rpl, start.position, std::move(follow)));
+  stream->checksum_ = has_checksum;
   // With a GTID position the server finds the file itself: the dump names none.
   const std::string file = start.gtid.empty() ? start.position.file : std::string();
   const unsigned long position = start.gtid.empty() ? start.position.position : 4;
@@ -93,15 +127,24 @@ Status BinlogStream::Failed(std::string_view what) const {
 Result<StreamEvent> BinlogStream::Next() {
   while (true) {
     EventPtr event(mariadb_rpl_fetch(rpl_, nullptr), &mariadb_free_rpl_event);
-    if (event == nullptr)
+    if (event == nullptr) {
+      if (mysql_errno(conn_->raw()) == 0 && mariadb_rpl_errno(rpl_) == 0) {
+        return Status::Unavailable("MySQL " + Describe(conn_->params()) +
+                                   " ended the binlog dump at " + position_.file + ":" +
+                                   std::to_string(position_.position));
+      }
       return Failed("reading the binlog at " + position_.file + ":" +
                     std::to_string(position_.position));
+    }
     const int type = event->event_type;
     // Artificial events (the first ROTATE and FORMAT_DESCRIPTION of a dump) have no position.
     if (event->next_event_pos != 0) position_.position = event->next_event_pos;
     StreamEvent out;
     if (type == ROTATE_EVENT) {
-      position_ = {Text(event->event.rotate.filename), event->event.rotate.position};
+      // The name is read from the packet: Connector/C 3.3 garbles the name of the artificial
+      // ROTATE the server sends after a switch (it cuts the checksum off twice).
+      MR_ASSIGN_OR_RETURN(std::string file, RotateFileName(*event, checksum_));
+      position_ = {std::move(file), event->event.rotate.position};
       out.event = RotateEvent{position_};
       out.after = position_;
       return out;
@@ -117,6 +160,10 @@ Result<StreamEvent> BinlogStream::Next() {
       return out;
     }
     if (type == GTID_EVENT) {
+      // A transaction's statements each announce their tables again: ids of earlier ones (new
+      // after an ALTER or a table-cache eviction) are no longer needed.
+      tables_.clear();
+      skipped_.clear();
       out.event =
           GtidEvent{event->event.gtid.domain_id, event->server_id, event->event.gtid.sequence_nr,
                     (event->event.gtid.flags & kGtidStandalone) != 0};
@@ -137,7 +184,7 @@ Result<StreamEvent> BinlogStream::Next() {
     const unsigned char* header = event->raw_data + event->raw_data_ofs;
     const size_t available = event->raw_data_size - event->raw_data_ofs;
     const size_t length = Little4(header + 9);
-    const size_t trailer = rpl_->use_checksum ? kChecksumSize : 0;
+    const size_t trailer = checksum_ ? kChecksumSize : 0;
     if (length > available || length < kHeaderSize + trailer) {
       return Status::DataLoss("binlog event of " + std::to_string(length) + " bytes in a " +
                               std::to_string(available) + "-byte packet at " + position_.file +
@@ -147,11 +194,23 @@ Result<StreamEvent> BinlogStream::Next() {
                                 length - kHeaderSize - trailer);
     if (type == TABLE_MAP_EVENT) {
       MR_ASSIGN_OR_RETURN(TableMapBytes bytes, SplitTableMapEvent(body, mariadb_));
+      if (follow_ && !follow_(bytes.schema, bytes.name)) {
+        skipped_.insert(bytes.table_id);
+        continue;
+      }
       MR_ASSIGN_OR_RETURN(BinlogTable table, DecodeTableMap(bytes));
       const uint64_t id = table.table_id;
       tables_[id] = table;
       out.event = TableMapEvent{std::move(table)};
       return out;
+    }
+    if (follow_ && body.size() >= 6) {
+      // The table id leads the rows event: a table not followed is skipped undecoded (even
+      // compressed rows, which SplitRowsEvent refuses).
+      uint64_t id = 0;
+      for (int i = 5; i >= 0; --i)
+        id = id << 8 | static_cast<unsigned char>(body[i]);
+      if (skipped_.contains(id)) continue;
     }
     MR_ASSIGN_OR_RETURN(RowsBytes bytes, SplitRowsEvent(static_cast<uint8_t>(type), body));
     auto table = tables_.find(bytes.table_id);

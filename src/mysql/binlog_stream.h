@@ -11,10 +11,18 @@
 //   transactions) when given, else the file and byte position. Checksums are verified by
 //   Connector/C (MARIADB_RPL_VERIFY_CHECKSUM); a mismatch fails Next with DATA_LOSS.
 // - Next blocks until an event arrives: a heartbeat at the latest `heartbeat` after the last
-//   one. Every event carries the position after it (the file, and the byte offset of the next
-//   event), which a restart may resume from. Row events come decoded with the TABLE_MAP event
-//   that preceded them in the same transaction; one naming a table id no TABLE_MAP announced is
-//   DATA_LOSS.
+//   one while the log is idle. Every event carries the position after it (the file, and the
+//   byte offset of the next event). Only a position between transactions is a place to resume
+//   from: after an XID, a COMMIT or ROLLBACK statement, a standalone statement, a heartbeat or a
+//   rotation (resuming inside a transaction would lose its TABLE_MAPs).
+// - `follow` (null: every table) says which tables' events are decoded; the TABLE_MAP and row
+//   events of others are skipped undecoded, so a table the job does not read (a type Millrace
+//   does not decode, compressed rows) cannot stop it. Row events come decoded with the
+//   TABLE_MAP event that preceded them in the same transaction; one naming a table id no
+//   TABLE_MAP announced is DATA_LOSS.
+// - server_id must not be 0 (the server would end the dump at the end of the log) and must be
+//   unique among the server's replicas (it ends other dumps of the same id). A GTID start is
+//   MariaDB's; on MySQL it is NOT_SUPPORTED.
 // - Errors: UNAVAILABLE when the connection breaks; OUT_OF_RANGE with the server's message when
 //   it cannot send from the position (a purged binlog file: errno 1236, its detail kept); other
 //   server errors as mysql_connection.h maps them.
@@ -23,9 +31,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -64,7 +74,8 @@ struct TableMapEvent {
 };
 struct RowsEvent {
   RowsKind kind = RowsKind::kWrite;
-  const BinlogTable* table = nullptr;  // the stream's, valid until the next TABLE_MAP of its id
+  // The stream's, valid until the next TABLE_MAP of its id or the next transaction's GTID.
+  const BinlogTable* table = nullptr;
   std::vector<RowChange> rows;
 };
 // A transaction of transactional tables commits.
@@ -89,9 +100,11 @@ struct StreamEvent {
 
 class BinlogStream {
  public:
+  using TableFilter = std::function<bool(const std::string& schema, const std::string& table)>;
   static Result<std::unique_ptr<BinlogStream>> Open(const ConnectParams& params, uint32_t server_id,
                                                     const BinlogStart& start,
-                                                    std::chrono::milliseconds heartbeat);
+                                                    std::chrono::milliseconds heartbeat,
+                                                    TableFilter follow = nullptr);
   ~BinlogStream();
   BinlogStream(const BinlogStream&) = delete;
   BinlogStream& operator=(const BinlogStream&) = delete;
@@ -99,15 +112,22 @@ class BinlogStream {
   Result<StreamEvent> Next();
 
  private:
-  BinlogStream(std::unique_ptr<MysqlConnection> conn, MARIADB_RPL* rpl, BinlogPosition position)
-      : conn_(std::move(conn)), rpl_(rpl), position_(std::move(position)) {}
+  BinlogStream(std::unique_ptr<MysqlConnection> conn, MARIADB_RPL* rpl, BinlogPosition position,
+               TableFilter follow)
+      : conn_(std::move(conn)),
+        rpl_(rpl),
+        position_(std::move(position)),
+        follow_(std::move(follow)) {}
   Status Failed(std::string_view what) const;
 
   std::unique_ptr<MysqlConnection> conn_;
   MARIADB_RPL* rpl_;  // owned
   BinlogPosition position_;
+  const TableFilter follow_;
   bool mariadb_ = true;                     // from the FORMAT_DESCRIPTION event
-  std::map<uint64_t, BinlogTable> tables_;  // by table id, from TABLE_MAP events
+  bool checksum_ = false;                   // events end with a CRC32 (binlog_checksum)
+  std::map<uint64_t, BinlogTable> tables_;  // by table id, from this transaction's TABLE_MAPs
+  std::set<uint64_t> skipped_;              // table ids of tables not followed
 };
 
 }  // namespace millrace::mysql

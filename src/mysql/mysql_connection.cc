@@ -27,8 +27,8 @@ int ErrnoOf(const Status& status) {
 StatusCode StatusCodeOfErrno(int error) {
   switch (error) {
     case ER_ACCESS_DENIED_ERROR:
-    case ER_DBACCESS_DENIED_ERROR:
       return StatusCode::kUnauthenticated;
+    case ER_DBACCESS_DENIED_ERROR:
     case ER_TABLEACCESS_DENIED_ERROR:
     case ER_COLUMNACCESS_DENIED_ERROR:
     case ER_SPECIFIC_ACCESS_DENIED_ERROR:
@@ -76,7 +76,9 @@ Result<std::unique_ptr<MysqlConnection>> MysqlConnection::Connect(const ConnectP
     return failed;
   }
   std::unique_ptr<MysqlConnection> conn(new MysqlConnection(mysql, params));
-  MR_RETURN_IF_ERROR(conn->Execute("SET time_zone = '+00:00'"));
+  // UTC timestamps, and a sql_mode that cannot change how values print or compare
+  // (NO_BACKSLASH_ESCAPES, PAD_CHAR_TO_FULL_LENGTH, EMPTY_STRING_IS_NULL).
+  MR_RETURN_IF_ERROR(conn->Execute("SET time_zone = '+00:00', sql_mode = ''"));
   return conn;
 }
 
@@ -92,7 +94,7 @@ Status MysqlConnection::LastError(std::string_view what) const {
 
 Status MysqlConnection::Execute(std::string_view sql) {
   if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) return LastError("statement failed");
-  // Drain every result (a statement list may hold several).
+  // Drain the result (a CALL may return several).
   do {
     MYSQL_RES* result = mysql_store_result(mysql_);
     if (result != nullptr) mysql_free_result(result);

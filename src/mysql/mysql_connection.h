@@ -3,8 +3,9 @@
 //
 // Contract
 // - Connect opens a TCP connection (utf8mb4, time_zone '+00:00', so TIMESTAMP values print in
-//   UTC). A failure to reach the server is UNAVAILABLE, rejected credentials UNAUTHENTICATED;
-//   the message is Connector/C's, prefixed with "host:port". It never holds the password.
+//   UTC, and sql_mode '', so no mode changes how values print or compare). A failure to reach the
+//   server is UNAVAILABLE, rejected credentials UNAUTHENTICATED; the message is Connector/C's,
+//   prefixed with "host:port". It never holds the password.
 // - A failed statement is a Status whose detail is ErrorDetail{kMySqlSource, errno} and whose
 //   code follows from the errno (StatusCodeOfErrno): callers branch on ErrnoOf(status), never
 //   on the message.

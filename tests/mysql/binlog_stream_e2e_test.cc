@@ -202,5 +202,55 @@ TEST_F(BinlogStreamTest, APurgedFileIsOutOfRangeNamingIt) {
   EXPECT_NE(failed.message().find(old.file), std::string::npos) << failed.ToString();
 }
 
+TEST_F(BinlogStreamTest, PositionsFollowARotationAndResumeThereOnlyForFollowedTables) {
+  Sql("CREATE DATABASE IF NOT EXISTS shop; CREATE TABLE shop.kept (id INT PRIMARY KEY);"
+      "CREATE TABLE shop.other (id INT PRIMARY KEY)");
+  const BinlogPosition start = End();
+  auto stream = BinlogStream::Open(
+      Params(), 79, {"", start}, std::chrono::milliseconds(200),
+      [](const std::string& schema, const std::string& table) { return table == "kept"; });
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  Sql("FLUSH BINARY LOGS");
+  const BinlogPosition rotated = End();
+  ASSERT_NE(rotated.file, start.file);
+  Sql("INSERT INTO shop.other VALUES (1); INSERT INTO shop.kept VALUES (1)");
+  // Every position after the switch names the new file; the other table's rows never come.
+  BinlogPosition after_first;
+  std::vector<std::string> kept;
+  bool rotated_seen = false;
+  while (kept.empty()) {
+    StreamEvent e = NextEvent(**stream);
+    if (const auto* rows = std::get_if<RowsEvent>(&e.event)) {
+      EXPECT_EQ(rows->table->name, "kept");
+      kept.push_back(rows->rows[0].after[0].text);
+    }
+    rotated_seen = rotated_seen || e.after.file == rotated.file;
+    if (rotated_seen) EXPECT_EQ(e.after.file, rotated.file);
+  }
+  while (true) {
+    StreamEvent e = NextEvent(**stream);
+    if (std::holds_alternative<XidEvent>(e.event)) {
+      after_first = e.after;
+      break;
+    }
+  }
+  EXPECT_EQ(after_first.file, rotated.file);
+  EXPECT_EQ(kept, std::vector<std::string>{"1"});
+  // Resuming at a position between transactions gives the next one.
+  Sql("INSERT INTO shop.kept VALUES (2)");
+  auto resumed = Open({"", after_first});
+  ASSERT_NE(resumed, nullptr);
+  while (true) {
+    StreamEvent e = NextEvent(*resumed);
+    if (const auto* rows = std::get_if<RowsEvent>(&e.event)) {
+      EXPECT_EQ(rows->rows[0].after[0].text, "2");
+      break;
+    }
+  }
+  EXPECT_EQ(
+      BinlogStream::Open(Params(), 0, {"", start}, std::chrono::milliseconds(200)).status().code(),
+      StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace millrace::mysql
