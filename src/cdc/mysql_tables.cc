@@ -202,14 +202,7 @@ Result<SourceTable> DescribeMysqlTable(MysqlConnection& conn, const std::string&
     if (row[8]) key.emplace_back(ToInt(row[8]), out.columns.size());
     out.columns.push_back(std::move(column));
   }
-  if (key.empty()) {
-    return Status::InvalidArgument("MySQL table " + out.Display() +
-                                   " has no primary key: change data capture applies updates "
-                                   "and deletes by key (add a PRIMARY KEY)");
-  }
-  std::sort(key.begin(), key.end());
-  for (const auto& [position, index] : key)
-    out.key.push_back(index);
+  MR_RETURN_IF_ERROR(out.SetPrimaryKey(std::move(key), "MySQL"));
   return out;
 }
 

@@ -75,15 +75,7 @@ Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& sch
     if (row[9]) key.emplace_back(ToInt(row[9]), out.columns.size());
     out.columns.push_back(std::move(column));
   }
-  if (key.empty()) {
-    return Status::InvalidArgument(
-        "PostgreSQL table " + out.Display() +
-        " has no primary key: change data capture applies updates and deletes by key "
-        "(add a PRIMARY KEY)");
-  }
-  std::sort(key.begin(), key.end());
-  for (const auto& [position, index] : key)
-    out.key.push_back(index);
+  MR_RETURN_IF_ERROR(out.SetPrimaryKey(std::move(key), "PostgreSQL"));
   return out;
 }
 

@@ -16,9 +16,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "change/change_value.h"
+#include "common/status.h"
 
 namespace millrace::cdc {
 
@@ -42,6 +45,10 @@ struct SourceTable {
   std::string Display() const { return schema + "." + name; }
   // The column named `name`, or -1.
   int Find(const std::string& name) const;
+  // Sets `key` from (position in the primary key, column index) pairs in any order;
+  // INVALID_ARGUMENT saying why a key is needed when there are none (`source` names the
+  // database, e.g. "PostgreSQL").
+  Status SetPrimaryKey(std::vector<std::pair<int64_t, size_t>> positions, std::string_view source);
 };
 
 }  // namespace millrace::cdc

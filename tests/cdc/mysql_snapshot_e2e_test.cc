@@ -34,10 +34,9 @@ class MysqlSnapshotTest : public millrace::testing::SharedServerTest<MariadbServ
     return conn.ok() ? std::move(conn).value() : nullptr;
   }
   static BinlogPosition End() {
-    const std::string status = Sql("SHOW MASTER STATUS");
-    const size_t tab = status.find('\t');
-    const size_t tab2 = status.find('\t', tab + 1);
-    return {status.substr(0, tab), std::stoull(status.substr(tab + 1, tab2 - tab - 1))};
+    auto end = server_->BinlogEnd();
+    EXPECT_TRUE(end.ok()) << end.status().ToString();
+    return end.ok() ? BinlogPosition{end->first, end->second} : BinlogPosition{};
   }
   // The first `count` row images the binlog holds from `from`, with the TABLE_MAP of each (a
   // heartbeat only says the server was idle for a moment: a loaded machine may pause it).

@@ -33,10 +33,9 @@ class BinlogStreamTest : public millrace::testing::SharedServerTest<MariadbServe
   }
   // Where the log ends now.
   static BinlogPosition End() {
-    const std::string status = Sql("SHOW MASTER STATUS");
-    const size_t tab = status.find('\t');
-    const size_t tab2 = status.find('\t', tab + 1);
-    return {status.substr(0, tab), std::stoull(status.substr(tab + 1, tab2 - tab - 1))};
+    auto end = server_->BinlogEnd();
+    EXPECT_TRUE(end.ok()) << end.status().ToString();
+    return end.ok() ? BinlogPosition{end->first, end->second} : BinlogPosition{};
   }
   static std::unique_ptr<BinlogStream> Open(const BinlogStart& start) {
     auto stream = BinlogStream::Open(Params(), 77, start, std::chrono::milliseconds(200));

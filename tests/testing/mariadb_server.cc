@@ -239,6 +239,15 @@ Status MariadbServer::CreateTestUser() {
   return Status::Unavailable(ProcessFailure("mariadb (CREATE USER)", result));
 }
 
+Result<std::pair<std::string, uint64_t>> MariadbServer::BinlogEnd() const {
+  MR_ASSIGN_OR_RETURN(std::string status, Sql("SHOW MASTER STATUS"));
+  const size_t tab = status.find('\t');
+  const size_t tab2 = status.find('\t', tab + 1);
+  if (tab == std::string::npos) return Status::Internal("SHOW MASTER STATUS: " + status);
+  return std::pair<std::string, uint64_t>(status.substr(0, tab),
+                                          std::stoull(status.substr(tab + 1, tab2 - tab - 1)));
+}
+
 Result<std::string> MariadbServer::Sql(const std::string& sql, const std::string& database) const {
   std::vector<std::string> connection = {"--protocol=TCP", "--host=" + host_,
                                          "--port=" + std::to_string(port_), "--user=" + user_};

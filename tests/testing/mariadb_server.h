@@ -115,6 +115,8 @@ class MariadbServer {
   // Runs `sql` through the mariadb client as user() over TCP in `database`; stdout without its
   // trailing newline, or an error holding the client's stderr.
   Result<std::string> Sql(const std::string& sql, const std::string& database = "") const;
+  // Where the binlog ends now (SHOW MASTER STATUS): its file and byte position.
+  Result<std::pair<std::string, uint64_t>> BinlogEnd() const;
 
   // Stops the server cleanly (SIGTERM) and starts it again on the same port and directory.
   Status Restart();
