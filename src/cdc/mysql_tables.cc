@@ -169,6 +169,19 @@ Result<SourceTable> DescribeMysqlTable(MysqlConnection& conn, const std::string&
     return Status::NotFound("MySQL table " + schema + "." + table + " does not exist on " +
                             mysql::Describe(conn.params()));
   }
+  MR_ASSIGN_OR_RETURN(
+      mysql::Rows engine,
+      conn.Query("SELECT ENGINE FROM information_schema.TABLES WHERE "
+                 "TABLE_SCHEMA = " +
+                 conn.Literal(schema) + " AND TABLE_NAME = " + conn.Literal(table)));
+  const std::string engine_name = engine.rows.empty() ? "" : engine.rows[0][0].value_or("");
+  if (ToLower(engine_name) != "innodb") {
+    // Only InnoDB reads a consistent snapshot: another engine's rows would be read as they are
+    // now, not as of the snapshot's binlog position.
+    return Status::NotSupported("MySQL table " + schema + "." + table + " uses the " + engine_name +
+                                " engine; change data capture needs InnoDB (a " +
+                                "consistent snapshot)");
+  }
   SourceTable out;
   out.schema = schema;
   out.name = table;

@@ -8,8 +8,9 @@
 //   the same mapping from either side; type_name is COLUMN_TYPE (e.g. "int(10) unsigned"),
 //   type_id the binlog's type code. The primary key comes from the PRIMARY constraint. A
 //   missing table is NOT_FOUND naming it; one without a primary key INVALID_ARGUMENT saying
-//   why one is needed; a character set the binlog decoder does not read, or an ENUM or SET
-//   key column (its ORDER BY and its comparisons disagree), NOT_SUPPORTED naming the column.
+//   why one is needed; a table of another engine than InnoDB (only InnoDB reads a consistent
+//   snapshot), a character set the binlog decoder does not read, or an ENUM or SET key column
+//   (its ORDER BY and its comparisons disagree), NOT_SUPPORTED naming it.
 // - SnapshotSelect is a SELECT of the table's rows after `after` (the staged text of the last
 //   key read; empty: from the first row), in key order, at most `limit`, whose every value is
 //   the text binlog_rows.h gives the same value: binary strings as '\x' hex, BIT as an unsigned

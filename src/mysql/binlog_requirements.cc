@@ -10,7 +10,7 @@ Status CheckBinlogSource(MysqlConnection& conn) {
   MR_ASSIGN_OR_RETURN(
       Rows variables,
       conn.Query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('log_bin', 'binlog_format', "
-                 "'binlog_row_image', 'binlog_row_metadata')"));
+                 "'binlog_row_image', 'binlog_row_metadata', 'log_bin_compress')"));
   std::map<std::string, std::string> values;
   for (const Row& row : variables.rows)
     values[row[0].value_or("")] = ToUpper(row[1].value_or(""));
@@ -27,8 +27,11 @@ Status CheckBinlogSource(MysqlConnection& conn) {
            Needed{"binlog_format", "ROW", "changes are read as rows"},
            Needed{"binlog_row_image", "FULL", "updates and deletes need every column"},
            Needed{"binlog_row_metadata", "FULL", "TABLE_MAP events then carry the column names"},
+           Needed{"log_bin_compress", "OFF", "compressed events are not read (MariaDB)"},
        }) {
     auto it = values.find(needed.name);
+    // A setting the server does not have (MySQL has no log_bin_compress) cannot be in the way.
+    if (it == values.end() && std::string_view(needed.value) == "OFF") continue;
     const std::string value = it == values.end() ? "(not set)" : it->second;
     if (value == needed.value) continue;
     return Status::FailedPrecondition(server + " has " + needed.name + " = " + value +

@@ -3,8 +3,9 @@
 //
 // Contract
 // - CheckBinlogSource is FAILED_PRECONDITION when log_bin is OFF, binlog_format is not ROW,
-//   binlog_row_image is not FULL, or binlog_row_metadata is not FULL (without it TABLE_MAP
-//   events carry no column names, and Millrace would need a DDL parser to follow columns);
+//   binlog_row_image is not FULL, binlog_row_metadata is not FULL (without it TABLE_MAP events
+//   carry no column names, and Millrace would need a DDL parser to follow columns), or
+//   MariaDB's log_bin_compress is ON (compressed events are not read);
 //   PERMISSION_DENIED when the user lacks REPLICATION SLAVE, or REPLICATION CLIENT (MariaDB
 //   10.5+: BINLOG MONITOR), read from SHOW GRANTS (ALL PRIVILEGES ON *.* holds both). Other
 //   errors are the server's.

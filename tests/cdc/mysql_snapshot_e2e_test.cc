@@ -218,6 +218,9 @@ TEST_F(MysqlSnapshotTest, AConsistentSnapshotsPositionIsWhereTheStreamOfWhatItMi
   EXPECT_NE(utf16.message().find("utf16"), std::string::npos) << utf16.ToString();
   EXPECT_EQ(DescribeMysqlTable(*conn, "shop", "enum_key").status().code(),
             StatusCode::kNotSupported);
+  Sql("CREATE TABLE shop.aria_table (id INT PRIMARY KEY) ENGINE = Aria");
+  Status aria = DescribeMysqlTable(*conn, "shop", "aria_table").status();
+  EXPECT_NE(aria.message().find("InnoDB"), std::string::npos) << aria.ToString();
 }
 
 }  // namespace

@@ -100,6 +100,9 @@ TEST_F(BinlogStreamTest, EachMissingRequirementIsNamed) {
   EXPECT_NE(image.message().find("binlog_row_image"), std::string::npos) << image.ToString();
   Status metadata = error_with("binlog_row_metadata = 'MINIMAL'", "binlog_row_metadata = 'FULL'");
   EXPECT_NE(metadata.message().find("binlog_row_metadata"), std::string::npos);
+  Status compressed = error_with("log_bin_compress = ON", "log_bin_compress = OFF");
+  EXPECT_NE(compressed.message().find("log_bin_compress = ON"), std::string::npos)
+      << compressed.ToString();
   // A user who may read tables but not the binlog.
   Sql("CREATE USER 'reader'@'127.0.0.1' IDENTIFIED BY 'pw'; GRANT SELECT ON *.* TO "
       "'reader'@'127.0.0.1'");
