@@ -20,6 +20,8 @@
 //   does not decode, compressed rows) cannot stop it. Row events come decoded with the
 //   TABLE_MAP event that preceded them in the same transaction; one naming a table id no
 //   TABLE_MAP announced is DATA_LOSS.
+// - An XA transaction (MariaDB's GTID flags FL_PREPARED_XA / FL_COMPLETED_XA) is
+//   NOT_SUPPORTED: its rows and its outcome come in two event groups.
 // - server_id must not be 0 (the server would end the dump at the end of the log) and must be
 //   unique among the server's replicas (it ends other dumps of the same id). A GTID start is
 //   MariaDB's; on MySQL it is NOT_SUPPORTED.

@@ -254,5 +254,19 @@ TEST_F(BinlogStreamTest, PositionsFollowARotationAndResumeThereOnlyForFollowedTa
       StatusCode::kInvalidArgument);
 }
 
+TEST_F(BinlogStreamTest, AnXaTransactionIsRefusedNamingWhereItIs) {
+  Sql("CREATE DATABASE IF NOT EXISTS shop; CREATE TABLE shop.xa (id INT PRIMARY KEY)");
+  const BinlogPosition start = End();
+  Sql("XA START 'x1'; INSERT INTO shop.xa VALUES (1); XA END 'x1'; XA PREPARE 'x1'; "
+      "XA COMMIT 'x1'");
+  auto stream = Open({"", start});
+  ASSERT_NE(stream, nullptr);
+  Status failed;
+  for (int i = 0; failed.ok() && i < 50; ++i)
+    failed = stream->Next().status();
+  EXPECT_EQ(failed.code(), StatusCode::kNotSupported) << failed.ToString();
+  EXPECT_NE(failed.message().find("XA transaction"), std::string::npos) << failed.ToString();
+}
+
 }  // namespace
 }  // namespace millrace::mysql
