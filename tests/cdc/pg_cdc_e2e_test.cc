@@ -35,6 +35,22 @@ class PgCdcTest : public CdcEnvTest {
   static Status CreateJob(const std::string& name, const std::string& insert) {
     return env_->CreateJob(name, insert);
   }
+  // Waits until job `name` is PAUSED; returns "Status ErrorMsg" as jobs() shows them (a test
+  // failure when it does not pause within a minute).
+  static std::string WaitUntilPaused(const std::string& name) {
+    std::string state;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          state = MrValue(
+              "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') "
+              "WHERE Name = '" +
+              name + "'");
+          return state.starts_with("PAUSED");
+        },
+        std::chrono::seconds(60)))
+        << name << ": " << state;
+    return state;
+  }
   static std::pair<std::string, std::string> Converge(
       const std::string& pg_table, const std::string& mr_table,
       const std::vector<CanonColumn>& columns,
@@ -487,15 +503,7 @@ TEST_F(PgCdcTest, ATableJobGoesOnWhileItsSelectFitsAndPausesWhenItNoLongerDoes) 
   auto [want, got] = Converge("narrow", "cdc.narrow", {{"id"}, {"name"}});
   EXPECT_EQ(want, got);
   Pg("ALTER TABLE narrow DROP COLUMN name; INSERT INTO narrow VALUES (3, 3, 3)");
-  std::string error;
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        error = MrValue(
-            "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') "
-            "WHERE Name = 'job_narrow'");
-        return error.starts_with("PAUSED");
-      },
-      std::chrono::seconds(30)));
+  const std::string error = WaitUntilPaused("job_narrow");
   EXPECT_NE(error.find("no longer fits"), std::string::npos) << error;
   EXPECT_NE(error.find("narrow"), std::string::npos) << error;
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_narrow'").ok());
@@ -604,15 +612,7 @@ TEST_F(PgCdcTest, APublicationThatLeavesChangesOutIsRefused) {
                                  "\"inserts_only\"") +
                     " TO DATABASE partialdb");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  std::string error;
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        error = MrValue(
-            "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') "
-            "WHERE Name = 'partial_job'");
-        return error.starts_with("PAUSED");
-      },
-      std::chrono::seconds(60)));
+  const std::string error = WaitUntilPaused("partial_job");
   EXPECT_NE(error.find("every kind of change"), std::string::npos) << error;
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'partial_job'").ok());
 }
@@ -627,12 +627,6 @@ TEST_F(PgCdcTest, ReorderedColumnsUnderSelectStarAndARenamedTablePauseTheJob) {
   ASSERT_EQ(CreateJob("job_reord", "INSERT INTO cdc.reord SELECT * FROM " +
                                        Stream("reord", ", \"offset\" = \"latest\"")),
             Status::Ok());
-  auto state = [&](const std::string& job) {
-    return MrValue(
-        "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') WHERE "
-        "Name = '" +
-        job + "'");
-  };
   ASSERT_TRUE(WaitFor(
       [&] {
         return MrValue(
@@ -643,13 +637,7 @@ TEST_F(PgCdcTest, ReorderedColumnsUnderSelectStarAndARenamedTablePauseTheJob) {
       std::chrono::seconds(30)));
   Pg("INSERT INTO reord VALUES (1, 'x', 'y'); ALTER TABLE reord DROP COLUMN a;"
      "ALTER TABLE reord ADD COLUMN a text; INSERT INTO reord VALUES (2, 'B', 'A')");
-  std::string error;
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        error = state("job_reord");
-        return error.starts_with("PAUSED");
-      },
-      std::chrono::seconds(60)));
+  std::string error = WaitUntilPaused("job_reord");
   EXPECT_NE(error.find("instead of"), std::string::npos) << error;
   EXPECT_EQ(MrValue("SELECT a FROM cdc.reord WHERE id = 1"), "x");
   EXPECT_EQ(MrValue("SELECT count(*) FROM cdc.reord WHERE id = 2"), "0");
@@ -666,12 +654,7 @@ TEST_F(PgCdcTest, ReorderedColumnsUnderSelectStarAndARenamedTablePauseTheJob) {
   auto [want, got] = Converge("ren.t", "rendb.t", {{"id"}, {"v"}});
   EXPECT_EQ(want, got);
   Pg("ALTER TABLE ren.t RENAME TO t2; INSERT INTO ren.t2 VALUES (2, 'b')");
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        error = state("ren_job");
-        return error.starts_with("PAUSED");
-      },
-      std::chrono::seconds(60)));
+  error = WaitUntilPaused("ren_job");
   EXPECT_NE(error.find("was renamed to ren.t2"), std::string::npos) << error;
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'ren_job'").ok());
 }
