@@ -30,9 +30,9 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
     }
   }
   // Tables are independent: each one's changes in their order, one table after the other.
-  std::vector<std::vector<Change>> per_table(tables_->size());
-  for (const Change& c : changes_)
-    per_table[c.table].push_back(c);
+  std::vector<std::vector<size_t>> per_table(tables_->size());
+  for (size_t i = 0; i < changes_.size(); ++i)
+    per_table[changes_[i].table].push_back(i);
   int64_t applied = 0;
   for (size_t t = 0; t < per_table.size(); ++t) {
     MR_ASSIGN_OR_RETURN(const int64_t n, ApplyTable(conn, t, per_table[t]));
@@ -46,30 +46,39 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
 }
 
 Result<int64_t> ChangeBatch::ApplyTable(engine::Connection& conn, size_t t,
-                                        std::vector<Change>& changes) const {
-  if (changes.empty()) return 0;
+                                        const std::vector<size_t>& indices) const {
+  if (indices.empty()) return 0;
   const TableBinding& binding = (*tables_)[t];
-  auto shape_of = [&](const Change& c) {
-    return c.shape == 0 ? &binding.table : shapes_[t][c.shape].get();
+  auto shape_of = [&](size_t i) {
+    const uint32_t shape = changes_[i].shape;
+    return shape == 0 ? &binding.table : shapes_[t][shape].get();
   };
-  const bool sync = sync_targets_ && std::any_of(changes.begin(), changes.end(),
-                                                 [](const Change& c) { return c.shape != 0; });
+  const bool sync = sync_targets_ && std::any_of(indices.begin(), indices.end(),
+                                                 [&](size_t i) { return changes_[i].shape != 0; });
   AlteredTarget altered;
   if (sync) {
     std::vector<const SourceTable*> shapes;
-    for (const Change& c : changes) {
-      if (std::find(shapes.begin(), shapes.end(), shape_of(c)) == shapes.end())
-        shapes.push_back(shape_of(c));
+    for (size_t i : indices) {
+      if (std::find(shapes.begin(), shapes.end(), shape_of(i)) == shapes.end())
+        shapes.push_back(shape_of(i));
     }
     MR_ASSIGN_OR_RETURN(altered, AlterTarget(conn, binding.target.def, shapes));
   }
+  // The batch's changes are applied as they are when they form one run (one table, one
+  // shape: the common case); other runs are copied out (a retried Load needs them again).
+  const bool whole = indices.size() == changes_.size() &&
+                     std::all_of(indices.begin(), indices.end(), [&](size_t i) {
+                       return changes_[i].shape == changes_[indices.front()].shape;
+                     });
   int64_t applied = 0;
-  for (size_t begin = 0, end = 0; begin < changes.size(); begin = end) {
-    const uint32_t shape = changes[begin].shape;
-    std::vector<Change> run;
-    for (end = begin; end < changes.size() && changes[end].shape == shape; ++end)
-      run.push_back(std::move(changes[end]));
-    const SourceTable* source = shape_of(run.front());
+  for (size_t begin = 0, end = 0; begin < indices.size(); begin = end) {
+    const uint32_t shape = changes_[indices[begin]].shape;
+    std::vector<Change> copied;
+    for (end = begin; end < indices.size() && changes_[indices[end]].shape == shape; ++end) {
+      if (!whole) copied.push_back(changes_[indices[end]]);
+    }
+    const std::vector<Change>& run = whole ? changes_ : copied;
+    const SourceTable* source = shape_of(indices[begin]);
     ApplyTarget target = binding.target;
     if (sync) {
       // Columns this description brings get their missing value before its first change.

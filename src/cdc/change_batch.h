@@ -48,8 +48,9 @@ class ChangeBatch final : public job::SourceBatch {
                                 int attempt) override;
 
  private:
+  // `indices`: the positions in changes_ of table t's changes, in order.
   Result<int64_t> ApplyTable(engine::Connection& conn, size_t t,
-                             std::vector<Change>& changes) const;
+                             const std::vector<size_t>& indices) const;
 
   const std::vector<Change> changes_;
   const std::vector<TableBinding>* tables_;

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "cdc/pg_slot.h"
 #include "common/logging.h"
 #include "job/sink.h"
 #include "pg/pgoutput.h"
@@ -133,34 +134,8 @@ std::string PgChangeSource::FixedUpstream() const {
 }
 
 std::string PgChangeSource::WhilePaused(const job::JobRecord& job) {
-  const std::string slot = SlotName(job);
-  auto conn = pg::PgConnection::Connect(config_.spec.connect);
-  if (!conn.ok()) {
-    return "cannot see how much WAL replication slot " + slot +
-           " retains: " + conn.status().message();
-  }
-  auto rows = (*conn)->Query(
-      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint, "
-      "pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)), wal_status FROM "
-      "pg_replication_slots WHERE slot_name = " +
-      (*conn)->Literal(slot));
-  if (!rows.ok()) {
-    return "cannot see how much WAL replication slot " + slot +
-           " retains: " + rows.status().message();
-  }
-  if (job.current_offset.empty()) return "";  // no slot yet
-  if (rows->rows.empty() || rows->rows[0][2].value_or("") == "lost" || !rows->rows[0][0]) {
-    return "replication slot " + slot + " on " + pg::Describe(config_.spec.connect) +
-           (rows->rows.empty() ? " no longer exists" : " has lost WAL the job needs") +
-           ": the job cannot resume where it stopped; recreate it";
-  }
-  const int64_t retained = std::atoll(rows->rows[0][0]->c_str());
-  const int64_t limit = job.properties.wal_retention_warning_bytes;
-  if (retained <= limit) return "";
-  return "replication slot " + slot + " retains " + rows->rows[0][1].value_or("?") + " of WAL on " +
-         pg::Describe(config_.spec.connect) +
-         " while the job is paused (cdc.wal_retention_warning = " + std::to_string(limit) +
-         " bytes): RESUME the job, or DROP it to release the slot";
+  return SlotRetentionNote(config_.spec.connect, SlotName(job), !job.current_offset.empty(),
+                           job.properties.wal_retention_warning_bytes);
 }
 
 std::string PgChangeSource::DefaultName(const job::JobRecord& job) {
@@ -179,49 +154,6 @@ std::optional<size_t> PgChangeSource::Binding(uint32_t relation) const {
   auto it = relations_.find(relation);
   if (relation == 0 || it == relations_.end()) return std::nullopt;
   return it->second;
-}
-
-Status PgChangeSource::EnsurePublication(pg::PgConnection& meta, const std::string& name) {
-  MR_ASSIGN_OR_RETURN(
-      pg::Rows published,
-      meta.Query("SELECT 1 FROM pg_publication WHERE pubname = " + meta.Literal(name)));
-  if (published.rows.empty()) {
-    std::string tables;
-    for (const TableBinding& b : config_.tables)
-      tables += (tables.empty() ? "" : ", ") + QuotedName(meta, b.table);
-    return meta.Execute("CREATE PUBLICATION " + meta.Identifier(name) + " FOR TABLE " + tables);
-  }
-  // A publication of the user's must carry every change of every column of the tables.
-  MR_ASSIGN_OR_RETURN(
-      pg::Rows kinds,
-      meta.Query("SELECT pubinsert AND pubupdate AND pubdelete AND pubtruncate FROM "
-                 "pg_publication WHERE pubname = " +
-                 meta.Literal(name)));
-  if (kinds.rows.empty() || kinds.rows[0][0].value_or("f") != "t") {
-    return Status::FailedPrecondition("publication " + name +
-                                      " does not publish every kind of change (it needs "
-                                      "publish = 'insert, update, delete, truncate')");
-  }
-  for (const TableBinding& b : config_.tables) {
-    MR_ASSIGN_OR_RETURN(
-        pg::Rows listed,
-        meta.Query("SELECT rowfilter IS NULL, cardinality(attnames) FROM pg_publication_tables "
-                   "WHERE pubname = " +
-                   meta.Literal(name) + " AND schemaname = " + meta.Literal(b.table.schema) +
-                   " AND tablename = " + meta.Literal(b.table.name)));
-    if (listed.rows.empty()) {
-      return Status::FailedPrecondition("publication " + name + " does not publish " +
-                                        b.table.Display() + "; add it (ALTER PUBLICATION " + name +
-                                        " ADD TABLE ...) or name another publication");
-    }
-    if (listed.rows[0][0].value_or("f") != "t" ||
-        listed.rows[0][1].value_or("") != std::to_string(b.table.columns.size())) {
-      return Status::FailedPrecondition(
-          "publication " + name + " publishes " + b.table.Display() +
-          " with a row filter or a column list; the job needs every row and column");
-    }
-  }
-  return Status::Ok();
 }
 
 Result<pg::PgConnection*> PgChangeSource::Meta() {
@@ -272,12 +204,13 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
   make_targets_ = true;  // the first batch makes the targets that do not exist yet
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
   MR_RETURN_IF_ERROR(CheckReplication(*meta));
-  MR_RETURN_IF_ERROR(EnsurePublication(*meta, PublicationName(job)));
+  std::vector<const SourceTable*> tables;
+  for (const TableBinding& b : config_.tables)
+    tables.push_back(&b.table);
+  MR_RETURN_IF_ERROR(EnsurePublication(*meta, PublicationName(job), tables));
   const std::string name = SlotName(job);
-  MR_ASSIGN_OR_RETURN(
-      pg::Rows existing,
-      meta->Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " + meta->Literal(name)));
-  if (!existing.rows.empty()) {
+  MR_ASSIGN_OR_RETURN(const bool exists, SlotExists(*meta, name));
+  if (exists) {
     // A slot of the job's own name, or one this source made for a first task that did not
     // commit, is left from before the job's first commit: nothing of it was used, so it
     // starts over. A slot named by slot_name that this process did not make may be anyone's.
@@ -289,7 +222,7 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
           "pg_drop_replication_slot('" +
           name + "'))");
     }
-    MR_RETURN_IF_ERROR(DropSlot(*meta, name));
+    MR_RETURN_IF_ERROR(DropSlot(*meta, name, config_.clock));
   }
   MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
   MR_ASSIGN_OR_RETURN(pg::CreatedSlot slot, repl_->CreateSlot(name, config_.spec.initial));
@@ -511,16 +444,17 @@ Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, 
     ApplyTarget target = binding.target;
     MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
     MR_RETURN_IF_ERROR(job::UseDatabase(*conn, config_.database));
-    Status bound = CheckSelect(*conn, shape, &target);
-    if (bound.ok()) {
+    // Binding the SELECT over the new columns names its output too.
+    auto now = SelectColumns(*conn, shape, &target);
+    Status bound = now.status();
+    if (now.ok()) {
       // A SELECT that still binds may map other source columns to the target's (SELECT * of
       // reordered columns): its output columns must keep their names.
       ApplyTarget before = binding.target;
       MR_ASSIGN_OR_RETURN(std::vector<std::string> was, SelectColumns(*conn, latest, &before));
-      MR_ASSIGN_OR_RETURN(std::vector<std::string> now, SelectColumns(*conn, shape, &target));
-      if (was != now) {
+      if (was != *now) {
         bound = Status::FailedPrecondition("it would now fill the target's columns from " +
-                                           Join(now) + " instead of " + Join(was));
+                                           Join(*now) + " instead of " + Join(was));
       }
     }
     if (!bound.ok()) {
@@ -661,25 +595,6 @@ void PgChangeSource::Committed(const Offset& offset) {
   }
 }
 
-Status PgChangeSource::DropSlot(pg::PgConnection& conn, const std::string& name) {
-  // The walsender of a connection just closed may not have ended yet.
-  MR_RETURN_IF_ERROR(conn.Execute(
-      "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = " +
-      conn.Literal(name) + " AND active_pid IS NOT NULL"));
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    MR_RETURN_IF_ERROR(
-        conn.Execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-                     "WHERE slot_name = " +
-                     conn.Literal(name) + " AND active_pid IS NULL"));
-    MR_ASSIGN_OR_RETURN(
-        pg::Rows left,
-        conn.Query("SELECT 1 FROM pg_replication_slots WHERE slot_name = " + conn.Literal(name)));
-    if (left.rows.empty()) return Status::Ok();
-    config_.clock->SleepFor(std::chrono::milliseconds(100));
-  }
-  return Status::Unavailable("replication slot " + name + " stayed in use for 5 s");
-}
-
 Status PgChangeSource::Drop(const job::JobRecord& job) {
   CloseStream();
   reader_.Close();
@@ -691,7 +606,7 @@ Status PgChangeSource::Drop(const job::JobRecord& job) {
                                      "with pg_drop_replication_slot)");
   }
   pg::PgConnection* conn = *meta;
-  Status dropped = DropSlot(*conn, name);
+  Status dropped = DropSlot(*conn, name, config_.clock);
   if (dropped.ok() && config_.spec.publication_name.empty()) {
     dropped = conn->Execute("DROP PUBLICATION IF EXISTS " + conn->Identifier(PublicationName(job)));
   }

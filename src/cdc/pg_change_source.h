@@ -111,13 +111,9 @@ class PgChangeSource final : public job::JobSource {
   Status Receive(const pg::StreamMessage& message);
   Status Handle(const pg::PgOutputMessage& message);
   Result<pg::PgConnection*> Meta();
-  // Drops replication slot `name`, ending the walsender that holds it (waits up to 5 s).
-  Status DropSlot(pg::PgConnection& conn, const std::string& name);
   void CloseStream();
   std::string SlotName(const job::JobRecord& job) const;
   std::string PublicationName(const job::JobRecord& job) const;
-  // Makes the publication, or checks that the user's publishes every table.
-  Status EnsurePublication(pg::PgConnection& meta, const std::string& name);
   // The binding of a relation announced in the stream, or nullopt when it is not the job's.
   std::optional<size_t> Binding(uint32_t relation) const;
   // A Relation message of table `b`: a new shape when it differs from the latest (and for
