@@ -35,6 +35,15 @@ class PgCdcTest : public CdcEnvTest {
   static Status CreateJob(const std::string& name, const std::string& insert) {
     return env_->CreateJob(name, insert);
   }
+  // Column `column` of job `name`'s row in jobs().
+  static std::string JobValue(const std::string& name, const std::string& column) {
+    return MrValue("SELECT " + column + " FROM jobs(type := 'insert') WHERE Name = '" + name + "'");
+  }
+  // Waits until job `name` has an offset with a WAL position (its slot exists).
+  static bool WaitUntilStreaming(const std::string& name) {
+    return WaitFor([&] { return JobValue(name, "CurrentOffset").find("lsn") != std::string::npos; },
+                   std::chrono::seconds(30));
+  }
   // Waits until job `name` is PAUSED; returns "Status ErrorMsg" as jobs() shows them (a test
   // failure when it does not pause within a minute).
   static std::string WaitUntilPaused(const std::string& name) {
@@ -490,14 +499,7 @@ TEST_F(PgCdcTest, ATableJobGoesOnWhileItsSelectFitsAndPausesWhenItNoLongerDoes) 
   ASSERT_EQ(CreateJob("job_narrow", "INSERT INTO cdc.narrow SELECT id, name FROM " +
                                         Stream("narrow", ", \"offset\" = \"latest\"")),
             Status::Ok());
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return MrValue(
-                   "SELECT CurrentOffset FROM jobs(type := 'insert') WHERE Name = "
-                   "'job_narrow'")
-                   .find("lsn") != std::string::npos;
-      },
-      std::chrono::seconds(30)));
+  ASSERT_TRUE(WaitUntilStreaming("job_narrow"));
   Pg("INSERT INTO narrow VALUES (1, 'a', 1); ALTER TABLE narrow ADD COLUMN extra int;"
      "INSERT INTO narrow VALUES (2, 'b', 2, 3)");
   auto [want, got] = Converge("narrow", "cdc.narrow", {{"id"}, {"name"}});
@@ -547,11 +549,8 @@ TEST_F(PgCdcTest, APausedJobWarnsWhenItsSlotRetainsTooMuchWalAndShowsItsLag) {
                  "FROM " +
                  Stream("held", ", \"offset\" = \"latest\""))
                   .ok());
-  auto job_value = [&](const std::string& column) {
-    return MrValue("SELECT " + column + " FROM jobs(type := 'insert') WHERE Name = 'job_held'");
-  };
-  ASSERT_TRUE(WaitFor([&] { return job_value("CurrentOffset").find("lsn") != std::string::npos; },
-                      std::chrono::seconds(30)));
+  auto job_value = [&](const std::string& column) { return JobValue("job_held", column); };
+  ASSERT_TRUE(WaitUntilStreaming("job_held"));
   EXPECT_NE(job_value("Lag").find("\"changes\""), std::string::npos) << job_value("Lag");
   ASSERT_TRUE(Mr("PAUSE JOB WHERE jobname = 'job_held'").ok());
   // Other tables' writes make WAL the paused job's slot keeps.
@@ -581,11 +580,8 @@ TEST_F(PgCdcTest, ATableJobStopsRightBeforeASchemaChangeItsSelectDoesNotFitAndGo
   ASSERT_EQ(CreateJob("job_wide", "INSERT INTO cdc.wide SELECT * FROM " +
                                       Stream("wide", ", \"offset\" = \"latest\"")),
             Status::Ok());
-  auto job_value = [&](const std::string& column) {
-    return MrValue("SELECT " + column + " FROM jobs(type := 'insert') WHERE Name = 'job_wide'");
-  };
-  ASSERT_TRUE(WaitFor([&] { return job_value("CurrentOffset").find("lsn") != std::string::npos; },
-                      std::chrono::seconds(30)));
+  auto job_value = [&](const std::string& column) { return JobValue("job_wide", column); };
+  ASSERT_TRUE(WaitUntilStreaming("job_wide"));
   // One poll may read all three; the job applies the insert before the change it cannot.
   Pg("INSERT INTO wide VALUES (1, 'a'); ALTER TABLE wide ADD COLUMN w int;"
      "INSERT INTO wide VALUES (2, 'b', 5)");
@@ -627,14 +623,7 @@ TEST_F(PgCdcTest, ReorderedColumnsUnderSelectStarAndARenamedTablePauseTheJob) {
   ASSERT_EQ(CreateJob("job_reord", "INSERT INTO cdc.reord SELECT * FROM " +
                                        Stream("reord", ", \"offset\" = \"latest\"")),
             Status::Ok());
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return MrValue(
-                   "SELECT CurrentOffset FROM jobs(type := 'insert') WHERE Name = "
-                   "'job_reord'")
-                   .find("lsn") != std::string::npos;
-      },
-      std::chrono::seconds(30)));
+  ASSERT_TRUE(WaitUntilStreaming("job_reord"));
   Pg("INSERT INTO reord VALUES (1, 'x', 'y'); ALTER TABLE reord DROP COLUMN a;"
      "ALTER TABLE reord ADD COLUMN a text; INSERT INTO reord VALUES (2, 'B', 'A')");
   std::string error = WaitUntilPaused("job_reord");
