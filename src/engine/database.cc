@@ -231,8 +231,21 @@ Status PreparedStatement::ClearBindings() {
 }
 
 Result<std::unique_ptr<QueryResult>> PreparedStatement::Execute() {
+  MR_RETURN_IF_ERROR(conn_->CheckInterrupt());
+  duckdb_pending_result pending = nullptr;
+  if (duckdb_pending_prepared_streaming(AsPrepared(prepared_), &pending) == DuckDBError) {
+    Status status = StatusFromDuckDBMessage(duckdb_pending_error(pending));
+    duckdb_destroy_pending(&pending);
+    return status;
+  }
+  // DuckDB has now cleared its interrupt flag for this statement. An interrupt sent before
+  // that point is pending here and is sent again, so the statement runs no further: Interrupt
+  // sets the pending flag before it calls duckdb_interrupt, so one of the two always sees it.
+  if (conn_->interrupt_pending_.load()) duckdb_interrupt(AsConn(conn_->conn_));
   auto handle = std::make_unique<QueryResult::Handle>();
-  if (duckdb_execute_prepared_streaming(AsPrepared(prepared_), &handle->result) == DuckDBError) {
+  const duckdb_state state = duckdb_execute_pending(pending, &handle->result);
+  duckdb_destroy_pending(&pending);
+  if (state == DuckDBError) {
     return StatusFromResult(&handle->result);  // Handle's destructor frees the result
   }
   return std::unique_ptr<QueryResult>(new QueryResult(std::move(handle)));
@@ -247,15 +260,17 @@ Connection::~Connection() {
 }
 
 Status Connection::Execute(std::string_view sql) {
-  duckdb_result result;
-  const std::string text(sql);
-  const duckdb_state state = duckdb_query(AsConn(conn_), text.c_str(), &result);
-  Status status = state == DuckDBError ? StatusFromResult(&result) : Status::Ok();
-  duckdb_destroy_result(&result);
-  return status;
+  // Through Query, not duckdb_query, so that an interrupt cannot be lost as the statement
+  // starts (PreparedStatement::Execute).
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> result, Query(sql));
+  while (true) {
+    MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
+    if (chunk == nullptr) return Status::Ok();
+  }
 }
 
 Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view sql) {
+  MR_RETURN_IF_ERROR(CheckInterrupt());
   duckdb_prepared_statement prepared = nullptr;
   const std::string text(sql);
   if (duckdb_prepare(AsConn(conn_), text.c_str(), &prepared) == DuckDBError) {
@@ -264,7 +279,7 @@ Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view 
     duckdb_destroy_prepare(&prepared);
     return status;
   }
-  return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared));
+  return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared, this));
 }
 
 namespace {
@@ -285,6 +300,7 @@ Result<idx_t> Extract(duckdb_connection conn, const std::string& sql,
 }  // namespace
 
 Result<std::unique_ptr<PreparedStatement>> Connection::PrepareOne(std::string_view sql) {
+  MR_RETURN_IF_ERROR(CheckInterrupt());
   duckdb_extracted_statements extracted = nullptr;
   MR_ASSIGN_OR_RETURN(const idx_t count, Extract(AsConn(conn_), std::string(sql), &extracted));
   if (count != 1) {
@@ -300,7 +316,7 @@ Result<std::unique_ptr<PreparedStatement>> Connection::PrepareOne(std::string_vi
     duckdb_destroy_prepare(&prepared);
     return status;
   }
-  return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared));
+  return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared, this));
 }
 
 Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
@@ -316,7 +332,7 @@ Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
       duckdb_destroy_extracted(&extracted);
       return status;
     }
-    PreparedStatement statement(prepared);
+    PreparedStatement statement(prepared, this);
     auto result = statement.Execute();
     if (!result.ok()) {
       duckdb_destroy_extracted(&extracted);
@@ -351,7 +367,25 @@ Result<bool> Connection::InTransaction() {
 }
 
 void Connection::Interrupt() {
+  interrupt_pending_.store(true);  // before duckdb_interrupt: see PreparedStatement::Execute
   duckdb_interrupt(AsConn(conn_));
+}
+
+void Connection::ClearInterrupt() {
+  interrupt_pending_.store(false);
+}
+
+Status Connection::RollBack() {
+  duckdb_result result;
+  const duckdb_state state = duckdb_query(AsConn(conn_), "ROLLBACK", &result);
+  Status status = state == DuckDBError ? StatusFromResult(&result) : Status::Ok();
+  duckdb_destroy_result(&result);
+  return status;
+}
+
+Status Connection::CheckInterrupt() const {
+  if (!interrupt_pending_.load()) return Status::Ok();
+  return StatusFromDuckDB(DUCKDB_ERROR_INTERRUPT, "INTERRUPT Error: Interrupted!");
 }
 
 uint64_t Connection::id() const {
@@ -388,14 +422,14 @@ Status Transaction::Commit() {
   if (!status.ok()) {
     // A failed COMMIT (e.g. a write conflict) leaves DuckDB's transaction aborted; close it
     // so the connection is usable again.
-    conn->Execute("ROLLBACK").IgnoreError();
+    conn->RollBack().IgnoreError();
   }
   return status;
 }
 
 Status Transaction::Rollback() {
   if (conn_ == nullptr) return Status::FailedPrecondition("transaction already finished");
-  return std::exchange(conn_, nullptr)->Execute("ROLLBACK");
+  return std::exchange(conn_, nullptr)->RollBack();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@
 // - The library never throws: DuckDB's C API reports errors as values.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -128,14 +129,16 @@ class PreparedStatement {
   Status BindBlob(size_t index, std::string_view bytes);
   Status ClearBindings();
 
-  // Runs the statement with the current bindings and streams its result.
+  // Runs the statement with the current bindings and streams its result. CANCELLED while an
+  // interrupt of its connection is pending (Connection::Interrupt).
   Result<std::unique_ptr<QueryResult>> Execute();
 
  private:
   friend class Connection;
-  explicit PreparedStatement(void* prepared) : prepared_(prepared) {}
+  PreparedStatement(void* prepared, Connection* conn) : prepared_(prepared), conn_(conn) {}
   Status CheckBind(int state, size_t index, const char* what);
-  void* prepared_;  // duckdb_prepared_statement, owned
+  void* prepared_;    // duckdb_prepared_statement, owned
+  Connection* conn_;  // the connection it was prepared on; outlives it
 };
 
 class Transaction;
@@ -163,17 +166,28 @@ class Connection {
   // agree only inside one.
   Result<bool> InTransaction();
 
-  // Cancels the statement running on this connection, from any thread. The statement fails
-  // with CANCELLED.
+  // Cancels the statement running on this connection and every statement started after it,
+  // until ClearInterrupt(); any thread may call it. They fail with CANCELLED. The interrupt
+  // stays pending because DuckDB forgets an interrupt when its next statement starts: one sent
+  // just before a statement starts would otherwise be lost and the statement run on.
   void Interrupt();
+  // Ends a pending interrupt: statements started after it run.
+  void ClearInterrupt();
   // DuckDB's id of this connection (what TableFunctionArgs::connection_id reports).
   uint64_t id() const;
 
  private:
   friend class Database;
   friend class Appender;
+  friend class PreparedStatement;
+  friend class Transaction;
   explicit Connection(void* conn) : conn_(conn) {}
+  // CANCELLED, as DuckDB reports an interrupted statement, while an interrupt is pending.
+  Status CheckInterrupt() const;
+  // ROLLBACK, run even while an interrupt is pending: an interrupted transaction must end.
+  Status RollBack();
   void* conn_;  // duckdb_connection, owned
+  std::atomic<bool> interrupt_pending_{false};
 };
 
 class Transaction {

@@ -9,8 +9,8 @@
 //   from `start` to the job's new offset only if the stored job is RUNNING, at `start` and at
 //   `epoch`; then it records the ledger entries and the task record. It returns false, having
 //   written nothing, when the job no longer expects this task.
-// - Interrupt() cancels the statement running in the sink's transaction, from any thread; the
-//   statement fails with CANCELLED.
+// - Interrupt() cancels the statement running in the sink's transaction and every statement
+//   after it until ClearInterrupt(), from any thread; they fail with CANCELLED.
 // - One transaction at a time per sink; Begin, WriteProgress, Commit and Rollback are called
 //   by one thread (the task's).
 #pragma once
@@ -51,6 +51,7 @@ class Sink {
   virtual ~Sink() = default;
   virtual Result<std::unique_ptr<SinkTransaction>> Begin(const std::string& database) = 0;
   virtual void Interrupt() = 0;
+  virtual void ClearInterrupt() = 0;
 };
 
 // The sink of the embedded database, over one connection (a worker's), with the catalog in
@@ -60,6 +61,7 @@ class DuckDbSink final : public Sink {
   explicit DuckDbSink(engine::Connection* conn) : conn_(conn) {}  // conn must outlive the sink
   Result<std::unique_ptr<SinkTransaction>> Begin(const std::string& database) override;
   void Interrupt() override { conn_->Interrupt(); }
+  void ClearInterrupt() override { conn_->ClearInterrupt(); }
 
  private:
   engine::Connection* const conn_;

@@ -52,6 +52,8 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     MutexLock lock(&job.mu);
     job.task_running = false;
     job.task_sink = nullptr;
+    // Under the job's lock, as Interrupt is: no interrupt of this chain reaches the sink's next.
+    sink.ClearInterrupt();
     job.task_done.notify_all();
   }
   // Outside the job's lock: a read ahead waits for its downloads in progress.

@@ -364,9 +364,11 @@ Status Router::Kill(uint32_t id, bool end_session) {
       activity.killed = true;
       if (activity.on_kill) activity.on_kill();
     }
-    // Under mu_: the session cannot end meanwhile (~Session takes mu_); interrupting does not
-    // wait for the statement.
-    activity.session->Interrupt();
+    // Under mu_: the session cannot end meanwhile (~Session takes mu_), nor its statement
+    // (SetActivity takes mu_ and clears the interrupt with the statement). Interrupting does
+    // not wait for the statement. An idle session is not interrupted: the interrupt would
+    // cancel its next statement.
+    if (!activity.statement.empty()) activity.session->Interrupt();
     return Status::Ok();
   }
   return UnknownThreadError(id);
@@ -404,7 +406,13 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   if (const std::shared_ptr<StatementGuard> guard = router_->guard(); guard != nullptr) {
     guard->Executed(*this, statement, result.status());
   }
-  SetActivity("");
+  if (result.ok() && result->rows != nullptr) {
+    // DuckDB produces the rows as they are read: the statement runs, shows in the process list
+    // and can be killed until they are consumed.
+    result->resources.push_back(std::make_unique<StatementEnd>(this));
+  } else {
+    SetActivity("");
+  }
   return result;
 }
 
@@ -412,6 +420,8 @@ void Session::SetActivity(std::string statement) {
   const Clock::SteadyTime now = router_->options_.clock->SteadyNow();
   MutexLock lock(&router_->mu_);
   Router::Activity& activity = router_->activities_[connection_id_];
+  // A KILL QUERY of the statement that ends here must not reach the next one.
+  if (statement.empty()) conn_->ClearInterrupt();
   activity.statement = std::move(statement);
   activity.database = database_;
   activity.since = now;

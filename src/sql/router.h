@@ -206,7 +206,9 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Runs one statement (see SplitStatements for multi-statement text). Records the outcome
-  // for SHOW WARNINGS.
+  // for SHOW WARNINGS. A statement that returns rows runs (SHOW PROCESSLIST, KILL QUERY) until
+  // its result is released, which must happen before the session's next statement and before
+  // the session ends.
   Result<StatementResult> Execute(std::string_view statement);
   // Runs the client's own MySQL-dialect statement on DuckDB (step 2 of the routing): it is
   // translated, its table-function calls expanded, and it passes the router's guard before it
@@ -256,6 +258,15 @@ class Session {
   Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
   // Records what the session does now, for SHOW PROCESSLIST ("" when idle).
   void SetActivity(std::string statement);
+  // Ends the session's statement when its rows are released.
+  class StatementEnd final : public StatementResources {
+   public:
+    explicit StatementEnd(Session* session) : session_(session) {}
+    ~StatementEnd() override { session_->SetActivity(""); }
+
+   private:
+    Session* session_;
+  };
   // Runs an expanded statement; its resources live until its rows are consumed.
   Result<StatementResult> Run(TableFunctionRegistry::Rewritten rewritten);
 

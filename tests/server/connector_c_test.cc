@@ -175,6 +175,36 @@ TEST_F(ConnectorCTest, FiftyConcurrentClientsEachDoRealWork) {
   EXPECT_GE(PrometheusValue(metrics->body, "millrace_mysql_connections_total"), kClients + 1);
 }
 
+// A statement runs while its rows stream: it shows in SHOW PROCESSLIST and KILL QUERY stops it
+// there too. KILL QUERY of an idle session does nothing, not even to its next statement.
+TEST_F(ConnectorCTest, KillQueryReachesAStatementWhileItsRowsStream) {
+  MysqlPtr worker = Connect();
+  MysqlPtr admin = Connect();
+  ASSERT_NE(worker, nullptr);
+  ASSERT_NE(admin, nullptr);
+  const std::string id = std::to_string(mysql_thread_id(worker.get()));
+  ASSERT_EQ(mysql_query(admin.get(), ("KILL QUERY " + id).c_str()), 0) << mysql_error(admin.get());
+  EXPECT_EQ(Scalar(worker.get(), "SELECT 41 + 1"), "42");
+
+  ASSERT_EQ(mysql_query(worker.get(), "SELECT range FROM range(100000000000)"), 0);
+  MYSQL_RES* res = mysql_use_result(worker.get());
+  ASSERT_NE(res, nullptr);
+  ASSERT_NE(mysql_fetch_row(res), nullptr);  // the rows stream
+  bool listed = false;
+  ASSERT_EQ(mysql_query(admin.get(), "SHOW FULL PROCESSLIST"), 0);
+  MYSQL_RES* list = mysql_store_result(admin.get());
+  while (MYSQL_ROW row = mysql_fetch_row(list))
+    listed |= row[0] == id && std::string(row[4]) == "Query";
+  mysql_free_result(list);
+  EXPECT_TRUE(listed);
+  ASSERT_EQ(mysql_query(admin.get(), ("KILL QUERY " + id).c_str()), 0) << mysql_error(admin.get());
+  while (mysql_fetch_row(res) != nullptr) {
+  }
+  EXPECT_EQ(mysql_errno(worker.get()), 1317u) << mysql_error(worker.get());
+  mysql_free_result(res);
+  EXPECT_EQ(Scalar(worker.get(), "SELECT 41 + 1"), "42");
+}
+
 // SHOW PROCESSLIST shows a running statement; KILL QUERY stops it and its session goes on;
 // KILL ends a session; killing a session that does not exist is MySQL's 1094.
 TEST_F(ConnectorCTest, KillQueryStopsALongQueryAndTheSessionGoesOn) {
