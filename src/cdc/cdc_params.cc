@@ -1,6 +1,7 @@
 #include "cdc/cdc_params.h"
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 
 #include "common/strings.h"
 
@@ -22,7 +23,28 @@ Result<int64_t> PositiveInt(std::string_view key, std::string_view value, int64_
 }
 
 // The parameters both forms share, then each form's own.
-std::vector<CdcParamSpec> ConnectionParams() {
+std::vector<CdcParamSpec> ConnectionParams(SourceType type) {
+  if (type == SourceType::kMysql) {
+    return {
+        {"jdbc_url", "", "jdbc:mysql://host[:port][/database]", true},
+        {"user", "", "the MySQL user (REPLICATION SLAVE, REPLICATION CLIENT, SELECT)", true},
+        {"password", "", "its password (masked in jobs())", false, true},
+        {"database", "", "the database, if not the one in jdbc_url"},
+        {"offset", "initial",
+         "initial: a snapshot of the tables, then their changes; latest: only changes from now "
+         "on; {\"file\": \"binlog.000003\", \"pos\": \"4\"} or binlog.000003:4: changes "
+         "from that binlog position; 0-1-100 (MariaDB's GTID position): changes after those "
+         "transactions"},
+        {"snapshot_split_size", "8096", "rows per snapshot split (one task each)"},
+        {"snapshot_parallelism", "1",
+         "splits read at once (1 to 64), each on a connection of its own, in one task"},
+        {"server_id", "",
+         "the replica id Millrace registers with (1 to 4294967295, unique among the server's "
+         "replicas; default: 1000000 + the job's id)"},
+        {"driver_url", "", "accepted and ignored (no JDBC: Millrace uses Connector/C)"},
+        {"driver_class", "", "accepted and ignored"},
+    };
+  }
   return {
       {"jdbc_url", "", "jdbc:postgresql://host[:port]/database", true},
       {"user", "", "the PostgreSQL user (REPLICATION, and owner of the tables or superuser)", true},
@@ -39,37 +61,61 @@ std::vector<CdcParamSpec> ConnectionParams() {
   };
 }
 
-}  // namespace
-
-const std::vector<CdcParamSpec>& CdcStreamParams() {
-  static const std::vector<CdcParamSpec> kParams = [] {
-    std::vector<CdcParamSpec> params = {{"type", "", "the source database: postgres", true}};
-    for (CdcParamSpec& p : ConnectionParams())
-      params.push_back(p);
-    params.push_back({"table", "", "the table to copy and follow", true});
-    return params;
-  }();
-  return kParams;
+std::vector<CdcParamSpec> MakeCdcStreamParams(SourceType type) {
+  std::vector<CdcParamSpec> params = {{"type", "", "the source database: postgres or mysql", true}};
+  for (CdcParamSpec& p : ConnectionParams(type))
+    params.push_back(p);
+  params.push_back({"table", "", "the table to copy and follow", true});
+  return params;
 }
 
-const std::vector<CdcParamSpec>& FromPostgresParams() {
-  static const std::vector<CdcParamSpec> kParams = [] {
-    std::vector<CdcParamSpec> params = {{"type", "", "set from FROM's source name", true}};
-    for (CdcParamSpec& p : ConnectionParams())
-      params.push_back(p);
-    params.push_back({"include_tables", "",
-                      "tables to copy and follow, comma-separated (default: every table of the "
-                      "schema)"});
-    params.push_back({"exclude_tables", "", "tables left out, comma-separated"});
+std::vector<CdcParamSpec> MakeFromSourceParams(SourceType type) {
+  std::vector<CdcParamSpec> params = {{"type", "", "set from FROM's source name", true}};
+  for (CdcParamSpec& p : ConnectionParams(type))
+    params.push_back(p);
+  params.push_back({"include_tables", "",
+                    type == SourceType::kMysql
+                        ? "tables to copy and follow, comma-separated (default: every base table "
+                          "of the database)"
+                        : "tables to copy and follow, comma-separated (default: every table of "
+                          "the schema)"});
+  params.push_back({"exclude_tables", "", "tables left out, comma-separated"});
+  if (type == SourceType::kPostgres) {
     params.push_back({"publication_name", "",
                       "the publication to read; made for the tables when missing (default: "
                       "millrace_<job id>_<create time>, dropped with the job)"});
     params.push_back({"slot_name", "",
                       "the replication slot the job makes and owns (default: "
                       "millrace_<job id>_<create time>); must not exist yet"});
-    return params;
-  }();
-  return kParams;
+  }
+  return params;
+}
+
+}  // namespace
+
+Result<SourceType> ParseSourceType(const sql::DorisArgs& args) {
+  auto it = args.find("type");
+  const std::string type = it == args.end() ? "" : ToLower(it->second);
+  if (type == "postgres" || type == "postgresql") return SourceType::kPostgres;
+  if (type == "mysql") return SourceType::kMysql;
+  if (it == args.end()) {
+    return Status::InvalidArgument(
+        "\"type\" is required (the source database: postgres or "
+        "mysql)");
+  }
+  return Bad("type", it->second, "postgres or mysql");
+}
+
+const std::vector<CdcParamSpec>& CdcStreamParams(SourceType type) {
+  static const std::vector<CdcParamSpec> kPostgres = MakeCdcStreamParams(SourceType::kPostgres);
+  static const std::vector<CdcParamSpec> kMysql = MakeCdcStreamParams(SourceType::kMysql);
+  return type == SourceType::kMysql ? kMysql : kPostgres;
+}
+
+const std::vector<CdcParamSpec>& FromSourceParams(SourceType type) {
+  static const std::vector<CdcParamSpec> kPostgres = MakeFromSourceParams(SourceType::kPostgres);
+  static const std::vector<CdcParamSpec> kMysql = MakeFromSourceParams(SourceType::kMysql);
+  return type == SourceType::kMysql ? kMysql : kPostgres;
 }
 
 const std::vector<CdcParamSpec>& ToDatabaseParams() {
@@ -139,17 +185,24 @@ std::vector<std::string> SplitNames(const std::string& list) {
   return names;
 }
 
+// snapshot_split_size and snapshot_parallelism.
+template <typename Get>
+Status ParseSnapshotParams(const Get& get, int64_t* split_size, int* parallelism) {
+  MR_ASSIGN_OR_RETURN(*split_size,
+                      PositiveInt("snapshot_split_size", get("snapshot_split_size"), 10'000'000));
+  MR_ASSIGN_OR_RETURN(const int64_t n,
+                      PositiveInt("snapshot_parallelism", get("snapshot_parallelism"), 64));
+  *parallelism = static_cast<int>(n);
+  return Status::Ok();
+}
+
 // What both forms share: the connection, snapshot and offset parameters.
 Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<CdcParamSpec>& specs,
                                  const sql::DorisArgs& args) {
   MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
   auto get = [&](std::string_view key) { return Get(specs, args, key); };
-  const std::string type = ToLower(get("type"));
-  if (type != "postgres" && type != "postgresql") {
-    return Bad("type", get("type"), "postgres (MySQL change streams are not supported yet)");
-  }
   PgSourceSpec spec;
-  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url")));
+  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url"), "postgresql", 5432));
   spec.connect.host = target.host;
   spec.connect.port = target.port;
   spec.connect.database = args.count("database") ? get("database") : target.database;
@@ -166,24 +219,21 @@ Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<CdcPar
     return Bad("offset", get("offset"), "initial or latest");
   }
   spec.initial = offset == "initial";
-  MR_ASSIGN_OR_RETURN(spec.split_size,
-                      PositiveInt("snapshot_split_size", get("snapshot_split_size"), 10'000'000));
-  MR_ASSIGN_OR_RETURN(const int64_t parallelism,
-                      PositiveInt("snapshot_parallelism", get("snapshot_parallelism"), 64));
-  spec.parallelism = static_cast<int>(parallelism);
+  MR_RETURN_IF_ERROR(ParseSnapshotParams(get, &spec.split_size, &spec.parallelism));
   return spec;
 }
 
 }  // namespace
 
-Result<JdbcTarget> ParseJdbcUrl(std::string_view url) {
-  constexpr std::string_view kPrefix = "jdbc:postgresql://";
-  if (url.substr(0, kPrefix.size()) != kPrefix) {
-    return Bad("jdbc_url", url, "jdbc:postgresql://host[:port]/database");
+Result<JdbcTarget> ParseJdbcUrl(std::string_view url, std::string_view scheme, int default_port) {
+  const std::string prefix = "jdbc:" + std::string(scheme) + "://";
+  if (url.substr(0, prefix.size()) != prefix) {
+    return Bad("jdbc_url", url, prefix + "host[:port]/database");
   }
-  std::string_view rest = url.substr(kPrefix.size());
+  std::string_view rest = url.substr(prefix.size());
   rest = rest.substr(0, rest.find('?'));
   JdbcTarget target;
+  target.port = default_port;
   const size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
   if (slash != std::string_view::npos) target.database = std::string(rest.substr(slash + 1));
@@ -201,20 +251,21 @@ Result<JdbcTarget> ParseJdbcUrl(std::string_view url) {
   if (authority.size() > 2 && authority.front() == '[' && authority.back() == ']') {
     authority = authority.substr(1, authority.size() - 2);
   }
-  if (authority.empty()) return Bad("jdbc_url", url, "a host after jdbc:postgresql://");
+  if (authority.empty()) return Bad("jdbc_url", url, "a host after " + prefix);
   target.host = std::string(authority);
   return target;
 }
 
 Result<PgSourceSpec> ParseCdcStreamArgs(const sql::DorisArgs& args) {
-  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("cdc_stream", CdcStreamParams(), args));
-  spec.tables = {Get(CdcStreamParams(), args, "table")};
+  const auto& specs = CdcStreamParams(SourceType::kPostgres);
+  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("cdc_stream", specs, args));
+  spec.tables = {Get(specs, args, "table")};
   if (spec.tables.front().empty()) return Bad("table", "", "a table name");
   return spec;
 }
 
 Result<PgSourceSpec> ParseFromPostgresArgs(const sql::DorisArgs& args) {
-  const auto& specs = FromPostgresParams();
+  const auto& specs = FromSourceParams(SourceType::kPostgres);
   MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("FROM POSTGRES", specs, args));
   spec.whole_database = true;
   spec.tables = SplitNames(Get(specs, args, "include_tables"));
@@ -250,6 +301,100 @@ Result<TargetDatabaseSpec> ParseToDatabaseArgs(const sql::DorisArgs& args) {
     return Bad("load.max_filter_ratio", ratio, "a number from 0 to 1");
   }
   spec.max_filter_ratio = value;
+  return spec;
+}
+
+namespace {
+
+// "offset" of a MySQL source: initial, latest, a binlog position or a MariaDB GTID position.
+Status ParseMysqlOffset(const std::string& value, MysqlSourceSpec* spec) {
+  const std::string lower = ToLower(value);
+  if (lower == "initial" || lower == "latest") {
+    spec->start =
+        lower == "initial" ? MysqlSourceSpec::Start::kInitial : MysqlSourceSpec::Start::kLatest;
+    return Status::Ok();
+  }
+  constexpr std::string_view kAccepted =
+      "initial, latest, a binlog position ({\"file\": \"binlog.000003\", \"pos\": \"4\"} or "
+      "binlog.000003:4) or a MariaDB GTID position (domain-server-sequence[,...])";
+  spec->start = MysqlSourceSpec::Start::kPosition;
+  std::string file;
+  std::string pos;
+  if (!value.empty() && value.front() == '{') {
+    const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object() || !parsed.contains("file") || !parsed.contains("pos") ||
+        !parsed["file"].is_string()) {
+      return Bad("offset", value, kAccepted);
+    }
+    file = parsed["file"].get<std::string>();
+    pos = parsed["pos"].is_string() ? parsed["pos"].get<std::string>() : parsed["pos"].dump();
+  } else if (const size_t colon = value.rfind(':');
+             colon != std::string::npos && value.find('.') != std::string::npos) {
+    file = value.substr(0, colon);
+    pos = value.substr(colon + 1);
+  } else {
+    // domain-server-sequence, comma-separated: three unsigned numbers each.
+    for (const std::string& gtid : SplitNames(value)) {
+      int parts = 0;
+      for (std::string_view rest = gtid; !rest.empty(); ++parts) {
+        const size_t dash = rest.find('-');
+        const std::string_view number = rest.substr(0, dash);
+        uint64_t n = 0;
+        auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+        if (number.empty() || ec != std::errc() || end != number.data() + number.size()) {
+          return Bad("offset", value, kAccepted);
+        }
+        rest = dash == std::string_view::npos ? std::string_view() : rest.substr(dash + 1);
+      }
+      if (parts != 3) return Bad("offset", value, kAccepted);
+    }
+    if (value.empty()) return Bad("offset", value, kAccepted);
+    spec->position.gtid = value;
+    return Status::Ok();
+  }
+  uint64_t position = 0;
+  auto [end, ec] = std::from_chars(pos.data(), pos.data() + pos.size(), position);
+  if (file.empty() || ec != std::errc() || end != pos.data() + pos.size() || position < 4) {
+    return Bad("offset", value, kAccepted);
+  }
+  spec->position.position = mysql::BinlogPosition{file, position};
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<MysqlSourceSpec> ParseMysqlArgs(const sql::DorisArgs& args, bool whole_database) {
+  const auto& specs =
+      whole_database ? FromSourceParams(SourceType::kMysql) : CdcStreamParams(SourceType::kMysql);
+  const std::string_view what = whole_database ? "FROM MYSQL" : "cdc_stream";
+  MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
+  auto get = [&](std::string_view key) { return Get(specs, args, key); };
+  MysqlSourceSpec spec;
+  spec.whole_database = whole_database;
+  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url"), "mysql", 3306));
+  spec.connect.host = target.host;
+  spec.connect.port = target.port;
+  spec.connect.database = args.count("database") ? get("database") : target.database;
+  if (spec.connect.database.empty()) {
+    return Status::InvalidArgument(std::string(what) +
+                                   ": no database: give \"database\" or end jdbc_url with "
+                                   "/database");
+  }
+  spec.connect.user = get("user");
+  spec.connect.password = get("password");
+  MR_RETURN_IF_ERROR(ParseMysqlOffset(get("offset"), &spec));
+  MR_RETURN_IF_ERROR(ParseSnapshotParams(get, &spec.split_size, &spec.parallelism));
+  if (const std::string id = get("server_id"); !id.empty()) {
+    MR_ASSIGN_OR_RETURN(const int64_t n, PositiveInt("server_id", id, 4294967295LL));
+    spec.server_id = static_cast<uint32_t>(n);
+  }
+  if (whole_database) {
+    spec.tables = SplitNames(get("include_tables"));
+    spec.exclude_tables = SplitNames(get("exclude_tables"));
+  } else {
+    spec.tables = {get("table")};
+    if (spec.tables.front().empty()) return Bad("table", "", "a table name");
+  }
   return spec;
 }
 

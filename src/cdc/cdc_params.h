@@ -5,11 +5,15 @@
 // - ParseFromPostgresArgs reads FROM POSTGRES (...) of the database form (the same
 //   connection, offset and snapshot keys, then include_tables, exclude_tables,
 //   publication_name, slot_name), ParseToDatabaseArgs its TO DATABASE db (...).
-// - ParseCdcStreamArgs reads the arguments of one cdc_stream call. "type" must be "postgres";
+// - ParseCdcStreamArgs reads the arguments of one cdc_stream call of "type" = "postgres";
 //   "jdbc_url" (jdbc:postgresql://host[:port]/database[?...]), "user" and "table" are required;
 //   "database" overrides the URL's; "driver_url" and "driver_class" are accepted and ignored
 //   (Millrace speaks PostgreSQL's protocol through libpq). An unknown key or a bad value is
 //   INVALID_ARGUMENT naming the key, the value and what is accepted.
+// - ParseMysqlArgs reads either form's arguments for "type" = "mysql": "jdbc_url"
+//   (jdbc:mysql://host[:port][/database]), "user", the database (the URL's or "database"),
+//   "table" or include_tables/exclude_tables, "offset" (initial, latest, a binlog position as
+//   {"file": "...", "pos": "..."} or file:pos, or a MariaDB GTID position), "server_id".
 // - Thread-safety: pure functions.
 #pragma once
 
@@ -20,6 +24,8 @@
 #include <vector>
 
 #include "common/result.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/mysql_connection.h"
 #include "pg/pg_connection.h"
 #include "sql/doris_table_functions.h"
 
@@ -33,10 +39,14 @@ struct CdcParamSpec {
   bool secret = false;
 };
 
-// cdc_stream(...)'s parameters, FROM POSTGRES (...)'s, and TO DATABASE db (...)'s. A name
+enum class SourceType { kPostgres, kMysql };
+// The "type" of a cdc_stream call or FROM clause; INVALID_ARGUMENT naming the types otherwise.
+Result<SourceType> ParseSourceType(const sql::DorisArgs& args);
+
+// cdc_stream(...)'s parameters, FROM <source> (...)'s, and TO DATABASE db (...)'s. A name
 // ending in '*' is a prefix.
-const std::vector<CdcParamSpec>& CdcStreamParams();
-const std::vector<CdcParamSpec>& FromPostgresParams();
+const std::vector<CdcParamSpec>& CdcStreamParams(SourceType type);
+const std::vector<CdcParamSpec>& FromSourceParams(SourceType type);
 const std::vector<CdcParamSpec>& ToDatabaseParams();
 
 struct PgSourceSpec {
@@ -62,16 +72,33 @@ struct TargetDatabaseSpec {
   double max_filter_ratio = 0;
 };
 
+struct MysqlSourceSpec {
+  mysql::ConnectParams connect;  // connect.database: the source database (MySQL's schema)
+  // cdc_stream: its one table. FROM MYSQL: include_tables (empty: every base table of the
+  // database but exclude_tables).
+  std::vector<std::string> tables;
+  std::vector<std::string> exclude_tables;
+  bool whole_database = false;
+  enum class Start { kInitial, kLatest, kPosition };
+  Start start = Start::kInitial;
+  mysql::BinlogStart position;  // kPosition: where the stream starts
+  uint32_t server_id = 0;       // 0: the job's own (MysqlChangeSource::ServerId)
+  int64_t split_size = 8096;
+  int parallelism = 1;
+};
+
 Result<PgSourceSpec> ParseCdcStreamArgs(const sql::DorisArgs& args);
 Result<PgSourceSpec> ParseFromPostgresArgs(const sql::DorisArgs& args);
+// `whole_database`: FROM MYSQL (...), else cdc_stream(...).
+Result<MysqlSourceSpec> ParseMysqlArgs(const sql::DorisArgs& args, bool whole_database);
 Result<TargetDatabaseSpec> ParseToDatabaseArgs(const sql::DorisArgs& args);
 
 struct JdbcTarget {
   std::string host;
-  int port = 5432;
+  int port = 0;
   std::string database;
 };
-// jdbc:postgresql://host[:port][/database][?params]
-Result<JdbcTarget> ParseJdbcUrl(std::string_view url);
+// jdbc:<scheme>://host[:port][/database][?params]; the port defaults to `default_port`.
+Result<JdbcTarget> ParseJdbcUrl(std::string_view url, std::string_view scheme, int default_port);
 
 }  // namespace millrace::cdc

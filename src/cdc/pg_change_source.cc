@@ -18,123 +18,40 @@ using nlohmann::json;
 
 constexpr char kLsnPart[] = "lsn";
 constexpr char kSnapshotPart[] = "snapshot";
-constexpr char kTablesPart[] = "tables";
 
 Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
 }
 
-int64_t TupleBytes(const change::Tuple& tuple) {
-  int64_t bytes = 0;
-  for (const change::TupleValue& v : tuple)
-    bytes += static_cast<int64_t>(v.text.size());
-  return bytes;
-}
-
-// The names of the job's SELECT's output columns over `source`.
-Result<std::vector<std::string>> SelectColumns(engine::Connection& conn, const SourceTable& source,
-                                               ApplyTarget* target) {
-  MR_RETURN_IF_ERROR(CheckSelect(conn, source, target));
-  MR_ASSIGN_OR_RETURN(auto result,
-                      conn.Query("SELECT * FROM (" + target->select_sql + ") LIMIT 0"));
-  std::vector<std::string> names;
-  for (size_t i = 0; i < result->column_count(); ++i)
-    names.push_back(result->column_name(i));
-  return names;
-}
-
-std::string Join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names)
-    out += (out.empty() ? "" : ", ") + name;
-  return out;
+// Where the stream stands at `lsn`.
+StreamPosition At(pg::Lsn lsn) {
+  return StreamPosition{lsn, StreamOffset(lsn), "lsn " + pg::FormatLsn(lsn)};
 }
 
 }  // namespace
 
-size_t PgChangeSource::NextActive(size_t from) const {
-  while (from < config_.tables.size() && !active_[from])
-    ++from;
-  return from;
-}
-
 PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
-    : config_(std::move(config)),
-      reader_(config_.spec.connect, config_.spec.parallelism, config_.spec.split_size),
-      active_(config_.tables.size(), true) {
-  for (const TableBinding& b : config_.tables)
-    shapes_.push_back({std::make_shared<const SourceTable>(b.table)});
-}
-
-std::unique_ptr<job::SourceBatch> PgChangeSource::MakeBatch(Offset start, Offset end,
-                                                            std::string first, std::string last,
-                                                            std::vector<Change> changes,
-                                                            int64_t bytes) {
-  auto batch = std::make_unique<ChangeBatch>(
-      std::move(start), std::move(end), std::move(first), std::move(last), std::move(changes),
-      bytes, &config_.tables, shapes_, config_.spec.whole_database, make_targets_);
-  make_targets_ = false;
-  return batch;
-}
+    : spec_(std::move(config.spec)),
+      stream_(ChangeStreamConfig{std::move(config.tables), spec_.whole_database, "FROM POSTGRES",
+                                 config.clock, config.db, std::move(config.database)}),
+      reader_(spec_.connect, spec_.parallelism, spec_.split_size) {}
 
 PgChangeSource::~PgChangeSource() = default;
 
 std::string PgChangeSource::Describe() const {
-  std::string tables;
-  for (const TableBinding& b : config_.tables)
-    tables += (tables.empty() ? "" : ", ") + b.table.Display();
-  return "postgres " + pg::Describe(config_.spec.connect) +
-         (config_.tables.size() == 1 ? " table " : " tables ") + tables;
-}
-
-Offset PgChangeSource::BatchOffset(pg::Lsn lsn) const {
-  Offset offset = StreamOffset(lsn);
-  if (!config_.spec.whole_database) return offset;
-  json tables = json::array();
-  for (size_t b = 0; b < config_.tables.size(); ++b) {
-    if (active_[b]) tables.push_back(config_.tables[b].table.Display());
-  }
-  return offset.With(kTablesPart, tables);
-}
-
-Status PgChangeSource::FollowOffsetTables(const Offset& offset) {
-  if (!offset.parts().contains(kTablesPart)) return Status::Ok();  // one table, or no list yet
-  const json& listed = offset.parts()[kTablesPart];
-  std::vector<bool> active(config_.tables.size(), false);
-  for (const json& name : listed) {
-    size_t b = 0;
-    while (b < config_.tables.size() && config_.tables[b].table.Display() != name)
-      ++b;
-    if (b == config_.tables.size()) {
-      return Status::FailedPrecondition(
-          "the job follows " + name.get<std::string>() +
-          ", which is no longer among the tables its FROM POSTGRES names; recreate the job");
-    }
-    active[b] = true;
-  }
-  for (size_t b = 0; b < config_.tables.size(); ++b) {
-    if (!active[b] && active_[b]) {
-      MR_LOG(kWarning) << Describe() << ": " << config_.tables[b].table.Display()
-                       << " appeared after the job started and is not followed (recreate the "
-                          "job to follow it)";
-    }
-  }
-  active_ = std::move(active);
-  return Status::Ok();
+  return "postgres " + pg::Describe(spec_.connect) +
+         (stream_.tables().size() == 1 ? " table " : " tables ") + stream_.TableList();
 }
 
 std::string PgChangeSource::FixedUpstream() const {
-  const PgSourceSpec& spec = config_.spec;
-  std::string tables;
-  for (const TableBinding& b : config_.tables)
-    tables += (tables.empty() ? "" : ", ") + b.table.Display();
-  return "database " + spec.connect.database + ", tables " + tables +
+  const PgSourceSpec& spec = spec_;
+  return "database " + spec.connect.database + ", tables " + stream_.TableList() +
          (spec.slot_name.empty() ? "" : ", slot " + spec.slot_name) +
          (spec.publication_name.empty() ? "" : ", publication " + spec.publication_name);
 }
 
 std::string PgChangeSource::WhilePaused(const job::JobRecord& job) {
-  return SlotRetentionNote(config_.spec.connect, SlotName(job), !job.current_offset.empty(),
+  return SlotRetentionNote(spec_.connect, SlotName(job), !job.current_offset.empty(),
                            job.properties.wal_retention_warning_bytes);
 }
 
@@ -143,11 +60,11 @@ std::string PgChangeSource::DefaultName(const job::JobRecord& job) {
 }
 
 std::string PgChangeSource::SlotName(const job::JobRecord& job) const {
-  return config_.spec.slot_name.empty() ? DefaultName(job) : config_.spec.slot_name;
+  return spec_.slot_name.empty() ? DefaultName(job) : spec_.slot_name;
 }
 
 std::string PgChangeSource::PublicationName(const job::JobRecord& job) const {
-  return config_.spec.publication_name.empty() ? DefaultName(job) : config_.spec.publication_name;
+  return spec_.publication_name.empty() ? DefaultName(job) : spec_.publication_name;
 }
 
 std::optional<size_t> PgChangeSource::Binding(uint32_t relation) const {
@@ -161,7 +78,7 @@ Result<pg::PgConnection*> PgChangeSource::Meta() {
   // task's retry (or the next poll) comes back here.
   if (meta_ != nullptr && meta_->healthy()) return meta_.get();
   meta_.reset();
-  MR_ASSIGN_OR_RETURN(meta_, pg::PgConnection::Connect(config_.spec.connect));
+  MR_ASSIGN_OR_RETURN(meta_, pg::PgConnection::Connect(spec_.connect));
   return meta_.get();
 }
 
@@ -170,9 +87,7 @@ void PgChangeSource::CloseStream() {
   snapshot_.clear();
   streaming_ = false;
   open_.reset();
-  ready_.clear();
-  ready_count_ = 0;
-  handed_.reset();
+  stream_.Reset();
   relations_.clear();
 }
 
@@ -180,7 +95,7 @@ Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
                                          const job::BatchLimits& limits) {
   const Offset& offset = job.current_offset;
   if (offset.empty()) return Start(job, limits);
-  MR_RETURN_IF_ERROR(FollowOffsetTables(offset));
+  MR_RETURN_IF_ERROR(stream_.FollowOffsetTables(offset));
   MR_ASSIGN_OR_RETURN(const pg::Lsn lsn, pg::ParseLsn(offset.Text(kLsnPart)));
   if (offset.parts().contains(kSnapshotPart)) {
     return SnapshotSplit(job, lsn, offset.parts()[kSnapshotPart]);
@@ -200,12 +115,11 @@ Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
 Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
                                           const job::BatchLimits& limits) {
   CloseStream();
-  active_.assign(config_.tables.size(), true);
-  make_targets_ = true;  // the first batch makes the targets that do not exist yet
+  stream_.StartOver();  // the first batch makes the targets that do not exist yet
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
   MR_RETURN_IF_ERROR(CheckReplication(*meta));
   std::vector<const SourceTable*> tables;
-  for (const TableBinding& b : config_.tables)
+  for (const TableBinding& b : stream_.tables())
     tables.push_back(&b.table);
   MR_RETURN_IF_ERROR(EnsurePublication(*meta, PublicationName(job), tables));
   const std::string name = SlotName(job);
@@ -214,7 +128,7 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
     // A slot of the job's own name, or one this source made for a first task that did not
     // commit, is left from before the job's first commit: nothing of it was used, so it
     // starts over. A slot named by slot_name that this process did not make may be anyone's.
-    if (!config_.spec.slot_name.empty() && created_slot_ != name) {
+    if (!spec_.slot_name.empty() && created_slot_ != name) {
       return Status::FailedPrecondition(
           "replication slot " + name +
           " exists: the job creates the slot slot_name names, so give a name no slot has (if it "
@@ -222,57 +136,32 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
           "pg_drop_replication_slot('" +
           name + "'))");
     }
-    MR_RETURN_IF_ERROR(DropSlot(*meta, name, config_.clock));
+    MR_RETURN_IF_ERROR(DropSlot(*meta, name, stream_.config().clock));
   }
-  MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
-  MR_ASSIGN_OR_RETURN(pg::CreatedSlot slot, repl_->CreateSlot(name, config_.spec.initial));
+  MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(spec_.connect));
+  MR_ASSIGN_OR_RETURN(pg::CreatedSlot slot, repl_->CreateSlot(name, spec_.initial));
   created_slot_ = name;
   snapshot_ = slot.snapshot;
   MR_LOG(kInfo) << "job " << job.name << ": created replication slot " << name << " at "
                 << pg::FormatLsn(slot.consistent_point);
-  if (config_.spec.initial) return SnapshotSplit(job, slot.consistent_point, json::object());
+  if (spec_.initial) return SnapshotSplit(job, slot.consistent_point, json::object());
   // "latest": nothing before the slot's consistent point is copied.
   job::Polled polled;
-  const Offset end = BatchOffset(slot.consistent_point);
-  polled.batch = MakeBatch(job.current_offset, end, "", "", {}, 0);
+  const Offset end = stream_.BatchOffset(StreamOffset(slot.consistent_point));
+  polled.batch = stream_.MakeBatch(job.current_offset, end, "", "", {}, 0);
   polled.more = true;
   polled.end_offset = end;
-  handed_ = slot.consistent_point;
+  stream_.SetHanded(slot.consistent_point);
   return polled;
 }
 
 Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
                                                   const json& position) {
-  size_t index = 0;
-  if (position.is_object() && position.contains("table")) {
-    const std::string name = position.value("table", "");
-    while (index < config_.tables.size() && config_.tables[index].table.Display() != name)
-      ++index;
-    if (index == config_.tables.size()) {
-      return Status::FailedPrecondition("the job's snapshot was copying " + name +
-                                        ", which is no longer one of its tables");
-    }
-  }
-  const json after = position.is_object() ? position.value("after", json()) : json();
-  const SourceTable& table = config_.tables[index].table;
-  json key_names = json::array();
-  for (size_t k : table.key)
-    key_names.push_back(table.columns[k].name);
-  // The key the position was taken on: another one (the primary key changed during the
-  // snapshot) would read its values as this key's.
-  if (after.is_array() && position.contains("key") && position["key"] != key_names) {
-    return Status::FailedPrecondition("the primary key of " + table.Display() + " changed (from " +
-                                      position["key"].dump() + " to " + key_names.dump() +
-                                      ") while the job copied it; recreate the job");
-  }
-  std::vector<std::string> after_key;
-  if (after.is_array()) {
-    for (const json& v : after)
-      after_key.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-  }
+  MR_ASSIGN_OR_RETURN(const SnapshotCursor cursor, stream_.SnapshotAt(position));
+  const SourceTable& table = stream_.tables()[cursor.table].table;
   const bool exported = !snapshot_.empty() && repl_ != nullptr && !streaming_;
   MR_ASSIGN_OR_RETURN(SnapshotRead read,
-                      reader_.Read(table, after_key, exported ? snapshot_ : std::string()));
+                      reader_.Read(table, cursor.after, exported ? snapshot_ : std::string()));
   if (exported && !read.imported) {
     // Gone with its exporting connection: the rest is read in fresh snapshots (see the
     // contract).
@@ -280,66 +169,37 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
                   << table.Display() << " in a fresh one";
     snapshot_.clear();
   }
-  std::vector<Change> changes;
-  changes.reserve(read.rows.size());
-  for (change::Tuple& row : read.rows)
-    changes.push_back(Change{Change::Kind::kUpsert, std::move(row), {}, index, 0});
-  const int64_t bytes = read.bytes;
-  const bool done = read.done;
-
-  Offset end = BatchOffset(lsn);
-  json last_key = json::array();
-  if (!changes.empty()) {
-    for (size_t k : table.key)
-      last_key.push_back(changes.back().row[k].text);
-  }
-  if (!done) {
-    end = end.With(kSnapshotPart,
-                   json{{"table", table.Display()}, {"key", key_names}, {"after", last_key}});
-  } else if (size_t next = NextActive(index + 1); next < config_.tables.size()) {
-    // The next table, from its first row, in the same exported snapshot.
-    end = end.With(kSnapshotPart,
-                   json{{"table", config_.tables[next].table.Display()}, {"after", nullptr}});
-  } else {
-    snapshot_.clear();
-  }
-  const std::string first =
-      changes.empty() ? "" : "snapshot " + table.Display() + " after " + after.dump();
-  const std::string last = changes.empty() ? "" : "snapshot key " + last_key.dump();
-  job::Polled polled;
-  polled.batch = MakeBatch(job.current_offset, end, first, last, std::move(changes), bytes);
-  polled.more = true;
-  polled.end_offset = StreamOffset(std::max(lsn, server_lsn_));
-  handed_ = lsn;
+  job::Polled polled =
+      stream_.SnapshotBatch(job, cursor, std::move(read.rows), read.bytes, read.done, At(lsn),
+                            StreamOffset(std::max(lsn, server_lsn_)));
+  // The exported snapshot is no longer needed once the last table is copied.
+  if (!polled.batch->end().parts().contains(kSnapshotPart)) snapshot_.clear();
   return polled;
 }
 
 Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn lsn,
                                            const job::BatchLimits& limits) {
-  if (deferred_) {
+  if (std::optional<Status> failure = stream_.TakeDeferred()) {
     // The failure met after the transactions the last batch handed out (Stream below).
-    Status failure = std::move(*deferred_);
-    deferred_.reset();
-    return failure;
+    return std::move(*failure);
   }
-  const auto now = config_.clock->SteadyNow();
-  if (streaming_ && handed_ != lsn) {
+  const auto now = stream_.config().clock->SteadyNow();
+  if (streaming_ && stream_.handed() != lsn) {
     // The last batch handed out did not commit: its changes are read again from the slot.
     CloseStream();
   }
   if (!streaming_) {
     repl_.reset();
     snapshot_.clear();
-    MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(config_.spec.connect));
+    MR_ASSIGN_OR_RETURN(repl_, pg::ReplicationConnection::Connect(spec_.connect));
     MR_RETURN_IF_ERROR(repl_->Start(SlotName(job), PublicationName(job), lsn));
     streaming_ = true;
-    handed_ = lsn;
+    stream_.Restarted(lsn);
     confirmed_ = std::max(confirmed_, lsn);
     // Positions describe this connection only: one reported by a closed connection may lie
     // past transactions this one has yet to send (a quiet batch there would skip them).
     passed_lsn_ = lsn;
     server_lsn_ = lsn;
-    last_batch_ = now;
     reader_.Close();  // the snapshot is over
     MR_LOG(kInfo) << "job " << job.name << ": streaming from " << pg::FormatLsn(lsn);
   }
@@ -354,7 +214,8 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
   // waits long for the task.
   const auto deadline = now + kPollBudget;
   std::chrono::milliseconds wait = kStreamWait;
-  while (ready_count_ < limits.max_items && config_.clock->SteadyNow() < deadline) {
+  while (stream_.ready_count() < limits.max_items &&
+         stream_.config().clock->SteadyNow() < deadline) {
     MR_ASSIGN_OR_RETURN(std::optional<pg::StreamMessage> message, repl_->Next(wait));
     if (!message) {
       if (!open_) break;   // nothing more now
@@ -362,70 +223,27 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn ls
       continue;
     }
     if (Status received = Receive(*message); !received.ok()) {
-      if (ready_.empty()) return received;
+      if (!stream_.has_ready()) return received;
       // The whole transactions before the failure go first; the failure comes back at the next
       // poll, so the job stops exactly before the change that failed (a schema change its
       // SELECT does not fit), and an ALTER JOB takes it from there.
-      deferred_ = std::move(received);
+      stream_.Defer(std::move(received));
       open_.reset();
       break;
     }
     // Whole transactions in hand: take what has already arrived, without waiting for more.
-    wait = ready_.empty() || open_ ? kStreamWait : std::chrono::milliseconds(0);
+    wait = !stream_.has_ready() || open_ ? kStreamWait : std::chrono::milliseconds(0);
   }
 
-  job::Polled polled;
-  if (!ready_.empty()) {
-    std::vector<Change> changes;
-    int64_t bytes = 0;
-    pg::Lsn end = lsn;
-    for (Transaction& t : TakeReady(limits.max_items)) {
-      for (Change& c : t.changes) {
-        bytes += TupleBytes(c.row);
-        changes.push_back(std::move(c));
-      }
-      end = t.end;
-    }
-    polled.batch = MakeBatch(job.current_offset, BatchOffset(end), "lsn " + pg::FormatLsn(lsn),
-                             "lsn " + pg::FormatLsn(end), std::move(changes), bytes);
-    // Changes are flowing: the next poll comes at once and waits on the stream (kStreamWait)
-    // for more, instead of after max_interval; an idle stream is polled every max_interval.
-    polled.more = true;
-    handed_ = end;
-    last_batch_ = now;
-  } else {
-    const pg::Lsn quiet = open_ ? passed_lsn_ : std::max(passed_lsn_, server_lsn_);
-    if (quiet > lsn && now - last_batch_ >= kQuietCommitInterval) {
-      polled.batch = MakeBatch(job.current_offset, BatchOffset(quiet), "", "", {}, 0);
-      handed_ = quiet;
-      last_batch_ = now;
-    }
-  }
   const pg::Lsn newest = std::max({server_lsn_, passed_lsn_, lsn});
-  polled.end_offset = StreamOffset(newest);
-  polled.lag_bytes = static_cast<int64_t>(newest - lsn);
-  polled.lag_items = ready_count_ + (polled.batch ? polled.batch->items() : 0);
-  return polled;
-}
-
-std::vector<PgChangeSource::Transaction> PgChangeSource::TakeReady(int64_t max_items) {
-  std::vector<Transaction> taken;
-  int64_t items = 0;
-  while (!ready_.empty()) {
-    const Transaction& next = ready_.front();
-    if (!taken.empty()) {
-      if (items + static_cast<int64_t>(next.changes.size()) > max_items) break;
-    }
-    items += static_cast<int64_t>(next.changes.size());
-    ready_count_ -= static_cast<int64_t>(next.changes.size());
-    taken.push_back(std::move(ready_.front()));
-    ready_.pop_front();
-  }
-  return taken;
+  std::optional<StreamPosition> quiet;
+  if (!stream_.has_ready()) quiet = At(open_ ? passed_lsn_ : std::max(passed_lsn_, server_lsn_));
+  return stream_.TakeBatch(job, At(lsn), limits, quiet, StreamOffset(newest),
+                           static_cast<int64_t>(newest - lsn));
 }
 
 Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, bool first) {
-  const SourceTable& latest = *shapes_[b].back();
+  const SourceTable& latest = stream_.Latest(b);
   bool same = relation.columns.size() == latest.columns.size();
   for (size_t i = 0; same && i < latest.columns.size(); ++i) {
     same = relation.columns[i].name == latest.columns[i].name &&
@@ -434,43 +252,13 @@ Status PgChangeSource::Announced(size_t b, const pg::RelationMessage& relation, 
   // The database form checks its target against the first description of a connection (the
   // target follows the committed position, which the catalog may have left behind): a shape
   // other than the catalog's (0) is checked at every batch, so an equal one is reused.
-  if (same && !(first && config_.spec.whole_database && shapes_[b].size() == 1)) {
+  if (same && !(first && spec_.whole_database && stream_.OnlyCatalogShape(b))) {
     return Status::Ok();
   }
   MR_ASSIGN_OR_RETURN(pg::PgConnection * meta, Meta());
-  const TableBinding& binding = config_.tables[b];
-  MR_ASSIGN_OR_RETURN(SourceTable shape, DescribeRelation(*meta, binding.table, relation));
-  if (!config_.spec.whole_database) {
-    ApplyTarget target = binding.target;
-    MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
-    MR_RETURN_IF_ERROR(job::UseDatabase(*conn, config_.database));
-    // Binding the SELECT over the new columns names its output too.
-    auto now = SelectColumns(*conn, shape, &target);
-    Status bound = now.status();
-    if (now.ok()) {
-      // A SELECT that still binds may map other source columns to the target's (SELECT * of
-      // reordered columns): its output columns must keep their names.
-      ApplyTarget before = binding.target;
-      MR_ASSIGN_OR_RETURN(std::vector<std::string> was, SelectColumns(*conn, latest, &before));
-      if (was != *now) {
-        bound = Status::FailedPrecondition("it would now fill the target's columns from " +
-                                           Join(*now) + " instead of " + Join(was));
-      }
-    }
-    if (!bound.ok()) {
-      std::string now;
-      for (const SourceColumn& c : shape.columns)
-        now += (now.empty() ? "" : ", ") + c.name + " " + c.type_name;
-      return Status::FailedPrecondition(
-          "the columns of " + shape.Display() + " changed (now: " + now +
-          ") and the job's SELECT no longer fits them: " + bound.message() +
-          "; ALTER JOB with a SELECT that does, or recreate the job");
-    }
-  }
-  MR_LOG(kInfo) << Describe() << ": " << shape.Display() << " now has " << shape.columns.size()
-                << " columns";
-  shapes_[b].push_back(std::make_shared<const SourceTable>(std::move(shape)));
-  return Status::Ok();
+  MR_ASSIGN_OR_RETURN(SourceTable shape,
+                      DescribeRelation(*meta, stream_.tables()[b].table, relation));
+  return stream_.AddShape(b, std::move(shape));
 }
 
 Status PgChangeSource::Receive(const pg::StreamMessage& message) {
@@ -484,39 +272,35 @@ Status PgChangeSource::Receive(const pg::StreamMessage& message) {
 }
 
 Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
-  auto Shape = [&](size_t b) { return static_cast<uint32_t>(shapes_[b].size() - 1); };
+  auto Shape = [&](size_t b) { return stream_.Shape(b); };
   auto need_open = [&](const char* what) -> Status {
     if (open_) return Status::Ok();
     return Status::DataLoss(std::string("the replication stream sent ") + what +
                             " outside a transaction");
   };
   if (const auto* begin = std::get_if<pg::BeginMessage>(&message)) {
-    open_ = Transaction{begin->final_lsn, {}};
+    open_ = SourceTransaction{At(begin->final_lsn), {}};
     return Status::Ok();
   }
   if (const auto* commit = std::get_if<pg::CommitMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("a commit"));
-    Transaction t = std::move(*open_);
+    SourceTransaction t = std::move(*open_);
     open_.reset();
-    t.end = commit->end_lsn;
-    passed_lsn_ = std::max(passed_lsn_, t.end);
-    // Transactions at or below the job's offset were applied before (a restart replays them).
-    if (t.end > handed_.value_or(0) && !t.changes.empty()) {
-      ready_count_ += static_cast<int64_t>(t.changes.size());
-      ready_.push_back(std::move(t));
-    }
+    t.end = At(commit->end_lsn);
+    passed_lsn_ = std::max(passed_lsn_, commit->end_lsn);
+    stream_.Received(std::move(t));
     return Status::Ok();
   }
   if (const auto* relation = std::get_if<pg::RelationMessage>(&message)) {
-    for (size_t b = 0; b < config_.tables.size(); ++b) {
-      const SourceTable& table = config_.tables[b].table;
-      if (active_[b] && table.oid == relation->oid &&
+    for (size_t b = 0; b < stream_.tables().size(); ++b) {
+      const SourceTable& table = stream_.tables()[b].table;
+      if (stream_.active(b) && table.oid == relation->oid &&
           (relation->schema != table.schema || relation->name != table.name)) {
         return Status::FailedPrecondition(
             table.Display() + " was renamed to " + relation->schema + "." + relation->name +
             "; the job follows its tables by name: recreate the job for the new name");
       }
-      if (!active_[b] || relation->schema != table.schema || relation->name != table.name) {
+      if (!stream_.active(b) || relation->schema != table.schema || relation->name != table.name) {
         continue;
       }
       bool first = true;
@@ -538,7 +322,7 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     MR_RETURN_IF_ERROR(need_open("an update"));
     const std::optional<size_t> b = Binding(update->relation);
     if (!b) return Status::Ok();
-    const SourceTable& table = *shapes_[*b].back();
+    const SourceTable& table = stream_.Latest(*b);
     if (update->old_kind != 0) {
       // The key changed (or the whole old row came): the old key's row goes first.
       bool key_changed = false;
@@ -564,7 +348,7 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     MR_RETURN_IF_ERROR(need_open("a delete"));
     const std::optional<size_t> b = Binding(del->relation);
     if (!b) return Status::Ok();
-    const SourceTable& table = *shapes_[*b].back();
+    const SourceTable& table = stream_.Latest(*b);
     change::Tuple key(table.columns.size());
     for (size_t k : table.key) {
       if (k < del->old_row.size()) key[k] = del->old_row[k];
@@ -606,8 +390,8 @@ Status PgChangeSource::Drop(const job::JobRecord& job) {
                                      "with pg_drop_replication_slot)");
   }
   pg::PgConnection* conn = *meta;
-  Status dropped = DropSlot(*conn, name, config_.clock);
-  if (dropped.ok() && config_.spec.publication_name.empty()) {
+  Status dropped = DropSlot(*conn, name, stream_.config().clock);
+  if (dropped.ok() && spec_.publication_name.empty()) {
     dropped = conn->Execute("DROP PUBLICATION IF EXISTS " + conn->Identifier(PublicationName(job)));
   }
   meta_.reset();

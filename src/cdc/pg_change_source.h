@@ -28,7 +28,7 @@
 //   stream at the job's offset.
 // - Quiet tables: when no change is pending and the server reports a later position (its
 //   keepalives, or transactions of other tables), an offset-only batch moves the job there at
-//   most every kQuietCommitInterval, so a quiet job never holds WAL back.
+//   most every ChangeStream::kQuietCommitInterval, so a quiet job never holds WAL back.
 // - Schema changes: the stream's Relation messages describe each table as its changes were
 //   written (DescribeRelation), which may differ from the catalog at CREATE JOB or at a
 //   restart. Each change is decoded and applied with the description in force when it was
@@ -46,7 +46,6 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +54,7 @@
 #include "cdc/cdc_params.h"
 #include "cdc/change_apply.h"
 #include "cdc/change_batch.h"
+#include "cdc/change_stream.h"
 #include "cdc/pg_tables.h"
 #include "cdc/snapshot_reader.h"
 #include "common/clock.h"
@@ -91,18 +91,12 @@ class PgChangeSource final : public job::JobSource {
   // The name Millrace gives a job's slot and publication.
   static std::string DefaultName(const job::JobRecord& job);
 
-  static constexpr std::chrono::seconds kQuietCommitInterval{5};
   // How long a poll waits for the first change of a batch.
   static constexpr std::chrono::milliseconds kStreamWait{200};
   // The longest a poll reads the stream.
   static constexpr std::chrono::seconds kPollBudget{1};
 
  private:
-  struct Transaction {
-    pg::Lsn end = 0;
-    std::vector<Change> changes;
-  };
-
   Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits);
   Result<job::Polled> SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
                                     const nlohmann::json& position);
@@ -119,20 +113,9 @@ class PgChangeSource final : public job::JobSource {
   // A Relation message of table `b`: a new shape when it differs from the latest (and for
   // FROM ... TO DATABASE at the first message of a connection).
   Status Announced(size_t b, const pg::RelationMessage& relation, bool first);
-  // Whole ready transactions for one batch: at least one, more up to max_items changes.
-  std::vector<Transaction> TakeReady(int64_t max_items);
-  std::unique_ptr<job::SourceBatch> MakeBatch(job::Offset start, job::Offset end, std::string first,
-                                              std::string last, std::vector<Change> changes,
-                                              int64_t bytes);
-  // The offset of a batch ending at `lsn`: FROM ... TO DATABASE adds the tables it follows,
-  // fixed at its first poll (a table that appears later is not followed).
-  job::Offset BatchOffset(pg::Lsn lsn) const;
-  // Follows the tables the offset lists; one it lists that has no binding is an error.
-  Status FollowOffsetTables(const job::Offset& offset);
-  // The first followed table at or after `from` (tables.size() when none).
-  size_t NextActive(size_t from) const;
 
-  const PgChangeSourceConfig config_;
+  const PgSourceSpec spec_;
+  ChangeStream stream_;
   SnapshotReader reader_;  // the task's thread only
 
   // Owned by the job's task thread (see the contract).
@@ -140,21 +123,12 @@ class PgChangeSource final : public job::JobSource {
   std::unique_ptr<pg::ReplicationConnection> repl_;
   std::string snapshot_;  // exported by repl_, valid while it is open and idle
   bool streaming_ = false;
-  std::optional<pg::Lsn> handed_;  // the end of the last batch handed out
   pg::Lsn confirmed_ = 0;
-  pg::Lsn server_lsn_ = 0;           // the server's latest reported position
-  pg::Lsn passed_lsn_ = 0;           // the end of the latest transaction received (applied or not)
-  std::optional<Transaction> open_;  // a transaction being received
-  std::deque<Transaction> ready_;    // received whole, not handed out
-  int64_t ready_count_ = 0;          // changes in ready_
-  std::optional<Status> deferred_;   // a failure met after ready_, returned by the next poll
-  std::string created_slot_;         // the slot this source made (its first task may retry)
-  std::vector<bool> active_;         // per table: followed (see BatchOffset)
-  bool make_targets_ = false;        // the next batch makes missing targets (after Start)
-  std::map<uint32_t, size_t> relations_;  // relation id in this connection -> index in tables
-  // Per table, every description seen (Announced); [0] is the catalog's.
-  std::vector<std::vector<std::shared_ptr<const SourceTable>>> shapes_;
-  Clock::SteadyTime last_batch_{};
+  pg::Lsn server_lsn_ = 0;                 // the server's latest reported position
+  pg::Lsn passed_lsn_ = 0;                 // the end of the latest transaction received
+  std::optional<SourceTransaction> open_;  // a transaction being received
+  std::string created_slot_;               // the slot this source made (its first task may retry)
+  std::map<uint32_t, size_t> relations_;   // relation id in this connection -> index in tables
   Clock::SteadyTime last_status_{};
 };
 
