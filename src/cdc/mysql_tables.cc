@@ -219,22 +219,110 @@ Result<SourceTable> DescribeMysqlTable(MysqlConnection& conn, const std::string&
   return out;
 }
 
+namespace {
+
+std::string TableName(const SourceTable& table) {
+  return MysqlConnection::Identifier(table.schema) + "." + MysqlConnection::Identifier(table.name);
+}
+
+// "(k1, k2)" and, for `key`'s values, "(v1, v2)".
+std::string KeyColumns(const SourceTable& table) {
+  std::string key;
+  for (size_t n = 0; n < table.key.size(); ++n)
+    key += (n ? ", " : "") + MysqlConnection::Identifier(table.columns[table.key[n]].name);
+  return "(" + key + ")";
+}
+std::string KeyValues(const MysqlConnection& conn, const SourceTable& table,
+                      const std::vector<std::string>& key) {
+  std::string values;
+  for (size_t n = 0; n < table.key.size() && n < key.size(); ++n)
+    values += (n ? ", " : "") + KeyLiteral(conn, table.columns[table.key[n]], key[n]);
+  return "(" + values + ")";
+}
+
+// "WHERE (key) > (after)", or "".
+std::string After(const MysqlConnection& conn, const SourceTable& table,
+                  const std::vector<std::string>& after) {
+  if (after.empty()) return "";
+  return " WHERE " + KeyColumns(table) + " > " + KeyValues(conn, table, after);
+}
+
+}  // namespace
+
 std::string SnapshotSelect(const MysqlConnection& conn, const SourceTable& table,
-                           const std::vector<std::string>& after, int64_t limit) {
+                           const std::vector<std::string>& after, int64_t limit,
+                           const std::vector<std::string>& upper) {
   std::string values;
   for (size_t i = 0; i < table.columns.size(); ++i)
     values += (i ? ", " : "") + ValueExpression(table.columns[i]);
-  std::string key;
-  std::string bound;
+  std::string select = "SELECT " + values + " FROM " + TableName(table) + After(conn, table, after);
+  if (!upper.empty()) {
+    select += (after.empty() ? " WHERE " : " AND ") + KeyColumns(table) +
+              " <= " + KeyValues(conn, table, upper);
+  }
+  select += " ORDER BY " + KeyColumns(table).substr(1, KeyColumns(table).size() - 2);
+  if (upper.empty()) select += " LIMIT " + std::to_string(limit);
+  return select;
+}
+
+std::string SplitBoundsSelect(const MysqlConnection& conn, const SourceTable& table,
+                              const std::vector<std::string>& after, int64_t split_size,
+                              int count) {
+  std::string staged;
+  std::string names;
   for (size_t n = 0; n < table.key.size(); ++n) {
     const SourceColumn& column = table.columns[table.key[n]];
-    key += (n ? ", " : "") + MysqlConnection::Identifier(column.name);
-    if (n < after.size()) bound += (n ? ", " : "") + KeyLiteral(conn, column, after[n]);
+    staged += (n ? ", " : "") + ValueExpression(column) + " AS k" + std::to_string(n);
+    names += (n ? ", " : "") + std::string("k") + std::to_string(n);
   }
-  std::string select = "SELECT " + values + " FROM " + MysqlConnection::Identifier(table.schema) +
-                       "." + MysqlConnection::Identifier(table.name);
-  if (!after.empty()) select += " WHERE (" + key + ") > (" + bound + ")";
-  return select + " ORDER BY " + key + " LIMIT " + std::to_string(limit);
+  const std::string order = KeyColumns(table).substr(1, KeyColumns(table).size() - 2);
+  return "SELECT " + names + " FROM (SELECT " + staged + ", ROW_NUMBER() OVER (ORDER BY " + order +
+         ") AS __millrace_rn FROM (SELECT * FROM " + TableName(table) + After(conn, table, after) +
+         " ORDER BY " + order + " LIMIT " + std::to_string(split_size * count) +
+         ") a) b WHERE __millrace_rn % " + std::to_string(split_size) +
+         " = 0 ORDER BY __millrace_rn";
+}
+
+SourceTable DescribeTableMap(const mysql::BinlogTable& table, const SourceTable& known) {
+  SourceTable out;
+  out.schema = table.schema;
+  out.name = table.name;
+  for (const mysql::BinlogColumn& binlog : table.columns) {
+    SourceColumn column;
+    column.name = binlog.name;
+    column.type_id = binlog.type;
+    column.mapping = mysql::MapColumn(binlog);
+    column.not_null = !binlog.nullable;
+    const int same = known.Find(binlog.name);
+    column.type_name = same >= 0 && known.columns[same].type_id == binlog.type
+                           ? known.columns[same].type_name
+                           : column.mapping.duckdb_type;
+    out.columns.push_back(std::move(column));
+  }
+  out.key = table.key;
+  if (out.key.empty()) {
+    // A TABLE_MAP without the key field: the key columns known by name.
+    for (size_t k : known.key) {
+      const int at = out.Find(known.columns[k].name);
+      if (at >= 0) out.key.push_back(static_cast<size_t>(at));
+    }
+  }
+  return out;
+}
+
+bool SameShape(const mysql::BinlogTable& table, const SourceTable& shape) {
+  if (table.columns.size() != shape.columns.size()) return false;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const mysql::BinlogColumn& binlog = table.columns[i];
+    const SourceColumn& column = shape.columns[i];
+    const change::TypeMapping mapping = mysql::MapColumn(binlog);
+    if (binlog.name != column.name || binlog.type != column.type_id ||
+        mapping.duckdb_type != column.mapping.duckdb_type ||
+        mapping.doris_type != column.mapping.doris_type || mapping.form != column.mapping.form) {
+      return false;
+    }
+  }
+  return true;
 }
 
 namespace {
@@ -256,18 +344,38 @@ Result<SnapshotPosition> SnapshotPositionOf(MysqlConnection& conn) {
         " does not report the binlog position of a consistent snapshot "
         "(binlog_snapshot_file: MariaDB has it; MySQL 8 is not supported yet)");
   }
-  MR_ASSIGN_OR_RETURN(mysql::Rows gtid,
-                      conn.Query("SELECT BINLOG_GTID_POS(" + conn.Literal(out.position.file) +
-                                 ", " + std::to_string(out.position.position) + ")"));
-  if (gtid.rows.empty() || !gtid.rows[0][0]) {
-    return Status::Internal("BINLOG_GTID_POS gave no GTID position for " + out.position.file + ":" +
-                            std::to_string(out.position.position));
-  }
-  out.gtid = *gtid.rows[0][0];
+  MR_ASSIGN_OR_RETURN(out.gtid, GtidPositionOf(conn, out.position));
   return out;
 }
 
 }  // namespace
+
+Result<std::string> GtidPositionOf(MysqlConnection& conn, const mysql::BinlogPosition& position) {
+  auto gtid = conn.Query("SELECT BINLOG_GTID_POS(" + conn.Literal(position.file) + ", " +
+                         std::to_string(position.position) + ")");
+  // MySQL has no BINLOG_GTID_POS (ER_SP_DOES_NOT_EXIST): its positions go without GTIDs.
+  if (!gtid.ok() && mysql::ErrnoOf(gtid.status()) == 1305) return std::string();
+  MR_RETURN_IF_ERROR(gtid.status());
+  if (gtid->rows.empty() || !gtid->rows[0][0]) {
+    return Status::Internal("BINLOG_GTID_POS gave no GTID position for " + position.file + ":" +
+                            std::to_string(position.position));
+  }
+  return *gtid->rows[0][0];
+}
+
+Result<SnapshotPosition> BinlogEnd(MysqlConnection& conn) {
+  MR_ASSIGN_OR_RETURN(mysql::Rows status, conn.Query("SHOW MASTER STATUS"));
+  if (status.rows.empty() || !status.rows[0][0]) {
+    return Status::FailedPrecondition("MySQL server " + mysql::Describe(conn.params()) +
+                                      " reports no binlog (SHOW MASTER STATUS is empty): start it "
+                                      "with log_bin");
+  }
+  SnapshotPosition out;
+  out.position.file = *status.rows[0][0];
+  out.position.position = static_cast<uint64_t>(ToInt(status.rows[0][1]));
+  MR_ASSIGN_OR_RETURN(out.gtid, GtidPositionOf(conn, out.position));
+  return out;
+}
 
 Result<SnapshotPosition> ConsistentSnapshot(MysqlConnection& conn) {
   // Only REPEATABLE READ keeps one snapshot for the transaction (READ COMMITTED would see

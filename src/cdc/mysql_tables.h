@@ -19,6 +19,7 @@
 //   server prints them. FLOAT comes through DOUBLE (the exact value where the binlog gives the
 //   shortest text) and DOUBLE may spell its exponent without '+': the same value in DuckDB.
 //   Key bounds are numbers for numeric keys (MySQL would compare a quoted one as a double).
+// - DescribeTableMap and SameShape read the binlog's own description of a table (see below).
 // - A ConsistentSnapshot opens a REPEATABLE READ transaction WITH CONSISTENT SNAPSHOT on `conn`
 //   (rolled back when the position cannot be read) and returns
 //   the binlog position it sees (MariaDB's binlog_snapshot_file / _position, and the GTID
@@ -40,13 +41,31 @@ namespace millrace::cdc {
 Result<SourceTable> DescribeMysqlTable(mysql::MysqlConnection& conn, const std::string& schema,
                                        const std::string& table);
 
+// `upper` (non-empty): the rows up to that key too, however many (`limit` is then unused).
 std::string SnapshotSelect(const mysql::MysqlConnection& conn, const SourceTable& table,
-                           const std::vector<std::string>& after, int64_t limit);
+                           const std::vector<std::string>& after, int64_t limit,
+                           const std::vector<std::string>& upper = {});
+// The split boundaries of a read after `after`: every split_size-th key, at most `count` of
+// them, each key column's value as SnapshotSelect gives it.
+std::string SplitBoundsSelect(const mysql::MysqlConnection& conn, const SourceTable& table,
+                              const std::vector<std::string>& after, int64_t split_size, int count);
+
+// A table as a TABLE_MAP event describes it (binlog_row_metadata = FULL gives column names,
+// types and the primary key): the shape of the changes that follow it. A column's type_name is
+// `known`'s for a column of the same name and type, else the DuckDB type it maps to.
+SourceTable DescribeTableMap(const mysql::BinlogTable& table, const SourceTable& known);
+// True when `table` has `shape`'s columns: names, types and mappings, in order.
+bool SameShape(const mysql::BinlogTable& table, const SourceTable& shape);
 
 struct SnapshotPosition {
   mysql::BinlogPosition position;
   std::string gtid;  // "" when the server gives none
 };
 Result<SnapshotPosition> ConsistentSnapshot(mysql::MysqlConnection& conn);
+// The end of the server's binlog now (SHOW MASTER STATUS), with its GTID position.
+Result<SnapshotPosition> BinlogEnd(mysql::MysqlConnection& conn);
+// The GTID position of a binlog position (MariaDB's BINLOG_GTID_POS); "" on MySQL.
+Result<std::string> GtidPositionOf(mysql::MysqlConnection& conn,
+                                   const mysql::BinlogPosition& position);
 
 }  // namespace millrace::cdc

@@ -127,11 +127,9 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
       if (Status s = conn.Execute(kBegin); !s.ok()) return fail(s);
     }
   }
-  std::vector<Range> ranges;
+  std::vector<std::vector<std::string>> bounds;
   std::string shared = out.imported ? snapshot : "";
-  if (parallelism_ == 1) {
-    ranges.push_back({after, {}});
-  } else {
+  if (parallelism_ > 1) {
     if (shared.empty()) {
       auto exported = conn.Query("SELECT pg_export_snapshot()");
       if (!exported.ok()) return fail(exported.status());
@@ -142,49 +140,70 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
     std::string inner = "SELECT " + key + " FROM " + QuotedName(conn, table);
     if (!after.empty()) inner += " WHERE (" + key + ") > (" + KeyValues(conn, table, after) + ")";
     inner += " ORDER BY " + key + " LIMIT " + std::to_string(split_size_ * parallelism_);
-    auto bounds =
-        conn.Query("SELECT " + key + " FROM (SELECT *, row_number() OVER (ORDER BY " + key +
-                   ") AS __millrace_rn FROM (" + inner + ") a) b WHERE __millrace_rn % " +
-                   std::to_string(split_size_) + " = 0 ORDER BY __millrace_rn");
-    if (!bounds.ok()) return fail(bounds.status());
-    std::vector<std::string> lower = after;
-    for (pg::Row& row : bounds->rows) {
+    auto rows = conn.Query("SELECT " + key + " FROM (SELECT *, row_number() OVER (ORDER BY " + key +
+                           ") AS __millrace_rn FROM (" + inner + ") a) b WHERE __millrace_rn % " +
+                           std::to_string(split_size_) + " = 0 ORDER BY __millrace_rn");
+    if (!rows.ok()) return fail(rows.status());
+    for (pg::Row& row : rows->rows) {
       std::vector<std::string> upper;
       for (auto& field : row)
         upper.push_back(field.value_or(""));
-      ranges.push_back({lower, upper});
-      lower = std::move(upper);
+      bounds.push_back(std::move(upper));
     }
-    if (static_cast<int>(ranges.size()) < parallelism_) ranges.push_back({lower, {}});
   }
+  const std::vector<Range> ranges = SplitRanges(after, std::move(bounds), parallelism_);
+  Result<SnapshotRead> read = ReadRanges(
+      ranges, split_size_,
+      [&](size_t i, const Range& range, std::vector<change::Tuple>* rows, int64_t* bytes) {
+        // The first connection reads in its own transaction; the others import it.
+        return ReadRange(i, table, range, i == 0 ? "" : shared, rows, bytes);
+      });
+  // The first connection's transaction held the exported snapshot for the others.
+  Status committed;
+  if (conns_[0] != nullptr) {
+    committed = conns_[0]->Execute("COMMIT");
+    if (!committed.ok()) conns_[0].reset();
+  }
+  if (read.ok() && !committed.ok()) read = committed;
+  if (!read.ok()) return read.status().WithContext("reading a snapshot of " + table.Display());
+  read->imported = out.imported;
+  return read;
+}
 
+std::vector<KeyRange> SplitRanges(std::vector<std::string> after,
+                                  std::vector<std::vector<std::string>> bounds, int parallelism) {
+  std::vector<KeyRange> ranges;
+  std::vector<std::string> lower = std::move(after);
+  for (std::vector<std::string>& upper : bounds) {
+    ranges.push_back({lower, upper});
+    lower = std::move(upper);
+  }
+  if (ranges.empty() || static_cast<int>(ranges.size()) < parallelism) {
+    ranges.push_back({std::move(lower), {}});
+  }
+  return ranges;
+}
+
+Result<SnapshotRead> ReadRanges(const std::vector<KeyRange>& ranges, int64_t split_size,
+                                const RangeRead& read) {
   std::vector<std::vector<change::Tuple>> rows(ranges.size());
   std::vector<int64_t> bytes(ranges.size(), 0);
   std::vector<Status> results(ranges.size());
   std::vector<std::thread> threads;
-  for (size_t i = 1; i < ranges.size(); ++i) {
-    threads.emplace_back(
-        [&, i] { results[i] = ReadRange(i, table, ranges[i], shared, &rows[i], &bytes[i]); });
-  }
-  results[0] = ReadRange(0, table, ranges[0], "", &rows[0], &bytes[0]);
+  for (size_t i = 1; i < ranges.size(); ++i)
+    threads.emplace_back([&, i] { results[i] = read(i, ranges[i], &rows[i], &bytes[i]); });
+  results[0] = read(0, ranges[0], &rows[0], &bytes[0]);
   for (std::thread& t : threads)
     t.join();
-  // The first connection's transaction held the exported snapshot for the others.
-  if (conns_[0] != nullptr) {
-    if (Status s = conns_[0]->Execute("COMMIT"); !s.ok()) {
-      conns_[0].reset();
-      if (results[0].ok()) results[0] = s;
-    }
-  }
-  for (const Status& s : results) {
-    if (!s.ok()) return s.WithContext("reading a snapshot of " + table.Display());
-  }
+  for (const Status& s : results)
+    MR_RETURN_IF_ERROR(s);
+  SnapshotRead out;
   for (size_t i = 0; i < ranges.size(); ++i) {
     out.bytes += bytes[i];
     for (change::Tuple& tuple : rows[i])
       out.rows.push_back(std::move(tuple));
   }
-  out.done = ranges.back().upper.empty() && static_cast<int64_t>(rows.back().size()) < split_size_;
+  out.done = ranges.back().upper.empty() && static_cast<int64_t>(rows.back().size()) < split_size;
   return out;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,28 @@ struct SnapshotRead {
   bool imported = false;
 };
 
+// What any source's snapshot reader shares: splitting a read into key ranges and reading them
+// at once.
+//
+// A key range of a read: rows with key > lower (empty: from the first) and <= upper (empty: to
+// the end, at most split_size rows). Keys are their values' text as the source's reader gives
+// them.
+struct KeyRange {
+  std::vector<std::string> lower;
+  std::vector<std::string> upper;
+};
+// The ranges of one read from `after`: up to each of `bounds` (every split_size-th key after
+// it, at most `parallelism` of them, in order), then the rest when fewer came.
+std::vector<KeyRange> SplitRanges(std::vector<std::string> after,
+                                  std::vector<std::vector<std::string>> bounds, int parallelism);
+// Reads range i with read(i, range, rows, bytes): range 0 on this thread, the others on threads
+// of their own, joined before it returns. The rows come in range order; `done` when the last
+// range is open-ended and gave fewer than split_size rows. The first failure is returned.
+using RangeRead =
+    std::function<Status(size_t, const KeyRange&, std::vector<change::Tuple>*, int64_t*)>;
+Result<SnapshotRead> ReadRanges(const std::vector<KeyRange>& ranges, int64_t split_size,
+                                const RangeRead& read);
+
 class SnapshotReader {
  public:
   SnapshotReader(pg::ConnectParams params, int parallelism, int64_t split_size);
@@ -49,12 +72,7 @@ class SnapshotReader {
   void Close();
 
  private:
-  // A key range of a Read: rows with key > lower (none: from the first) and <= upper (none:
-  // to the end, at most split_size rows).
-  struct Range {
-    std::vector<std::string> lower;
-    std::vector<std::string> upper;
-  };
+  using Range = KeyRange;
 
   Result<pg::PgConnection*> Connection(size_t i);
   // The SELECT of `range` (its columns in table order).

@@ -26,7 +26,7 @@
 #include "access/login_throttle.h"
 #include "access/user_statements.h"
 #include "asio.hpp"
-#include "cdc/pg_source_factory.h"
+#include "cdc/source_factory.h"
 #include "cli/commands.h"
 #include "common/clock.h"
 #include "common/fail_point.h"
@@ -290,7 +290,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.clock = Clock::Real();
     jobs_config.work_root = work_root;
     jobs_config.make_source = files.make_source;
-    jobs_config.make_change_source = cdc::MakePgChangeSource;
+    jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
     jobs_config.fail_points = &*fail_points;
     jobs_config.access.control = &access;

@@ -18,26 +18,49 @@ std::vector<std::string> ServerArgs() {
 
 }  // namespace
 
-std::unique_ptr<CdcTestEnv> CdcEnvTest::env_;
-
-void CdcEnvTest::SetUpTestSuite() {
-  auto env = CdcTestEnv::Start();
-  ASSERT_TRUE(env.ok()) << env.status().ToString();
-  env_ = std::move(env).value();
-}
-
-Result<std::unique_ptr<CdcTestEnv>> CdcTestEnv::Start() {
+Result<std::unique_ptr<CdcTestEnv>> CdcTestEnv::Start(CdcSource source) {
   auto env = std::make_unique<CdcTestEnv>();
-  MR_ASSIGN_OR_RETURN(env->pg_, testing::PostgresServer::Start());
+  env->source_ = source;
+  if (source == CdcSource::kPostgres) {
+    MR_ASSIGN_OR_RETURN(env->pg_, testing::PostgresServer::Start());
+  } else {
+    MR_ASSIGN_OR_RETURN(env->mariadb_, testing::MariadbServer::Start());
+    MR_RETURN_IF_ERROR(
+        env->mariadb_->Sql("CREATE DATABASE " + std::string(kMysqlDatabase)).status());
+  }
   MR_ASSIGN_OR_RETURN(env->mr_, access::E2EServer::Start("", ServerArgs()));
   MR_RETURN_IF_ERROR(env->Mr("CREATE DATABASE cdc").status());
   return env;
 }
 
-std::string CdcTestEnv::Pg(const std::string& sql) const {
-  auto out = pg_->Sql(sql);
+const std::string& CdcTestEnv::source_password() const {
+  return source_ == CdcSource::kPostgres ? pg_->password() : mariadb_->password();
+}
+
+std::string CdcTestEnv::Src(const std::string& sql) const {
+  auto out = source_ == CdcSource::kPostgres ? pg_->Sql(sql) : mariadb_->Sql(sql, kMysqlDatabase);
   EXPECT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
   return out.ok() ? *out : "";
+}
+
+std::string CdcTestEnv::SourceChecksumSql(const std::string& table,
+                                          const std::vector<CanonColumn>& columns) const {
+  return source_ == CdcSource::kPostgres ? PgChecksumSql(table, columns)
+                                         : MysqlChecksumSql(table, columns);
+}
+
+std::string CdcTestEnv::SourceRowText(const std::vector<CanonColumn>& columns) const {
+  std::string text;
+  for (const CanonColumn& c : columns) {
+    if (source_ == CdcSource::kPostgres) {
+      text +=
+          std::string(text.empty() ? "" : " || '|' || ") + "coalesce(" + c.name + "::text, '~')";
+    } else {
+      text += std::string(text.empty() ? "" : ", '|', ") + "coalesce(CAST(" + c.name +
+              " AS CHAR), '~')";
+    }
+  }
+  return source_ == CdcSource::kPostgres ? text : "CONCAT(" + text + ")";
 }
 
 Result<access::Rows> CdcTestEnv::Mr(const std::string& sql) const {
@@ -53,6 +76,12 @@ std::string CdcTestEnv::MrValue(const std::string& sql) const {
 
 std::string CdcTestEnv::Stream(const std::string& table, const std::string& extra,
                                const std::string& password) const {
+  if (source_ == CdcSource::kMariadb) {
+    return "cdc_stream(\"type\" = \"mysql\", \"jdbc_url\" = \"" + mariadb_->JdbcUrl() +
+           "\", \"user\" = \"" + mariadb_->user() + "\", \"password\" = \"" +
+           (password.empty() ? mariadb_->password() : password) + "\", \"database\" = \"" +
+           kMysqlDatabase + "\", \"table\" = \"" + table + "\"" + extra + ")";
+  }
   return "cdc_stream(\"type\" = \"postgres\", \"jdbc_url\" = \"" + pg_->JdbcUrl("postgres") +
          "\", \"user\" = \"" + pg_->user() + "\", \"password\" = \"" +
          (password.empty() ? pg_->password() : password) + "\", \"schema\" = \"public\", " +
@@ -65,7 +94,7 @@ Status CdcTestEnv::CreateJob(const std::string& name, const std::string& insert,
       .status();
 }
 
-std::pair<std::string, std::string> CdcTestEnv::Converge(const std::string& pg_table,
+std::pair<std::string, std::string> CdcTestEnv::Converge(const std::string& source_table,
                                                          const std::string& mr_table,
                                                          const std::vector<CanonColumn>& columns,
                                                          std::chrono::seconds timeout) const {
@@ -73,14 +102,14 @@ std::pair<std::string, std::string> CdcTestEnv::Converge(const std::string& pg_t
   std::string got;
   testing::WaitFor(
       [&] {
-        want = Pg(PgChecksumSql(pg_table, columns));
+        want = Src(SourceChecksumSql(source_table, columns));
         got = MrValue(DuckChecksumSql(mr_table, columns));
         return want == got;
       },
       timeout);
   if (want == got) return {want, got};
   for (const CanonColumn& c : columns) {
-    const std::string w = Pg(PgChecksumSql(pg_table, {c}));
+    const std::string w = Src(SourceChecksumSql(source_table, {c}));
     const std::string g = MrValue(DuckChecksumSql(mr_table, {c}));
     if (w != g) got += " [column " + c.name + " differs]";
   }
@@ -93,17 +122,14 @@ std::pair<std::string, std::string> CdcTestEnv::Converge(const std::string& pg_t
   const std::string log = mr_->server->Log();
   got += " [server log: " + log.substr(log.size() > 4000 ? log.size() - 4000 : 0) + "]";
   // Both sides' rows, the first few that differ, over the columns as text.
-  std::string pg_text;
   std::string mr_text;
   for (const CanonColumn& c : columns) {
-    pg_text +=
-        std::string(pg_text.empty() ? "" : " || '|' || ") + "coalesce(" + c.name + "::text, '~')";
     mr_text += std::string(mr_text.empty() ? "" : " || '|' || ") + "coalesce(CAST(" + c.name +
                " AS VARCHAR), '~')";
   }
   std::set<std::string> source;
   std::set<std::string> target;
-  std::stringstream in(Pg("SELECT " + pg_text + " FROM " + pg_table));
+  std::stringstream in(Src("SELECT " + SourceRowText(columns) + " FROM " + source_table));
   for (std::string line; std::getline(in, line);)
     source.insert(line);
   if (auto rows = Mr("SELECT " + mr_text + " FROM " + mr_table); rows.ok()) {

@@ -1,13 +1,16 @@
-// Test support of the change-data-capture tests: one real PostgreSQL 15 and one `millrace serve`
-// for a test binary, and what the tests do with them (statements on either side, cdc_stream
-// calls, checksum comparison, a kill -9 and restart of the server).
+// Test support of the change-data-capture tests: one real source database (PostgreSQL 15 or
+// MariaDB 10.11) and one `millrace serve` for a test binary, and what the tests do with them
+// (statements on either side, cdc_stream calls, checksum comparison, a kill -9 and restart of
+// the server).
 //
 // Contract
-// - Start starts PostgreSQL (testing/postgres_server.h) and the server (as root, no password,
+// - Start starts the source (testing/postgres_server.h, testing/mariadb_server.h; on MariaDB
+//   the database kMysqlDatabase is made) and the server (as root, no password,
 //   --paused-check-interval 1) and creates the Millrace database `cdc`.
-// - Pg runs a script on PostgreSQL and records a test failure when it fails (the result is ""
-//   then). Mr returns the rows or the MySQL error as a value; MrValue the one value of a query
-//   (or its error text, or "?" when the result is not one value).
+// - Src runs a script on the source (Pg on PostgreSQL; on MariaDB in kMysqlDatabase) and
+//   records a test failure when it fails (the result is "" then). Mr returns the rows or the
+//   MySQL error as a value; MrValue the one value of a query (or its error text, or "?" when
+//   the result is not one value).
 // - Converge waits until the target's checksum equals the source's, and returns both; when
 //   they still differ at the deadline, the second holds what helps to find out why: the
 //   columns that differ, the jobs' state and offset, the tail of the server log.
@@ -28,23 +31,35 @@
 #include "access/access_e2e_util.h"
 #include "cdc/cdc_checksum.h"
 #include "common/result.h"
+#include "testing/mariadb_server.h"
 #include "testing/postgres_server.h"
+#include "testing/wait_for.h"
 
 namespace millrace::cdc {
 
+enum class CdcSource { kPostgres, kMariadb };
+
+// The MariaDB database the tests' source tables live in.
+inline constexpr char kMysqlDatabase[] = "src";
+
 class CdcTestEnv {
  public:
-  static Result<std::unique_ptr<CdcTestEnv>> Start();
+  static Result<std::unique_ptr<CdcTestEnv>> Start(CdcSource source);
 
   testing::PostgresServer& pg() { return *pg_; }
+  testing::MariadbServer& mariadb() { return *mariadb_; }
   access::E2EServer& mr() { return *mr_; }
+  // The source's password (for tests that look for it where it must not be).
+  const std::string& source_password() const;
 
-  std::string Pg(const std::string& sql) const;
+  std::string Src(const std::string& sql) const;
+  std::string Pg(const std::string& sql) const { return Src(sql); }
   Result<access::Rows> Mr(const std::string& sql) const;
   std::string MrValue(const std::string& sql) const;
 
-  // cdc_stream(...) for public.<table> of the test server; `extra` is appended to the
-  // parameters (", \"offset\" = \"latest\""), `password` replaces the right one.
+  // cdc_stream(...) for <table> of the source (PostgreSQL: in public; MariaDB: in
+  // kMysqlDatabase); `extra` is appended to the parameters (", \"offset\" = \"latest\""),
+  // `password` replaces the right one.
   std::string Stream(const std::string& table, const std::string& extra = "",
                      const std::string& password = "") const;
   // CREATE JOB <name> ON STREAMING PROPERTIES (<properties>) DO <insert>.
@@ -52,7 +67,7 @@ class CdcTestEnv {
                    const std::string& properties = "\"max_interval\" = \"1\"") const;
 
   std::pair<std::string, std::string> Converge(
-      const std::string& pg_table, const std::string& mr_table,
+      const std::string& source_table, const std::string& mr_table,
       const std::vector<CanonColumn>& columns,
       std::chrono::seconds timeout = std::chrono::seconds(60)) const;
 
@@ -63,21 +78,80 @@ class CdcTestEnv {
   Result<access::Rows> QueryDatabaseFile(const std::string& sql) const;
 
  private:
+  // The checksum query, and the expression of a row's text, on the source.
+  std::string SourceChecksumSql(const std::string& table,
+                                const std::vector<CanonColumn>& columns) const;
+  std::string SourceRowText(const std::vector<CanonColumn>& columns) const;
+
+  CdcSource source_ = CdcSource::kPostgres;
   std::unique_ptr<testing::PostgresServer> pg_;
+  std::unique_ptr<testing::MariadbServer> mariadb_;
   std::unique_ptr<access::E2EServer> mr_;
   std::unique_ptr<testing::TempDir> mr_dir_;  // the server's, while it is down
 };
 
-// A fixture whose tests share one CdcTestEnv, started once per suite (a binary has one suite).
-class CdcEnvTest : public ::testing::Test {
+// A fixture whose tests share one CdcTestEnv of `kSource`, started once per suite (a binary has
+// one suite), and the waits the tests share.
+template <CdcSource kSource>
+class CdcEnvTestOf : public ::testing::Test {
  public:
   static CdcTestEnv& env() { return *env_; }
 
  protected:
-  static void SetUpTestSuite();
+  static void SetUpTestSuite() {
+    auto env = CdcTestEnv::Start(kSource);
+    ASSERT_TRUE(env.ok()) << env.status().ToString();
+    env_ = std::move(env).value();
+  }
   static void TearDownTestSuite() { env_.reset(); }
 
-  static std::unique_ptr<CdcTestEnv> env_;
+  static Result<access::Rows> Mr(const std::string& sql) { return env_->Mr(sql); }
+  static std::string MrValue(const std::string& sql) { return env_->MrValue(sql); }
+  static std::string Stream(const std::string& table, const std::string& extra = "",
+                            const std::string& password = "") {
+    return env_->Stream(table, extra, password);
+  }
+  static Status CreateJob(const std::string& name, const std::string& insert) {
+    return env_->CreateJob(name, insert);
+  }
+  static std::pair<std::string, std::string> Converge(
+      const std::string& source_table, const std::string& mr_table,
+      const std::vector<CanonColumn>& columns,
+      std::chrono::seconds timeout = std::chrono::seconds(60)) {
+    return env_->Converge(source_table, mr_table, columns, timeout);
+  }
+  // Column `column` of job `name`'s row in jobs().
+  static std::string JobValue(const std::string& name, const std::string& column) {
+    return MrValue("SELECT " + column + " FROM jobs(type := 'insert') WHERE Name = '" + name + "'");
+  }
+  // Waits until job `name` has an offset with a log position (PostgreSQL: its slot exists).
+  static bool WaitUntilStreaming(const std::string& name) {
+    const std::string part = kSource == CdcSource::kPostgres ? "lsn" : "file";
+    return testing::WaitFor(
+        [&] { return JobValue(name, "CurrentOffset").find(part) != std::string::npos; },
+        std::chrono::seconds(30));
+  }
+  // Waits until job `name` is PAUSED; returns "Status ErrorMsg" as jobs() shows them (a test
+  // failure when it does not pause within a minute).
+  static std::string WaitUntilPaused(const std::string& name) {
+    std::string state;
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          state = MrValue(
+              "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') "
+              "WHERE Name = '" +
+              name + "'");
+          return state.starts_with("PAUSED");
+        },
+        std::chrono::seconds(60)))
+        << name << ": " << state;
+    return state;
+  }
+
+  inline static std::unique_ptr<CdcTestEnv> env_;
 };
+
+using CdcEnvTest = CdcEnvTestOf<CdcSource::kPostgres>;
+using MysqlCdcEnvTest = CdcEnvTestOf<CdcSource::kMariadb>;
 
 }  // namespace millrace::cdc

@@ -26,46 +26,6 @@ int SnapshotRows() {
 class PgCdcTest : public CdcEnvTest {
  protected:
   static std::string Pg(const std::string& sql) { return env_->Pg(sql); }
-  static Result<access::Rows> Mr(const std::string& sql) { return env_->Mr(sql); }
-  static std::string MrValue(const std::string& sql) { return env_->MrValue(sql); }
-  static std::string Stream(const std::string& table, const std::string& extra = "",
-                            const std::string& password = "") {
-    return env_->Stream(table, extra, password);
-  }
-  static Status CreateJob(const std::string& name, const std::string& insert) {
-    return env_->CreateJob(name, insert);
-  }
-  // Column `column` of job `name`'s row in jobs().
-  static std::string JobValue(const std::string& name, const std::string& column) {
-    return MrValue("SELECT " + column + " FROM jobs(type := 'insert') WHERE Name = '" + name + "'");
-  }
-  // Waits until job `name` has an offset with a WAL position (its slot exists).
-  static bool WaitUntilStreaming(const std::string& name) {
-    return WaitFor([&] { return JobValue(name, "CurrentOffset").find("lsn") != std::string::npos; },
-                   std::chrono::seconds(30));
-  }
-  // Waits until job `name` is PAUSED; returns "Status ErrorMsg" as jobs() shows them (a test
-  // failure when it does not pause within a minute).
-  static std::string WaitUntilPaused(const std::string& name) {
-    std::string state;
-    EXPECT_TRUE(WaitFor(
-        [&] {
-          state = MrValue(
-              "SELECT concat_ws(' ', Status, ErrorMsg) FROM jobs(type := 'insert') "
-              "WHERE Name = '" +
-              name + "'");
-          return state.starts_with("PAUSED");
-        },
-        std::chrono::seconds(60)))
-        << name << ": " << state;
-    return state;
-  }
-  static std::pair<std::string, std::string> Converge(
-      const std::string& pg_table, const std::string& mr_table,
-      const std::vector<CanonColumn>& columns,
-      std::chrono::seconds timeout = std::chrono::seconds(60)) {
-    return env_->Converge(pg_table, mr_table, columns, timeout);
-  }
 };
 
 const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
