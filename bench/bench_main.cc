@@ -31,6 +31,7 @@ const std::vector<Scenario>& Scenarios() {
       {"small_files", RunSmallFiles}, {"freshness", RunFreshness},
       {"discovery", RunDiscovery},    {"recovery", RunRecovery},
       {"models", RunModels},          {"cdc", RunCdc},
+      {"cdc_mysql", RunCdcMysql},
   };
   return kScenarios;
 }
@@ -96,7 +97,7 @@ std::string Thousands(uint64_t n) {
 
 std::string Scale(const BenchConfig& c) {
   std::ostringstream out;
-  out << "| figure | asked (issue 7; cdc: issue 14) | this run |\n| --- | --- | --- |\n";
+  out << "| figure | asked (issue 7; cdc: issues 14 and 15) | this run |\n| --- | --- | --- |\n";
   out << "| runs per figure | 3 (full) | " << c.runs << " (memory: " << c.mem_runs << ") |\n";
   out << "| throughput data per format | 2 GB in files of ~100 MB | ~"
       << Thousands(c.tp_files * c.tp_file_bytes / 1'000'000) << " MB: " << c.tp_files
@@ -110,8 +111,8 @@ std::string Scale(const BenchConfig& c) {
       << Thousands(c.mem_files * c.tp_file_bytes / 1'000'000) << " MB: " << c.mem_files
       << " CSV files of ~" << c.tp_file_bytes / 1'000'000 << " MB, --memory-limit " << c.mem_limit
       << " |\n";
-  out << "| cdc from PostgreSQL | change rows/s beside PostgreSQL's insert rate; p99 <= 1 s "
-         "at max_interval = 1 | "
+  out << "| cdc from PostgreSQL (cdc) and MariaDB (cdc_mysql) | change rows/s beside the "
+         "source's insert rate; p99 <= 1 s at max_interval = 1 | "
       << Thousands(c.cdc_rows) << " rows in transactions of " << Thousands(c.cdc_txn_rows)
       << ", inserted, then updated (largest batch limit); "
       << Thousands(static_cast<uint64_t>(c.cdc_default_txns) * c.cdc_txn_rows)
@@ -170,7 +171,7 @@ std::string Method() {
   `max_interval = 1` into `UNIQUE KEY(id)` tables of 4 columns (int, text, int, timestamptz).
   One libpq session writes, with `synchronous_commit = on` set by the session (with it off,
   COMMIT returns up to a few 200 ms WAL-writer rounds before a walsender may send the change).
-  Writes start once the job is RUNNING and a new slot is active. Inserts: `INSERT ... SELECT
+  Writes start once the job is RUNNING with an offset (its slot made). Inserts: `INSERT ... SELECT
   generate_series` of 1,000 ids a transaction; the time runs from the first INSERT until
   `count(*)` on the target (polled every 50 ms over the MySQL protocol) equals the rows
   inserted. Updates: `UPDATE ... SET qty = qty + 1 WHERE id BETWEEN` over every row, 1,000 ids
@@ -182,6 +183,10 @@ std::string Method() {
   the same session on a table no job follows, in the same run (PostgreSQL alone). Latency (the
   default job): one single-row INSERT every 200 ms; from its COMMIT returning until `max(id)`
   on the target (polled every 10 ms) reaches it.
+- **CDC from MariaDB.** The same writes, jobs and measures against a real MariaDB 10.11
+  (`tests/testing/mariadb_server.h`: log_bin, ROW / FULL / FULL, GTIDs,
+  `innodb_flush_log_at_trx_commit = 2`) through one Connector/C session in autocommit
+  (`INSERT ... SELECT` over the `seq_1_to_n` sequence); baseline MariaDB alone in the same run.
 )";
 }
 

@@ -1,11 +1,12 @@
-// CDC from PostgreSQL (issue 14): cdc_stream jobs ("offset" = "latest", max_interval = 1)
-// follow tables of a real PostgreSQL 15 into UNIQUE KEY tables of the real `millrace serve`.
+// CDC from PostgreSQL (issue 14) and from MySQL/MariaDB (issue 15): cdc_stream jobs ("offset" =
+// "latest", max_interval = 1) follow tables of a real PostgreSQL 15 (scenario cdc) or MariaDB
+// 10.11 (cdc_mysql) into UNIQUE KEY tables of the real `millrace serve`.
 // - Apply rates: rows inserted (and then updated) in transactions of cdc_txn_rows ids; the time
 //   runs from the first statement until the target shows all of it (count(*), then sum(qty)),
 //   against PostgreSQL's own time for the same statements on a table no job follows, in the
-//   same run. Measured for a job with the default batch limit (the issue's setup: 256 changes,
-//   so one source transaction of cdc_txn_rows a task) over cdc_default_txns transactions, and
-//   for one with the largest batch limit over cdc_rows.
+//   same run (the source's own rate). Measured for a job with the default batch limit (the issue's
+//   setup: 256 changes, so one source transaction of cdc_txn_rows a task) over cdc_default_txns
+//   transactions, and for one with the largest batch limit over cdc_rows.
 // - Commit-to-visible latency: one single-row transaction every fresh_period_ms for
 //   fresh_seconds, from COMMIT returning to the client until a SELECT through the MySQL front
 //   end sees the row.
@@ -14,16 +15,15 @@
 #include <set>
 #include <thread>
 
+#include "mysql/mysql_connection.h"
 #include "pg/pg_connection.h"
 #include "scenario_util.h"
+#include "testing/mariadb_server.h"
 #include "testing/postgres_server.h"
 
 namespace millrace::bench {
 namespace {
 
-using testing::PostgresServer;
-
-constexpr char kPgColumns[] = "(id int PRIMARY KEY, name text, qty int, ts timestamptz)";
 constexpr char kTargetColumns[] =
     "(id INT, name VARCHAR(100), qty INT, ts DATETIME(6)) UNIQUE KEY(id) "
     "DISTRIBUTED BY HASH(id) BUCKETS 1";
@@ -38,39 +38,133 @@ constexpr std::chrono::seconds kStreamingTimeout{60};
 // Statement for the ids [first, last]: one transaction of the benchmark's writes.
 using Statement = std::function<std::string(int64_t first, int64_t last)>;
 
-Statement Inserts(const std::string& table) {
-  return [table](int64_t first, int64_t last) {
+// The source database of a run: a real server and one client session of it.
+class SourceDb {
+ public:
+  virtual ~SourceDb() = default;
+  // "PostgreSQL 15", for figures.
+  virtual std::string name() const = 0;
+  virtual Status Connect() = 0;
+  virtual Status Execute(const std::string& sql) = 0;
+  virtual Result<int64_t> QueryInt(const std::string& sql) = 0;
+  // A table's columns: (id int key, name text, qty int, ts a timestamp with time zone).
+  virtual std::string Columns() const = 0;
+  // Inserts of ids [first, last], one statement.
+  virtual std::string Inserts(const std::string& table, int64_t first, int64_t last) const = 0;
+  // cdc_stream's parameters for `table`, from the end of the log.
+  virtual KeyValues StreamParams(const std::string& table) const = 0;
+
+  std::string Updates(const std::string& table, int64_t first, int64_t last) const {
+    return "UPDATE " + table + " SET qty = qty + 1 WHERE id BETWEEN " + std::to_string(first) +
+           " AND " + std::to_string(last);
+  }
+};
+
+class PgSource final : public SourceDb {
+ public:
+  explicit PgSource(std::unique_ptr<testing::PostgresServer> server) : server_(std::move(server)) {}
+  std::string name() const override { return "PostgreSQL 15"; }
+  Status Connect() override {
+    MR_ASSIGN_OR_RETURN(conn_, pg::PgConnection::Connect({.host = server_->host(),
+                                                          .port = server_->port(),
+                                                          .database = "postgres",
+                                                          .user = server_->user(),
+                                                          .password = server_->password()}));
+    // Commits wait for their WAL, whatever the server's default: a walsender sends only
+    // flushed WAL, and with synchronous_commit = off COMMIT returns up to a few
+    // wal_writer_delay (200 ms) before its change can leave, which the latency would then
+    // measure instead of Millrace. Production clients commit this way; so do the rates.
+    return conn_->Execute("SET synchronous_commit = on");
+  }
+  Status Execute(const std::string& sql) override { return conn_->Execute(sql); }
+  Result<int64_t> QueryInt(const std::string& sql) override {
+    MR_ASSIGN_OR_RETURN(pg::Rows result, conn_->Query(sql));
+    if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) {
+      return Status::NotFound("no value from: " + sql);
+    }
+    return std::stoll(*result.rows[0][0]);
+  }
+  std::string Columns() const override {
+    return "(id int PRIMARY KEY, name text, qty int, ts timestamptz)";
+  }
+  std::string Inserts(const std::string& table, int64_t first, int64_t last) const override {
     return "INSERT INTO " + table +
            " SELECT g, 'name ' || g, g % 97, timestamptz '2026-01-01 00:00:00+00' + g * "
            "interval '1 second' FROM generate_series(" +
            std::to_string(first) + ", " + std::to_string(last) + ") g";
-  };
-}
+  }
+  KeyValues StreamParams(const std::string& table) const override {
+    return {{"type", "postgres"},      {"jdbc_url", server_->JdbcUrl("postgres")},
+            {"user", server_->user()}, {"password", server_->password()},
+            {"schema", "public"},      {"table", table},
+            {"offset", "latest"}};
+  }
 
-Statement Updates(const std::string& table) {
-  return [table](int64_t first, int64_t last) {
-    return "UPDATE " + table + " SET qty = qty + 1 WHERE id BETWEEN " + std::to_string(first) +
-           " AND " + std::to_string(last);
-  };
-}
+ private:
+  std::unique_ptr<testing::PostgresServer> server_;
+  std::unique_ptr<pg::PgConnection> conn_;
+};
 
-// A PostgreSQL table, the UNIQUE KEY table a job copies it to, and the job.
+class MariadbSource final : public SourceDb {
+ public:
+  explicit MariadbSource(std::unique_ptr<testing::MariadbServer> server)
+      : server_(std::move(server)) {}
+  std::string name() const override { return "MariaDB 10.11"; }
+  Status Connect() override {
+    MR_RETURN_IF_ERROR(server_->Sql("CREATE DATABASE IF NOT EXISTS bench").status());
+    MR_ASSIGN_OR_RETURN(conn_, mysql::MysqlConnection::Connect({.host = server_->host(),
+                                                                .port = server_->port(),
+                                                                .user = server_->user(),
+                                                                .password = server_->password(),
+                                                                .database = "bench"}));
+    return Status::Ok();
+  }
+  Status Execute(const std::string& sql) override { return conn_->Execute(sql); }
+  Result<int64_t> QueryInt(const std::string& sql) override {
+    MR_ASSIGN_OR_RETURN(mysql::Rows result, conn_->Query(sql));
+    if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) {
+      return Status::NotFound("no value from: " + sql);
+    }
+    return std::stoll(*result.rows[0][0]);
+  }
+  std::string Columns() const override {
+    return "(id INT PRIMARY KEY, name TEXT, qty INT, ts TIMESTAMP(6) NULL)";
+  }
+  std::string Inserts(const std::string& table, int64_t first, int64_t last) const override {
+    return "INSERT INTO " + table +
+           " SELECT seq, CONCAT('name ', seq), seq % 97, TIMESTAMP '2026-01-01 00:00:00' + "
+           "INTERVAL seq SECOND FROM seq_" +
+           std::to_string(first) + "_to_" + std::to_string(last);
+  }
+  KeyValues StreamParams(const std::string& table) const override {
+    return {{"type", "mysql"},         {"jdbc_url", server_->JdbcUrl()},
+            {"user", server_->user()}, {"password", server_->password()},
+            {"database", "bench"},     {"table", table},
+            {"offset", "latest"}};
+  }
+
+ private:
+  std::unique_ptr<testing::MariadbServer> server_;
+  std::unique_ptr<mysql::MysqlConnection> conn_;
+};
+
+// A source table, the UNIQUE KEY table a job copies it to, and the job.
 struct Followed {
   std::string source;
   std::string target;
   std::string job;
 };
 
-// An apply rate and PostgreSQL's own rate for the same writes meanwhile, in rows/s.
+// An apply rate and the source's own rate for the same writes meanwhile, in rows/s.
 struct Applied {
   double rate = 0;
-  double pg_rate = 0;
+  double source_rate = 0;
 };
 
 // The figures of one run.
 struct RunFigures {
-  double pg_insert = 0;  // rows/s of PostgreSQL alone, on a table no job follows
-  double pg_update = 0;
+  double source_insert = 0;  // rows/s of the source alone, on a table no job follows
+  double source_update = 0;
   Applied default_inserts;  // the job with the default batch limit
   Applied inserts;          // the job with the largest batch limit
   Applied updates;
@@ -80,11 +174,11 @@ struct RunFigures {
 // One run's tables and jobs, on the scenario's servers.
 class CdcRun {
  public:
-  CdcRun(const BenchConfig& config, const PostgresServer& pg, BenchServer& server, int run)
-      : config_(config), pg_(pg), server_(server), run_(std::to_string(run)) {}
+  CdcRun(const BenchConfig& config, SourceDb& source, BenchServer& server, int run)
+      : config_(config), source_(source), server_(server), run_(std::to_string(run)) {}
 
   Result<RunFigures> Measure() {
-    MR_RETURN_IF_ERROR(Connect());
+    MR_RETURN_IF_ERROR(source_.Connect());
     RunFigures f;
     MR_RETURN_IF_ERROR(Baseline(&f));
 
@@ -106,59 +200,36 @@ class CdcRun {
   }
 
  private:
-  Status Connect() {
-    MR_ASSIGN_OR_RETURN(writer_, pg::PgConnection::Connect({.host = pg_.host(),
-                                                            .port = pg_.port(),
-                                                            .database = "postgres",
-                                                            .user = pg_.user(),
-                                                            .password = pg_.password()}));
-    // Commits wait for their WAL, whatever the server's default: a walsender sends only
-    // flushed WAL, and with synchronous_commit = off COMMIT returns up to a few
-    // wal_writer_delay (200 ms) before its change can leave, which the latency would then
-    // measure instead of Millrace. Production clients commit this way; so do the rates.
-    return writer_->Execute("SET synchronous_commit = on");
-  }
-
   // Runs `statement` over ids 1..rows, cdc_txn_rows ids a transaction; returns the seconds the
   // client waited.
   Result<double> WriteAll(const Statement& statement, int64_t rows) {
     const SteadyTime start = Now();
     for (int64_t first = 1; first <= rows; first += config_.cdc_txn_rows) {
       const int64_t last = std::min(rows, first + config_.cdc_txn_rows - 1);
-      MR_RETURN_IF_ERROR(writer_->Execute(statement(first, last)));
+      MR_RETURN_IF_ERROR(source_.Execute(statement(first, last)));
     }
     return SecondsSince(start);
-  }
-
-  Result<int64_t> PgInt(const std::string& sql) {
-    MR_ASSIGN_OR_RETURN(pg::Rows result, writer_->Query(sql));
-    if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) {
-      return Status::NotFound("no value from: " + sql);
-    }
-    return std::stoll(*result.rows[0][0]);
   }
 
   Status Baseline(RunFigures* f) {
     const std::string table = "bench_base_" + run_;
     const auto rows = static_cast<double>(config_.cdc_rows);
-    MR_RETURN_IF_ERROR(writer_->Execute("CREATE TABLE " + table + " " + kPgColumns));
+    MR_RETURN_IF_ERROR(source_.Execute("CREATE TABLE " + table + " " + source_.Columns()));
     MR_ASSIGN_OR_RETURN(const double inserts, WriteAll(Inserts(table), config_.cdc_rows));
     MR_ASSIGN_OR_RETURN(const double updates, WriteAll(Updates(table), config_.cdc_rows));
-    MR_RETURN_IF_ERROR(writer_->Execute("DROP TABLE " + table));
-    f->pg_insert = rows / inserts;
-    f->pg_update = rows / updates;
+    MR_RETURN_IF_ERROR(source_.Execute("DROP TABLE " + table));
+    f->source_insert = rows / inserts;
+    f->source_update = rows / updates;
     return Status::Ok();
   }
 
-  // The replication slots, or only the active ones (a walsender is streaming from them).
-  Result<std::set<std::string>> Slots(bool active_only) {
-    MR_ASSIGN_OR_RETURN(pg::Rows result,
-                        writer_->Query(std::string("SELECT slot_name FROM pg_replication_slots") +
-                                       (active_only ? " WHERE active" : "")));
-    std::set<std::string> names;
-    for (const pg::Row& row : result.rows)
-      names.insert(row[0].value_or(""));
-    return names;
+  Statement Inserts(const std::string& table) const {
+    return
+        [this, table](int64_t first, int64_t last) { return source_.Inserts(table, first, last); };
+  }
+  Statement Updates(const std::string& table) const {
+    return
+        [this, table](int64_t first, int64_t last) { return source_.Updates(table, first, last); };
   }
 
   // Creates a source, its target and a job with `properties`; returns once the job streams.
@@ -166,35 +237,24 @@ class CdcRun {
     const Followed t{.source = "bench_cdc_" + name + "_" + run_,
                      .target = "bench.cdc_" + name + "_" + run_,
                      .job = "cdc_" + name + "_" + run_};
-    MR_RETURN_IF_ERROR(writer_->Execute("CREATE TABLE " + t.source + " " + kPgColumns));
+    MR_RETURN_IF_ERROR(source_.Execute("CREATE TABLE " + t.source + " " + source_.Columns()));
     MR_RETURN_IF_ERROR(server_.Execute("CREATE TABLE " + t.target + " " + kTargetColumns));
-    MR_ASSIGN_OR_RETURN(const std::set<std::string> before, Slots(false));
     MR_RETURN_IF_ERROR(
         server_.Execute(CreateCdcJobSql({.name = t.job,
                                          .table = t.target,
                                          .properties = properties,
-                                         .source = {{"type", "postgres"},
-                                                    {"jdbc_url", pg_.JdbcUrl("postgres")},
-                                                    {"user", pg_.user()},
-                                                    {"password", pg_.password()},
-                                                    {"schema", "public"},
-                                                    {"table", t.source},
-                                                    {"offset", "latest"}}})));
-    // With "offset" = "latest" the job gets what commits after its slot was created: the writes
-    // start once the job is RUNNING and a walsender streams from a slot that was not there
-    // before (the job's; its name holds the job's id, which SQL does not show).
+                                         .source = source_.StreamParams(t.source)})));
+    // With "offset" = "latest" the job gets what commits after its first task found the end of
+    // the log (PostgreSQL: made its slot) and committed it as its offset: the writes start once
+    // the job is RUNNING with an offset.
     const SteadyTime deadline = Now() + kStreamingTimeout;
     while (true) {
       MR_RETURN_IF_ERROR(server_.CheckJobRunning(t.job));
-      MR_ASSIGN_OR_RETURN(
-          Rows status,
-          server_.Query("SELECT Status FROM jobs(\"type\" = \"insert\") WHERE Name = '" + t.job +
-                        "'"));
-      MR_ASSIGN_OR_RETURN(const std::set<std::string> active, Slots(true));
-      const bool running = !status.empty() && status[0][0] == "RUNNING";
-      const bool streaming = std::any_of(active.begin(), active.end(),
-                                         [&](const std::string& s) { return !before.count(s); });
-      if (running && streaming) return t;
+      MR_ASSIGN_OR_RETURN(Rows status,
+                          server_.Query("SELECT Status, coalesce(CurrentOffset, '') FROM "
+                                        "jobs(\"type\" = \"insert\") WHERE Name = '" +
+                                        t.job + "'"));
+      if (!status.empty() && status[0][0] == "RUNNING" && !status[0][1].empty()) return t;
       if (Now() >= deadline) {
         return Status::DeadlineExceeded("job " + t.job + " is not streaming after " +
                                         std::to_string(kStreamingTimeout.count()) + " s");
@@ -203,21 +263,21 @@ class CdcRun {
     }
   }
 
-  // DROP JOB also drops the job's slot and publication, so the next job starts clean.
+  // DROP JOB also drops a PostgreSQL job's slot and publication, so the next job starts clean.
   Status Drop(const Followed& t) {
     MR_RETURN_IF_ERROR(server_.Execute("DROP JOB WHERE jobname = '" + t.job + "'"));
     MR_RETURN_IF_ERROR(server_.Execute("DROP TABLE " + t.target));
-    return writer_->Execute("DROP TABLE " + t.source);
+    return source_.Execute("DROP TABLE " + t.source);
   }
 
   // Writes ids 1..rows of t.source with `statement` on a thread of its own while this thread
   // polls `target_value` until it reaches `want`; then checks the target against the source.
   Result<Applied> TimeApply(const Followed& t, const Statement& statement, int64_t rows,
                             const std::string& target_value, int64_t want) {
-    double pg_seconds = 0;
+    double source_seconds = 0;
     const SteadyTime start = Now();
     Background writes([&]() -> Status {
-      MR_ASSIGN_OR_RETURN(pg_seconds, WriteAll(statement, rows));
+      MR_ASSIGN_OR_RETURN(source_seconds, WriteAll(statement, rows));
       return Status::Ok();
     });
     auto visible = server_.WaitForValue(target_value, want, t.job, kApplyTimeout, kApplyPoll,
@@ -226,7 +286,8 @@ class CdcRun {
     MR_RETURN_IF_ERROR(visible.status());
 
     // Row count and sum(qty) of target and source agree once the job caught up.
-    MR_ASSIGN_OR_RETURN(const int64_t source_sum, PgInt("SELECT sum(qty) FROM " + t.source));
+    MR_ASSIGN_OR_RETURN(const int64_t source_sum,
+                        source_.QueryInt("SELECT sum(qty) FROM " + t.source));
     MR_ASSIGN_OR_RETURN(const int64_t count, server_.QueryInt("SELECT count(*) FROM " + t.target));
     MR_ASSIGN_OR_RETURN(const int64_t sum, server_.QueryInt("SELECT sum(qty) FROM " + t.target));
     if (count != rows || sum != source_sum) {
@@ -235,7 +296,7 @@ class CdcRun {
                               " of " + std::to_string(source_sum));
     }
     const auto n = static_cast<double>(rows);
-    return Applied{n / SecondsBetween(start, *visible), n / pg_seconds};
+    return Applied{n / SecondsBetween(start, *visible), n / source_seconds};
   }
 
   Result<Applied> ApplyInserts(const Followed& t, int64_t rows) {
@@ -245,7 +306,7 @@ class CdcRun {
   Result<Applied> ApplyUpdates(const Followed& t, int64_t rows) {
     // Each row's qty grows by one, so sum(qty) reaches its final value only when every update
     // is applied.
-    MR_ASSIGN_OR_RETURN(const int64_t sum, PgInt("SELECT sum(qty) FROM " + t.source));
+    MR_ASSIGN_OR_RETURN(const int64_t sum, source_.QueryInt("SELECT sum(qty) FROM " + t.source));
     return TimeApply(t, Updates(t.source), rows, "SELECT sum(qty) FROM " + t.target, sum + rows);
   }
 
@@ -260,9 +321,9 @@ class CdcRun {
          .poll_every = kLatencyPoll,
          .write =
              [&](int i) {
-               return writer_->Execute("INSERT INTO " + t.source + " VALUES (" +
-                                       std::to_string(first_id + i) + ", 'latency', " +
-                                       std::to_string(i) + ", now())");
+               return source_.Execute("INSERT INTO " + t.source + " VALUES (" +
+                                      std::to_string(first_id + i) + ", 'latency', " +
+                                      std::to_string(i) + ", now())");
              },
          .poll = [&](const std::function<void(int)>& seen) -> Status {
            MR_ASSIGN_OR_RETURN(const int64_t max_id,
@@ -279,11 +340,10 @@ class CdcRun {
   }
 
   const BenchConfig& config_;
-  const PostgresServer& pg_;
+  // Used by one thread at a time: a Background writer or the run's own thread.
+  SourceDb& source_;
   BenchServer& server_;
   const std::string run_;
-  // Used by one thread at a time: a Background writer or the run's own thread.
-  std::unique_ptr<pg::PgConnection> writer_;
 };
 
 // "12.3 s": how long `rows` take at `rate` rows/s.
@@ -293,28 +353,29 @@ std::string Duration(int64_t rows, double rate) {
   return buf;
 }
 
-}  // namespace
-
-Result<std::vector<Figure>> RunCdc(BenchContext& ctx) {
+// The figures of `source`'s scenario; `prefix` starts their names ("CDC", "CDC from MariaDB").
+Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
+                                       const std::string& prefix) {
   const BenchConfig& c = ctx.config;
   const int64_t default_rows = static_cast<int64_t>(c.cdc_default_txns) * c.cdc_txn_rows;
-  MR_ASSIGN_OR_RETURN(auto pg, PostgresServer::Start());
   MR_ASSIGN_OR_RETURN(auto server, StartBenchServer(ctx, "cdc-server"));
+  const std::string db = source.name();
   std::vector<RunFigures> runs;
   for (int run = 1; run <= c.runs; ++run) {
-    CdcRun cdc_run(c, *pg, *server, run);
+    CdcRun cdc_run(c, source, *server, run);
     MR_ASSIGN_OR_RETURN(const RunFigures f, cdc_run.Measure());
     std::printf(
-        "  run %d: PostgreSQL alone: %lld inserts %s, updates %s; default batch limit: %lld "
-        "inserts applied in %s; largest: inserts applied in %s (PostgreSQL %s), updates in %s "
-        "(PostgreSQL %s); commit-to-visible p50 %.3f s, p99 %.3f s, max %.3f s (row %zu)\n",
-        run, static_cast<long long>(c.cdc_rows), Duration(c.cdc_rows, f.pg_insert).c_str(),
-        Duration(c.cdc_rows, f.pg_update).c_str(), static_cast<long long>(default_rows),
+        "  run %d: %s alone: %lld inserts %s, updates %s; default batch limit: %lld "
+        "inserts applied in %s; largest: inserts applied in %s (source %s), updates in %s "
+        "(source %s); commit-to-visible p50 %.3f s, p99 %.3f s, max %.3f s (row %zu)\n",
+        run, db.c_str(), static_cast<long long>(c.cdc_rows),
+        Duration(c.cdc_rows, f.source_insert).c_str(),
+        Duration(c.cdc_rows, f.source_update).c_str(), static_cast<long long>(default_rows),
         Duration(default_rows, f.default_inserts.rate).c_str(),
         Duration(c.cdc_rows, f.inserts.rate).c_str(),
-        Duration(c.cdc_rows, f.inserts.pg_rate).c_str(),
+        Duration(c.cdc_rows, f.inserts.source_rate).c_str(),
         Duration(c.cdc_rows, f.updates.rate).c_str(),
-        Duration(c.cdc_rows, f.updates.pg_rate).c_str(), f.latency.p50, f.latency.p99,
+        Duration(c.cdc_rows, f.updates.source_rate).c_str(), f.latency.p50, f.latency.p99,
         f.latency.max, f.latency.worst);
     std::fflush(stdout);
     runs.push_back(f);
@@ -326,62 +387,76 @@ Result<std::vector<Figure>> RunCdc(BenchContext& ctx) {
     return Summarize(values);
   };
   const std::string writes = " in transactions of " + std::to_string(c.cdc_txn_rows) +
-                             " ids (int key, text, int, timestamptz), one session, "
-                             "synchronous_commit = on; max_interval = 1";
-  auto followed = [](const std::string& what, const Summary& pg_rate) {
-    return "; PostgreSQL's own rate for these " + what +
-           " while the job followed the table: " + FormatSummary(pg_rate) + " rows/s";
+                             " ids (int key, text, int, timestamp), one session, "
+                             "durable commits; max_interval = 1";
+  auto followed = [&](const std::string& what, const Summary& rate) {
+    return "; " + db + "'s own rate for these " + what +
+           " while the job followed the table: " + FormatSummary(rate) + " rows/s";
   };
-  const std::string insert_baseline = "PostgreSQL 15's own INSERT rate, " +
-                                      std::to_string(c.cdc_rows) +
+  const std::string insert_baseline = db + "'s own INSERT rate, " + std::to_string(c.cdc_rows) +
                                       " rows in the same transactions, into a table no job follows";
   std::vector<Figure> figures = {
-      {.name = "CDC inserts applied, default batch limit",
+      {.name = prefix + " inserts applied, default batch limit",
        .unit = "rows/s",
        .value = summary([](const RunFigures& f) { return f.default_inserts.rate; }),
-       .baseline = summary([](const RunFigures& f) { return f.pg_insert; }),
+       .baseline = summary([](const RunFigures& f) { return f.source_insert; }),
        .baseline_what = insert_baseline,
        .note = std::to_string(default_rows) + " rows" + writes +
                ", default s3.max_batch_files (256 changes; a batch is at least one whole "
                "transaction); from the first INSERT until count(*) on the target is the "
                "source's (polled every 50 ms)" +
-               followed("INSERTs",
-                        summary([](const RunFigures& f) { return f.default_inserts.pg_rate; }))},
-      {.name = "CDC inserts applied, largest batch limit",
+               followed("INSERTs", summary([](const RunFigures& f) {
+                          return f.default_inserts.source_rate;
+                        }))},
+      {.name = prefix + " inserts applied, largest batch limit",
        .unit = "rows/s",
        .value = summary([](const RunFigures& f) { return f.inserts.rate; }),
-       .baseline = summary([](const RunFigures& f) { return f.pg_insert; }),
+       .baseline = summary([](const RunFigures& f) { return f.source_insert; }),
        .baseline_what = insert_baseline,
-       .note = std::to_string(c.cdc_rows) + " rows" + writes +
-               ", s3.max_batch_files = " + kLargestBatch +
-               "; from the first INSERT until count(*) on the target is the source's (polled "
-               "every 50 ms)" +
-               followed("INSERTs", summary([](const RunFigures& f) { return f.inserts.pg_rate; }))},
-      {.name = "CDC updates applied, largest batch limit",
+       .note =
+           std::to_string(c.cdc_rows) + " rows" + writes +
+           ", s3.max_batch_files = " + kLargestBatch +
+           "; from the first INSERT until count(*) on the target is the source's (polled "
+           "every 50 ms)" +
+           followed("INSERTs", summary([](const RunFigures& f) { return f.inserts.source_rate; }))},
+      {.name = prefix + " updates applied, largest batch limit",
        .unit = "rows/s",
        .value = summary([](const RunFigures& f) { return f.updates.rate; }),
-       .baseline = summary([](const RunFigures& f) { return f.pg_update; }),
-       .baseline_what = "PostgreSQL 15's own UPDATE rate, the same statements on a table no job "
-                        "follows",
-       .note =
-           "UPDATE ... SET qty = qty + 1 over the " + std::to_string(c.cdc_rows) + " rows" +
-           writes + ", s3.max_batch_files = " + kLargestBatch +
-           "; from the first UPDATE until sum(qty) on the target is the source's (polled "
-           "every 50 ms)" +
-           followed("UPDATEs", summary([](const RunFigures& f) { return f.updates.pg_rate; }))}};
+       .baseline = summary([](const RunFigures& f) { return f.source_update; }),
+       .baseline_what = db + "'s own UPDATE rate, the same statements on a table no job follows",
+       .note = "UPDATE ... SET qty = qty + 1 over the " + std::to_string(c.cdc_rows) + " rows" +
+               writes + ", s3.max_batch_files = " + kLargestBatch +
+               "; from the first UPDATE until sum(qty) on the target is the source's (polled "
+               "every 50 ms)" +
+               followed("UPDATEs",
+                        summary([](const RunFigures& f) { return f.updates.source_rate; }))}};
   std::vector<Latencies> latencies;
   for (const RunFigures& f : runs)
     latencies.push_back(f.latency);
   for (Figure& f : LatencyFigures(
-           "CDC commit-to-visible", latencies, {Target::Kind::kValueAtMost, 1.0, "<= 1 s"},
+           prefix + " commit-to-visible", latencies, {Target::Kind::kValueAtMost, 1.0, "<= 1 s"},
            "max_interval = 1; one single-row INSERT every " + std::to_string(c.fresh_period_ms) +
                " ms for " + std::to_string(c.fresh_seconds) +
-               " s per run, from its COMMIT returning (synchronous_commit = on) until max(id) on "
+               " s per run, from its COMMIT returning (a durable commit) until max(id) on "
                "the target shows it (polled every 10 ms); percentiles per run, then median over "
                "runs")) {
     figures.push_back(std::move(f));
   }
   return figures;
+}
+
+}  // namespace
+
+Result<std::vector<Figure>> RunCdc(BenchContext& ctx) {
+  MR_ASSIGN_OR_RETURN(auto server, testing::PostgresServer::Start());
+  PgSource source(std::move(server));
+  return RunCdcFrom(ctx, source, "CDC");
+}
+
+Result<std::vector<Figure>> RunCdcMysql(BenchContext& ctx) {
+  MR_ASSIGN_OR_RETURN(auto server, testing::MariadbServer::Start());
+  MariadbSource source(std::move(server));
+  return RunCdcFrom(ctx, source, "CDC from MariaDB");
 }
 
 }  // namespace millrace::bench

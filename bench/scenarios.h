@@ -41,10 +41,10 @@ struct BenchConfig {
   // Freshness.
   int fresh_seconds = 60;
   int fresh_period_ms = 200;
-  // CDC from PostgreSQL: cdc_rows rows inserted, then updated, cdc_txn_rows ids a transaction,
-  // followed by a job with the largest batch limit; cdc_default_txns such transactions of
-  // inserts followed by a job with the default one (256 changes, so one transaction a task).
-  // The commit-to-visible latency runs for fresh_seconds, one commit per fresh_period_ms.
+  // CDC from PostgreSQL and from MariaDB: cdc_rows rows inserted, then updated, cdc_txn_rows ids a
+  // transaction, followed by a job with the largest batch limit; cdc_default_txns such transactions
+  // of inserts followed by a job with the default one (256 changes, so one transaction a task). The
+  // commit-to-visible latency runs for fresh_seconds, one commit per fresh_period_ms.
   int64_t cdc_rows = 1'000'000;
   int cdc_txn_rows = 1'000;
   int cdc_default_txns = 300;
@@ -99,5 +99,6 @@ Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunModels(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdc(BenchContext& ctx);
+Result<std::vector<Figure>> RunCdcMysql(BenchContext& ctx);
 
 }  // namespace millrace::bench

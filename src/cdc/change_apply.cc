@@ -171,6 +171,16 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
     return conn.Execute("CREATE OR REPLACE TEMP TABLE " + into + " AS " + select);
   };
   MR_RETURN_IF_ERROR(map_rows(kUpserts, " WHERE NOT __del", target_->select_sql));
+  if (!seen_.empty()) {
+    std::string aliases;
+    for (const std::string& c : target_->columns)
+      aliases += (aliases.empty() ? "" : ", ") + QuoteIdentifier(c);
+    std::string keys;
+    for (const std::string& k : target_->def.keys)
+      keys += (keys.empty() ? "" : ", ") + QuoteIdentifier(k);
+    MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + seen_ + " SELECT " + keys + " FROM " +
+                                    kUpserts + " AS __u(" + aliases + ")"));
+  }
   const bool deletes = any_delete || !target_->unfiltered_sql.empty();
   if (deletes) {
     MR_RETURN_IF_ERROR(

@@ -16,6 +16,8 @@
 //   A target without such a column is INVALID_ARGUMENT saying to set REPLICA IDENTITY FULL.
 // - Values convert as their columns' TypeMapping says (change/change_value.h); a value that does
 // not convert fails the run (the task).
+// - `seen` (optional): a table of the target's key columns into which the keys of the rows
+//   written are inserted too (a snapshot's: see SnapshotSync in change_batch.h).
 // - Temporary tables named __millrace_cdc_* are created and dropped on the connection.
 // - Thread-safety: one run at a time per connection.
 #pragma once
@@ -59,8 +61,8 @@ Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTar
 
 class ChangeApply {
  public:
-  ChangeApply(const SourceTable* source, const ApplyTarget* target)
-      : source_(source), target_(target) {}
+  ChangeApply(const SourceTable* source, const ApplyTarget* target, std::string seen = "")
+      : source_(source), target_(target), seen_(std::move(seen)) {}
 
   // Returns the number of changes applied.
   Result<int64_t> Apply(engine::Connection& conn, const std::vector<Change>& changes) const;
@@ -70,6 +72,7 @@ class ChangeApply {
                   size_t end) const;
   const SourceTable* source_;  // not owned
   const ApplyTarget* target_;  // not owned
+  const std::string seen_;     // "" : none
 };
 
 }  // namespace millrace::cdc

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "cdc/target_schema.h"
+#include "job/duckdb_catalog.h"
 #include "job/sink.h"
 
 namespace millrace::cdc {
@@ -11,14 +12,34 @@ namespace millrace::cdc {
 ChangeBatch::ChangeBatch(job::Offset start, job::Offset end, std::string first, std::string last,
                          std::vector<Change> changes, int64_t bytes,
                          const std::vector<TableBinding>* tables, Shapes shapes, bool sync_targets,
-                         bool make_targets)
+                         bool make_targets, std::optional<SnapshotSync> snapshot)
     : SourceBatch(std::move(start), std::move(end), std::move(first), std::move(last),
                   static_cast<int64_t>(changes.size()), bytes),
       changes_(std::move(changes)),
       tables_(tables),
       shapes_(std::move(shapes)),
       sync_targets_(sync_targets),
-      make_targets_(make_targets) {}
+      make_targets_(make_targets),
+      snapshot_(snapshot) {}
+
+std::string ChangeBatch::SeenTable(int64_t job_id, size_t table) {
+  return std::string(job::catalog::kSchema) + ".cdc_seen_" + std::to_string(job_id) + "_" +
+         std::to_string(table);
+}
+
+Status ChangeBatch::EndSnapshot(engine::Connection& conn, size_t t, const std::string& seen) const {
+  const ApplyTarget& target = (*tables_)[t].target;
+  std::string match;
+  for (const std::string& k : target.def.keys) {
+    const std::string c = engine::QuoteIdentifier(k);
+    match +=
+        (match.empty() ? "" : " AND ") + std::string("s.") + c + " IS NOT DISTINCT FROM t." + c;
+  }
+  MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM " + target.table +
+                                  " AS t WHERE NOT EXISTS (SELECT 1 FROM " + seen + " AS s WHERE " +
+                                  match + ")"));
+  return conn.Execute("DROP TABLE " + seen);
+}
 
 Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskContext& task,
                                            int attempt) {
@@ -33,11 +54,26 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
   std::vector<std::vector<size_t>> per_table(tables_->size());
   for (size_t i = 0; i < changes_.size(); ++i)
     per_table[changes_[i].table].push_back(i);
+  std::string seen;
+  if (snapshot_) {
+    seen = SeenTable(task.job_id, snapshot_->table);
+    if (snapshot_->first) {
+      std::string keys;
+      for (const std::string& k : (*tables_)[snapshot_->table].target.def.keys)
+        keys += (keys.empty() ? "" : ", ") + engine::QuoteIdentifier(k);
+      MR_RETURN_IF_ERROR(conn.Execute("CREATE OR REPLACE TABLE " + seen + " AS SELECT " + keys +
+                                      " FROM " + (*tables_)[snapshot_->table].target.table +
+                                      " WHERE false"));
+    }
+  }
   int64_t applied = 0;
   for (size_t t = 0; t < per_table.size(); ++t) {
-    MR_ASSIGN_OR_RETURN(const int64_t n, ApplyTable(conn, t, per_table[t]));
+    MR_ASSIGN_OR_RETURN(
+        const int64_t n,
+        ApplyTable(conn, t, per_table[t], snapshot_ && snapshot_->table == t ? seen : ""));
     applied += n;
   }
+  if (snapshot_ && snapshot_->last) MR_RETURN_IF_ERROR(EndSnapshot(conn, snapshot_->table, seen));
   job::LoadedBatch loaded;
   loaded.txn = std::move(txn);
   loaded.stats.scanned_rows = applied;
@@ -46,7 +82,8 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
 }
 
 Result<int64_t> ChangeBatch::ApplyTable(engine::Connection& conn, size_t t,
-                                        const std::vector<size_t>& indices) const {
+                                        const std::vector<size_t>& indices,
+                                        const std::string& seen) const {
   if (indices.empty()) return 0;
   const TableBinding& binding = (*tables_)[t];
   auto shape_of = [&](size_t i) {
@@ -91,7 +128,7 @@ Result<int64_t> ChangeBatch::ApplyTable(engine::Connection& conn, size_t t,
       MR_RETURN_IF_ERROR(Backfill(conn, altered.def, *source, fill));
       MR_RETURN_IF_ERROR(BindByName(*source, altered.def, &target));
     }
-    MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target).Apply(conn, run));
+    MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target, seen).Apply(conn, run));
     applied += n;
   }
   return applied;

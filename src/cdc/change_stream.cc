@@ -198,7 +198,8 @@ job::Polled ChangeStream::SnapshotBatch(const job::JobRecord& job, const Snapsho
       changes.empty() ? "" : "snapshot " + table.Display() + " after " + after.dump();
   const std::string last = changes.empty() ? "" : "snapshot key " + last_key.dump();
   job::Polled polled;
-  polled.batch = MakeBatch(job.current_offset, end, first, last, std::move(changes), bytes);
+  polled.batch = MakeBatch(job.current_offset, end, first, last, std::move(changes), bytes,
+                           SnapshotSync{cursor.table, cursor.after.empty(), done});
   polled.more = true;
   polled.end_offset = newest;
   handed_ = at.order;
@@ -283,10 +284,11 @@ job::Polled ChangeStream::TakeBatch(const job::JobRecord& job, const StreamPosit
 std::unique_ptr<job::SourceBatch> ChangeStream::MakeBatch(Offset start, Offset end,
                                                           std::string first, std::string last,
                                                           std::vector<Change> changes,
-                                                          int64_t bytes) {
+                                                          int64_t bytes,
+                                                          std::optional<SnapshotSync> snapshot) {
   auto batch = std::make_unique<ChangeBatch>(
       std::move(start), std::move(end), std::move(first), std::move(last), std::move(changes),
-      bytes, &config_.tables, shapes_, config_.whole_database, make_targets_);
+      bytes, &config_.tables, shapes_, config_.whole_database, make_targets_, snapshot);
   make_targets_ = false;
   return batch;
 }

@@ -121,7 +121,8 @@ class ChangeStream {
   // Any batch of this source (the first after StartOver makes the missing targets).
   std::unique_ptr<job::SourceBatch> MakeBatch(job::Offset start, job::Offset end, std::string first,
                                               std::string last, std::vector<Change> changes,
-                                              int64_t bytes);
+                                              int64_t bytes,
+                                              std::optional<SnapshotSync> snapshot = std::nullopt);
 
   static constexpr std::chrono::seconds kQuietCommitInterval{5};
 

@@ -41,7 +41,8 @@ std::string DuckCanon(const CanonColumn& c) {
     case Canon::kFloat:
       return "CAST(CAST(round(" + n + ", 6) AS DECIMAL(38,6)) AS VARCHAR)";
     case Canon::kBytea:
-      return "lower(hex(" + n + "))";
+      // A STRING target holds bytes as DuckDB's escaped text (\xNN), which CAST reads back.
+      return "lower(hex(CAST(" + n + " AS BLOB)))";
     case Canon::kTimeTz:
     case Canon::kTimestamp:
       return "CAST(epoch_us(" + n + ") AS VARCHAR)";
