@@ -300,7 +300,12 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
       if (!ready_since) ready_since = clock.SteadyNow();
       if (clock.SteadyNow() - *ready_since >= kGather) break;
     }
+    const Clock::SteadyTime asked = clock.SteadyNow();
     MR_ASSIGN_OR_RETURN(mysql::StreamEvent event, binlog_->Next());
+    // A heartbeat that was waiting in the connection is an old one (the server sends one every
+    // kHeartbeat while idle, whether or not the job reads): only one that took a while to come
+    // says the server is idle now.
+    const bool waited = clock.SteadyNow() - asked >= kHeartbeat / 2;
     if (Status received = Receive(event); !received.ok()) {
       if (!stream_.has_ready()) return received;
       // The whole transactions before the failure go first; the failure comes back at the next
@@ -309,8 +314,8 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
       CloseStream();
       break;
     }
-    // A heartbeat between transactions: the server has nothing more now.
-    if (std::holds_alternative<mysql::HeartbeatEvent>(event.event) && !open_) break;
+    // A fresh heartbeat between transactions: the server has nothing more now.
+    if (std::holds_alternative<mysql::HeartbeatEvent>(event.event) && !open_ && waited) break;
   }
 
   const StreamPosition newest = PositionOf(passed_);

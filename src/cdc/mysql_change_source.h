@@ -24,7 +24,9 @@
 //   written (DescribeTableMap): a description other than the latest is a new shape, so ADD and
 //   DROP COLUMN reach the targets of FROM MYSQL, and a cdc_stream SELECT is checked against it.
 // - A poll hands out whole transactions (at least one, more up to max_items changes) once the
-//   server goes quiet (a heartbeat) or kGather after the first is ready; at most kPollBudget.
+//   server goes quiet (a heartbeat that took a while to come: the server sends one every
+//   kHeartbeat while idle whether or not the job reads, so those waiting in the connection are
+//   old and are read past) or kGather after the first is ready; at most kPollBudget.
 //   With no change for the job, an offset-only batch moves it to the latest position between
 //   transactions every ChangeStream::kQuietCommitInterval.
 // - A binlog position the server no longer has (its file purged) fails the poll with
