@@ -60,6 +60,15 @@ class SourceDb {
   }
 };
 
+// The first cell of `rows` (optional texts) as an integer; NOT_FOUND naming `sql` when none.
+template <typename Rows>
+Result<int64_t> FirstInt(const Rows& rows, const std::string& sql) {
+  if (rows.empty() || rows[0].empty() || !rows[0][0]) {
+    return Status::NotFound("no value from: " + sql);
+  }
+  return std::stoll(*rows[0][0]);
+}
+
 class PgSource final : public SourceDb {
  public:
   explicit PgSource(std::unique_ptr<testing::PostgresServer> server) : server_(std::move(server)) {}
@@ -79,10 +88,7 @@ class PgSource final : public SourceDb {
   Status Execute(const std::string& sql) override { return conn_->Execute(sql); }
   Result<int64_t> QueryInt(const std::string& sql) override {
     MR_ASSIGN_OR_RETURN(pg::Rows result, conn_->Query(sql));
-    if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) {
-      return Status::NotFound("no value from: " + sql);
-    }
-    return std::stoll(*result.rows[0][0]);
+    return FirstInt(result.rows, sql);
   }
   std::string Columns() const override {
     return "(id int PRIMARY KEY, name text, qty int, ts timestamptz)";
@@ -122,10 +128,7 @@ class MariadbSource final : public SourceDb {
   Status Execute(const std::string& sql) override { return conn_->Execute(sql); }
   Result<int64_t> QueryInt(const std::string& sql) override {
     MR_ASSIGN_OR_RETURN(mysql::Rows result, conn_->Query(sql));
-    if (result.rows.empty() || result.rows[0].empty() || !result.rows[0][0]) {
-      return Status::NotFound("no value from: " + sql);
-    }
-    return std::stoll(*result.rows[0][0]);
+    return FirstInt(result.rows, sql);
   }
   std::string Columns() const override {
     return "(id INT PRIMARY KEY, name TEXT, qty INT, ts TIMESTAMP(6) NULL)";

@@ -196,23 +196,33 @@ Status ParseSnapshotParams(const Get& get, int64_t* split_size, int* parallelism
   return Status::Ok();
 }
 
+// jdbc_url, database, user and password into `connect` (pg:: or mysql::ConnectParams);
+// `database_given`: "database" overrides the URL's.
+template <typename Get, typename Connect>
+Status ParseConnection(std::string_view what, const Get& get, bool database_given,
+                       std::string_view scheme, int default_port, Connect* connect) {
+  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url"), scheme, default_port));
+  connect->host = target.host;
+  connect->port = target.port;
+  connect->database = database_given ? get("database") : target.database;
+  if (connect->database.empty()) {
+    return Status::InvalidArgument(std::string(what) +
+                                   ": no database: give \"database\" or end jdbc_url with "
+                                   "/database");
+  }
+  connect->user = get("user");
+  connect->password = get("password");
+  return Status::Ok();
+}
+
 // What both forms share: the connection, snapshot and offset parameters.
 Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<CdcParamSpec>& specs,
                                  const sql::DorisArgs& args) {
   MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
   auto get = [&](std::string_view key) { return Get(specs, args, key); };
   PgSourceSpec spec;
-  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url"), "postgresql", 5432));
-  spec.connect.host = target.host;
-  spec.connect.port = target.port;
-  spec.connect.database = args.count("database") ? get("database") : target.database;
-  if (spec.connect.database.empty()) {
-    return Status::InvalidArgument(std::string(what) +
-                                   ": no database: give \"database\" or end jdbc_url with "
-                                   "/database");
-  }
-  spec.connect.user = get("user");
-  spec.connect.password = get("password");
+  MR_RETURN_IF_ERROR(
+      ParseConnection(what, get, args.count("database") > 0, "postgresql", 5432, &spec.connect));
   spec.schema = get("schema");
   const std::string offset = ToLower(get("offset"));
   if (offset != "initial" && offset != "latest") {
@@ -371,17 +381,8 @@ Result<MysqlSourceSpec> ParseMysqlArgs(const sql::DorisArgs& args, bool whole_da
   auto get = [&](std::string_view key) { return Get(specs, args, key); };
   MysqlSourceSpec spec;
   spec.whole_database = whole_database;
-  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url"), "mysql", 3306));
-  spec.connect.host = target.host;
-  spec.connect.port = target.port;
-  spec.connect.database = args.count("database") ? get("database") : target.database;
-  if (spec.connect.database.empty()) {
-    return Status::InvalidArgument(std::string(what) +
-                                   ": no database: give \"database\" or end jdbc_url with "
-                                   "/database");
-  }
-  spec.connect.user = get("user");
-  spec.connect.password = get("password");
+  MR_RETURN_IF_ERROR(
+      ParseConnection(what, get, args.count("database") > 0, "mysql", 3306, &spec.connect));
   MR_RETURN_IF_ERROR(ParseMysqlOffset(get("offset"), &spec));
   MR_RETURN_IF_ERROR(ParseSnapshotParams(get, &spec.split_size, &spec.parallelism));
   if (const std::string id = get("server_id"); !id.empty()) {

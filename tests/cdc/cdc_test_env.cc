@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -17,6 +18,11 @@ std::vector<std::string> ServerArgs() {
 }
 
 }  // namespace
+
+int EnvInt(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::atoi(value) : fallback;
+}
 
 Result<std::unique_ptr<CdcTestEnv>> CdcTestEnv::Start(CdcSource source) {
   auto env = std::make_unique<CdcTestEnv>();
@@ -41,6 +47,50 @@ std::string CdcTestEnv::Src(const std::string& sql) const {
   auto out = source_ == CdcSource::kPostgres ? pg_->Sql(sql) : mariadb_->Sql(sql, kMysqlDatabase);
   EXPECT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
   return out.ok() ? *out : "";
+}
+
+Status CdcTestEnv::TrySrc(const std::string& sql) const {
+  return (source_ == CdcSource::kPostgres ? pg_->Sql(sql) : mariadb_->Sql(sql, kMysqlDatabase))
+      .status();
+}
+
+Status CdcTestEnv::CrashRestartSource() {
+  return source_ == CdcSource::kPostgres ? pg_->CrashRestart() : mariadb_->CrashRestart();
+}
+
+std::string CdcTestEnv::RandomTransaction(std::mt19937& rng, int rows, int* next_id) const {
+  const bool pg = source_ == CdcSource::kPostgres;
+  const std::string div = pg ? " / 3" : " DIV 3";
+  const std::string bx = pg ? "b || 'x'" : "CONCAT(b, 'x')";
+  auto key = [&] { return std::to_string(1 + rng() % rows); };
+  std::string sql = "BEGIN;";
+  for (int i = 0, changes = 1 + static_cast<int>(rng() % 6); i < changes; ++i) {
+    switch (rng() % 7) {
+      case 0:
+      case 1:
+        sql += "INSERT INTO crash_a VALUES (" + std::to_string((*next_id)++) + ", 'new', 1);";
+        break;
+      case 2:
+        sql += "UPDATE crash_a SET qty = qty + 1, name = 'upd' WHERE id = " + key() + ";";
+        break;
+      case 3:  // a key update, to a key no other row takes
+        sql += "UPDATE crash_a SET id = id + 10000000 WHERE id = " + key() + ";";
+        break;
+      case 4:
+        sql += "DELETE FROM crash_a WHERE id = " + key() + ";";
+        break;
+      case 5:
+        sql += "UPDATE crash_b SET v = v + 1 WHERE a = " + key() + div + ";";
+        break;
+      case 6:
+        sql += "UPDATE crash_b SET b = " + bx + " WHERE a = " + key() + div +
+               " AND b = 'k1'; DELETE FROM crash_b WHERE a = " + key() + div +
+               " AND b = 'k2'; INSERT INTO crash_b VALUES (" + std::to_string((*next_id)++) +
+               ", 'k0', 0);";
+        break;
+    }
+  }
+  return sql + "COMMIT;";
 }
 
 std::string CdcTestEnv::SourceChecksumSql(const std::string& table,

@@ -23,7 +23,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +44,12 @@ enum class CdcSource { kPostgres, kMariadb };
 // The MariaDB database the tests' source tables live in.
 inline constexpr char kMysqlDatabase[] = "src";
 
+// The columns of the tests' item tables (id, name, qty).
+inline const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
+
+// The integer in environment variable `name` (a test's size), or `fallback`.
+int EnvInt(const char* name, int fallback);
+
 class CdcTestEnv {
  public:
   static Result<std::unique_ptr<CdcTestEnv>> Start(CdcSource source);
@@ -54,6 +62,15 @@ class CdcTestEnv {
 
   std::string Src(const std::string& sql) const;
   std::string Pg(const std::string& sql) const { return Src(sql); }
+  // Src without the test failure: a writer's statement may fail while the source restarts.
+  Status TrySrc(const std::string& sql) const;
+  // Kills the source and starts it again (crash recovery).
+  Status CrashRestartSource();
+
+  // A transaction of one to six random changes, in the source's SQL, to the crash tests'
+  // tables crash_a (id, name, qty) and crash_b (a, b, v; key a, b) of `rows` rows: inserts
+  // (ids from *next_id on), updates of values and of keys, deletes.
+  std::string RandomTransaction(std::mt19937& rng, int rows, int* next_id) const;
   Result<access::Rows> Mr(const std::string& sql) const;
   std::string MrValue(const std::string& sql) const;
 
@@ -113,6 +130,43 @@ class CdcEnvTestOf : public ::testing::Test {
   }
   static Status CreateJob(const std::string& name, const std::string& insert) {
     return env_->CreateJob(name, insert);
+  }
+  // A UNIQUE KEY target cdc.<name> (id INT, name VARCHAR(100), qty INT).
+  static void ItemsTarget(const std::string& name) {
+    ASSERT_TRUE(Mr("CREATE TABLE cdc." + name +
+                   " (id INT, name VARCHAR(100), qty INT) UNIQUE KEY(id) "
+                   "DISTRIBUTED BY HASH(id) BUCKETS 1")
+                    .ok());
+  }
+  // Converge, with a test failure when they differ; returns the source's checksum.
+  static std::string Converged(const std::string& source, const std::string& target,
+                               const std::vector<CanonColumn>& columns) {
+    auto [want, got] = Converge(source, target, columns);
+    EXPECT_EQ(want, got);
+    return want;
+  }
+  // Successful tasks of every job so far.
+  static int64_t SucceededTasks() {
+    auto rows = env_->Mr("SELECT coalesce(sum(SucceedTaskCount), 0) FROM jobs(type := 'insert')");
+    return rows.ok() && rows->size() == 1 ? std::atoll((*rows)[0][0].c_str()) : -1;
+  }
+  // `kills` rounds of: a random amount of progress since the last restart (none, a kill while
+  // the server starts, or a few tasks; more in the later rounds, which fall in the stream), a
+  // crash of the source under the running server at the middle round, then a kill -9 of the
+  // server, `after_kill(round)` while it is down, and its restart.
+  static void KillRounds(int kills, std::mt19937& rng,
+                         const std::function<void(int)>& after_kill = nullptr) {
+    for (int round = 0; round < kills; ++round) {
+      const int64_t base = SucceededTasks();
+      const int64_t more = static_cast<int64_t>(rng() % (round < kills / 2 ? 4 : 12));
+      EXPECT_TRUE(testing::WaitFor([&] { return SucceededTasks() >= base + more; },
+                                   std::chrono::seconds(90)))
+          << "round " << round << ": no progress from " << base;
+      if (round == kills / 2) ASSERT_EQ(env_->CrashRestartSource(), Status::Ok());
+      env_->KillMillrace();
+      if (after_kill) after_kill(round);
+      ASSERT_EQ(env_->RestartMillrace(), Status::Ok());
+    }
   }
   static std::pair<std::string, std::string> Converge(
       const std::string& source_table, const std::string& mr_table,

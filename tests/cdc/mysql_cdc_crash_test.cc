@@ -21,34 +21,10 @@ namespace {
 
 using testing::WaitFor;
 
-int EnvInt(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
-
 class MysqlCdcCrashTest : public MysqlCdcEnvTest {
  protected:
   static std::string My(const std::string& sql) { return env_->Src(sql); }
-  static void ItemsTarget(const std::string& name) {
-    ASSERT_TRUE(Mr("CREATE TABLE cdc." + name +
-                   " (id INT, name VARCHAR(100), qty INT) UNIQUE KEY(id) "
-                   "DISTRIBUTED BY HASH(id) BUCKETS 1")
-                    .ok());
-  }
-  static std::string Converged(const std::string& source, const std::string& target,
-                               const std::vector<CanonColumn>& columns) {
-    auto [want, got] = Converge(source, target, columns);
-    EXPECT_EQ(want, got);
-    return want;
-  }
-  // Successful tasks of every job so far.
-  static int64_t SucceededTasks() {
-    auto rows = env_->Mr("SELECT coalesce(sum(SucceedTaskCount), 0) FROM jobs(type := 'insert')");
-    return rows.ok() && rows->size() == 1 ? std::atoll((*rows)[0][0].c_str()) : -1;
-  }
 };
-
-const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
 
 // First in the binary: it kills every binlog connection, which no other job should see.
 // A binlog position purged while the job was paused: the job pauses naming it; a job made
@@ -133,37 +109,8 @@ TEST_F(MysqlCdcCrashTest, KillNineDuringSnapshotAndStreamAndAMariadbCrashLoseAnd
   std::thread writer([&] {
     std::mt19937 rng(seed + 1);
     int next_id = rows + 1;
-    auto key = [&] { return std::to_string(1 + rng() % rows); };
     while (!stop) {
-      std::string sql = "BEGIN;";
-      for (int i = 0, changes = 1 + static_cast<int>(rng() % 6); i < changes; ++i) {
-        switch (rng() % 7) {
-          case 0:
-          case 1:
-            sql += "INSERT INTO crash_a VALUES (" + std::to_string(next_id++) + ", 'new', 1);";
-            break;
-          case 2:
-            sql += "UPDATE crash_a SET qty = qty + 1, name = 'upd' WHERE id = " + key() + ";";
-            break;
-          case 3:  // a key update, to a key no other row takes
-            sql += "UPDATE crash_a SET id = id + 10000000 WHERE id = " + key() + ";";
-            break;
-          case 4:
-            sql += "DELETE FROM crash_a WHERE id = " + key() + ";";
-            break;
-          case 5:
-            sql += "UPDATE crash_b SET v = v + 1 WHERE a = " + key() + " DIV 3;";
-            break;
-          case 6:
-            sql += "UPDATE crash_b SET b = CONCAT(b, 'x') WHERE a = " + key() +
-                   " DIV 3 AND b = 'k1'; DELETE FROM crash_b WHERE a = " + key() +
-                   " DIV 3 AND b = 'k2'; INSERT INTO crash_b VALUES (" + std::to_string(next_id++) +
-                   ", 'k0', 0);";
-            break;
-        }
-      }
-      sql += "COMMIT;";
-      if (env_->mariadb().Sql(sql, kMysqlDatabase).ok()) {
+      if (env_->TrySrc(env_->RandomTransaction(rng, rows, &next_id)).ok()) {
         ++written;
       } else {
         ++refused;  // MariaDB is restarting
@@ -171,22 +118,10 @@ TEST_F(MysqlCdcCrashTest, KillNineDuringSnapshotAndStreamAndAMariadbCrashLoseAnd
     }
   });
 
+  // MariaDB crashes once under the running server: its stream and snapshot connections break,
+  // and the jobs carry on once it is back.
   std::mt19937 rng(seed);
-  for (int round = 0; round < kills; ++round) {
-    // A random amount of progress since the last restart: none (a kill while the server
-    // starts), or a few tasks; the first rounds fall in the snapshot, the later in the stream.
-    const int64_t base = SucceededTasks();
-    const int64_t more = static_cast<int64_t>(rng() % (round < kills / 2 ? 4 : 12));
-    EXPECT_TRUE(WaitFor([&] { return SucceededTasks() >= base + more; }, std::chrono::seconds(90)))
-        << "round " << round << ": no progress from " << base;
-    if (round == kills / 2) {
-      // MariaDB crashes under the running server: its stream and snapshot connections break,
-      // and the jobs carry on once it is back.
-      ASSERT_EQ(env_->mariadb().CrashRestart(), Status::Ok());
-    }
-    env_->KillMillrace();
-    ASSERT_EQ(env_->RestartMillrace(), Status::Ok());
-  }
+  KillRounds(kills, rng);
   EXPECT_TRUE(WaitFor([&] { return written >= 50; }, std::chrono::seconds(60)));
   stop = true;
   writer.join();

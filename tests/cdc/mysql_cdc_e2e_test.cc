@@ -19,33 +19,13 @@ namespace {
 
 using testing::WaitFor;
 
-int SnapshotRows() {
-  const char* env = std::getenv("MILLRACE_CDC_ROWS");
-  return env != nullptr ? std::atoi(env) : 10000;
-}
-
 class MysqlCdcTest : public MysqlCdcEnvTest {
  protected:
   static std::string My(const std::string& sql) { return env_->Src(sql); }
-  // A UNIQUE KEY target cdc.<name> (id INT, name VARCHAR(100), qty INT).
-  static void ItemsTarget(const std::string& name) {
-    ASSERT_TRUE(Mr("CREATE TABLE cdc." + name +
-                   " (id INT, name VARCHAR(100), qty INT) UNIQUE KEY(id) "
-                   "DISTRIBUTED BY HASH(id) BUCKETS 1")
-                    .ok());
-  }
-  static std::string Converged(const std::string& source, const std::string& target,
-                               const std::vector<CanonColumn>& columns) {
-    auto [want, got] = Converge(source, target, columns);
-    EXPECT_EQ(want, got);
-    return want;
-  }
 };
 
-const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
-
 TEST_F(MysqlCdcTest, SnapshotOfThreeTablesWhileAnotherConnectionWritesThenTheStream) {
-  const int rows = SnapshotRows();
+  const int rows = EnvInt("MILLRACE_CDC_ROWS", 10000);
   for (const std::string t : {"snap_a", "snap_b", "snap_c"}) {
     My("CREATE TABLE " + t + " (id INT PRIMARY KEY, name TEXT, qty INT); INSERT INTO " + t +
        " SELECT seq, CONCAT('name ', seq), seq % 97 FROM seq_1_to_" + std::to_string(rows));

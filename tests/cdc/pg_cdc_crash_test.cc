@@ -21,19 +21,8 @@ namespace {
 
 using testing::WaitFor;
 
-int EnvInt(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
-
 class PgCdcCrashTest : public CdcEnvTest {
  protected:
-  // Successful tasks of every job so far.
-  static int64_t SucceededTasks() {
-    auto rows = env_->Mr("SELECT coalesce(sum(SucceedTaskCount), 0) FROM jobs(type := 'insert')");
-    return rows.ok() && rows->size() == 1 ? std::atoll((*rows)[0][0].c_str()) : -1;
-  }
-
   // For each job that has a slot: the slot's confirmed LSN is at most `committed` (the job's
   // offset), compared by PostgreSQL's pg_lsn.
   static void ExpectConfirmedAtMostCommitted(const access::Rows& jobs, const std::string& when) {
@@ -99,37 +88,8 @@ TEST_F(PgCdcCrashTest, KillNineDuringSnapshotAndStreamAndAPostgresCrashLoseAndDo
   std::thread writer([&] {
     std::mt19937 rng(seed + 1);
     int next_id = rows + 1;
-    auto key = [&] { return std::to_string(1 + rng() % rows); };
     while (!stop) {
-      std::string sql = "BEGIN;";
-      for (int i = 0, changes = 1 + static_cast<int>(rng() % 6); i < changes; ++i) {
-        switch (rng() % 7) {
-          case 0:
-          case 1:
-            sql += "INSERT INTO crash_a VALUES (" + std::to_string(next_id++) + ", 'new', 1);";
-            break;
-          case 2:
-            sql += "UPDATE crash_a SET qty = qty + 1, name = 'upd' WHERE id = " + key() + ";";
-            break;
-          case 3:  // a key update, to a key no other row takes
-            sql += "UPDATE crash_a SET id = id + 10000000 WHERE id = " + key() + ";";
-            break;
-          case 4:
-            sql += "DELETE FROM crash_a WHERE id = " + key() + ";";
-            break;
-          case 5:
-            sql += "UPDATE crash_b SET v = v + 1 WHERE a = " + key() + " / 3;";
-            break;
-          case 6:
-            sql += "UPDATE crash_b SET b = b || 'x' WHERE a = " + key() +
-                   " / 3 AND b = 'k1'; DELETE FROM crash_b WHERE a = " + key() +
-                   " / 3 AND b = 'k2'; INSERT INTO crash_b VALUES (" + std::to_string(next_id++) +
-                   ", 'k0', 0);";
-            break;
-        }
-      }
-      sql += "COMMIT;";
-      if (env_->pg().Sql(sql).ok()) {
+      if (env_->TrySrc(env_->RandomTransaction(rng, rows, &next_id)).ok()) {
         ++written;
       } else {
         ++refused;  // PostgreSQL is restarting
@@ -140,25 +100,14 @@ TEST_F(PgCdcCrashTest, KillNineDuringSnapshotAndStreamAndAPostgresCrashLoseAndDo
   const std::string jobs_sql =
       "SELECT name, coalesce(current_offset, ''), 'millrace_' || id || '_' || create_time_us "
       "FROM __millrace.jobs";
+  // PostgreSQL crashes once under the running server: its stream and snapshot connections
+  // break, and the jobs carry on once it is back.
   std::mt19937 rng(seed);
-  for (int round = 0; round < kills; ++round) {
-    // A random amount of progress since the last restart: none (a kill while the server
-    // starts), or a few tasks; the first rounds fall in the snapshot, the later in the stream.
-    const int64_t base = SucceededTasks();
-    const int64_t more = static_cast<int64_t>(rng() % (round < kills / 2 ? 4 : 12));
-    EXPECT_TRUE(WaitFor([&] { return SucceededTasks() >= base + more; }, std::chrono::seconds(90)))
-        << "round " << round << ": no progress from " << base;
-    if (round == kills / 2) {
-      // PostgreSQL crashes under the running server: its stream and snapshot connections
-      // break, and the jobs carry on once it is back.
-      ASSERT_EQ(env_->pg().CrashRestart(), Status::Ok());
-    }
-    env_->KillMillrace();
+  KillRounds(kills, rng, [&](int round) {
     auto committed = env_->QueryDatabaseFile(jobs_sql);
     ASSERT_TRUE(committed.ok()) << committed.status().ToString();
     ExpectConfirmedAtMostCommitted(*committed, "after kill " + std::to_string(round));
-    ASSERT_EQ(env_->RestartMillrace(), Status::Ok());
-  }
+  });
   EXPECT_TRUE(WaitFor([&] { return written >= 50; }, std::chrono::seconds(60)));
   stop = true;
   writer.join();

@@ -18,20 +18,13 @@ namespace {
 
 using testing::WaitFor;
 
-int SnapshotRows() {
-  const char* env = std::getenv("MILLRACE_CDC_ROWS");
-  return env != nullptr ? std::atoi(env) : 10000;
-}
-
 class PgCdcTest : public CdcEnvTest {
  protected:
   static std::string Pg(const std::string& sql) { return env_->Pg(sql); }
 };
 
-const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
-
 TEST_F(PgCdcTest, SnapshotOfThreeTablesWhileAnotherConnectionWritesThenTheStream) {
-  const int rows = SnapshotRows();
+  const int rows = EnvInt("MILLRACE_CDC_ROWS", 10000);
   for (const std::string t : {"snap_a", "snap_b", "snap_c"}) {
     Pg("CREATE TABLE " + t + " (id int PRIMARY KEY, name text, qty int); INSERT INTO " + t +
        " SELECT g, 'name ' || g, g % 97 FROM generate_series(1, " + std::to_string(rows) + ") g");

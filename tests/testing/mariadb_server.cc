@@ -103,13 +103,13 @@ std::string MariadbServer::JdbcUrl() const {
 }
 
 std::vector<std::string> MariadbServer::CommonFlags() const {
-  std::vector<std::string> flags = {"--skip-name-resolve",
-                                    "--innodb-buffer-pool-size=32M",
-                                    "--innodb-log-file-size=16M",
-                                    "--key-buffer-size=8M",
+  std::vector<std::string> flags = {"--skip-name-resolve", "--innodb-buffer-pool-size=32M",
+                                    "--innodb-log-file-size=16M", "--key-buffer-size=8M",
                                     "--aria-pagecache-buffer-size=8M",
-                                    "--innodb-flush-log-at-trx-commit=2",
-                                    "--innodb-doublewrite=0"};
+                                    "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
+                                    // Its own: a starting mariadbd removes the temporary files
+                                    // it finds in its tmpdir, another server's in a shared /tmp.
+                                    "--tmpdir=" + dir_.Join("tmp")};
   if (as_mysql_user_) flags.push_back(std::string("--user=") + kOsUser);
   return flags;
 }
@@ -119,9 +119,12 @@ Status MariadbServer::Init() {
   if (::chmod(dir.c_str(), 0755) != 0) return Status::IoError("chmod " + dir + ": " + Errno());
   // Made here so that both the test (mariadbd's early stderr) and mariadbd can append to it.
   MR_RETURN_IF_ERROR(WriteFile(log_path_, "", /*append=*/true));
+  const std::string tmp = dir_.Join("tmp");
+  if (::mkdir(tmp.c_str(), 0700) != 0) return Status::IoError("mkdir " + tmp + ": " + Errno());
   if (as_mysql_user_) {
     MR_RETURN_IF_ERROR(ChownToOsUser(dir, kOsUser, kPackage));
     MR_RETURN_IF_ERROR(ChownToOsUser(log_path_, kOsUser, kPackage));
+    MR_RETURN_IF_ERROR(ChownToOsUser(tmp, kOsUser, kPackage));
   }
   std::vector<std::string> argv = {Binary("mariadb-install-db"), "--no-defaults",
                                    "--datadir=" + data_dir_, "--skip-test-db",
