@@ -93,6 +93,28 @@ std::string CdcTestEnv::RandomTransaction(std::mt19937& rng, int rows, int* next
   return sql + "COMMIT;";
 }
 
+void CdcTestEnv::MakeCrashTables(int rows) const {
+  const std::string n = std::to_string(rows);
+  // A one-column key and a two-column key (whose splits resume after a composite bound).
+  if (source_ == CdcSource::kPostgres) {
+    Src("CREATE TABLE crash_a (id int PRIMARY KEY, name text, qty int);"
+        "INSERT INTO crash_a SELECT g, 'name ' || g, g % 97 FROM generate_series(1, " +
+        n +
+        ") g;"
+        "CREATE TABLE crash_b (a int, b text, v int, PRIMARY KEY (a, b));"
+        "INSERT INTO crash_b SELECT g / 3, 'k' || (g % 3), g FROM generate_series(1, " +
+        n + ") g");
+  } else {
+    Src("CREATE TABLE crash_a (id INT PRIMARY KEY, name VARCHAR(40), qty INT);"
+        "INSERT INTO crash_a SELECT seq, CONCAT('name ', seq), seq % 97 FROM seq_1_to_" +
+        n +
+        ";"
+        "CREATE TABLE crash_b (a INT, b VARCHAR(40), v INT, PRIMARY KEY (a, b));"
+        "INSERT INTO crash_b SELECT seq DIV 3, CONCAT('k', seq % 3), seq FROM seq_1_to_" +
+        n);
+  }
+}
+
 std::string CdcTestEnv::SourceChecksumSql(const std::string& table,
                                           const std::vector<CanonColumn>& columns) const {
   return source_ == CdcSource::kPostgres ? PgChecksumSql(table, columns)

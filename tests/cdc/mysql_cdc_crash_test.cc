@@ -7,12 +7,6 @@
 // the number of kills, MILLRACE_CDC_CRASH_SEED the randomness; `make chaos` runs 100k rows.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <iostream>
-#include <random>
-#include <thread>
-
 #include "cdc/cdc_test_env.h"
 #include "testing/wait_for.h"
 
@@ -73,67 +67,10 @@ TEST_F(MysqlCdcCrashTest, APurgedPositionPausesTheJobNamingItAndANewJobBringsThe
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_purged_again'").ok());
 }
 
+// MariaDB crashes once under the running server: its stream and snapshot connections break,
+// and the jobs carry on once it is back.
 TEST_F(MysqlCdcCrashTest, KillNineDuringSnapshotAndStreamAndAMariadbCrashLoseAndDoubleNothing) {
-  const int rows = EnvInt("MILLRACE_CDC_CRASH_ROWS", 10000);
-  const int kills = EnvInt("MILLRACE_CDC_CRASH_KILLS", 8);
-  const unsigned seed = static_cast<unsigned>(EnvInt("MILLRACE_CDC_CRASH_SEED", 20261203));
-  SCOPED_TRACE("MILLRACE_CDC_CRASH_SEED=" + std::to_string(seed));
-  const std::string n = std::to_string(rows);
-  // A one-column key and a two-column key (whose splits resume after a composite bound).
-  My("CREATE TABLE crash_a (id INT PRIMARY KEY, name VARCHAR(40), qty INT);"
-     "INSERT INTO crash_a SELECT seq, CONCAT('name ', seq), seq % 97 FROM seq_1_to_" +
-     n +
-     ";"
-     "CREATE TABLE crash_b (a INT, b VARCHAR(40), v INT, PRIMARY KEY (a, b));"
-     "INSERT INTO crash_b SELECT seq DIV 3, CONCAT('k', seq % 3), seq FROM seq_1_to_" +
-     n);
-  ItemsTarget("crash_a");
-  ASSERT_TRUE(Mr("CREATE TABLE cdc.crash_b (a INT, b STRING, v INT) UNIQUE KEY(a, b) "
-                 "DISTRIBUTED BY HASH(a) BUCKETS 1")
-                  .ok());
-  const std::string split = ", \"snapshot_split_size\" = \"" + std::to_string(rows / 20) + "\"";
-  ASSERT_EQ(
-      CreateJob("crash_a", "INSERT INTO cdc.crash_a SELECT * FROM " + Stream("crash_a", split)),
-      Status::Ok());
-  // crash_b reads three splits at once (split boundaries over a two-column key).
-  ASSERT_EQ(
-      CreateJob("crash_b", "INSERT INTO cdc.crash_b SELECT * FROM " +
-                               Stream("crash_b", split + ", \"snapshot_parallelism\" = \"3\"")),
-      Status::Ok());
-
-  // The writer: transactions of a few random changes to both tables, until told to stop.
-  // Statements fail while MariaDB is down; the checksums compare whatever committed.
-  std::atomic<bool> stop{false};
-  std::atomic<int> written{0};
-  std::atomic<int> refused{0};
-  std::thread writer([&] {
-    std::mt19937 rng(seed + 1);
-    int next_id = rows + 1;
-    while (!stop) {
-      if (env_->TrySrc(env_->RandomTransaction(rng, rows, &next_id)).ok()) {
-        ++written;
-      } else {
-        ++refused;  // MariaDB is restarting
-      }
-    }
-  });
-
-  // MariaDB crashes once under the running server: its stream and snapshot connections break,
-  // and the jobs carry on once it is back.
-  std::mt19937 rng(seed);
-  KillRounds(kills, rng);
-  EXPECT_TRUE(WaitFor([&] { return written >= 50; }, std::chrono::seconds(60)));
-  stop = true;
-  writer.join();
-
-  auto [want_a, got_a] =
-      env_->Converge("crash_a", "cdc.crash_a", kItemColumns, std::chrono::seconds(240));
-  EXPECT_EQ(want_a, got_a);
-  auto [want_b, got_b] =
-      env_->Converge("crash_b", "cdc.crash_b", {{"a"}, {"b"}, {"v"}}, std::chrono::seconds(240));
-  EXPECT_EQ(want_b, got_b);
-  std::cout << "written transactions: " << written
-            << ", refused while MariaDB restarted: " << refused << "\n";
+  CrashScenario();
 }
 
 }  // namespace
