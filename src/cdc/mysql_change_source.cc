@@ -293,7 +293,8 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
   }
 
   Clock& clock = *stream_.config().clock;
-  const auto deadline = clock.SteadyNow() + kPollBudget;
+  const Clock::SteadyTime started = clock.SteadyNow();
+  const auto deadline = started + kPollBudget;
   std::optional<Clock::SteadyTime> ready_since;
   while (stream_.ready_count() < limits.max_items && clock.SteadyNow() < deadline) {
     if (stream_.has_ready()) {
@@ -311,11 +312,16 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
       // The whole transactions before the failure go first; the failure comes back at the next
       // poll, so the job stops exactly before the change that failed.
       stream_.Defer(std::move(received));
-      CloseStream();
+      open_.reset();
+      open_gtid_.reset();
       break;
     }
-    // A fresh heartbeat between transactions: the server has nothing more now.
-    if (std::holds_alternative<mysql::HeartbeatEvent>(event.event) && !open_ && waited) break;
+    // A fresh heartbeat between transactions: the server has nothing more now. With nothing
+    // received yet, the poll waits a little longer for a first transaction.
+    if (std::holds_alternative<mysql::HeartbeatEvent>(event.event) && !open_ && waited &&
+        (stream_.has_ready() || clock.SteadyNow() - started >= kStreamWait)) {
+      break;
+    }
   }
 
   const StreamPosition newest = PositionOf(passed_);
@@ -429,6 +435,24 @@ Status MysqlChangeSource::Receive(const mysql::StreamEvent& event) {
     if (!open_) passed_.position = event.after;
   }
   return Status::Ok();
+}
+
+std::string MysqlChangeSource::WhilePaused(const job::JobRecord& job) {
+  const std::string file = job.current_offset.Text(kFilePart);
+  if (file.empty()) return "";
+  auto conn = mysql::MysqlConnection::Connect(spec_.connect);
+  if (!conn.ok())
+    return "cannot look at the binlog of the job's position: " + conn.status().message();
+  auto logs = (*conn)->Query("SHOW BINARY LOGS");
+  if (!logs.ok())
+    return "cannot look at the binlog of the job's position: " + logs.status().message();
+  for (const mysql::Row& row : logs->rows) {
+    if (!row.empty() && row[0] == file) return "";
+  }
+  return "binlog file " + file + " of the job's position is no longer on " +
+         mysql::Describe(spec_.connect) +
+         ": a RESUME cannot read from there; recreate the job (\"offset\" = \"initial\" copies "
+         "the tables again)";
 }
 
 Status MysqlChangeSource::Drop(const job::JobRecord& job) {

@@ -26,12 +26,15 @@
 // - A poll hands out whole transactions (at least one, more up to max_items changes) once the
 //   server goes quiet (a heartbeat that took a while to come: the server sends one every
 //   kHeartbeat while idle whether or not the job reads, so those waiting in the connection are
-//   old and are read past) or kGather after the first is ready; at most kPollBudget.
+//   old and are read past) or kGather after the first is ready; at most kPollBudget. A poll
+//   that has received nothing waits kStreamWait before it gives up on a quiet server.
 //   With no change for the job, an offset-only batch moves it to the latest position between
 //   transactions every ChangeStream::kQuietCommitInterval.
 // - A binlog position the server no longer has (its file purged) fails the poll with
-//   FAILED_PRECONDITION naming the position: the job pauses saying so. A broken connection is
-//   reopened once from the job's offset, then the poll fails UNAVAILABLE (the task retries).
+//   FAILED_PRECONDITION naming the position: the job pauses saying so. A paused job's file is
+//   looked for every paused_check (WhilePaused), so JobRuntimeMsg says so before a RESUME. A broken
+//   connection is reopened once from the job's offset, then the poll fails UNAVAILABLE (the task
+//   retries).
 // - Nothing is made on the server, so Committed and Drop have nothing to tell it.
 // - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time;
 //   Describe from any thread.
@@ -70,12 +73,17 @@ class MysqlChangeSource final : public job::JobSource {
   std::string Describe() const override;
   // The database, the tables and the server_id given.
   std::string FixedUpstream() const override;
+  // A note when the binlog file of the paused job's offset is no longer on the server (a
+  // RESUME would fail; the job must be made again), on a connection of its own.
+  std::string WhilePaused(const job::JobRecord& job) override;
 
   // The replica id of a job that gives no server_id.
   static uint32_t ServerId(const job::JobRecord& job);
 
-  // How often an idle server sends a heartbeat: the longest a poll waits on a quiet stream.
-  static constexpr std::chrono::milliseconds kHeartbeat{200};
+  // How often an idle server sends a heartbeat.
+  static constexpr std::chrono::milliseconds kHeartbeat{100};
+  // How long a poll that has received no transaction waits on a quiet stream for one.
+  static constexpr std::chrono::milliseconds kStreamWait{200};
   // How long a poll gathers transactions after the first is ready.
   static constexpr std::chrono::milliseconds kGather{100};
   // The longest a poll reads the stream.

@@ -50,6 +50,10 @@ TEST_F(MysqlCdcCrashTest, APurgedPositionPausesTheJobNamingItAndANewJobBringsThe
     My("PURGE BINARY LOGS TO '" + current.substr(0, current.find('\t')) + "'");
     return My("SHOW BINARY LOGS").find(file_name) == std::string::npos;
   }));
+  // The paused job says so before it is resumed (paused jobs are looked at every second here).
+  EXPECT_TRUE(WaitFor([&] {
+    return JobValue("job_purged", "JobRuntimeMsg").find("is no longer on") != std::string::npos;
+  })) << JobValue("job_purged", "JobRuntimeMsg");
   ASSERT_TRUE(Mr("RESUME JOB WHERE jobname = 'job_purged'").ok());
   const std::string paused = WaitUntilPaused("job_purged");
   EXPECT_NE(paused.find("is no longer on"), std::string::npos) << paused;

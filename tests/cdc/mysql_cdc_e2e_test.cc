@@ -253,6 +253,31 @@ TEST_F(MysqlCdcTest, SchemaChangesMidStream) {
   EXPECT_EQ(MrValue("SELECT count(*) FROM cdc.narrow_t"), "2");
 }
 
+TEST_F(MysqlCdcTest, ATableJobStopsRightBeforeASchemaChangeItsSelectDoesNotFitAndGoesOnAfterAlter) {
+  My("CREATE TABLE wide (id INT PRIMARY KEY, v VARCHAR(10))");
+  ASSERT_TRUE(Mr("CREATE TABLE cdc.wide (id INT, v STRING) UNIQUE KEY(id) DISTRIBUTED BY "
+                 "HASH(id) BUCKETS 1")
+                  .ok());
+  ASSERT_EQ(CreateJob("job_wide", "INSERT INTO cdc.wide SELECT * FROM " +
+                                      Stream("wide", ", \"offset\" = \"latest\"")),
+            Status::Ok());
+  ASSERT_TRUE(WaitUntilStreaming("job_wide"));
+  // One poll may read all three; the job applies the insert before the change it cannot.
+  My("INSERT INTO wide VALUES (1, 'a'); ALTER TABLE wide ADD COLUMN w INT;"
+     "INSERT INTO wide VALUES (2, 'b', 5)");
+  const std::string paused = WaitUntilPaused("job_wide");
+  EXPECT_NE(paused.find("no longer fits"), std::string::npos) << paused;
+  EXPECT_EQ(MrValue("SELECT v FROM cdc.wide WHERE id = 1"), "a");
+  EXPECT_EQ(MrValue("SELECT count(*) FROM cdc.wide WHERE id = 2"), "0");
+  // A SELECT that fits the new columns takes it from there.
+  ASSERT_TRUE(Mr("ALTER JOB job_wide INSERT INTO cdc.wide SELECT id, v FROM " +
+                 Stream("wide", ", \"offset\" = \"latest\""))
+                  .ok());
+  ASSERT_TRUE(Mr("RESUME JOB WHERE jobname = 'job_wide'").ok());
+  Converged("wide", "cdc.wide", {{"id"}, {"v"}});
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_wide'").ok());
+}
+
 TEST_F(MysqlCdcTest, BadDefinitionsAreRefusedWithAClearError) {
   My("CREATE TABLE plain (id INT PRIMARY KEY, v INT); CREATE TABLE nokey (v INT);"
      "CREATE TABLE myisam (id INT PRIMARY KEY) ENGINE = MyISAM");
