@@ -1,5 +1,6 @@
 #include "cdc/cdc_params.h"
 
+#include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -316,6 +317,27 @@ Result<TargetDatabaseSpec> ParseToDatabaseArgs(const sql::DorisArgs& args) {
 
 namespace {
 
+// True for MySQL's GTID set form: uuid:interval[:interval...], comma-separated, an interval
+// being n or n-m.
+bool IsMysqlGtidSet(const std::string& value) {
+  const std::vector<std::string> sets = SplitNames(value);
+  if (sets.empty()) return false;
+  for (const std::string& set : sets) {
+    const size_t colon = set.find(':');
+    if (colon != 36 || colon + 1 >= set.size()) return false;
+    for (size_t i = 0; i < colon; ++i) {
+      const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+      if (dash != (set[i] == '-') || (!dash && !std::isxdigit(static_cast<unsigned char>(set[i]))))
+        return false;
+    }
+    for (size_t i = colon + 1; i < set.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(set[i])) && set[i] != '-' && set[i] != ':')
+        return false;
+    }
+  }
+  return true;
+}
+
 // "offset" of a MySQL source: initial, latest, a binlog position or a MariaDB GTID position.
 Status ParseMysqlOffset(const std::string& value, MysqlSourceSpec* spec) {
   const std::string lower = ToLower(value);
@@ -342,6 +364,11 @@ Status ParseMysqlOffset(const std::string& value, MysqlSourceSpec* spec) {
              colon != std::string::npos && value.find('.') != std::string::npos) {
     file = value.substr(0, colon);
     pos = value.substr(colon + 1);
+  } else if (IsMysqlGtidSet(value)) {
+    return Status::NotSupported(
+        "\"offset\" = \"" + value +
+        "\" is a MySQL GTID set; starting from one is not supported yet: give the binlog file "
+        "and position (SHOW MASTER STATUS) or \"latest\"");
   } else {
     // domain-server-sequence, comma-separated: three unsigned numbers each.
     for (const std::string& gtid : SplitNames(value)) {

@@ -278,6 +278,29 @@ TEST_F(MysqlCdcTest, ATableJobStopsRightBeforeASchemaChangeItsSelectDoesNotFitAn
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_wide'").ok());
 }
 
+// Other tables' writes move a quiet job's offset (an offset-only task at most every 5 s), so it
+// stays in a binlog file the server keeps; jobs() shows where it is, its end and its lag.
+TEST_F(MysqlCdcTest, AQuietJobStillAdvancesAndShowsItsPosition) {
+  My("CREATE TABLE quiet (id INT PRIMARY KEY, name VARCHAR(100), qty INT);"
+     "CREATE TABLE busy (id INT PRIMARY KEY)");
+  ItemsTarget("quiet");
+  ASSERT_EQ(CreateJob("job_quiet", "INSERT INTO cdc.quiet SELECT * FROM " +
+                                       Stream("quiet", ", \"offset\" = \"latest\"")),
+            Status::Ok());
+  ASSERT_TRUE(WaitUntilStreaming("job_quiet"));
+  const std::string before = JobValue("job_quiet", "CurrentOffset");
+  My("FLUSH BINARY LOGS; INSERT INTO busy SELECT seq FROM seq_1_to_1000");
+  const std::string file = My("SHOW MASTER STATUS").substr(0, My("SHOW MASTER STATUS").find('\t'));
+  EXPECT_TRUE(WaitFor(
+      [&] { return JobValue("job_quiet", "CurrentOffset").find(file) != std::string::npos; },
+      std::chrono::seconds(60)))
+      << before << " -> " << JobValue("job_quiet", "CurrentOffset") << ", want " << file;
+  EXPECT_NE(JobValue("job_quiet", "EndOffset").find("\"pos\""), std::string::npos);
+  EXPECT_NE(JobValue("job_quiet", "Lag").find("\"changes\""), std::string::npos);
+  EXPECT_EQ(MrValue("SELECT count(*) FROM cdc.quiet"), "0");
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_quiet'").ok());
+}
+
 TEST_F(MysqlCdcTest, BadDefinitionsAreRefusedWithAClearError) {
   My("CREATE TABLE plain (id INT PRIMARY KEY, v INT); CREATE TABLE nokey (v INT);"
      "CREATE TABLE myisam (id INT PRIMARY KEY) ENGINE = MyISAM");
