@@ -281,6 +281,13 @@ job::Polled ChangeStream::TakeBatch(const job::JobRecord& job, const StreamPosit
   return polled;
 }
 
+Status ChangeStream::DropSnapshotState(int64_t job_id) const {
+  MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
+  for (size_t b = 0; b < config_.tables.size(); ++b)
+    MR_RETURN_IF_ERROR(conn->Execute("DROP TABLE IF EXISTS " + ChangeBatch::SeenTable(job_id, b)));
+  return Status::Ok();
+}
+
 std::unique_ptr<job::SourceBatch> ChangeStream::MakeBatch(Offset start, Offset end,
                                                           std::string first, std::string last,
                                                           std::vector<Change> changes,

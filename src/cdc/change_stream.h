@@ -118,6 +118,10 @@ class ChangeStream {
                         const job::BatchLimits& limits, const std::optional<StreamPosition>& quiet,
                         const job::Offset& newest, int64_t lag_bytes);
 
+  // Drops what a snapshot of job `job_id` left in the embedded database (ChangeBatch's seen
+  // tables of a snapshot that did not finish): for a job that is dropped.
+  Status DropSnapshotState(int64_t job_id) const;
+
   // Any batch of this source (the first after StartOver makes the missing targets).
   std::unique_ptr<job::SourceBatch> MakeBatch(job::Offset start, job::Offset end, std::string first,
                                               std::string last, std::vector<Change> changes,

@@ -458,7 +458,7 @@ std::string MysqlChangeSource::WhilePaused(const job::JobRecord& job) {
 Status MysqlChangeSource::Drop(const job::JobRecord& job) {
   CloseStream();
   reader_.Close();
-  return Status::Ok();
+  return stream_.DropSnapshotState(job.id);
 }
 
 }  // namespace millrace::cdc

@@ -35,7 +35,8 @@
 //   looked for every paused_check (WhilePaused), so JobRuntimeMsg says so before a RESUME. A broken
 //   connection is reopened once from the job's offset, then the poll fails UNAVAILABLE (the task
 //   retries).
-// - Nothing is made on the server, so Committed and Drop have nothing to tell it.
+// - Nothing is made on the server, so Committed has nothing to tell it; Drop drops what an
+//   unfinished snapshot left in the embedded database (ChangeStream::DropSnapshotState).
 // - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time;
 //   Describe from any thread.
 #pragma once

@@ -382,6 +382,7 @@ void PgChangeSource::Committed(const Offset& offset) {
 Status PgChangeSource::Drop(const job::JobRecord& job) {
   CloseStream();
   reader_.Close();
+  MR_RETURN_IF_ERROR(stream_.DropSnapshotState(job.id));
   const std::string name = SlotName(job);
   auto meta = Meta();
   if (!meta.ok()) {

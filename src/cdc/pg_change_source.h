@@ -40,7 +40,8 @@
 //   cdc_stream keeps its target as it is: a Relation message the job's SELECT no longer binds
 //   against fails the poll with FAILED_PRECONDITION (the job pauses saying why).
 // - Drop removes the slot (ending the walsender holding it) and the publication when the job
-//   named it itself (a publication_name given by the user stays).
+//   named it itself (a publication_name given by the user stays), and what an unfinished
+//   snapshot left in the embedded database (ChangeStream::DropSnapshotState).
 // - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time (the
 //   job's task, or the statement dropping it after its task ended); Describe from any thread.
 #pragma once

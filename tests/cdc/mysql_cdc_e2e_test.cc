@@ -278,6 +278,26 @@ TEST_F(MysqlCdcTest, ATableJobStopsRightBeforeASchemaChangeItsSelectDoesNotFitAn
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_wide'").ok());
 }
 
+// A job dropped in the middle of its snapshot leaves nothing of it in the database file.
+TEST_F(MysqlCdcTest, AJobDroppedMidSnapshotLeavesNoSnapshotState) {
+  My("CREATE TABLE halfway (id INT PRIMARY KEY, name VARCHAR(100), qty INT);"
+     "INSERT INTO halfway SELECT seq, 'n', seq FROM seq_1_to_3000");
+  ItemsTarget("halfway");
+  ASSERT_EQ(CreateJob("job_halfway", "INSERT INTO cdc.halfway SELECT * FROM " +
+                                         Stream("halfway", ", \"snapshot_split_size\" = \"1\"")),
+            Status::Ok());
+  ASSERT_TRUE(WaitFor([] { return MrValue("SELECT count(*) FROM cdc.halfway") != "0"; }));
+  ASSERT_TRUE(Mr("PAUSE JOB WHERE jobname = 'job_halfway'").ok());
+  ASSERT_NE(JobValue("job_halfway", "CurrentOffset").find("snapshot"), std::string::npos);
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_halfway'").ok());
+  env().KillMillrace();
+  auto left = env().QueryDatabaseFile(
+      "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'cdc_seen_%'");
+  ASSERT_EQ(env().RestartMillrace(), Status::Ok());
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_EQ((*left)[0][0], "0");
+}
+
 // Other tables' writes move a quiet job's offset (an offset-only task at most every 5 s), so it
 // stays in a binlog file the server keeps; jobs() shows where it is, its end and its lag.
 TEST_F(MysqlCdcTest, AQuietJobStillAdvancesAndShowsItsPosition) {
