@@ -8,6 +8,7 @@
 #include "engine/duckdb_status.h"
 #include "engine/result_handle.h"
 #include "engine/table_function_adapter.h"
+#include "engine/value_format.h"
 
 namespace millrace::engine {
 namespace {
@@ -208,6 +209,24 @@ Status PreparedStatement::BindNull(size_t index) {
 Status PreparedStatement::BindBool(size_t index, bool value) {
   return CheckBind(duckdb_bind_boolean(AsPrepared(prepared_), index, value), index, "a boolean");
 }
+std::vector<PreparedStatement::Column> PreparedStatement::columns() const {
+  duckdb_prepared_statement prepared = AsPrepared(prepared_);
+  std::vector<Column> out;
+  const idx_t count = duckdb_prepared_statement_column_count(prepared);
+  for (idx_t i = 0; i < count; ++i) {
+    duckdb_logical_type logical = duckdb_prepared_statement_column_logical_type(prepared, i);
+    const char* name = duckdb_prepared_statement_column_name(prepared, i);  // ours to free
+    out.push_back(Column{name != nullptr ? name : "", ColumnTypeOf(logical)});
+    duckdb_free(const_cast<char*>(name));
+    duckdb_destroy_logical_type(&logical);
+  }
+  return out;
+}
+
+Status PreparedStatement::BindUInt64(size_t index, uint64_t value) {
+  return CheckBind(duckdb_bind_uint64(AsPrepared(prepared_), index, value), index, "an integer");
+}
+
 Status PreparedStatement::BindInt64(size_t index, int64_t value) {
   return CheckBind(duckdb_bind_int64(AsPrepared(prepared_), index, value), index, "an integer");
 }

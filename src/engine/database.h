@@ -120,10 +120,17 @@ class PreparedStatement {
 
   size_t parameter_count() const;
   StatementKind kind() const;
+  // The result columns the statement will return, as bound (none for a statement without rows).
+  struct Column {
+    std::string name;
+    ColumnType type;
+  };
+  std::vector<Column> columns() const;
   // Parameters are numbered from 1, as in SQL ($1, ?).
   Status BindNull(size_t index);
   Status BindBool(size_t index, bool value);
   Status BindInt64(size_t index, int64_t value);
+  Status BindUInt64(size_t index, uint64_t value);
   Status BindDouble(size_t index, double value);
   Status BindString(size_t index, std::string_view value);
   Status BindBlob(size_t index, std::string_view bytes);

@@ -1,6 +1,7 @@
 #include "server/mysql_session.h"
 
 #include "common/logging.h"
+#include "server/binary_protocol.h"
 #include "server/column_types.h"
 #include "server/protocol.h"
 #include "sql/lexer.h"
@@ -11,18 +12,6 @@ namespace {
 
 // Output is sent whenever this much is buffered, so a result never accumulates in memory.
 constexpr size_t kFlushThreshold = 64 * 1024;
-
-// Keeps the running-statements gauge right on every path out of a statement.
-class RunningStatement {
- public:
-  explicit RunningStatement(Gauge* gauge) : gauge_(gauge) { gauge_->Add(1); }
-  ~RunningStatement() { gauge_->Add(-1); }
-  RunningStatement(const RunningStatement&) = delete;
-  RunningStatement& operator=(const RunningStatement&) = delete;
-
- private:
-  Gauge* gauge_;
-};
 
 std::string HostOf(const std::string& peer) {
   const size_t colon = peer.rfind(':');
@@ -45,7 +34,8 @@ void MySqlSession::Run() {
     MutexLock lock(&mu_);
     interruptible_ = nullptr;
   }
-  session_.reset();  // the DuckDB connection closes on this thread, not the server's
+  statements_.clear();  // they belong to the session
+  session_.reset();     // the DuckDB connection closes on this thread, not the server's
   login_.reset();
   MR_LOG(kDebug) << "connection " << id_ << " closed: " << status.ToString();
   env_.metrics->active->Add(-1);
@@ -252,6 +242,21 @@ Status MySqlSession::CommandLoop() {
       case kComQuery:
         MR_RETURN_IF_ERROR(HandleQuery(body));
         break;
+      case kComStmtPrepare:
+        MR_RETURN_IF_ERROR(HandlePrepare(body));
+        break;
+      case kComStmtExecute:
+        MR_RETURN_IF_ERROR(HandleExecute(body));
+        break;
+      case kComStmtSendLongData:
+        MR_RETURN_IF_ERROR(HandleSendLongData(body));
+        continue;  // no answer
+      case kComStmtClose:
+        HandleClose(body);
+        continue;  // no answer
+      case kComStmtReset:
+        HandleReset(body);
+        break;
       default:
         env_.metrics->query_errors->Add();
         WriteError(sql::kErUnknownCommand, "08S01",
@@ -294,7 +299,8 @@ Status MySqlSession::HandleQuery(std::string_view text) {
   return Status::Ok();
 }
 
-Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool* failed) {
+Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool* failed,
+                                   bool binary) {
   engine::QueryResult& rows = *result.rows;
   const size_t columns = rows.column_count();
   WireWriter w;
@@ -302,11 +308,12 @@ Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool
   channel_->Write(w.data());
   const std::string schema = session_->database().value_or("");
   std::vector<engine::TypeId> types;
+  std::vector<MySqlColumn> wire_columns;
   types.reserve(columns);
   for (size_t c = 0; c < columns; ++c) {
     types.push_back(rows.column_type(c).id);
-    channel_->Write(
-        BuildColumnDefinition(schema, rows.column_name(c), MySqlColumnFor(rows.column_type(c))));
+    wire_columns.push_back(MySqlColumnFor(rows.column_type(c)));
+    channel_->Write(BuildColumnDefinition(schema, rows.column_name(c), wire_columns.back()));
   }
   const bool deprecate_eof = (capabilities_ & kClientDeprecateEof) != 0;
   if (!deprecate_eof) channel_->Write(BuildEof(StatusFlags(more)));
@@ -322,8 +329,12 @@ Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool
     const engine::DataChunk& data = **chunk;
     for (size_t r = 0; r < data.size(); ++r) {
       w.Clear();
-      for (size_t c = 0; c < columns; ++c)
-        AppendTextCell(data, c, r, types[c], &w);
+      if (binary) {
+        AppendBinaryRow(data, r, types, wire_columns, &w);
+      } else {
+        for (size_t c = 0; c < columns; ++c)
+          AppendTextCell(data, c, r, types[c], &w);
+      }
       channel_->Write(w.data());
     }
     env_.metrics->rows_sent->Add(data.size());

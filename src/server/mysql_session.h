@@ -4,8 +4,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/thread_annotations.h"
 #include "server/authenticator.h"
@@ -53,9 +56,18 @@ class MySqlSession {
   Status Login(const HandshakeResponse& response, std::string_view auth);
   Status CommandLoop();
   Status HandleQuery(std::string_view text);
-  // Sends one result set. A statement error while streaming becomes an ERR packet and sets
-  // `*failed`; the returned status is not OK only when the connection is broken.
-  Status SendResultSet(sql::StatementResult& result, bool more, bool* failed);
+  // Prepared statements (statement_commands.cc): COM_STMT_PREPARE, _EXECUTE, _SEND_LONG_DATA,
+  // _CLOSE and _RESET. Only a broken connection or a malformed packet is an error here; a
+  // statement's error is answered with ERR.
+  Status HandlePrepare(std::string_view sql);
+  Status HandleExecute(std::string_view body);
+  Status HandleSendLongData(std::string_view body);
+  void HandleClose(std::string_view body);
+  void HandleReset(std::string_view body);
+  // Sends one result set, in the text protocol or (`binary`) the prepared statements' one. A
+  // statement error while streaming becomes an ERR packet and sets `*failed`; the returned
+  // status is not OK only when the connection is broken.
+  Status SendResultSet(sql::StatementResult& result, bool more, bool* failed, bool binary = false);
   // Reads a packet; an oversized or out-of-order one is answered with ERR before the error
   // is returned.
   Result<Packet> ReadPacket(std::chrono::milliseconds idle_timeout, bool exact = false);
@@ -74,6 +86,14 @@ class MySqlSession {
   bool idle_ = false;  // waiting for a command; touched on the session thread only
   std::unique_ptr<Authenticator::Login> login_;  // held until the connection closes
   std::unique_ptr<sql::Session> session_;
+  // The client's prepared statements, by id; released before session_.
+  struct Prepared {
+    std::unique_ptr<sql::ClientStatement> statement;
+    std::vector<uint16_t> types;                        // bound by the last COM_STMT_EXECUTE
+    std::vector<std::optional<std::string>> long_data;  // COM_STMT_SEND_LONG_DATA, per param
+  };
+  std::map<uint32_t, Prepared> statements_;
+  uint32_t next_statement_id_ = 1;
   Mutex mu_;
   sql::Session* interruptible_ GUARDED_BY(mu_) = nullptr;  // session_, for ForceStop
 };

@@ -50,4 +50,16 @@ struct ServerMetrics {
   Counter* bytes_sent;
 };
 
+// Keeps the running-statements gauge right on every path out of a statement.
+class RunningStatement {
+ public:
+  explicit RunningStatement(Gauge* gauge) : gauge_(gauge) { gauge_->Add(1); }
+  ~RunningStatement() { gauge_->Add(-1); }
+  RunningStatement(const RunningStatement&) = delete;
+  RunningStatement& operator=(const RunningStatement&) = delete;
+
+ private:
+  Gauge* gauge_;
+};
+
 }  // namespace millrace::server

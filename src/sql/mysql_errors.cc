@@ -45,6 +45,7 @@ constexpr SqlState kSqlStates[] = {
     {kErSpecificAccessDenied, "42000"},
     {kErWrongValueForVar, "42000"},
     {kErNotSupportedYet, "42000"},
+    {kErUnknownStmtHandler, "HY000"},
     {kErSpDoesNotExist, "42000"},
     {kErCannotUser, "HY000"},
     {kErCantCreateUserWithGrant, "42000"},
@@ -53,6 +54,7 @@ constexpr SqlState kSqlStates[] = {
     {kErTruncatedWrongValue, "HY000"},
     {kErDataOutOfRange, "22003"},
     {kErPasswordFormat, "HY000"},
+    {kErMalformedPacket, "HY000"},
 };
 
 // The MySQL errno of a DuckDB error, when MySQL has one for it. A reason is only ever set with

@@ -67,6 +67,7 @@ inline constexpr uint16_t kErWrongUsage = 1221;
 inline constexpr uint16_t kErSpecificAccessDenied = 1227;
 inline constexpr uint16_t kErWrongValueForVar = 1231;
 inline constexpr uint16_t kErNotSupportedYet = 1235;
+inline constexpr uint16_t kErUnknownStmtHandler = 1243;
 inline constexpr uint16_t kErSpDoesNotExist = 1305;
 inline constexpr uint16_t kErCannotUser = 1396;
 inline constexpr uint16_t kErCantCreateUserWithGrant = 1410;
@@ -75,6 +76,7 @@ inline constexpr uint16_t kErQueryInterrupted = 1317;
 inline constexpr uint16_t kErTruncatedWrongValue = 1366;
 inline constexpr uint16_t kErDataOutOfRange = 1690;
 inline constexpr uint16_t kErPasswordFormat = 1827;
+inline constexpr uint16_t kErMalformedPacket = 1835;
 
 MySqlError ClassifyError(const Status& status);
 // The SQLSTATE MySQL sends with `code`; "HY000" for a code not listed above.

@@ -402,7 +402,13 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
-  if (handler == nullptr || !handler->PreservesDiagnostics()) last_error_ = result.status();
+  return Finish(statement, std::move(result),
+                handler != nullptr && handler->PreservesDiagnostics());
+}
+
+Result<StatementResult> Session::Finish(std::string_view statement, Result<StatementResult> result,
+                                        bool keep_diagnostics) {
+  if (!keep_diagnostics) last_error_ = result.status();
   if (const std::shared_ptr<StatementGuard> guard = router_->guard(); guard != nullptr) {
     guard->Executed(*this, statement, result.status());
   }
@@ -428,17 +434,25 @@ void Session::SetActivity(std::string statement) {
 }
 
 Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
+  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten, Rewrite(statement, true));
+  return Run(std::move(rewritten));
+}
+
+Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view statement, bool check,
+                                                          bool* calls) {
   const std::shared_ptr<StatementGuard> guard = router_->guard();
-  if (guard == nullptr) return ExecuteDuckDb(statement);
   MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
+  auto before_call = [&](std::string_view name) {
+    if (calls != nullptr) *calls = true;
+    return guard == nullptr ? Status::Ok() : guard->CheckTableFunction(*this, name);
+  };
+  if (guard == nullptr) return router_->table_functions().Expand(translated, before_call);
   MR_ASSIGN_OR_RETURN(std::optional<std::string> scoped, guard->Scope(*this, translated));
   if (scoped) translated = std::move(*scoped);
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
-                      router_->table_functions().Expand(translated, [&](std::string_view name) {
-                        return guard->CheckTableFunction(*this, name);
-                      }));
-  MR_RETURN_IF_ERROR(guard->CheckStatement(*this, rewritten.check_sql));
-  return Run(std::move(rewritten));
+                      router_->table_functions().Expand(translated, before_call));
+  if (check) MR_RETURN_IF_ERROR(guard->CheckStatement(*this, rewritten.check_sql));
+  return rewritten;
 }
 
 Status Session::CheckObject(ObjectAction action, std::string_view database,

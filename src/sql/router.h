@@ -50,6 +50,7 @@
 #include "common/result.h"
 #include "common/thread_annotations.h"
 #include "engine/database.h"
+#include "sql/client_statement.h"
 #include "sql/doris_table_functions.h"
 #include "sql/lexer.h"
 #include "sql/session_variables.h"
@@ -210,6 +211,10 @@ class Session {
   // its result is released, which must happen before the session's next statement and before
   // the session ends.
   Result<StatementResult> Execute(std::string_view statement);
+  // Prepares one statement for a client, and runs it with bound values (client_statement.h).
+  Result<std::unique_ptr<ClientStatement>> Prepare(std::string_view statement);
+  Result<StatementResult> ExecutePrepared(ClientStatement& statement,
+                                          const std::vector<ParamValue>& params);
   // Runs the client's own MySQL-dialect statement on DuckDB (step 2 of the routing): it is
   // translated, its table-function calls expanded, and it passes the router's guard before it
   // runs. For the fall-through and for handlers that hand a client's statement to DuckDB.
@@ -258,6 +263,15 @@ class Session {
   Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
   // Records what the session does now, for SHOW PROCESSLIST ("" when idle).
   void SetActivity(std::string statement);
+  // The end of a statement begun with SetActivity: records its error (unless
+  // `keep_diagnostics`), tells the guard, and ends the activity when its rows are released.
+  Result<StatementResult> Finish(std::string_view statement, Result<StatementResult> result,
+                                 bool keep_diagnostics);
+  // Translates, scopes and expands a client's statement; `rewritten.check_sql` is what the
+  // guard checks (it has checked it when `check`). `calls`, when given, is set when the
+  // statement called a table function.
+  Result<TableFunctionRegistry::Rewritten> Rewrite(std::string_view statement, bool check,
+                                                   bool* calls = nullptr);
   // Ends the session's statement when its rows are released.
   class StatementEnd final : public StatementResources {
    public:
