@@ -33,6 +33,11 @@ std::string HexOf(std::string_view bytes) {
   return out;
 }
 
+Status CountMismatch(size_t parameters, size_t values) {
+  return Status::InvalidArgument("the statement has " + std::to_string(parameters) +
+                                 " parameters, " + std::to_string(values) + " values were given");
+}
+
 }  // namespace
 
 std::string ParamValue::Literal() const {
@@ -81,10 +86,7 @@ Result<std::string> BindLiterals(std::string_view statement,
     ++next;
     from = at + 1;
   });
-  if (next != literals.size()) {
-    return Status::InvalidArgument("the statement has " + std::to_string(next) + " parameters, " +
-                                   std::to_string(literals.size()) + " values were given");
-  }
+  if (next != literals.size()) return CountMismatch(next, literals.size());
   out.append(statement.substr(from));
   return out;
 }
@@ -112,9 +114,7 @@ Result<std::unique_ptr<ClientStatement>> Session::Prepare(std::string_view state
 Result<StatementResult> Session::ExecutePrepared(ClientStatement& statement,
                                                  const std::vector<ParamValue>& params) {
   if (params.size() != statement.parameter_count()) {
-    return Status::InvalidArgument("the statement has " +
-                                   std::to_string(statement.parameter_count()) + " parameters, " +
-                                   std::to_string(params.size()) + " values were given");
+    return CountMismatch(statement.parameter_count(), params.size());
   }
   if (statement.prepared_ == nullptr) {
     std::vector<std::string> literals;
@@ -155,13 +155,7 @@ Result<StatementResult> Session::ExecutePrepared(ClientStatement& statement,
       }
     }
     MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> rows, prepared.Execute());
-    StatementResult result;
-    if (rows->returns_rows()) {
-      result.rows = std::move(rows);
-    } else {
-      result.affected_rows = rows->rows_changed();
-    }
-    return result;
+    return StatementResult::Of(std::move(rows));
   };
   return Finish(statement.text_, run(), /*keep_diagnostics=*/false);
 }

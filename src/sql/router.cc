@@ -381,6 +381,16 @@ std::optional<std::string> Router::SessionUser(uint64_t connection_id) const {
   return it->second.session->info().user;
 }
 
+StatementResult StatementResult::Of(std::unique_ptr<engine::QueryResult> rows) {
+  StatementResult result;
+  if (rows->returns_rows()) {
+    result.rows = std::move(rows);
+  } else {
+    result.affected_rows = rows->rows_changed();
+  }
+  return result;
+}
+
 Result<StatementResult> Session::Execute(std::string_view statement) {
   const std::vector<Token> tokens = SignificantTokens(statement);
   if (tokens.empty()) {
@@ -479,14 +489,11 @@ Result<StatementResult> Session::ExecuteDuckDb(std::string_view statement) {
 }
 
 Result<StatementResult> Session::Run(TableFunctionRegistry::Rewritten rewritten) {
-  StatementResult result;
-  result.resources = std::move(rewritten.resources);
+  // The resources outlive the rows (~StatementResult), so they are taken before the query.
+  std::vector<std::unique_ptr<StatementResources>> resources = std::move(rewritten.resources);
   MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> rows, conn_->Query(rewritten.sql));
-  if (rows->returns_rows()) {
-    result.rows = std::move(rows);
-  } else {
-    result.affected_rows = rows->rows_changed();
-  }
+  StatementResult result = StatementResult::Of(std::move(rows));
+  result.resources = std::move(resources);
   return result;
 }
 

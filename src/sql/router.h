@@ -67,6 +67,8 @@ struct StatementResult {
   std::vector<std::unique_ptr<StatementResources>> resources;
 
   StatementResult() = default;
+  // A DuckDB result: its rows when it returns rows, else the count of rows it changed.
+  static StatementResult Of(std::unique_ptr<engine::QueryResult> rows);
   StatementResult(StatementResult&&) = default;
   StatementResult& operator=(StatementResult&&) = default;
   ~StatementResult() { rows.reset(); }

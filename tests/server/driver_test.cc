@@ -1,0 +1,30 @@
+// Real client drivers against the real `millrace serve`, each running the same script (connect,
+// metadata, create, insert with bound parameters of every type and NULL, select back typed, a
+// prepared statement executed many times, a transaction rolled back, an error with its code).
+#include <gtest/gtest.h>
+
+#include "server/mysql_test_util.h"
+#include "testing/server_process.h"
+
+namespace millrace::server {
+namespace {
+
+class DriverTest : public SharedServerTest {
+ protected:
+  static void SetUpTestSuite() { StartServer({{"--threads", "2"}, {}}); }
+  static void TearDownTestSuite() { StopServer(); }
+};
+
+// Node's mysql2 from npm: query() and execute() (server-side prepared statements).
+TEST_F(DriverTest, NodeMysql2QueryAndExecute) {
+  auto run = testing::RunProcess(
+      {"node", std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/mysql2_client.js",
+       MILLRACE_NPM_DIR, std::to_string(server().mysql_port())},
+      {}, std::chrono::seconds(120));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure("node mysql2_client.js", *run);
+  EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok");
+}
+
+}  // namespace
+}  // namespace millrace::server
