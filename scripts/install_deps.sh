@@ -15,6 +15,7 @@ apt_packages=(
   mariadb-client libmariadb-dev mariadb-server
   postgresql-15 libpq-dev
   nodejs npm
+  python3-mysqldb python3-pymysql python3-sqlalchemy
 )
 
 missing=()

@@ -26,5 +26,20 @@ TEST_F(DriverTest, NodeMysql2QueryAndExecute) {
   EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok");
 }
 
+// Python's mysqlclient (MySQLdb) and PyMySQL from Debian: the text protocol, with the
+// parameters put into the statement by the driver.
+TEST_F(DriverTest, PythonMysqlclientAndPymysql) {
+  for (const std::string driver : {"mysqldb", "pymysql"}) {
+    auto run = testing::RunProcess(
+        {"/usr/bin/python3",
+         std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/python_client.py", driver,
+         std::to_string(server().mysql_port())},
+        {}, std::chrono::seconds(120));
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure(driver, *run);
+    EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok") << driver;
+  }
+}
+
 }  // namespace
 }  // namespace millrace::server
