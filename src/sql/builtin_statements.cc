@@ -5,6 +5,8 @@
 
 #include "common/logging.h"
 #include "engine/duckdb_status.h"
+#include "sql/mysql_ddl.h"
+#include "sql/mysql_ddl.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
 #include "sql/statement_support.h"
@@ -304,12 +306,21 @@ Result<StatementResult> ShowCreateTable(const StatementContext& ctx, Cursor& c) 
   MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(session, name.database));
   MR_RETURN_IF_ERROR(session.CheckObject(ObjectAction::kShow, db, name.table));
   MR_RETURN_IF_ERROR(CheckTableExists(session, db, name.table));
+  // A table in MySQL's layout (tools parse it); a view as DuckDB keeps it.
+  MR_ASSIGN_OR_RETURN(
+      auto tables,
+      engine::QueryTextRows(session.connection(),
+                            "SELECT table_name FROM duckdb_tables() WHERE "
+                            "database_name = current_database() AND " +
+                                CurrentCatalogTable("schema_name", db, "table_name", name.table)));
+  if (!tables.empty()) {
+    MR_ASSIGN_OR_RETURN(std::string ddl, MysqlCreateTable(session.connection(), db, tables[0][0]));
+    return session.ExecuteDuckDb(ValuesTable({{"Table", "VARCHAR"}, {"Create Table", "VARCHAR"}},
+                                             {{Quote(tables[0][0]), Quote(ddl)}}));
+  }
   return session.ExecuteDuckDb(
-      "SELECT table_name AS \"Table\", rtrim(sql, ';') AS \"Create Table\" FROM duckdb_tables() "
-      "WHERE database_name = current_database() AND " +
-      CurrentCatalogTable("schema_name", db, "table_name", name.table) +
-      " UNION ALL SELECT view_name, rtrim(sql, ';') FROM duckdb_views() WHERE database_name = "
-      "current_database() AND NOT internal AND " +
+      "SELECT view_name AS \"Table\", rtrim(sql, ';') AS \"Create Table\" FROM duckdb_views() "
+      "WHERE database_name = current_database() AND NOT internal AND " +
       CurrentCatalogTable("schema_name", db, "view_name", name.table));
 }
 

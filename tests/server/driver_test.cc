@@ -26,19 +26,29 @@ TEST_F(DriverTest, NodeMysql2QueryAndExecute) {
   EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok");
 }
 
+// Runs a Python script of tests/server/clients with Debian's python3 and `driver`; a test
+// failure unless it prints "ok".
+void RunPython(const std::string& script, const std::string& driver, uint16_t port) {
+  auto run = testing::RunProcess(
+      {"/usr/bin/python3", std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/" + script,
+       driver, std::to_string(port)},
+      {}, std::chrono::seconds(120));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure(script + " " + driver, *run);
+  EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok") << script << " " << driver;
+}
+
 // Python's mysqlclient (MySQLdb) and PyMySQL from Debian: the text protocol, with the
 // parameters put into the statement by the driver.
 TEST_F(DriverTest, PythonMysqlclientAndPymysql) {
-  for (const std::string driver : {"mysqldb", "pymysql"}) {
-    auto run = testing::RunProcess(
-        {"/usr/bin/python3",
-         std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/python_client.py", driver,
-         std::to_string(server().mysql_port())},
-        {}, std::chrono::seconds(120));
-    ASSERT_TRUE(run.ok()) << run.status().ToString();
-    EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure(driver, *run);
-    EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok") << driver;
-  }
+  for (const std::string driver : {"mysqldb", "pymysql"})
+    RunPython("python_client.py", driver, server().mysql_port());
+}
+
+// SQLAlchemy's reflection (Debian python3-sqlalchemy), over either driver.
+TEST_F(DriverTest, SqlalchemyReflection) {
+  for (const std::string driver : {"mysqldb", "pymysql"})
+    RunPython("sqlalchemy_reflect.py", driver, server().mysql_port());
 }
 
 }  // namespace

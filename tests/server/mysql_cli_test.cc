@@ -90,9 +90,11 @@ TEST_F(MysqlCliTest, DatabasesTablesAndDescribe) {
             "id\tINTEGER\tNO\tPRI\tNULL\t\n"
             "amount\tDECIMAL(10,2)\tNO\t\tNULL\t\n"
             "note\tVARCHAR\tYES\t\tNULL\t\n");
-  EXPECT_EQ(Run("SHOW CREATE TABLE orders", {"-N", "-D", "shop"}),
-            "orders\tCREATE TABLE shop.orders(id INTEGER PRIMARY KEY, amount DECIMAL(10,2) NOT "
-            "NULL, note VARCHAR)\n");
+  EXPECT_EQ(
+      Run("SHOW CREATE TABLE orders", {"-N", "-D", "shop"}),
+      "orders\tCREATE TABLE `orders` (\\n  `id` int NOT NULL,\\n  `amount` decimal(10,2) NOT "
+      "NULL,\\n  `note` longtext DEFAULT NULL,\\n  PRIMARY KEY (`id`)\\n) ENGINE=DuckDB DEFAULT "
+      "CHARSET=utf8mb4\n");
   Run("USE shop; INSERT INTO `orders` VALUES (1, 9.99, 'a'), (2, 0.01, NULL)");
   EXPECT_EQ(Run("SELECT count(*), sum(amount) FROM orders", {"-N", "-D", "shop"}), "2\t10.00\n");
   EXPECT_NE(Fail("SELECT 1", {"-D", "nope"}).find("ERROR 1049 (42000)"), std::string::npos);
