@@ -16,6 +16,7 @@ apt_packages=(
   postgresql-15 libpq-dev
   nodejs npm
   python3-mysqldb python3-pymysql python3-sqlalchemy
+  golang-go golang-github-go-sql-driver-mysql-dev
 )
 
 missing=()

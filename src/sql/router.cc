@@ -69,6 +69,19 @@ class Translator {
           if (text == ")" && in_select_list.size() > 1) in_select_list.pop_back();
           continue;
         case TokenKind::kWord: {
+          // A charset introducer (_utf8mb4'x', _binary'x', as drivers that interpolate
+          // parameters write them): a text one goes, a binary one makes the string a BLOB.
+          if (text.size() > 1 && text.front() == '_' && i + 1 < tokens_.size() &&
+              tokens_[i + 1].kind == TokenKind::kString && !tokens_[i + 1].unterminated &&
+              IsCharsetIntroducer(text)) {
+            const Token& literal = tokens_[i + 1];
+            const std::string_view quoted = literal.Text(sql_);
+            Replace(token.begin, literal.end,
+                    EqualsIgnoreCase(text, "_binary") ? "CAST(" + std::string(quoted) + " AS BLOB)"
+                                                      : std::string(quoted));
+            ++i;
+            continue;
+          }
           if (IsKeyword(sql_, token, "SELECT")) in_select_list.back() = true;
           if (EndsSelectList(sql_, token)) in_select_list.back() = false;
           if ((IsKeyword(sql_, token, "TRUE") || IsKeyword(sql_, token, "FALSE")) &&
@@ -156,6 +169,15 @@ class Translator {
 
   // Replaces tokens [first, last] by `literal`, named after the original text when the
   // tokens form a whole select-list item (as MySQL names such columns).
+  // MySQL's charset introducers that drivers write before string literals.
+  static bool IsCharsetIntroducer(std::string_view word) {
+    for (std::string_view name :
+         {"_binary", "_utf8mb4", "_utf8mb3", "_utf8", "_latin1", "_ascii"}) {
+      if (EqualsIgnoreCase(word, name)) return true;
+    }
+    return false;
+  }
+
   void Substitute(size_t first, size_t last, const std::string& literal, bool in_select_list) {
     const size_t begin = tokens_[first].begin;
     const size_t end = tokens_[last].end;

@@ -5,6 +5,7 @@
 
 #include "server/mysql_test_util.h"
 #include "testing/server_process.h"
+#include "testing/temp_dir.h"
 
 namespace millrace::server {
 namespace {
@@ -24,6 +25,30 @@ TEST_F(DriverTest, NodeMysql2QueryAndExecute) {
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure("node mysql2_client.js", *run);
   EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok");
+}
+
+// Go's database/sql with go-sql-driver/mysql (Debian golang-go and
+// golang-github-go-sql-driver-mysql-dev, built offline in GOPATH mode): server-side prepared
+// statements without interpolateParams, the text protocol with it; parseTime=true.
+TEST_F(DriverTest, GoDatabaseSqlWithAndWithoutInterpolateParams) {
+  testing::TempDir dir;
+  const std::string binary = dir.Join("go_client");
+  auto built = testing::RunProcess(
+      {"go", "build", "-o", binary,
+       std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/go_client/main.go"},
+      {"GO111MODULE=off", "GOPATH=/usr/share/gocode", "GOCACHE=" + dir.Join("cache"),
+       "HOME=" + dir.path()},
+      std::chrono::seconds(300));
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  ASSERT_EQ(built->exit_code, 0) << testing::ProcessFailure("go build", *built);
+  for (const std::string interpolate : {"false", "true"}) {
+    auto run = testing::RunProcess({binary, std::to_string(server().mysql_port()), interpolate}, {},
+                                   std::chrono::seconds(120));
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure("interpolateParams=" + interpolate,
+                                                            *run);
+    EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok") << interpolate;
+  }
 }
 
 // Runs a Python script of tests/server/clients with Debian's python3 and `driver`; a test
