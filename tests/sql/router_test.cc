@@ -228,6 +228,11 @@ TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
   EXPECT_EQ(Query("SELECT * FROM range(10) LIMIT 2"), (Rows{{"0"}, {"1"}}));
   // Backslashes are plain characters, as under MySQL's NO_BACKSLASH_ESCAPES.
   EXPECT_EQ(Query(R"(SELECT 'a\b''c' AS s)"), (Rows{{R"(a\b'c)"}}));
+  // Charset introducers, as drivers that interpolate parameters write them; `_x` alone is a
+  // name.
+  EXPECT_EQ(Query("SELECT typeof(_binary'ab'), typeof(_utf8mb4 'c'), _latin1'd' = 'd'"),
+            (Rows{{"BLOB", "VARCHAR", "true"}}));
+  EXPECT_EQ(Query("SELECT _binary FROM (SELECT 1 AS _binary)"), (Rows{{"1"}}));
   // Literal columns are named as MySQL names them.
   const Table literals = Ok("SELECT 'abc', 'it''s' , TRUE, false, '', 'x' AS y, 'a' || 'b'");
   EXPECT_EQ(literals.columns,
