@@ -10,10 +10,8 @@ import datetime
 import decimal
 import sys
 
+from driver_common import check, run
 
-def check(ok, what, got=None):
-    if not ok:
-        raise AssertionError("failed: %s (got %r)" % (what, got))
 
 
 def main():
@@ -74,12 +72,7 @@ def main():
     cur.execute("SELECT 1")
     check(cur.fetchone()[0] == 1, "the connection goes on")
     conn.close()
-    print("ok")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as e:  # noqa: BLE001 - the test prints what failed
-        print(e, file=sys.stderr)
-        sys.exit(1)
+    run(main)

@@ -8,12 +8,9 @@ what failed and exits 1.
 import sys
 import warnings
 
+from driver_common import check, run
 from sqlalchemy import create_engine, inspect, text
 
-
-def check(ok, what, got=None):
-    if not ok:
-        raise AssertionError("failed: %s (got %r)" % (what, got))
 
 
 def main():
@@ -39,12 +36,7 @@ def main():
         got = insp.get_pk_constraint(table, schema="reflect")["constrained_columns"]
         check(got == pk, table + " primary key", got)
     check(not insp.get_columns(plain, schema="reflect")[1]["nullable"], "NOT NULL name")
-    print("ok")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as e:  # noqa: BLE001 - the test prints what failed
-        print(e, file=sys.stderr)
-        sys.exit(1)
+    run(main)
