@@ -6,7 +6,6 @@
 #include "common/logging.h"
 #include "engine/duckdb_status.h"
 #include "sql/mysql_ddl.h"
-#include "sql/mysql_ddl.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
 #include "sql/statement_support.h"
