@@ -1,6 +1,5 @@
 #include "cdc/mysql_change_source.h"
 
-#include <cctype>
 #include <charconv>
 #include <utility>
 
@@ -8,6 +7,7 @@
 #include "common/strings.h"
 #include "job/job_errors.h"
 #include "mysql/binlog_requirements.h"
+#include "sql/lexer.h"
 
 namespace millrace::cdc {
 namespace {
@@ -49,36 +49,16 @@ std::map<uint32_t, std::string> ParseGtids(const std::string& text) {
 // statement.
 std::optional<std::pair<std::string, std::string>> TruncatedTable(const std::string& schema,
                                                                   std::string_view statement) {
-  auto word = [&]() -> std::string {
-    while (!statement.empty() && std::isspace(static_cast<unsigned char>(statement.front())))
-      statement.remove_prefix(1);
-    std::string out;
-    if (!statement.empty() && statement.front() == '`') {
-      statement.remove_prefix(1);
-      while (!statement.empty()) {
-        const char c = statement.front();
-        statement.remove_prefix(1);
-        if (c == '`') {
-          if (statement.empty() || statement.front() != '`') break;
-          statement.remove_prefix(1);  // a doubled backquote
-        }
-        out += c;
-      }
-      return out;
-    }
-    while (!statement.empty() && !std::isspace(static_cast<unsigned char>(statement.front())) &&
-           statement.front() != '.' && statement.front() != ';')
-      out += statement.front(), statement.remove_prefix(1);
-    return out;
-  };
-  if (ToLower(word()) != "truncate") return std::nullopt;
-  std::string name = word();
-  if (ToLower(name) == "table") name = word();
-  if (!statement.empty() && statement.front() == '.') {
-    statement.remove_prefix(1);
-    return std::make_pair(name, word());
+  const std::vector<sql::Token> tokens = sql::SignificantTokens(statement);
+  size_t i = 0;
+  if (tokens.empty() || !sql::IsKeyword(statement, tokens[i++], "TRUNCATE")) return std::nullopt;
+  if (i < tokens.size() && sql::IsKeyword(statement, tokens[i], "TABLE")) ++i;
+  if (i >= tokens.size()) return std::nullopt;
+  std::string name = sql::Unquote(statement, tokens[i]);
+  if (i + 2 < tokens.size() && tokens[i + 1].Text(statement) == ".") {
+    return std::make_pair(std::move(name), sql::Unquote(statement, tokens[i + 2]));
   }
-  return std::make_pair(schema, name);
+  return std::make_pair(schema, std::move(name));
 }
 
 // A row with only `table`'s key values of `row`, the rest NULL (what a delete carries).

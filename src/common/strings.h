@@ -26,6 +26,8 @@ bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix);
 bool IsAsciiSpace(char c);
 // `text` without leading and trailing whitespace.
 std::string_view Trim(std::string_view text);
+// `bytes` as lower-case hexadecimal digits, two a byte.
+std::string HexEncode(std::string_view bytes);
 // `name` in backquotes, a backquote doubled: an identifier as MySQL and Doris write it.
 std::string Backquoted(std::string_view name);
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "common/strings.h"
 #include "mysql/mysql_charsets.h"
 #include "mysql/mysql_formats.h"
 #include "mysql/mysql_json.h"
@@ -68,15 +69,7 @@ std::string TypeName(uint8_t type) {
 }
 
 std::string Bytea(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\\x";
-  out.reserve(2 + bytes.size() * 2);
-  for (char ch : bytes) {
-    const uint8_t c = static_cast<uint8_t>(ch);
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
+  return "\\x" + HexEncode(bytes);
 }
 
 TupleValue Text(std::string text) {

@@ -44,13 +44,6 @@ bool ValidUtf8(std::string_view s) {
   return true;
 }
 
-uint64_t Little(std::string_view bytes) {
-  uint64_t v = 0;
-  for (size_t i = bytes.size(); i-- > 0;)
-    v = v << 8 | static_cast<unsigned char>(bytes[i]);
-  return v;
-}
-
 std::string Two(unsigned v) {
   char buf[8];
   std::snprintf(buf, sizeof(buf), "%02u", v);
@@ -62,23 +55,26 @@ std::string Two(unsigned v) {
 Result<std::string> ReadDateTime(WireReader& r, size_t param) {
   uint8_t length = 0;
   if (!r.Int1(&length)) return Truncated(param);
-  std::string_view v;
   if (length != 0 && length != 4 && length != 7 && length != 11) {
     return Status::InvalidArgument("parameter " + std::to_string(param + 1) +
                                    ": a date of length " + std::to_string(length));
   }
-  if (!r.Bytes(length, &v)) return Truncated(param);
   if (length == 0) return std::string("0000-00-00");
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04u-%s-%s", static_cast<unsigned>(Little(v.substr(0, 2))),
-                Two(static_cast<uint8_t>(v[2])).c_str(), Two(static_cast<uint8_t>(v[3])).c_str());
-  std::string out = buf;
-  if (length >= 7) {
-    out += " " + Two(static_cast<uint8_t>(v[4])) + ":" + Two(static_cast<uint8_t>(v[5])) + ":" +
-           Two(static_cast<uint8_t>(v[6]));
+  uint16_t year = 0;
+  uint8_t month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  uint32_t micros = 0;
+  if (!r.Int2(&year) || !r.Int1(&month) || !r.Int1(&day)) return Truncated(param);
+  if (length >= 7 && (!r.Int1(&hour) || !r.Int1(&minute) || !r.Int1(&second))) {
+    return Truncated(param);
   }
+  if (length == 11 && !r.Int4(&micros)) return Truncated(param);
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%04u-%s-%s", unsigned{year}, Two(month).c_str(),
+                Two(day).c_str());
+  std::string out = buf;
+  if (length >= 7) out += " " + Two(hour) + ":" + Two(minute) + ":" + Two(second);
   if (length == 11) {
-    std::snprintf(buf, sizeof(buf), ".%06u", static_cast<unsigned>(Little(v.substr(7, 4))));
+    std::snprintf(buf, sizeof(buf), ".%06u", unsigned{micros});
     out += buf;
   }
   return out;
@@ -92,15 +88,18 @@ Result<std::string> ReadTime(WireReader& r, size_t param) {
     return Status::InvalidArgument("parameter " + std::to_string(param + 1) +
                                    ": a time of length " + std::to_string(length));
   }
-  std::string_view v;
-  if (!r.Bytes(length, &v)) return Truncated(param);
   if (length == 0) return std::string("00:00:00");
-  const uint64_t hours = Little(v.substr(1, 4)) * 24 + static_cast<uint8_t>(v[5]);
-  std::string out = (v[0] != 0 ? "-" : "") + Two(static_cast<unsigned>(hours)) + ":" +
-                    Two(static_cast<uint8_t>(v[6])) + ":" + Two(static_cast<uint8_t>(v[7]));
+  uint8_t negative = 0, hour = 0, minute = 0, second = 0;
+  uint32_t days = 0, micros = 0;
+  if (!r.Int1(&negative) || !r.Int4(&days) || !r.Int1(&hour) || !r.Int1(&minute) ||
+      !r.Int1(&second) || (length == 12 && !r.Int4(&micros))) {
+    return Truncated(param);
+  }
+  std::string out =
+      (negative != 0 ? "-" : "") + Two(days * 24 + hour) + ":" + Two(minute) + ":" + Two(second);
   if (length == 12) {
     char buf[16];
-    std::snprintf(buf, sizeof(buf), ".%06u", static_cast<unsigned>(Little(v.substr(8, 4))));
+    std::snprintf(buf, sizeof(buf), ".%06u", unsigned{micros});
     out += buf;
   }
   return out;
@@ -110,9 +109,8 @@ Result<ParamValue> ReadParam(WireReader& r, uint16_t type, size_t param) {
   ParamValue p;
   const bool is_unsigned = (type & kUnsignedParam) != 0;
   auto integer = [&](size_t bytes) -> Status {
-    std::string_view v;
-    if (!r.Bytes(bytes, &v)) return Truncated(param);
-    const uint64_t raw = Little(v);
+    uint64_t raw = 0;
+    if (!r.IntN(bytes, &raw)) return Truncated(param);
     if (is_unsigned) {
       p.kind = ParamValue::Kind::kUInt;
       p.u = raw;
@@ -142,18 +140,18 @@ Result<ParamValue> ReadParam(WireReader& r, uint16_t type, size_t param) {
       MR_RETURN_IF_ERROR(integer(8));
       return p;
     case kTypeFloat: {
-      std::string_view v;
-      if (!r.Bytes(4, &v)) return Truncated(param);
+      uint32_t bits = 0;
+      if (!r.Int4(&bits)) return Truncated(param);
       float f = 0;
-      std::memcpy(&f, v.data(), 4);
+      std::memcpy(&f, &bits, 4);
       p.kind = ParamValue::Kind::kDouble;
       p.d = f;
       return p;
     }
     case kTypeDouble: {
-      std::string_view v;
-      if (!r.Bytes(8, &v)) return Truncated(param);
-      std::memcpy(&p.d, v.data(), 8);
+      uint64_t bits = 0;
+      if (!r.IntN(8, &bits)) return Truncated(param);
+      std::memcpy(&p.d, &bits, 8);
       p.kind = ParamValue::Kind::kDouble;
       return p;
     }

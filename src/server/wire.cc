@@ -95,6 +95,10 @@ bool WireReader::Int4(uint32_t* v) {
   return FixedAs(4, v);
 }
 
+bool WireReader::IntN(size_t n, uint64_t* v) {
+  return n >= 1 && n <= 8 && Fixed(n, v);
+}
+
 bool WireReader::LenEncInt(uint64_t* v) {
   uint8_t first = 0;
   if (!Int1(&first)) return false;

@@ -49,6 +49,8 @@ class WireReader {
   bool Int2(uint16_t* v);
   bool Int3(uint32_t* v);
   bool Int4(uint32_t* v);
+  // A little-endian integer of `n` bytes (1 to 8).
+  bool IntN(size_t n, uint64_t* v);
   bool LenEncInt(uint64_t* v);
   bool LenEncString(std::string_view* s);
   bool NulString(std::string_view* s);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
@@ -20,17 +21,6 @@ void ForEachPlaceholder(std::string_view statement, const F& placeholder) {
       if (statement[i] == '?') placeholder(i);
     }
   }
-}
-
-std::string HexOf(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
 }
 
 Status CountMismatch(size_t parameters, size_t values) {
@@ -64,7 +54,7 @@ std::string ParamValue::Literal() const {
       return out + "'";
     }
     case Kind::kBytes:
-      return "unhex('" + HexOf(text) + "')";
+      return "unhex('" + HexEncode(text) + "')";
   }
   return "NULL";
 }
