@@ -5,6 +5,7 @@
 
 #include "common/strings.h"
 #include "engine/statement_plan.h"
+#include "sql/mysql_information_schema.h"
 
 namespace millrace::access {
 namespace {
@@ -79,15 +80,24 @@ std::string RowFilter(const std::set<std::string>& columns,
 
 Status InstallFilteredInformationSchema(engine::Connection& conn,
                                         const std::vector<std::string>& hidden) {
+  // The MySQL-shaped views where there are (they sort first), else DuckDB's.
   MR_ASSIGN_OR_RETURN(
-      auto rows, engine::QueryTextRows(conn,
-                                       "SELECT table_name, column_name, data_type FROM "
-                                       "duckdb_columns() WHERE database_name = 'system' AND "
-                                       "schema_name = 'information_schema' ORDER BY table_name, "
-                                       "column_index"));
+      auto rows,
+      engine::QueryTextRows(
+          conn,
+          "SELECT lower(table_name), column_name, data_type, database_name = 'system' AS "
+          "duckdb FROM duckdb_columns() WHERE (database_name = 'system' AND schema_name = "
+          "'information_schema') OR (database_name = current_database() AND schema_name "
+          "= " +
+              QuoteLiteral(sql::kMysqlInfoSchema) +
+              ") ORDER BY lower(table_name), duckdb, column_index"));
   std::map<std::string, std::set<std::string>> views;
-  std::map<std::string, std::string> stubs;  // view -> its stub's select list
+  std::map<std::string, std::string> stubs;    // view -> its stub's select list
+  std::map<std::string, std::string> sources;  // view -> the view it filters
   for (const auto& row : rows) {
+    const std::string source =
+        row[3] == "true" ? "system.information_schema" : QuoteIdentifier(sql::kMysqlInfoSchema);
+    if (sources.emplace(row[0], source).first->second != source) continue;
     views[row[0]].insert(ToLower(row[1]));
     std::string& stub = stubs[row[0]];
     stub += (stub.empty() ? "" : ", ") + std::string("CAST(NULL AS ") + row[2] + ") AS " +
@@ -101,7 +111,7 @@ Status InstallFilteredInformationSchema(engine::Connection& conn,
   for (const auto& [view, columns] : views) {
     const std::string filter = RowFilter(columns, all_hidden);
     sql += "CREATE OR REPLACE VIEW " + QuoteIdentifier(kFilteredSchema) + "." +
-           QuoteIdentifier(view) + " AS SELECT i.* FROM system.information_schema." +
+           QuoteIdentifier(view) + " AS SELECT i.* FROM " + sources[view] + "." +
            QuoteIdentifier(view) + " AS i" + (filter.empty() ? "" : " WHERE " + filter) + ";\n";
     sql += "CREATE OR REPLACE VIEW " + QuoteIdentifier(kStubSchema) + "." + QuoteIdentifier(view) +
            " AS SELECT " + stubs[view] + " WHERE false;\n";
@@ -118,7 +128,8 @@ std::shared_ptr<engine::TableFunction> MakeGrantsFunction(
 Result<std::optional<std::string>> RouteToFilteredInformationSchema(engine::Connection& conn,
                                                                     std::string_view sql) {
   return engine::RenameRelations(conn, sql, [](engine::WrittenRelation* relation) {
-    if (!EqualsIgnoreCase(relation->schema, "information_schema")) return false;
+    const bool mysql = EqualsIgnoreCase(relation->schema, sql::kMysqlInfoSchema);
+    if (!mysql && !EqualsIgnoreCase(relation->schema, "information_schema")) return false;
     if (!relation->catalog.empty() && !EqualsIgnoreCase(relation->catalog, "system")) {
       return false;
     }

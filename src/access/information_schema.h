@@ -1,10 +1,11 @@
-// The information_schema of a user without ADMIN_PRIV: DuckDB's own views, with only the rows
-// of what the user holds a privilege on, as SHOW DATABASES and SHOW TABLES list.
+// The information_schema of a user without ADMIN_PRIV: the views clients read (MySQL's shape,
+// sql/mysql_information_schema.h, else DuckDB's own), with only the rows of what the user holds
+// a privilege on, as SHOW DATABASES and SHOW TABLES list.
 //
 // Contract
 // - InstallFilteredInformationSchema (at start, before DuckDB is locked down) creates or
-//   replaces the schema kFilteredSchema with one view per view of DuckDB's information_schema,
-//   of the same name and columns, keeping:
+//   replaces the schema kFilteredSchema with one view per view of the MySQL information_schema
+//   (installed first) and per other view of DuckDB's, of the same name and columns, keeping:
 //   - rows of a table or view (table_schema, table_name: tables, columns, views, ...) the user
 //     holds any privilege on, directly or through its database or *.*;
 //   - rows of a database (schemata.schema_name) the user holds any privilege in;
@@ -18,7 +19,8 @@
 //   (MakeGrantsFunction): one row per grant of the user behind the calling connection
 //   (database '' for *.*, table '' for db.*); none for a connection of no client.
 // - RouteToFilteredInformationSchema rewrites a SELECT so that every relation it reads from
-//   information_schema (or system.information_schema) is read from kFilteredSchema instead;
+//   information_schema (or system.information_schema), or from the MySQL views the router
+//   routed it to, is read from kFilteredSchema instead;
 //   nullopt when the statement is not a SELECT or reads none. Statements other than SELECT are
 //   not rewritten: DuckDB's metadata stays for administrators there.
 // - StubFilteredViews rewrites a statement so that it reads, for each filtered view, a stub of

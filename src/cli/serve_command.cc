@@ -44,6 +44,7 @@
 #include "server/authenticator.h"
 #include "server/mysql_server.h"
 #include "source/local_source.h"
+#include "sql/mysql_information_schema.h"
 #include "sql/router.h"
 #include "table/table_statements.h"
 
@@ -269,10 +270,13 @@ int RunServe(const std::vector<std::string>& args) {
 
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
-    router_options.hidden_databases = {job::catalog::kSchema, std::string(access::kFilteredSchema)};
+    router_options.hidden_databases = {job::catalog::kSchema, std::string(access::kFilteredSchema),
+                                       std::string(access::kStubSchema)};
     router_options.internal_databases = {job::catalog::kSchema,
-                                         std::string(access::kFilteredSchema)};
+                                         std::string(access::kFilteredSchema),
+                                         std::string(sql::kMysqlInfoSchema)};
     sql::Router router(db->get(), router_options);
+    if (Status status = router.InstallMysqlInformationSchema(); !status.ok()) return Fail(status);
 
     // S3()/local() and the streaming jobs. Work directories of a killed run are stale.
     const std::string work_root = config->data_dir + "/work";

@@ -1,5 +1,7 @@
 #include "common/strings.h"
 
+#include <algorithm>
+
 namespace millrace {
 
 // Written out rather than std::tolower/std::toupper: those depend on the locale and are
@@ -36,6 +38,12 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 
 bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
   return text.size() >= prefix.size() && EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
+}
+
+bool ContainsIgnoreCase(std::string_view text, std::string_view needle) {
+  return std::search(text.begin(), text.end(), needle.begin(), needle.end(),
+                     [](char a, char b) { return ToLower(a) == ToLower(b); }) != text.end() ||
+         needle.empty();
 }
 
 bool IsAsciiSpace(char c) {

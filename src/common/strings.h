@@ -22,6 +22,8 @@ std::string ToUpper(std::string_view text);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // True when `text` begins with `prefix`, ignoring ASCII case.
 bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix);
+// True when `needle` occurs in `text`, ignoring ASCII case.
+bool ContainsIgnoreCase(std::string_view text, std::string_view needle);
 
 bool IsAsciiSpace(char c);
 // `text` without leading and trailing whitespace.

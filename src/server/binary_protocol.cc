@@ -10,19 +10,19 @@ namespace {
 using engine::TypeId;
 using sql::ParamValue;
 
-// MySQL's parameter types beyond those column_types.h names.
-constexpr uint8_t kTypeDecimal = 0;
-constexpr uint8_t kTypeTimestamp = 7;
-constexpr uint8_t kTypeInt24 = 9;
-constexpr uint8_t kTypeYear = 13;
-constexpr uint8_t kTypeVarchar = 15;
-constexpr uint8_t kTypeBit = 16;
-constexpr uint8_t kTypeJson = 245;
-constexpr uint8_t kTypeEnum = 247;
-constexpr uint8_t kTypeSet = 248;
-constexpr uint8_t kTypeTinyBlob = 249;
-constexpr uint8_t kTypeString = 254;
-constexpr uint8_t kTypeGeometry = 255;
+using sql::kTypeBit;
+using sql::kTypeDecimal;
+using sql::kTypeEnum;
+using sql::kTypeGeometry;
+using sql::kTypeInt24;
+using sql::kTypeJson;
+using sql::kTypeLongBlob;
+using sql::kTypeMediumBlob;
+using sql::kTypeSet;
+using sql::kTypeString;
+using sql::kTypeTinyBlob;
+using sql::kTypeVarchar;
+using sql::kTypeYear;
 constexpr uint16_t kUnsignedParam = 0x8000;
 
 Status Truncated(size_t param) {
@@ -179,9 +179,8 @@ Result<ParamValue> ReadParam(WireReader& r, uint16_t type, size_t param) {
     case kTypeGeometry:
     case kTypeBlob:
     case kTypeTinyBlob:
-    case kTypeTinyBlob + 1:  // MEDIUM_BLOB
-    case kTypeTinyBlob + 2:  // LONG_BLOB
-    {
+    case kTypeMediumBlob:
+    case kTypeLongBlob: {
       std::string_view v;
       if (!r.LenEncString(&v)) return Truncated(param);
       p.text = std::string(v);
@@ -366,6 +365,7 @@ void AppendBinaryRow(const engine::DataChunk& chunk, size_t row,
         AppendDateTime(TemporalText(chunk, c, row), false, out);
         break;
       case kTypeDateTime:
+      case kTypeTimestamp:
         AppendDateTime(TemporalText(chunk, c, row), true, out);
         break;
       case kTypeTime:

@@ -35,6 +35,13 @@ inline constexpr uint8_t kComStmtExecute = 0x17;
 inline constexpr uint8_t kComStmtSendLongData = 0x18;
 inline constexpr uint8_t kComStmtClose = 0x19;
 inline constexpr uint8_t kComStmtReset = 0x1a;
+inline constexpr uint8_t kComStmtFetch = 0x1c;
+
+// COM_STMT_EXECUTE flags: open a read-only cursor, fetched with COM_STMT_FETCH.
+inline constexpr uint8_t kCursorTypeReadOnly = 1;
+// Status flags of a cursor's answers.
+inline constexpr uint16_t kServerStatusCursorExists = 0x40;
+inline constexpr uint16_t kServerStatusLastRowSent = 0x80;
 
 struct ExecuteRequest {
   uint32_t statement_id = 0;

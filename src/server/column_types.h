@@ -1,18 +1,10 @@
-// Internal to the server module: how DuckDB result columns and values look on the MySQL wire
-// (text protocol).
-//
-// Mapping (engine::TypeId -> MySQL column type)
-// - BOOLEAN -> TINY with display width 1 (TINYINT(1), which drivers read as a boolean); values
-//   are sent as 1 and 0, as MySQL sends them.
-// - TINYINT/SMALLINT/INTEGER/BIGINT -> TINY/SHORT/LONG/LONGLONG; unsigned variants carry the
-//   UNSIGNED flag. HUGEINT/UHUGEINT -> NEWDECIMAL(38/39, 0) (MySQL has no 128-bit integer).
-// - DECIMAL(w,s) -> NEWDECIMAL with precision w and s decimals. FLOAT/DOUBLE -> FLOAT/DOUBLE.
-// - DATE -> DATE, TIME -> TIME(6), TIMESTAMP(_S|_MS) and TIMESTAMPTZ -> DATETIME(6);
-//   TIMESTAMPTZ values are sent in UTC without DuckDB's "+00" suffix (MySQL DATETIME text has
-//   no offset).
-// - VARCHAR -> VAR_STRING in utf8mb4; BLOB -> BLOB with the binary charset, raw bytes.
-// - Everything else (UUID, INTERVAL, TIMESTAMP_NS, TIMETZ, ENUM, BIT, LIST, STRUCT, MAP, ARRAY,
-//   UNION) -> VAR_STRING holding DuckDB's text rendering.
+// Internal to the server module: how DuckDB result columns and values look on the MySQL wire.
+// The type of each column is declared once in sql/mysql_types.h (MysqlTypeOf); this file
+// writes it as a ColumnDefinition41 and writes text-protocol cells:
+// - BOOLEAN values are sent as 1 and 0, as MySQL sends them.
+// - TIMESTAMPTZ values are sent in UTC without DuckDB's "+00" suffix (MySQL's TIMESTAMP text
+//   has no offset).
+// - BLOB values are the raw bytes; every other value is DuckDB's text rendering.
 // - NULL cells are the protocol's NULL (0xFB), never the text "NULL".
 #pragma once
 
@@ -22,42 +14,39 @@
 
 #include "engine/query_result.h"
 #include "server/wire.h"
+#include "sql/mysql_types.h"
 
 namespace millrace::server {
 
-// MySQL field types and flags used here.
-inline constexpr uint8_t kTypeNewDecimal = 246;
-inline constexpr uint8_t kTypeTiny = 1;
-inline constexpr uint8_t kTypeShort = 2;
-inline constexpr uint8_t kTypeLong = 3;
-inline constexpr uint8_t kTypeFloat = 4;
-inline constexpr uint8_t kTypeDouble = 5;
-inline constexpr uint8_t kTypeNull = 6;
-inline constexpr uint8_t kTypeLongLong = 8;
-inline constexpr uint8_t kTypeDate = 10;
-inline constexpr uint8_t kTypeTime = 11;
-inline constexpr uint8_t kTypeDateTime = 12;
-inline constexpr uint8_t kTypeBlob = 252;
-inline constexpr uint8_t kTypeVarString = 253;
+using sql::kBinaryCollation;
+using sql::kFlagBinary;
+using sql::kFlagBlob;
+using sql::kFlagNum;
+using sql::kFlagUnsigned;
+using sql::kTypeBlob;
+using sql::kTypeDate;
+using sql::kTypeDateTime;
+using sql::kTypeDouble;
+using sql::kTypeFloat;
+using sql::kTypeLong;
+using sql::kTypeLongLong;
+using sql::kTypeNewDecimal;
+using sql::kTypeNull;
+using sql::kTypeShort;
+using sql::kTypeTime;
+using sql::kTypeTimestamp;
+using sql::kTypeTiny;
+using sql::kTypeVarString;
+using sql::kUtf8mb4GeneralCi;
 
-inline constexpr uint16_t kFlagBlob = 16;
-inline constexpr uint16_t kFlagUnsigned = 32;
-inline constexpr uint16_t kFlagBinary = 128;
-inline constexpr uint16_t kFlagNum = 32768;
-
-struct MySqlColumn {
-  uint8_t type = kTypeVarString;
-  uint16_t flags = 0;
-  uint16_t charset = 0;
-  uint32_t length = 0;
-  uint8_t decimals = 0;
-};
+using MySqlColumn = sql::MysqlWireType;
 
 MySqlColumn MySqlColumnFor(const engine::ColumnType& type);
 
 // The ColumnDefinition41 payload of a result column.
+// `table` names the column's table (COM_FIELD_LIST); result columns leave it empty.
 std::string BuildColumnDefinition(std::string_view schema, std::string_view name,
-                                  const MySqlColumn& column);
+                                  const MySqlColumn& column, std::string_view table = "");
 
 // Appends the cell as a text-protocol value (length-encoded string, or NULL).
 void AppendTextCell(const engine::DataChunk& chunk, size_t col, size_t row, engine::TypeId type,

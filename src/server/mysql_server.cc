@@ -86,7 +86,9 @@ class MySqlServer::Impl {
         env_{router, &options_, &metrics_, &stopping_,
              root_only_ != nullptr ? root_only_.get() : options_.authenticator},
         acceptor_(accept_io_),
-        retry_timer_(accept_io_) {}
+        retry_timer_(accept_io_) {
+    env_.started = router->options().clock->SteadyNow();
+  }
 
   ~Impl() { Shutdown(std::chrono::milliseconds(0)); }
 

@@ -1,5 +1,8 @@
 #include "server/mysql_session.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "common/logging.h"
 #include "server/binary_protocol.h"
 #include "server/column_types.h"
@@ -30,12 +33,7 @@ void MySqlSession::Run() {
   MR_LOG(kDebug) << "connection " << id_ << " from " << peer_ << " opened";
   const Status status = Serve();
   channel_->Close();
-  {
-    MutexLock lock(&mu_);
-    interruptible_ = nullptr;
-  }
-  statements_.clear();  // they belong to the session
-  session_.reset();     // the DuckDB connection closes on this thread, not the server's
+  CloseSession();  // the DuckDB connection closes on this thread, not the server's
   login_.reset();
   MR_LOG(kDebug) << "connection " << id_ << " closed: " << status.ToString();
   env_.metrics->active->Add(-1);
@@ -97,6 +95,7 @@ Status MySqlSession::SendErrorAndFlush(uint16_t code, std::string_view sqlstate,
 uint16_t MySqlSession::StatusFlags(bool more) const {
   uint16_t flags = kServerStatusNoBackslashEscapes;
   if (session_ == nullptr || session_->autocommit()) flags |= kServerStatusAutocommit;
+  if (session_ != nullptr && session_->in_transaction()) flags |= kServerStatusInTrans;
   if (more) flags |= kServerMoreResultsExists;
   return flags;
 }
@@ -153,6 +152,19 @@ Status MySqlSession::Handshake() {
     return Status::PermissionDenied(message);
   }
   capabilities_ = response.capabilities & offered;
+  MR_RETURN_IF_ERROR(Authenticate(response));
+  if (response.database) {
+    if (Status status = session_->Use(*response.database); !status.ok()) {
+      const sql::MySqlError error = sql::ClassifyError(status);
+      SendErrorAndFlush(error.code, error.sqlstate, status.message()).IgnoreError();
+      return status;
+    }
+  }
+  channel_->Write(BuildOk(0, StatusFlags(false)));
+  return channel_->Flush(net_timeout());
+}
+
+Status MySqlSession::Authenticate(const HandshakeResponse& response) {
   std::string auth = response.auth_response;
   if ((capabilities_ & kClientPluginAuth) != 0 && !response.auth_plugin.empty() &&
       response.auth_plugin != kNativePasswordPlugin) {
@@ -163,8 +175,13 @@ Status MySqlSession::Handshake() {
     auth = std::move(reply.payload);
   }
   MR_RETURN_IF_ERROR(Login(response, auth));
+  return OpenSession(response.user);
+}
+
+Status MySqlSession::OpenSession(const std::string& user) {
+  CloseSession();
   MR_ASSIGN_OR_RETURN(session_, env_.router->NewSession(
-                                    sql::SessionInfo{id_, response.user, host, channel_->tls()}));
+                                    sql::SessionInfo{id_, user, HostOf(peer_), channel_->tls()}));
   {
     MutexLock lock(&mu_);
     interruptible_ = session_.get();
@@ -176,15 +193,18 @@ Status MySqlSession::Handshake() {
       if (idle_) channel_->Close();
     });
   });
-  if (response.database) {
-    if (Status status = session_->Use(*response.database); !status.ok()) {
-      const sql::MySqlError error = sql::ClassifyError(status);
-      SendErrorAndFlush(error.code, error.sqlstate, status.message()).IgnoreError();
-      return status;
-    }
+  return Status::Ok();
+}
+
+void MySqlSession::CloseSession() {
+  // What streams from the session's connection goes first.
+  CloseCursor();
+  statements_.clear();
+  {
+    MutexLock lock(&mu_);
+    interruptible_ = nullptr;
   }
-  channel_->Write(BuildOk(0, StatusFlags(false)));
-  return channel_->Flush(net_timeout());
+  session_.reset();
 }
 
 Status MySqlSession::Login(const HandshakeResponse& response, std::string_view auth) {
@@ -209,6 +229,27 @@ Status MySqlSession::Login(const HandshakeResponse& response, std::string_view a
   return status;
 }
 
+namespace {
+
+// Whether the command runs statements on the session's DuckDB connection, which ends the rows
+// an open cursor streams from it.
+bool RunsStatements(uint8_t command) {
+  switch (command) {
+    case kComPing:
+    case kComStatistics:
+    case kComSetOption:
+    case kComStmtFetch:
+    case kComStmtSendLongData:
+    case kComStmtClose:
+    case kComStmtReset:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
 Status MySqlSession::CommandLoop() {
   while (!env_.stopping->load()) {
     channel_->ResetSequence();
@@ -224,6 +265,7 @@ Status MySqlSession::CommandLoop() {
     }
     const uint8_t command = static_cast<uint8_t>(packet->payload[0]);
     const std::string_view body = std::string_view(packet->payload).substr(1);
+    if (RunsStatements(command)) CloseCursor();
     switch (command) {
       case kComQuit:
         return Status::Ok();
@@ -256,6 +298,27 @@ Status MySqlSession::CommandLoop() {
         continue;  // no answer
       case kComStmtReset:
         HandleReset(body);
+        break;
+      case kComStmtFetch:
+        MR_RETURN_IF_ERROR(HandleFetch(body));
+        break;
+      case kComFieldList:
+        MR_RETURN_IF_ERROR(HandleFieldList(body));
+        break;
+      case kComChangeUser:
+        MR_RETURN_IF_ERROR(HandleChangeUser(body));
+        break;
+      case kComResetConnection:
+        MR_RETURN_IF_ERROR(HandleResetConnection());
+        break;
+      case kComSetOption:
+        MR_RETURN_IF_ERROR(HandleSetOption(body));
+        break;
+      case kComStatistics:
+        HandleStatistics();
+        break;
+      case kComProcessKill:
+        HandleProcessKill(body);
         break;
       default:
         env_.metrics->query_errors->Add();
@@ -299,47 +362,72 @@ Status MySqlSession::HandleQuery(std::string_view text) {
   return Status::Ok();
 }
 
-Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool* failed,
-                                   bool binary) {
-  engine::QueryResult& rows = *result.rows;
-  const size_t columns = rows.column_count();
+MySqlSession::RowStream MySqlSession::WriteColumns(sql::StatementResult& result) {
+  RowStream stream;
+  stream.rows = result.rows.get();
+  const size_t columns = stream.rows->column_count();
   WireWriter w;
   w.LenEncInt(columns);
   channel_->Write(w.data());
   const std::string schema = session_->database().value_or("");
-  std::vector<engine::TypeId> types;
-  std::vector<MySqlColumn> wire_columns;
-  types.reserve(columns);
+  stream.types.reserve(columns);
+  stream.columns.reserve(columns);
   for (size_t c = 0; c < columns; ++c) {
-    types.push_back(rows.column_type(c).id);
-    wire_columns.push_back(MySqlColumnFor(rows.column_type(c)));
-    channel_->Write(BuildColumnDefinition(schema, rows.column_name(c), wire_columns.back()));
+    const engine::ColumnType& type = stream.rows->column_type(c);
+    stream.types.push_back(type.id);
+    stream.columns.push_back(MySqlColumnFor(type));
+    channel_->Write(
+        BuildColumnDefinition(schema, stream.rows->column_name(c), stream.columns.back()));
   }
-  const bool deprecate_eof = (capabilities_ & kClientDeprecateEof) != 0;
-  if (!deprecate_eof) channel_->Write(BuildEof(StatusFlags(more)));
-  while (true) {
-    Result<std::unique_ptr<engine::DataChunk>> chunk = rows.Next();
-    if (!chunk.ok()) {
-      session_->RecordError(chunk.status());
-      WriteError(chunk.status());
-      *failed = true;
-      return Status::Ok();
+  return stream;
+}
+
+Status MySqlSession::WriteRows(RowStream& stream, size_t limit, bool binary, bool* failed) {
+  WireWriter w;
+  for (size_t sent = 0; sent < limit;) {
+    if (stream.chunk == nullptr || stream.next_row >= stream.chunk->size()) {
+      Result<std::unique_ptr<engine::DataChunk>> chunk = stream.rows->Next();
+      if (!chunk.ok()) {
+        session_->RecordError(chunk.status());
+        WriteError(chunk.status());
+        *failed = true;
+        return Status::Ok();
+      }
+      stream.chunk = std::move(chunk).value();
+      stream.next_row = 0;
+      if (stream.chunk == nullptr) {
+        stream.done = true;
+        return Status::Ok();
+      }
+      continue;
     }
-    if (*chunk == nullptr) break;
-    const engine::DataChunk& data = **chunk;
-    for (size_t r = 0; r < data.size(); ++r) {
+    const engine::DataChunk& data = *stream.chunk;
+    const size_t end = std::min(data.size(), stream.next_row + (limit - sent));
+    for (size_t r = stream.next_row; r < end; ++r) {
       w.Clear();
       if (binary) {
-        AppendBinaryRow(data, r, types, wire_columns, &w);
+        AppendBinaryRow(data, r, stream.types, stream.columns, &w);
       } else {
-        for (size_t c = 0; c < columns; ++c)
-          AppendTextCell(data, c, r, types[c], &w);
+        for (size_t c = 0; c < stream.types.size(); ++c)
+          AppendTextCell(data, c, r, stream.types[c], &w);
       }
       channel_->Write(w.data());
     }
-    env_.metrics->rows_sent->Add(data.size());
+    env_.metrics->rows_sent->Add(end - stream.next_row);
+    sent += end - stream.next_row;
+    stream.next_row = end;
     if (channel_->buffered() >= kFlushThreshold) MR_RETURN_IF_ERROR(channel_->Flush(net_timeout()));
   }
+  return Status::Ok();
+}
+
+Status MySqlSession::SendResultSet(sql::StatementResult& result, bool more, bool* failed,
+                                   bool binary) {
+  RowStream stream = WriteColumns(result);
+  const bool deprecate_eof = (capabilities_ & kClientDeprecateEof) != 0;
+  if (!deprecate_eof) channel_->Write(BuildEof(StatusFlags(more)));
+  MR_RETURN_IF_ERROR(WriteRows(stream, std::numeric_limits<size_t>::max(), binary, failed));
+  if (*failed) return Status::Ok();
   channel_->Write(deprecate_eof ? BuildOk(0, StatusFlags(more), /*eof_header=*/true)
                                 : BuildEof(StatusFlags(more)));
   return Status::Ok();

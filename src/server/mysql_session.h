@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/thread_annotations.h"
 #include "server/authenticator.h"
 #include "server/channel.h"
+#include "server/column_types.h"
 #include "server/mysql_server.h"
 #include "server/protocol.h"
 #include "server/server_metrics.h"
@@ -28,6 +30,7 @@ struct SessionEnvironment {
   const std::atomic<bool>* stopping;
   Authenticator* authenticator;
   asio::ssl::context* tls = nullptr;  // null: no certificate, TLS not offered
+  Clock::SteadyTime started{};        // when the server started (COM_STATISTICS' uptime)
 };
 
 class MySqlSession {
@@ -54,6 +57,23 @@ class MySqlSession {
   // Asks the authenticator whether the client may log in; a refusal has been answered with ERR
   // when this returns it.
   Status Login(const HandshakeResponse& response, std::string_view auth);
+  // Checks the client's answer to scramble_ (switching it to mysql_native_password first when
+  // it named another plugin) and opens a session for the user; a refusal has been answered.
+  Status Authenticate(const HandshakeResponse& response);
+  // A new sql::Session for `user`, replacing the current one (CloseSession).
+  Status OpenSession(const std::string& user);
+  // Closes the cursor, the prepared statements and the sql::Session (its open transaction is
+  // rolled back).
+  void CloseSession();
+  // COM_FIELD_LIST, COM_CHANGE_USER, COM_RESET_CONNECTION, COM_SET_OPTION, COM_STATISTICS and
+  // COM_PROCESS_KILL (utility_commands.cc). A malformed packet, a broken connection or a
+  // refused COM_CHANGE_USER (answered with ERR; the connection then closes) is an error.
+  Status HandleFieldList(std::string_view body);
+  Status HandleChangeUser(std::string_view body);
+  Status HandleResetConnection();
+  Status HandleSetOption(std::string_view body);
+  void HandleStatistics();
+  void HandleProcessKill(std::string_view body);
   Status CommandLoop();
   Status HandleQuery(std::string_view text);
   // Prepared statements (statement_commands.cc): COM_STMT_PREPARE, _EXECUTE, _SEND_LONG_DATA,
@@ -68,6 +88,28 @@ class MySqlSession {
   // statement error while streaming becomes an ERR packet and sets `*failed`; the returned
   // status is not OK only when the connection is broken.
   Status SendResultSet(sql::StatementResult& result, bool more, bool* failed, bool binary = false);
+  // A result's rows as they are sent: whole (SendResultSet) or a cursor's fetches at a time.
+  struct RowStream {
+    engine::QueryResult* rows = nullptr;
+    std::vector<engine::TypeId> types;
+    std::vector<MySqlColumn> columns;
+    std::unique_ptr<engine::DataChunk> chunk;  // being sent, from row next_row
+    size_t next_row = 0;
+    bool done = false;  // every row sent
+  };
+  // Writes the column count and definitions of `result` (no EOF after them).
+  RowStream WriteColumns(sql::StatementResult& result);
+  // Writes up to `limit` rows; an error while reading is answered with ERR and sets `*failed`.
+  Status WriteRows(RowStream& stream, size_t limit, bool binary, bool* failed);
+  // COM_STMT_FETCH (statement_commands.cc): the next rows of the cursor a COM_STMT_EXECUTE
+  // with CURSOR_TYPE_READ_ONLY opened.
+  Status HandleFetch(std::string_view body);
+  // Closes the open cursor, if any (before another statement runs on the session: the
+  // cursor's rows stream from the session's DuckDB connection).
+  void CloseCursor();
+  // The EOF after a cursor's metadata or rows (an OK with the EOF header under
+  // CLIENT_DEPRECATE_EOF).
+  void WriteEndOfRows(uint16_t flags);
   // Reads a packet; an oversized or out-of-order one is answered with ERR before the error
   // is returned.
   Result<Packet> ReadPacket(std::chrono::milliseconds idle_timeout, bool exact = false);
@@ -93,6 +135,13 @@ class MySqlSession {
     std::vector<std::optional<std::string>> long_data;  // COM_STMT_SEND_LONG_DATA, per param
   };
   std::map<uint32_t, Prepared> statements_;
+  // The open cursor (at most one), released before session_.
+  struct Cursor {
+    uint32_t statement_id = 0;
+    sql::StatementResult result;
+    RowStream stream;
+  };
+  std::unique_ptr<Cursor> cursor_;
   uint32_t next_statement_id_ = 1;
   Mutex mu_;
   sql::Session* interruptible_ GUARDED_BY(mu_) = nullptr;  // session_, for ForceStop

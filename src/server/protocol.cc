@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "server/wire.h"
+#include "sql/mysql_types.h"
 
 namespace millrace::server {
 namespace {
@@ -74,7 +75,8 @@ std::string BuildHandshakeV10(std::string_view server_version, uint32_t connecti
   w.Int1(10).NulString(server_version).Int4(connection_id);
   w.Raw(scramble.substr(0, 8)).Int1(0);
   w.Int2(static_cast<uint16_t>(capabilities & 0xffff));
-  w.Int1(kUtf8mb4GeneralCi).Int2(status);
+  // utf8mb4_general_ci, the connection collation Millrace announces.
+  w.Int1(static_cast<uint8_t>(sql::kUtf8mb4GeneralCi)).Int2(status);
   w.Int2(static_cast<uint16_t>(capabilities >> 16));
   w.Int1(static_cast<uint8_t>(scramble.size() + 1)).Zeros(10);
   w.Raw(scramble.substr(8)).Int1(0);
@@ -135,6 +137,38 @@ Result<HandshakeResponse> ParseHandshakeResponse(std::string_view payload) {
       out.attributes.emplace_back(key, value);
     }
   }
+  return out;
+}
+
+Result<HandshakeResponse> ParseChangeUser(std::string_view body, uint32_t capabilities) {
+  WireReader r(body);
+  HandshakeResponse out;
+  out.capabilities = capabilities;
+  std::string_view user;
+  if (!r.NulString(&user))
+    return Status::InvalidArgument("malformed COM_CHANGE_USER: unterminated user name");
+  out.user = std::string(user);
+  std::string_view auth;
+  if ((capabilities & kClientSecureConnection) != 0) {
+    uint8_t length = 0;
+    if (!r.Int1(&length) || !r.Bytes(length, &auth)) {
+      return Status::InvalidArgument("malformed COM_CHANGE_USER: truncated auth response");
+    }
+  } else if (!r.NulString(&auth)) {
+    return Status::InvalidArgument("malformed COM_CHANGE_USER: unterminated auth response");
+  }
+  out.auth_response = std::string(auth);
+  std::string_view db;
+  OptionalNulString(r, &db);
+  if (!db.empty()) out.database = std::string(db);
+  uint16_t charset = 0;
+  if (r.Int2(&charset)) out.charset = static_cast<uint8_t>(charset);
+  if ((capabilities & kClientPluginAuth) != 0) {
+    std::string_view plugin;
+    OptionalNulString(r, &plugin);
+    out.auth_plugin = std::string(plugin);
+  }
+  // Connection attributes may follow; they change nothing here.
   return out;
 }
 

@@ -61,13 +61,16 @@ inline constexpr uint8_t kComQuit = 0x01;
 inline constexpr uint8_t kComInitDb = 0x02;
 inline constexpr uint8_t kComQuery = 0x03;
 inline constexpr uint8_t kComPing = 0x0e;
+inline constexpr uint8_t kComFieldList = 0x04;
+inline constexpr uint8_t kComStatistics = 0x09;
+inline constexpr uint8_t kComProcessKill = 0x0c;
+inline constexpr uint8_t kComChangeUser = 0x11;
+inline constexpr uint8_t kComSetOption = 0x1b;
+inline constexpr uint8_t kComResetConnection = 0x1f;
 
 // ER_SECURE_TRANSPORT_REQUIRED (SQLSTATE HY000): a plain connection under --require-tls.
 inline constexpr uint16_t kErSecureTransportRequired = 3159;
 
-// utf8mb4_general_ci, the connection collation Millrace announces.
-inline constexpr uint8_t kUtf8mb4GeneralCi = 45;
-inline constexpr uint16_t kBinaryCollation = 63;
 inline constexpr std::string_view kNativePasswordPlugin = "mysql_native_password";
 inline constexpr size_t kScrambleLength = 20;
 
@@ -92,6 +95,9 @@ std::string BuildHandshakeV10(std::string_view server_version, uint32_t connecti
                               std::string_view scramble, uint32_t capabilities, uint16_t status);
 // A handshake response or an SSL request (see HandshakeResponse::ssl_request).
 Result<HandshakeResponse> ParseHandshakeResponse(std::string_view payload);
+// The body of COM_CHANGE_USER (after the command byte), read with the connection's
+// `capabilities`: user, auth_response, database, charset and auth_plugin are set.
+Result<HandshakeResponse> ParseChangeUser(std::string_view body, uint32_t capabilities);
 std::string BuildAuthSwitchRequest(std::string_view plugin, std::string_view scramble);
 
 // OK packet; with `eof_header` it is the 0xFE-headed OK that ends a result set when

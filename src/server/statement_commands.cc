@@ -1,5 +1,5 @@
 // MySqlSession's prepared-statement commands (mysql_session.h): COM_STMT_PREPARE, _EXECUTE,
-// _SEND_LONG_DATA, _CLOSE and _RESET over sql::Session::Prepare / ExecutePrepared.
+// _FETCH, _SEND_LONG_DATA, _CLOSE and _RESET over sql::Session::Prepare / ExecutePrepared.
 #include "common/logging.h"
 #include "server/binary_protocol.h"
 #include "server/mysql_session.h"
@@ -77,8 +77,58 @@ Status MySqlSession::HandleExecute(std::string_view body) {
     channel_->Write(BuildOk(static_cast<uint64_t>(result->affected_rows), StatusFlags(false)));
     return Status::Ok();
   }
+  if ((request->flags & kCursorTypeReadOnly) != 0) {
+    // The columns now, the rows at each COM_STMT_FETCH; the end of the metadata is marked
+    // even under CLIENT_DEPRECATE_EOF, carrying SERVER_STATUS_CURSOR_EXISTS.
+    auto cursor = std::make_unique<Cursor>();
+    cursor->statement_id = id;
+    cursor->result = std::move(result).value();
+    cursor->stream = WriteColumns(cursor->result);
+    cursor_ = std::move(cursor);
+    WriteEndOfRows(StatusFlags(false) | kServerStatusCursorExists);
+    return Status::Ok();
+  }
   bool failed = false;
   return SendResultSet(*result, /*more=*/false, &failed, /*binary=*/true);
+}
+
+Status MySqlSession::HandleFetch(std::string_view body) {
+  WireReader r(body);
+  uint32_t id = 0;
+  uint32_t count = 0;
+  if (!r.Int4(&id) || !r.Int4(&count)) {
+    env_.metrics->protocol_errors->Add();
+    WriteError(sql::kErMalformedPacket, "HY000", "COM_STMT_FETCH is shorter than its 8 bytes");
+    return Status::InvalidArgument("COM_STMT_FETCH is shorter than its 8 bytes");
+  }
+  if (cursor_ == nullptr || cursor_->statement_id != id) {
+    WriteError(sql::kErStmtHasNoOpenCursor, "HY000",
+               "The statement (" + std::to_string(id) + ") has no open cursor.");
+    return Status::Ok();
+  }
+  bool failed = false;
+  MR_RETURN_IF_ERROR(WriteRows(cursor_->stream, count, /*binary=*/true, &failed));
+  if (failed) {
+    CloseCursor();
+    return Status::Ok();
+  }
+  if (!cursor_->stream.done) {
+    WriteEndOfRows(StatusFlags(false) | kServerStatusCursorExists);
+    return Status::Ok();
+  }
+  CloseCursor();
+  WriteEndOfRows(StatusFlags(false) | kServerStatusLastRowSent);
+  return Status::Ok();
+}
+
+void MySqlSession::CloseCursor() {
+  cursor_.reset();
+}
+
+void MySqlSession::WriteEndOfRows(uint16_t flags) {
+  channel_->Write((capabilities_ & kClientDeprecateEof) != 0
+                      ? BuildOk(0, flags, /*eof_header=*/true)
+                      : BuildEof(flags));
 }
 
 Status MySqlSession::HandleSendLongData(std::string_view body) {
@@ -100,7 +150,10 @@ Status MySqlSession::HandleSendLongData(std::string_view body) {
 }
 
 void MySqlSession::HandleClose(std::string_view body) {
-  if (Result<uint32_t> id = StatementIdOf(body); id.ok()) statements_.erase(*id);
+  Result<uint32_t> id = StatementIdOf(body);
+  if (!id.ok()) return;
+  if (cursor_ != nullptr && cursor_->statement_id == *id) CloseCursor();
+  statements_.erase(*id);
 }
 
 void MySqlSession::HandleReset(std::string_view body) {
@@ -113,6 +166,7 @@ void MySqlSession::HandleReset(std::string_view body) {
   }
   for (auto& data : it->second.long_data)
     data.reset();
+  if (cursor_ != nullptr && cursor_->statement_id == *id) CloseCursor();
   channel_->Write(BuildOk(0, StatusFlags(false)));
 }
 

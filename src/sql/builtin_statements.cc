@@ -1,119 +1,17 @@
 #include "sql/builtin_statements.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
 #include "common/logging.h"
 #include "engine/duckdb_status.h"
-#include "sql/mysql_ddl.h"
 #include "sql/mysql_errors.h"
 #include "sql/router.h"
 #include "sql/statement_support.h"
 
 namespace millrace::sql {
 namespace {
-
-using Body = std::function<Result<StatementResult>(const StatementContext&, Cursor&)>;
-
-class BuiltinHandler final : public StatementHandler {
- public:
-  BuiltinHandler(size_t keyword_count, Body body, bool preserves_diagnostics)
-      : keyword_count_(keyword_count),
-        body_(std::move(body)),
-        preserves_diagnostics_(preserves_diagnostics) {}
-
-  Result<StatementResult> Execute(const StatementContext& ctx) override {
-    Cursor cursor(ctx, keyword_count_);
-    return body_(ctx, cursor);
-  }
-  bool PreservesDiagnostics() const override { return preserves_diagnostics_; }
-
- private:
-  size_t keyword_count_;
-  Body body_;
-  bool preserves_diagnostics_;
-};
-
-void Add(Router& router, std::vector<std::string> keywords, Body body,
-         bool preserves_diagnostics = false) {
-  const size_t count = keywords.size();
-  router.RegisterStatement(std::move(keywords), std::make_shared<BuiltinHandler>(
-                                                    count, std::move(body), preserves_diagnostics));
-}
-
-StatementResult Ok(int64_t affected_rows = 0) {
-  StatementResult result;
-  result.affected_rows = affected_rows;
-  return result;
-}
-
-std::string Quote(std::string_view s) {
-  return engine::QuoteLiteral(s);
-}
-std::string Ident(std::string_view s) {
-  return engine::QuoteIdentifier(s);
-}
-
-// ---------------------------------------------------------------------------------------------
-// SHOW listings: a base query, filtered by LIKE (on the first column, case-insensitively as
-// MySQL's default collation compares) or by a WHERE over the output columns.
-
-struct ShowFilter {
-  std::optional<std::string> like;
-  std::string_view where;
-};
-
-Result<ShowFilter> ParseFilter(Cursor& c) {
-  ShowFilter filter;
-  if (c.Accept("LIKE")) {
-    MR_ASSIGN_OR_RETURN(filter.like, c.String("a quoted LIKE pattern"));
-    MR_RETURN_IF_ERROR(c.ExpectEnd());
-  } else if (c.Accept("WHERE")) {
-    filter.where = c.Rest();
-    if (filter.where.empty()) return c.Expected("a condition after WHERE");
-  } else {
-    MR_RETURN_IF_ERROR(c.ExpectEnd());
-  }
-  return filter;
-}
-
-// Runs `base`, keeping `columns` (its output column names, in order), filtered and ordered.
-Result<StatementResult> ShowQuery(Session& session, const std::string& base,
-                                  const std::vector<std::string>& columns, const ShowFilter& filter,
-                                  const std::string& order_by) {
-  std::string select;
-  for (const std::string& column : columns) {
-    if (!select.empty()) select += ", ";
-    select += Ident(column);
-  }
-  std::string sql = "SELECT " + select + " FROM (" + base + ") AS _show";
-  if (filter.like) {
-    sql += " WHERE " + Ident(columns.front()) + " ILIKE " + Quote(*filter.like) + " ESCAPE '\\'";
-  } else if (!filter.where.empty()) {
-    sql += " WHERE " + std::string(filter.where);
-  }
-  sql += " ORDER BY " + order_by;
-  return session.ExecuteDuckDb(sql);
-}
-
-Result<StatementResult> ShowValues(const StatementContext& ctx, Cursor& c,
-                                   const std::vector<ValuesColumn>& columns,
-                                   const std::vector<std::vector<std::string>>& rows) {
-  MR_ASSIGN_OR_RETURN(ShowFilter filter, ParseFilter(c));
-  std::vector<std::string> names;
-  for (const ValuesColumn& column : columns)
-    names.push_back(column.name);
-  return ShowQuery(ctx.session, ValuesTable(columns, rows), names, filter, Ident(names.front()));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Names of databases and tables.
-
-std::string CurrentCatalogTable(std::string_view schema_column, std::string_view schema,
-                                std::string_view name_column, std::string_view name) {
-  return std::string(schema_column) + " = " + Quote(schema) + " AND lower(" +
-         std::string(name_column) + ") = lower(" + Quote(name) + ")";
-}
 
 // ---------------------------------------------------------------------------------------------
 // Databases
@@ -201,126 +99,6 @@ Result<StatementResult> ShowCreateDatabase(const StatementContext& ctx, Cursor& 
   return ctx.session.ExecuteDuckDb("SELECT " + Quote(canonical) + " AS \"Database\", " +
                                    Quote("CREATE DATABASE `" + canonical + "`") +
                                    " AS \"Create Database\"");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Tables
-
-Result<StatementResult> ShowTables(const StatementContext& ctx, Cursor& c, bool full) {
-  std::optional<std::string> database;
-  if (c.Accept("FROM") || c.Accept("IN")) {
-    MR_ASSIGN_OR_RETURN(database, c.Identifier("a database name"));
-  }
-  MR_ASSIGN_OR_RETURN(ShowFilter filter, ParseFilter(c));
-  MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(ctx.session, database));
-  MR_RETURN_IF_ERROR(ctx.session.CheckObject(ObjectAction::kShow, db, ""));
-  const std::string column = "Tables_in_" + db;
-  MR_ASSIGN_OR_RETURN(auto tables,
-                      engine::QueryTextRows(ctx.session.connection(),
-                                            "SELECT table_name, table_type FROM "
-                                            "information_schema.tables WHERE table_catalog = "
-                                            "current_database() AND table_schema = " +
-                                                Quote(db)));
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& row : tables) {
-    if (ctx.session.Visible(db, row[0])) rows.push_back({Quote(row[0]), Quote(row[1])});
-  }
-  const std::string base = ValuesTable({{column, "VARCHAR"}, {"Table_type", "VARCHAR"}}, rows);
-  std::vector<std::string> columns = {column};
-  if (full) columns.push_back("Table_type");
-  return ShowQuery(ctx.session, base, columns, filter, Ident(column));
-}
-
-std::string KeyCondition(std::string_view constraint_type) {
-  return "EXISTS (SELECT 1 FROM duckdb_constraints() k WHERE k.database_name = "
-         "current_database() AND k.schema_name = c.table_schema AND k.table_name = c.table_name "
-         "AND k.constraint_type = " +
-         Quote(constraint_type) + " AND list_contains(k.constraint_column_names, c.column_name))";
-}
-
-// The columns of a table as MySQL's DESC shows them (Field, Type, Null, Key, Default, Extra).
-Result<StatementResult> DescribeTable(Session& session, const TableName& name,
-                                      const ShowFilter& filter, bool full) {
-  MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(session, name.database));
-  MR_RETURN_IF_ERROR(session.CheckObject(ObjectAction::kShow, db, name.table));
-  MR_RETURN_IF_ERROR(CheckTableExists(session, db, name.table));
-  const std::string base =
-      "SELECT c.column_name AS \"Field\", c.data_type AS \"Type\", NULL::VARCHAR AS "
-      "\"Collation\", c.is_nullable AS \"Null\", CASE WHEN " +
-      KeyCondition("PRIMARY KEY") + " THEN 'PRI' WHEN " + KeyCondition("UNIQUE") +
-      " THEN 'UNI' ELSE '' END AS \"Key\", c.column_default AS \"Default\", '' AS \"Extra\", "
-      "'select,insert,update,references' AS \"Privileges\", '' AS \"Comment\", "
-      "c.ordinal_position AS _ord FROM information_schema.columns c WHERE c.table_catalog = "
-      "current_database() AND " +
-      CurrentCatalogTable("c.table_schema", db, "c.table_name", name.table);
-  std::vector<std::string> columns =
-      full ? std::vector<std::string>{"Field",   "Type",  "Collation",  "Null",   "Key",
-                                      "Default", "Extra", "Privileges", "Comment"}
-           : std::vector<std::string>{"Field", "Type", "Null", "Key", "Default", "Extra"};
-  return ShowQuery(session, base, columns, filter, "_ord");
-}
-
-Result<StatementResult> ShowColumns(const StatementContext& ctx, Cursor& c, bool full) {
-  if (!c.Accept("FROM") && !c.Accept("IN")) return c.Expected("FROM or IN");
-  MR_ASSIGN_OR_RETURN(TableName name, ParseTableName(c));
-  if (c.Accept("FROM") || c.Accept("IN")) {
-    MR_ASSIGN_OR_RETURN(name.database, c.Identifier("a database name"));
-  }
-  MR_ASSIGN_OR_RETURN(ShowFilter filter, ParseFilter(c));
-  return DescribeTable(ctx.session, name, filter, full);
-}
-
-// DESC t [column], or DuckDB's DESCRIBE of a query (DESCRIBE SELECT ...).
-Result<StatementResult> Describe(const StatementContext& ctx, Cursor& c) {
-  const Token* next = c.Peek();
-  if (next == nullptr || !IsIdentifier(*next)) return ctx.session.ExecuteClientSql(ctx.sql);
-  for (std::string_view keyword :
-       {"SELECT", "WITH", "FROM", "VALUES", "TABLE", "PIVOT", "UNPIVOT", "SUMMARIZE"}) {
-    if (IsKeyword(ctx.sql, *next, keyword)) return ctx.session.ExecuteClientSql(ctx.sql);
-  }
-  MR_ASSIGN_OR_RETURN(TableName name, ParseTableName(c));
-  ShowFilter filter;
-  if (!c.Done()) {
-    MR_ASSIGN_OR_RETURN(filter.like, c.Name("a column name or pattern"));
-    MR_RETURN_IF_ERROR(c.ExpectEnd());
-  }
-  return DescribeTable(ctx.session, name, filter, false);
-}
-
-// DESC FUNCTION fn(...): the columns the table-function call returns (for S3() and local(),
-// the schema its files load with), as Doris shows them.
-Result<StatementResult> DescribeFunction(const StatementContext& ctx, Cursor& c) {
-  if (c.Done()) return c.Expected("a table function call");
-  return ctx.session.ExecuteClientSql(
-      "SELECT column_name AS \"Field\", column_type AS \"Type\", CASE WHEN \"null\" = 'YES' "
-      "THEN 'Yes' ELSE 'No' END AS \"Null\", 'false' AS \"Key\", \"default\" AS \"Default\", "
-      "'' AS \"Extra\" FROM (DESCRIBE SELECT * FROM " +
-      std::string(c.Rest()) + ")");
-}
-
-Result<StatementResult> ShowCreateTable(const StatementContext& ctx, Cursor& c) {
-  MR_ASSIGN_OR_RETURN(TableName name, ParseTableName(c));
-  MR_RETURN_IF_ERROR(c.ExpectEnd());
-  Session& session = ctx.session;
-  MR_ASSIGN_OR_RETURN(std::string db, ResolveDatabase(session, name.database));
-  MR_RETURN_IF_ERROR(session.CheckObject(ObjectAction::kShow, db, name.table));
-  MR_RETURN_IF_ERROR(CheckTableExists(session, db, name.table));
-  // A table in MySQL's layout (tools parse it); a view as DuckDB keeps it.
-  MR_ASSIGN_OR_RETURN(
-      auto tables,
-      engine::QueryTextRows(session.connection(),
-                            "SELECT table_name FROM duckdb_tables() WHERE "
-                            "database_name = current_database() AND " +
-                                CurrentCatalogTable("schema_name", db, "table_name", name.table)));
-  if (!tables.empty()) {
-    MR_ASSIGN_OR_RETURN(std::string ddl, MysqlCreateTable(session.connection(), db, tables[0][0]));
-    return session.ExecuteDuckDb(ValuesTable({{"Table", "VARCHAR"}, {"Create Table", "VARCHAR"}},
-                                             {{Quote(tables[0][0]), Quote(ddl)}}));
-  }
-  return session.ExecuteDuckDb(
-      "SELECT view_name AS \"Table\", rtrim(sql, ';') AS \"Create Table\" FROM duckdb_views() "
-      "WHERE database_name = current_database() AND NOT internal AND " +
-      CurrentCatalogTable("schema_name", db, "view_name", name.table));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -530,7 +308,53 @@ Result<StatementResult> Set(const StatementContext& ctx, Cursor& c) {
   }
   for (const Assignment& a : *assignments)
     MR_RETURN_IF_ERROR(variables.Set(a.name, a.value));
+  // As in MySQL, setting autocommit to 1 commits the open transaction.
+  const bool sets_autocommit =
+      std::any_of(assignments->begin(), assignments->end(),
+                  [](const Assignment& a) { return EqualsIgnoreCase(a.name, "autocommit"); });
+  if (sets_autocommit && ctx.session.autocommit()) {
+    MR_ASSIGN_OR_RETURN(bool open, ctx.session.connection().InTransaction());
+    if (open) MR_RETURN_IF_ERROR(ctx.session.connection().Execute("COMMIT"));
+  }
   return Ok();
+}
+
+// Opens a transaction; as in MySQL, one already open (autocommit = 0 opens them implicitly)
+// is committed first.
+Result<StatementResult> BeginTransaction(const StatementContext& ctx, bool read_only) {
+  MR_ASSIGN_OR_RETURN(bool open, ctx.session.connection().InTransaction());
+  if (open) MR_RETURN_IF_ERROR(ctx.session.ExecuteClientSql("COMMIT").status());
+  return ctx.session.ExecuteClientSql(read_only ? "BEGIN TRANSACTION READ ONLY"
+                                                : "BEGIN TRANSACTION");
+}
+
+// BEGIN [WORK | TRANSACTION].
+Result<StatementResult> Begin(const StatementContext& ctx, Cursor& c) {
+  if (!c.Accept("WORK")) c.Accept("TRANSACTION");
+  MR_RETURN_IF_ERROR(c.ExpectEnd());
+  return BeginTransaction(ctx, false);
+}
+
+// START TRANSACTION [READ ONLY | READ WRITE | WITH CONSISTENT SNAPSHOT] [, ...]: DuckDB's
+// transactions are snapshots from their start, so every form is one; READ ONLY is kept.
+Result<StatementResult> StartTransaction(const StatementContext& ctx, Cursor& c) {
+  bool read_only = false;
+  while (!c.Done()) {
+    if (c.Accept("READ")) {
+      if (c.Accept("ONLY")) {
+        read_only = true;
+      } else if (!c.Accept("WRITE")) {
+        return c.Expected("ONLY or WRITE");
+      }
+    } else if (c.Accept("WITH")) {
+      MR_RETURN_IF_ERROR(c.Expect("CONSISTENT"));
+      MR_RETURN_IF_ERROR(c.Expect("SNAPSHOT"));
+    } else {
+      return c.Expected("READ ONLY, READ WRITE or WITH CONSISTENT SNAPSHOT");
+    }
+    if (!c.Done()) MR_RETURN_IF_ERROR(c.ExpectPunct(","));
+  }
+  return BeginTransaction(ctx, read_only);
 }
 
 // COMMIT and ROLLBACK outside a transaction succeed, as in MySQL's autocommit mode.
@@ -545,49 +369,38 @@ Result<StatementResult> EndTransaction(const StatementContext& ctx, Cursor&) {
 }  // namespace
 
 void RegisterBuiltinStatements(Router& router) {
-  Add(router, {"USE"}, Use);
+  AddStatement(router, {"USE"}, Use);
   for (const char* noun : {"DATABASE", "SCHEMA"}) {
-    Add(router, {"CREATE", noun}, CreateDatabase);
-    Add(router, {"DROP", noun}, DropDatabase);
-    Add(router, {"SHOW", "CREATE", noun}, ShowCreateDatabase);
+    AddStatement(router, {"CREATE", noun}, CreateDatabase);
+    AddStatement(router, {"DROP", noun}, DropDatabase);
+    AddStatement(router, {"SHOW", "CREATE", noun}, ShowCreateDatabase);
   }
-  Add(router, {"SHOW", "DATABASES"}, ShowDatabases);
-  Add(router, {"SHOW", "SCHEMAS"}, ShowDatabases);
-  Add(router, {"SHOW", "TABLES"}, [](auto& ctx, Cursor& c) { return ShowTables(ctx, c, false); });
-  Add(router, {"SHOW", "FULL", "TABLES"},
-      [](auto& ctx, Cursor& c) { return ShowTables(ctx, c, true); });
-  for (const char* noun : {"COLUMNS", "FIELDS"}) {
-    Add(router, {"SHOW", noun}, [](auto& ctx, Cursor& c) { return ShowColumns(ctx, c, false); });
-    Add(router, {"SHOW", "FULL", noun},
-        [](auto& ctx, Cursor& c) { return ShowColumns(ctx, c, true); });
-  }
-  Add(router, {"DESC"}, Describe);
-  Add(router, {"DESCRIBE"}, Describe);
-  Add(router, {"DESC", "FUNCTION"}, DescribeFunction);
-  Add(router, {"DESCRIBE", "FUNCTION"}, DescribeFunction);
-  Add(router, {"SHOW", "CREATE", "TABLE"}, ShowCreateTable);
-  Add(router, {"SHOW", "CREATE", "VIEW"}, ShowCreateTable);
-  Add(router, {"SHOW", "VARIABLES"}, ShowVariables);
+  AddStatement(router, {"SHOW", "DATABASES"}, ShowDatabases);
+  AddStatement(router, {"SHOW", "SCHEMAS"}, ShowDatabases);
+  RegisterTableMetadataStatements(router);
+  AddStatement(router, {"SHOW", "VARIABLES"}, ShowVariables);
   for (const char* scope : {"SESSION", "LOCAL", "GLOBAL"}) {
-    Add(router, {"SHOW", scope, "VARIABLES"}, ShowVariables);
-    Add(router, {"SET", scope, "TRANSACTION"}, [](auto&, Cursor&) { return Ok(); });
+    AddStatement(router, {"SHOW", scope, "VARIABLES"}, ShowVariables);
+    AddStatement(router, {"SET", scope, "TRANSACTION"}, [](auto&, Cursor&) { return Ok(); });
   }
   // DuckDB transactions are snapshot-isolated; MySQL's isolation levels are accepted and kept.
-  Add(router, {"SET", "TRANSACTION"}, [](auto&, Cursor&) { return Ok(); });
-  Add(router, {"SHOW", "PROCESSLIST"},
-      [](auto& ctx, Cursor& c) { return ShowProcessList(ctx, c, false); });
-  Add(router, {"SHOW", "FULL", "PROCESSLIST"},
-      [](auto& ctx, Cursor& c) { return ShowProcessList(ctx, c, true); });
-  Add(router, {"KILL"}, KillStatement);
-  Add(router, {"SHOW", "CATALOGS"}, ShowCatalogs);
-  Add(router, {"SHOW", "WARNINGS"}, ShowDiagnostics, /*preserves_diagnostics=*/true);
-  Add(router, {"SHOW", "ERRORS"}, ShowDiagnostics, /*preserves_diagnostics=*/true);
-  Add(router, {"SHOW", "COLLATION"}, ShowCollation);
-  Add(router, {"SHOW", "CHARACTER", "SET"}, ShowCharacterSet);
-  Add(router, {"SHOW", "CHARSET"}, ShowCharacterSet);
-  Add(router, {"SET"}, Set);
-  Add(router, {"COMMIT"}, EndTransaction);
-  Add(router, {"ROLLBACK"}, EndTransaction);
+  AddStatement(router, {"SET", "TRANSACTION"}, [](auto&, Cursor&) { return Ok(); });
+  AddStatement(router, {"SHOW", "PROCESSLIST"},
+               [](auto& ctx, Cursor& c) { return ShowProcessList(ctx, c, false); });
+  AddStatement(router, {"SHOW", "FULL", "PROCESSLIST"},
+               [](auto& ctx, Cursor& c) { return ShowProcessList(ctx, c, true); });
+  AddStatement(router, {"KILL"}, KillStatement);
+  AddStatement(router, {"SHOW", "CATALOGS"}, ShowCatalogs);
+  AddStatement(router, {"SHOW", "WARNINGS"}, ShowDiagnostics, /*preserves_diagnostics=*/true);
+  AddStatement(router, {"SHOW", "ERRORS"}, ShowDiagnostics, /*preserves_diagnostics=*/true);
+  AddStatement(router, {"SHOW", "COLLATION"}, ShowCollation);
+  AddStatement(router, {"SHOW", "CHARACTER", "SET"}, ShowCharacterSet);
+  AddStatement(router, {"SHOW", "CHARSET"}, ShowCharacterSet);
+  AddStatement(router, {"SET"}, Set);
+  AddStatement(router, {"START", "TRANSACTION"}, StartTransaction);
+  AddStatement(router, {"BEGIN"}, Begin);
+  AddStatement(router, {"COMMIT"}, EndTransaction);
+  AddStatement(router, {"ROLLBACK"}, EndTransaction);
 }
 
 }  // namespace millrace::sql

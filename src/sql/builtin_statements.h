@@ -7,5 +7,7 @@ namespace millrace::sql {
 class Router;
 
 void RegisterBuiltinStatements(Router& router);
+// The statements about tables (table_metadata_statements.cc), registered by the above.
+void RegisterTableMetadataStatements(Router& router);
 
 }  // namespace millrace::sql

@@ -119,6 +119,9 @@ Result<StatementResult> Session::ExecutePrepared(ClientStatement& statement,
       MR_RETURN_IF_ERROR(guard->CheckStatement(*this, statement.check_sql_));
     }
     engine::PreparedStatement& prepared = *statement.prepared_;
+    if (prepared.kind() != engine::StatementKind::kTransaction) {
+      MR_RETURN_IF_ERROR(BeginImplicitTransaction());
+    }
     MR_RETURN_IF_ERROR(prepared.ClearBindings());
     for (size_t n = 0; n < params.size(); ++n) {
       const ParamValue& p = params[n];
@@ -147,7 +150,11 @@ Result<StatementResult> Session::ExecutePrepared(ClientStatement& statement,
     MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> rows, prepared.Execute());
     return StatementResult::Of(std::move(rows));
   };
-  return Finish(statement.text_, run(), /*keep_diagnostics=*/false);
+  Result<StatementResult> result = run();
+  if (statement.prepared_->kind() == engine::StatementKind::kTransaction) {
+    NoteTransactionState(statement.text_, SignificantTokens(statement.text_));
+  }
+  return Finish(statement.text_, std::move(result), /*keep_diagnostics=*/false);
 }
 
 }  // namespace millrace::sql

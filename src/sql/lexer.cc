@@ -309,6 +309,15 @@ bool IsIdentifier(const Token& token) {
          token.kind == TokenKind::kBacktickIdent;
 }
 
+std::string Backquoted(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
+}
+
 std::string IdentifierValue(std::string_view sql, const Token& token) {
   if (token.kind == TokenKind::kWord) return std::string(token.Text(sql));
   if (token.kind == TokenKind::kQuotedIdent || token.kind == TokenKind::kBacktickIdent) {

@@ -1,84 +1,37 @@
 #include "sql/mysql_ddl.h"
 
 #include "common/strings.h"
+#include "sql/lexer.h"
+#include "sql/mysql_information_schema.h"
 
 namespace millrace::sql {
-namespace {
-
-std::string Backquoted(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  return out + "`";
-}
-
-}  // namespace
-
-std::string MysqlTypeName(std::string_view duckdb_type) {
-  const std::string type = ToUpper(duckdb_type);
-  struct Name {
-    std::string_view duckdb;
-    std::string_view mysql;
-  };
-  static constexpr Name kNames[] = {
-      {"BOOLEAN", "tinyint(1)"},
-      {"TINYINT", "tinyint"},
-      {"SMALLINT", "smallint"},
-      {"INTEGER", "int"},
-      {"BIGINT", "bigint"},
-      {"UTINYINT", "tinyint unsigned"},
-      {"USMALLINT", "smallint unsigned"},
-      {"UINTEGER", "int unsigned"},
-      {"UBIGINT", "bigint unsigned"},
-      {"HUGEINT", "decimal(38,0)"},
-      {"UHUGEINT", "decimal(39,0) unsigned"},
-      {"FLOAT", "float"},
-      {"DOUBLE", "double"},
-      {"DATE", "date"},
-      {"TIME", "time(6)"},
-      {"TIMESTAMP", "datetime(6)"},
-      {"TIMESTAMP_S", "datetime"},
-      {"TIMESTAMP_MS", "datetime(3)"},
-      {"TIMESTAMP WITH TIME ZONE", "datetime(6)"},
-      {"VARCHAR", "longtext"},
-      {"BLOB", "longblob"},
-      {"UUID", "char(36)"},
-      {"JSON", "json"},
-  };
-  for (const Name& n : kNames) {
-    if (type == n.duckdb) return std::string(n.mysql);
-  }
-  if (type.starts_with("DECIMAL")) return ToLower(type);
-  return "longtext";  // what the protocol sends them as: DuckDB's text rendering
-}
 
 Result<std::string> MysqlCreateTable(engine::Connection& conn, std::string_view schema,
                                      std::string_view table) {
-  const std::string where =
-      "database_name = current_database() AND schema_name = " + engine::QuoteLiteral(schema) +
-      " AND table_name = " + engine::QuoteLiteral(table);
-  MR_ASSIGN_OR_RETURN(auto columns,
-                      engine::QueryTextRows(conn,
-                                            "SELECT column_name, data_type, is_nullable, "
-                                            "coalesce(column_default, '') FROM "
-                                            "duckdb_columns() WHERE " +
-                                                where + " ORDER BY column_index"));
+  // Column types as information_schema.COLUMNS names them (mysql_types.h).
+  auto view = [](std::string_view name) {
+    return engine::QuoteIdentifier(kMysqlInfoSchema) + "." + std::string(name);
+  };
+  const std::string where = " WHERE TABLE_SCHEMA = " + engine::QuoteLiteral(schema) +
+                            " AND TABLE_NAME = " + engine::QuoteLiteral(table);
+  MR_ASSIGN_OR_RETURN(
+      auto columns,
+      engine::QueryTextRows(conn,
+                            "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = "
+                            "'YES', coalesce(COLUMN_DEFAULT, '') FROM " +
+                                view("columns") + where + " ORDER BY ORDINAL_POSITION"));
   if (columns.empty()) {
     return Status::NotFound("table " + std::string(schema) + "." + std::string(table) +
                             " does not exist");
   }
-  MR_ASSIGN_OR_RETURN(auto keys,
-                      engine::QueryTextRows(conn,
-                                            "SELECT unnest(constraint_column_names) FROM "
-                                            "duckdb_constraints() WHERE constraint_type = "
-                                            "'PRIMARY KEY' AND " +
-                                                where));
+  MR_ASSIGN_OR_RETURN(
+      auto keys,
+      engine::QueryTextRows(conn, "SELECT COLUMN_NAME FROM " + view("statistics") + where +
+                                      " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX"));
   std::string ddl = "CREATE TABLE " + Backquoted(table) + " (\n";
   for (size_t i = 0; i < columns.size(); ++i) {
     const auto& c = columns[i];
-    ddl += "  " + Backquoted(c[0]) + " " + MysqlTypeName(c[1]);
+    ddl += "  " + Backquoted(c[0]) + " " + c[1];
     ddl += c[2] == "true" ? "" : " NOT NULL";
     if (!c[3].empty()) {
       ddl += " DEFAULT " + c[3];

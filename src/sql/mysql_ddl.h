@@ -4,7 +4,8 @@
 // Contract
 // - MysqlCreateTable renders table `table` of schema `schema` in MySQL's layout, one column a
 //   line: "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  ...,\n  PRIMARY KEY (`id`)\n)
-//   ENGINE=DuckDB DEFAULT CHARSET=utf8mb4", the types as MySQL names them (MysqlTypeName), so
+//   ENGINE=DuckDB DEFAULT CHARSET=utf8mb4", the types as information_schema.COLUMNS names them
+//   (mysql_types.h), so
 //   tools that parse it (SQLAlchemy's reflection) read its columns, nullability, defaults and
 //   primary key. NOT_FOUND when there is no such table.
 // - Thread-safety: uses the given connection.
@@ -20,9 +21,5 @@ namespace millrace::sql {
 
 Result<std::string> MysqlCreateTable(engine::Connection& conn, std::string_view schema,
                                      std::string_view table);
-
-// MySQL's name of a DuckDB column type as duckdb_columns() spells it ("INTEGER" -> "int",
-// "DECIMAL(10,2)" -> "decimal(10,2)", "VARCHAR" -> "longtext", ...).
-std::string MysqlTypeName(std::string_view duckdb_type);
 
 }  // namespace millrace::sql

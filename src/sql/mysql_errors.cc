@@ -46,6 +46,7 @@ constexpr SqlState kSqlStates[] = {
     {kErWrongValueForVar, "42000"},
     {kErNotSupportedYet, "42000"},
     {kErUnknownStmtHandler, "HY000"},
+    {kErStmtHasNoOpenCursor, "HY000"},
     {kErSpDoesNotExist, "42000"},
     {kErCannotUser, "HY000"},
     {kErCantCreateUserWithGrant, "42000"},

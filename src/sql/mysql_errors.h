@@ -71,6 +71,7 @@ inline constexpr uint16_t kErUnknownStmtHandler = 1243;
 inline constexpr uint16_t kErSpDoesNotExist = 1305;
 inline constexpr uint16_t kErCannotUser = 1396;
 inline constexpr uint16_t kErCantCreateUserWithGrant = 1410;
+inline constexpr uint16_t kErStmtHasNoOpenCursor = 1421;
 inline constexpr uint16_t kErOptionPreventsStatement = 1290;
 inline constexpr uint16_t kErQueryInterrupted = 1317;
 inline constexpr uint16_t kErTruncatedWrongValue = 1366;

@@ -2,15 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "common/version.h"
 #include "sql/builtin_statements.h"
 #include "sql/mysql_errors.h"
+#include "sql/mysql_information_schema.h"
 
 namespace millrace::sql {
 namespace {
 
-constexpr std::array<std::string_view, 2> kAlwaysHidden = {"main", "pg_catalog"};
+constexpr std::array<std::string_view, 3> kAlwaysHidden = {"main", "pg_catalog", kMysqlInfoSchema};
 
 // Keywords that end a select-list item.
 constexpr std::array<std::string_view, 12> kItemTerminators = {
@@ -27,6 +29,16 @@ std::string Literal(const std::optional<std::string>& value, bool numeric) {
   if (!value) return "CAST(NULL AS VARCHAR)";
   if (numeric) return *value;
   return engine::QuoteLiteral(*value);
+}
+
+// Whether the statement opens or ends a transaction itself (BEGIN, START TRANSACTION, COMMIT,
+// ROLLBACK, END, ABORT): autocommit = 0 opens none before it.
+bool ControlsTransaction(std::string_view sql, const std::vector<Token>& tokens) {
+  static constexpr std::string_view kKeywords[] = {"BEGIN",    "START", "COMMIT",
+                                                   "ROLLBACK", "END",   "ABORT"};
+  return !tokens.empty() &&
+         std::any_of(std::begin(kKeywords), std::end(kKeywords),
+                     [&](std::string_view keyword) { return IsKeyword(sql, tokens[0], keyword); });
 }
 
 // Rewrites the MySQL-only lexical forms of one statement into DuckDB SQL.
@@ -65,6 +77,11 @@ class Translator {
           }
           continue;
         case TokenKind::kPunct:
+          if (convert_commas_.erase(i) > 0) {
+            Replace(token.begin, token.end, " AS ");
+            i = MySqlIntegerCast(i);
+            continue;
+          }
           if (text == "(") in_select_list.push_back(false);
           if (text == ")" && in_select_list.size() > 1) in_select_list.pop_back();
           continue;
@@ -94,6 +111,11 @@ class Translator {
             i = MySqlLimit(i);
             continue;
           }
+          if (IsKeyword(sql_, token, "AS")) {
+            i = MySqlIntegerCast(i);
+            continue;
+          }
+          if (IsKeyword(sql_, token, "CONVERT")) MySqlConvert(i);
           size_t close = 0;
           std::optional<std::string> literal = SessionFunction(i, &close);
           if (literal) {
@@ -119,6 +141,42 @@ class Translator {
       }
     }
     return session_.variables().Get(name);
+  }
+
+  // MySQL's CAST(x AS SIGNED [INTEGER]) and AS UNSIGNED [INTEGER] become BIGINT and UBIGINT.
+  // Returns the index of the last token consumed.
+  size_t MySqlIntegerCast(size_t as) {
+    const size_t type = NextSignificant(as);
+    if (type >= tokens_.size()) return as;
+    const bool is_signed = IsKeyword(sql_, tokens_[type], "SIGNED");
+    if (!is_signed && !IsKeyword(sql_, tokens_[type], "UNSIGNED")) return as;
+    size_t last = type;
+    const size_t next = NextSignificant(type);
+    if (next < tokens_.size() &&
+        (IsKeyword(sql_, tokens_[next], "INTEGER") || IsKeyword(sql_, tokens_[next], "INT"))) {
+      last = next;
+    }
+    Replace(tokens_[type].begin, tokens_[last].end, is_signed ? "BIGINT" : "UBIGINT");
+    return last;
+  }
+
+  // MySQL's CONVERT(x, type) becomes CAST(x AS type): the word is replaced now, the comma
+  // when the loop reaches it (convert_commas_). CONVERT(x USING charset) stays.
+  void MySqlConvert(size_t convert) {
+    const size_t open = NextSignificant(convert);
+    if (open >= tokens_.size() || tokens_[open].Text(sql_) != "(") return;
+    int depth = 0;
+    for (size_t j = open; j < tokens_.size(); ++j) {
+      if (tokens_[j].kind != TokenKind::kPunct) continue;
+      const std::string_view text = tokens_[j].Text(sql_);
+      if (text == "(") ++depth;
+      if (text == ")" && --depth == 0) return;
+      if (text == "," && depth == 1) {
+        Replace(tokens_[convert].begin, tokens_[convert].end, "CAST");
+        convert_commas_.insert(j);
+        return;
+      }
+    }
   }
 
   // MySQL's `LIMIT offset, count` becomes `LIMIT count OFFSET offset`. Returns the index of
@@ -229,6 +287,7 @@ class Translator {
   std::vector<Token> tokens_;
   std::string out_;
   size_t copied_ = 0;
+  std::set<size_t> convert_commas_;  // the commas of the CONVERT(x, type) being read
 };
 
 }  // namespace
@@ -325,6 +384,14 @@ bool Router::IsHiddenDatabase(std::string_view name) const {
   const std::vector<std::string> hidden = HiddenDatabases();
   return std::any_of(hidden.begin(), hidden.end(),
                      [&](std::string_view h) { return EqualsIgnoreCase(h, name); });
+}
+
+Status Router::InstallMysqlInformationSchema() {
+  MR_RETURN_IF_ERROR(db_->RegisterTableFunction(MakeMysqlTypesFunction()));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, db_->Connect());
+  MR_RETURN_IF_ERROR(sql::InstallMysqlInformationSchema(*conn, HiddenDatabases()));
+  mysql_information_schema_ = true;
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<Session>> Router::NewSession(SessionInfo info) {
@@ -434,6 +501,7 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
+  NoteTransactionState(statement, tokens);
   return Finish(statement, std::move(result),
                 handler != nullptr && handler->PreservesDiagnostics());
 }
@@ -466,6 +534,9 @@ void Session::SetActivity(std::string statement) {
 }
 
 Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
+  if (!ControlsTransaction(statement, SignificantTokens(statement))) {
+    MR_RETURN_IF_ERROR(BeginImplicitTransaction());
+  }
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten, Rewrite(statement, true));
   return Run(std::move(rewritten));
 }
@@ -478,6 +549,11 @@ Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view state
     if (calls != nullptr) *calls = true;
     return guard == nullptr ? Status::Ok() : guard->CheckTableFunction(*this, name);
   };
+  if (router_->mysql_information_schema_) {
+    MR_ASSIGN_OR_RETURN(std::optional<std::string> routed,
+                        RouteToMysqlInformationSchema(*conn_, translated));
+    if (routed) translated = std::move(*routed);
+  }
   if (guard == nullptr) return router_->table_functions().Expand(translated, before_call);
   MR_ASSIGN_OR_RETURN(std::optional<std::string> scoped, guard->Scope(*this, translated));
   if (scoped) translated = std::move(*scoped);
@@ -557,6 +633,25 @@ Status Session::ClearDatabase() {
 bool Session::autocommit() const {
   auto value = variables_.Get("autocommit");
   return !value.ok() || value->value != "0";
+}
+
+Status Session::BeginImplicitTransaction() {
+  if (autocommit()) return Status::Ok();
+  MR_ASSIGN_OR_RETURN(bool open, conn_->InTransaction());
+  if (open) return Status::Ok();
+  MR_RETURN_IF_ERROR(conn_->Execute("BEGIN TRANSACTION"));
+  in_transaction_ = true;
+  return Status::Ok();
+}
+
+void Session::NoteTransactionState(std::string_view statement, const std::vector<Token>& tokens) {
+  // SET autocommit = 1 commits.
+  if (!ControlsTransaction(statement, tokens) &&
+      (tokens.empty() || !IsKeyword(statement, tokens[0], "SET"))) {
+    return;
+  }
+  Result<bool> open = conn_->InTransaction();
+  in_transaction_ = open.ok() && *open;
 }
 
 }  // namespace millrace::sql

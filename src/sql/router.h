@@ -37,6 +37,7 @@
 //   statement; its resources are released after the rows.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -171,8 +172,13 @@ class Router {
   // NOT_FOUND (1094) when no session has that id.
   Status Kill(uint32_t id, bool end_session) EXCLUDES(mu_);
   bool IsHiddenDatabase(std::string_view name) const;
-  // `main`, `pg_catalog` and RouterOptions::hidden_databases.
+  // `main`, `pg_catalog`, the MySQL information_schema's views and
+  // RouterOptions::hidden_databases.
   std::vector<std::string> HiddenDatabases() const;
+  // Creates the MySQL-shaped information_schema (mysql_information_schema.h) over the schemas
+  // of HiddenDatabases() and routes client queries to it from then on. Called at start, before
+  // the first session.
+  Status InstallMysqlInformationSchema();
 
  private:
   friend class Session;
@@ -183,6 +189,7 @@ class Router {
 
   engine::Database* db_;
   RouterOptions options_;
+  std::atomic<bool> mysql_information_schema_{false};
   std::vector<SystemVariable> variables_;
   TableFunctionRegistry table_functions_;
   mutable Mutex mu_;
@@ -249,6 +256,16 @@ class Session {
   Router& router() { return *router_; }
   engine::Connection& connection() { return *conn_; }
   bool autocommit() const;
+  // With autocommit = 0, MySQL's implicit transaction: opens one before a client statement
+  // that runs in DuckDB (ExecuteClientSql, ExecutePrepared) when none is open; it stays open
+  // until COMMIT, ROLLBACK, SET autocommit = 1 or the session's end (rolled back).
+  Status BeginImplicitTransaction();
+  // Whether a transaction is open on the session (the protocol's SERVER_STATUS_IN_TRANS), as
+  // of the last statement that could open or end one.
+  bool in_transaction() const { return in_transaction_; }
+  // After `statement`: reads whether a transaction is open when the statement could have
+  // opened or ended one.
+  void NoteTransactionState(std::string_view statement, const std::vector<Token>& tokens);
   // The last statement's error, for SHOW WARNINGS/ERRORS; OK when it succeeded.
   const Status& last_error() const { return last_error_; }
 
@@ -293,6 +310,7 @@ class Session {
   SessionVariables variables_;
   std::optional<std::string> database_;
   Status last_error_;
+  bool in_transaction_ = false;
 };
 
 }  // namespace millrace::sql

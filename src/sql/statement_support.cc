@@ -129,4 +129,95 @@ std::string ValuesTable(const std::vector<ValuesColumn>& columns,
   return sql + ")";
 }
 
+namespace {
+
+class BuiltinHandler final : public StatementHandler {
+ public:
+  BuiltinHandler(size_t keyword_count, StatementBody body, bool preserves_diagnostics)
+      : keyword_count_(keyword_count),
+        body_(std::move(body)),
+        preserves_diagnostics_(preserves_diagnostics) {}
+
+  Result<StatementResult> Execute(const StatementContext& ctx) override {
+    Cursor cursor(ctx, keyword_count_);
+    return body_(ctx, cursor);
+  }
+  bool PreservesDiagnostics() const override { return preserves_diagnostics_; }
+
+ private:
+  size_t keyword_count_;
+  StatementBody body_;
+  bool preserves_diagnostics_;
+};
+
+}  // namespace
+
+void AddStatement(Router& router, std::vector<std::string> keywords, StatementBody body,
+                  bool preserves_diagnostics) {
+  const size_t count = keywords.size();
+  router.RegisterStatement(std::move(keywords), std::make_shared<BuiltinHandler>(
+                                                    count, std::move(body), preserves_diagnostics));
+}
+
+StatementResult Ok(int64_t affected_rows) {
+  StatementResult result;
+  result.affected_rows = affected_rows;
+  return result;
+}
+
+std::string Quote(std::string_view s) {
+  return engine::QuoteLiteral(s);
+}
+std::string Ident(std::string_view s) {
+  return engine::QuoteIdentifier(s);
+}
+
+Result<ShowFilter> ParseFilter(Cursor& c) {
+  ShowFilter filter;
+  if (c.Accept("LIKE")) {
+    MR_ASSIGN_OR_RETURN(filter.like, c.String("a quoted LIKE pattern"));
+    MR_RETURN_IF_ERROR(c.ExpectEnd());
+  } else if (c.Accept("WHERE")) {
+    filter.where = c.Rest();
+    if (filter.where.empty()) return c.Expected("a condition after WHERE");
+  } else {
+    MR_RETURN_IF_ERROR(c.ExpectEnd());
+  }
+  return filter;
+}
+
+Result<StatementResult> ShowQuery(Session& session, const std::string& base,
+                                  const std::vector<std::string>& columns, const ShowFilter& filter,
+                                  const std::string& order_by) {
+  std::string select;
+  for (const std::string& column : columns) {
+    if (!select.empty()) select += ", ";
+    select += Ident(column);
+  }
+  std::string sql = "SELECT " + select + " FROM (" + base + ") AS _show";
+  if (filter.like) {
+    sql += " WHERE " + Ident(columns.front()) + " ILIKE " + Quote(*filter.like) + " ESCAPE '\\'";
+  } else if (!filter.where.empty()) {
+    sql += " WHERE " + std::string(filter.where);
+  }
+  sql += " ORDER BY " + order_by;
+  return session.ExecuteDuckDb(sql);
+}
+
+Result<StatementResult> ShowValues(const StatementContext& ctx, Cursor& c,
+                                   const std::vector<ValuesColumn>& columns,
+                                   const std::vector<std::vector<std::string>>& rows) {
+  MR_ASSIGN_OR_RETURN(ShowFilter filter, ParseFilter(c));
+  std::vector<std::string> names;
+  for (const ValuesColumn& column : columns)
+    names.push_back(column.name);
+  return ShowQuery(ctx.session, ValuesTable(columns, rows), names, filter, Ident(names.front()));
+}
+
+std::string CurrentCatalogTable(std::string_view schema_column, std::string_view schema,
+                                std::string_view name_column, std::string_view name) {
+  return std::string(schema_column) + " = " + Quote(schema) + " AND lower(" +
+         std::string(name_column) + ") = lower(" + Quote(name) + ")";
+}
+
 }  // namespace millrace::sql

@@ -7,11 +7,14 @@
 //   unless the statement holds a secret (Conceal()): then they name what was expected only.
 // - ValuesTable renders rows of SQL literals as one SELECT with typed, named columns; run on
 //   the session (Session::ExecuteDuckDb), it streams like any result.
+// - AddStatement registers a handler whose body parses with a Cursor; ShowQuery answers a SHOW
+//   listing from a base query, as MySQL filters it (LIKE on the first column, or WHERE).
 // - Thread-safety: a Cursor belongs to one statement; ValuesTable is a pure function.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,5 +88,35 @@ struct ValuesColumn {
 // A constant table as SQL: each row holds SQL literals, one per column.
 std::string ValuesTable(const std::vector<ValuesColumn>& columns,
                         const std::vector<std::vector<std::string>>& rows);
+
+// The sql module's own statements: `body` parses what follows `keywords` with a Cursor.
+using StatementBody = std::function<Result<StatementResult>(const StatementContext&, Cursor&)>;
+void AddStatement(Router& router, std::vector<std::string> keywords, StatementBody body,
+                  bool preserves_diagnostics = false);
+// An answer without rows.
+StatementResult Ok(int64_t affected_rows = 0);
+// A SQL string literal and a quoted identifier.
+std::string Quote(std::string_view s);
+std::string Ident(std::string_view s);
+
+// SHOW listings: a base query, filtered by LIKE (on the first column, case-insensitively as
+// MySQL's default collation compares) or by a WHERE over the output columns.
+struct ShowFilter {
+  std::optional<std::string> like;
+  std::string_view where;
+};
+// LIKE 'pattern' | WHERE condition | nothing, to the end of the statement.
+Result<ShowFilter> ParseFilter(Cursor& c);
+// Runs `base`, keeping `columns` (its output column names, in order), filtered and ordered.
+Result<StatementResult> ShowQuery(Session& session, const std::string& base,
+                                  const std::vector<std::string>& columns, const ShowFilter& filter,
+                                  const std::string& order_by);
+// A listing of constant rows, filtered as the statement's rest says.
+Result<StatementResult> ShowValues(const StatementContext& ctx, Cursor& c,
+                                   const std::vector<ValuesColumn>& columns,
+                                   const std::vector<std::vector<std::string>>& rows);
+// `schema_column` = schema AND `name_column` matches name case-insensitively, as SQL.
+std::string CurrentCatalogTable(std::string_view schema_column, std::string_view schema,
+                                std::string_view name_column, std::string_view name);
 
 }  // namespace millrace::sql

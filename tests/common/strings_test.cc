@@ -29,6 +29,13 @@ TEST(StringsTest, EqualsIgnoreCase) {
   EXPECT_FALSE(EqualsIgnoreCase("\xC3\x89", "\xC3\xA9"));  // É and é: not ASCII
 }
 
+TEST(StringsTest, ContainsIgnoreCase) {
+  EXPECT_TRUE(ContainsIgnoreCase("SELECT * FROM INFORMATION_SCHEMA.tables", "information_schema"));
+  EXPECT_TRUE(ContainsIgnoreCase("abc", ""));
+  EXPECT_FALSE(ContainsIgnoreCase("informatio_schema", "information_schema"));
+  EXPECT_FALSE(ContainsIgnoreCase("ab", "abc"));
+}
+
 TEST(StringsTest, StartsWithIgnoreCase) {
   EXPECT_TRUE(StartsWithIgnoreCase("SESSION.sql_mode", "session."));
   EXPECT_TRUE(StartsWithIgnoreCase("abc", ""));

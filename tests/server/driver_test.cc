@@ -51,6 +51,25 @@ TEST_F(DriverTest, GoDatabaseSqlWithAndWithoutInterpolateParams) {
   }
 }
 
+// Java: MariaDB Connector/J 2.7 (Debian libmariadb-java) with useServerPrepStmts=true, and the
+// DatabaseMetaData calls BI tools make (getTables, getColumns, getPrimaryKeys).
+TEST_F(DriverTest, JavaConnectorJServerPreparedAndMetadata) {
+  testing::TempDir dir;
+  auto built = testing::RunProcess(
+      {"javac", "-d", dir.path(),
+       std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/JavaClient.java"},
+      {"HOME=" + dir.path()}, std::chrono::seconds(300));
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  ASSERT_EQ(built->exit_code, 0) << testing::ProcessFailure("javac", *built);
+  auto run = testing::RunProcess({"java", "-Duser.timezone=UTC", "-cp",
+                                  dir.path() + ":/usr/share/java/mariadb-java-client.jar",
+                                  "JavaClient", std::to_string(server().mysql_port())},
+                                 {"HOME=" + dir.path()}, std::chrono::seconds(120));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure("java JavaClient", *run);
+  EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok");
+}
+
 // Runs a Python script of tests/server/clients with Debian's python3 and `driver`; a test
 // failure unless it prints "ok".
 void RunPython(const std::string& script, const std::string& driver, uint16_t port) {

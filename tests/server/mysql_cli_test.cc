@@ -87,9 +87,9 @@ TEST_F(MysqlCliTest, DatabasesTablesAndDescribe) {
   EXPECT_EQ(Run("SHOW TABLES", {"-D", "shop"}), "Tables_in_shop\norders\n");
   EXPECT_EQ(Run("USE shop; DESC orders"),
             "Field\tType\tNull\tKey\tDefault\tExtra\n"
-            "id\tINTEGER\tNO\tPRI\tNULL\t\n"
-            "amount\tDECIMAL(10,2)\tNO\t\tNULL\t\n"
-            "note\tVARCHAR\tYES\t\tNULL\t\n");
+            "id\tint\tNO\tPRI\tNULL\t\n"
+            "amount\tdecimal(10,2)\tNO\t\tNULL\t\n"
+            "note\tlongtext\tYES\t\tNULL\t\n");
   EXPECT_EQ(
       Run("SHOW CREATE TABLE orders", {"-N", "-D", "shop"}),
       "orders\tCREATE TABLE `orders` (\\n  `id` int NOT NULL,\\n  `amount` decimal(10,2) NOT "

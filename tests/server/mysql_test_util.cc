@@ -21,6 +21,7 @@
 #include "access/password.h"
 #include "server/protocol.h"
 #include "server/wire.h"
+#include "sql/mysql_types.h"
 
 namespace millrace::server {
 namespace {
@@ -38,6 +39,7 @@ Result<std::unique_ptr<InProcessServer>> InProcessServer::Start(MySqlServerOptio
   sql::RouterOptions router_options;
   router_options.system_variables = options.SystemVariables();
   s->router_ = std::make_unique<sql::Router>(s->db_.get(), router_options);
+  MR_RETURN_IF_ERROR(s->router_->InstallMysqlInformationSchema());
   options.port = 0;
   s->server_ = std::make_unique<MySqlServer>(options, s->router_.get(), &s->metrics_);
   MR_RETURN_IF_ERROR(s->server_->Start());
@@ -199,7 +201,11 @@ std::string BuildClientHandshake(const LoginOptions& options, const std::string&
                                  uint32_t capabilities) {
   const std::string auth = access::NativePasswordResponse(options.password, scramble);
   WireWriter w;
-  w.Int4(capabilities).Int4(1 << 24).Int1(kUtf8mb4GeneralCi).Zeros(23).NulString(options.user);
+  w.Int4(capabilities)
+      .Int4(1 << 24)
+      .Int1(static_cast<uint8_t>(sql::kUtf8mb4GeneralCi))
+      .Zeros(23)
+      .NulString(options.user);
   if ((capabilities & kClientPluginAuthLenencData) != 0) {
     w.LenEncString(auth);
   } else {

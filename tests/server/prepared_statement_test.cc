@@ -1,7 +1,9 @@
 // Server-side prepared statements over the binary protocol, driven by MariaDB Connector/C's
 // mysql_stmt_* API against the real `millrace serve`: parameters of every type and NULL bound
 // and read back typed, one statement executed many times, long data, Millrace's own
-// statements, errors with their codes, and a statement whose privilege is checked again.
+// statements, errors with their codes, a statement whose privilege is checked again, and
+// read-only cursors; and the other commands clients send (COM_FIELD_LIST, COM_CHANGE_USER,
+// COM_RESET_CONNECTION, COM_SET_OPTION, COM_STATISTICS, COM_PROCESS_KILL).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -237,6 +239,168 @@ TEST_F(PreparedStatementTest, ARevokedPrivilegeStopsTheNextExecution) {
   Sql("REVOKE SELECT ON ps.* FROM 'ana'@'%'");
   EXPECT_NE(mysql_stmt_execute(stmt.get()), 0);
   EXPECT_EQ(mysql_stmt_errno(stmt.get()), 1142u) << mysql_stmt_error(stmt.get());
+}
+
+// DuckDB's types without a MySQL twin arrive in the type mysql_types.h declares for them, in
+// binary rows as in text ones.
+TEST_F(PreparedStatementTest, DuckDbTypesArriveInTheirDeclaredMySqlTypes) {
+  StmtPtr stmt = Prepare(
+      "SELECT TIMESTAMPTZ '2024-02-29 13:45:30.5+00', 170141183460469231731687303715884105727::"
+      "HUGEINT, '5b1e0f3c-1a2b-4c3d-8e9f-0a1b2c3d4e5f'::UUID, [1, 2, 3], INTERVAL 2 DAY");
+  ASSERT_EQ(mysql_stmt_execute(stmt.get()), 0) << mysql_stmt_error(stmt.get());
+  MYSQL_RES* meta = mysql_stmt_result_metadata(stmt.get());
+  ASSERT_NE(meta, nullptr);
+  EXPECT_EQ(mysql_fetch_field_direct(meta, 0)->type, MYSQL_TYPE_TIMESTAMP);
+  EXPECT_EQ(mysql_fetch_field_direct(meta, 1)->type, MYSQL_TYPE_NEWDECIMAL);
+  EXPECT_EQ(mysql_fetch_field_direct(meta, 2)->type, MYSQL_TYPE_STRING);
+  EXPECT_EQ(mysql_fetch_field_direct(meta, 3)->type, MYSQL_TYPE_BLOB);
+  EXPECT_EQ(mysql_fetch_field_direct(meta, 3)->charsetnr, 45u);
+  mysql_free_result(meta);
+  MYSQL_TIME ts{};
+  char texts[4][64];
+  unsigned long lengths[4] = {};
+  bool nulls[5] = {};
+  MYSQL_BIND out[5] = {Bind(MYSQL_TYPE_TIMESTAMP, &ts, sizeof(ts), &nulls[0])};
+  for (int k = 0; k < 4; ++k)
+    out[k + 1] = Bind(MYSQL_TYPE_STRING, texts[k], sizeof(texts[k]), &nulls[k + 1], &lengths[k]);
+  ASSERT_EQ(mysql_stmt_bind_result(stmt.get(), out), 0);
+  ASSERT_EQ(mysql_stmt_fetch(stmt.get()), 0) << mysql_stmt_error(stmt.get());
+  EXPECT_EQ(ts.year, 2024u);
+  EXPECT_EQ(ts.day, 29u);
+  EXPECT_EQ(ts.hour, 13u);
+  EXPECT_EQ(ts.second_part, 500000u);
+  EXPECT_EQ(std::string(texts[0], lengths[0]), "170141183460469231731687303715884105727");
+  EXPECT_EQ(std::string(texts[1], lengths[1]), "5b1e0f3c-1a2b-4c3d-8e9f-0a1b2c3d4e5f");
+  EXPECT_EQ(std::string(texts[2], lengths[2]), "[1, 2, 3]");
+  EXPECT_EQ(std::string(texts[3], lengths[3]), "2 days");
+}
+
+// A read-only cursor (COM_STMT_FETCH): rows arrive a few at a time, and a statement run on the
+// connection in between closes the cursor.
+TEST_F(PreparedStatementTest, ReadOnlyCursorFetchesRowsInBatches) {
+  Sql("CREATE DATABASE IF NOT EXISTS ps");
+  Sql("CREATE TABLE ps.seq AS SELECT range AS i FROM range(100)");
+  StmtPtr stmt = Prepare("SELECT i, 'r' || i::VARCHAR FROM ps.seq WHERE i < ? ORDER BY i");
+  unsigned long cursor = CURSOR_TYPE_READ_ONLY;
+  unsigned long prefetch = 3;
+  ASSERT_EQ(mysql_stmt_attr_set(stmt.get(), STMT_ATTR_CURSOR_TYPE, &cursor), 0);
+  ASSERT_EQ(mysql_stmt_attr_set(stmt.get(), STMT_ATTR_PREFETCH_ROWS, &prefetch), 0);
+  int64_t count = 10;
+  bool no = false;
+  MYSQL_BIND p = Bind(MYSQL_TYPE_LONGLONG, &count, 0, &no);
+  ASSERT_EQ(mysql_stmt_bind_param(stmt.get(), &p), 0);
+  int64_t i = -1;
+  char text[16];
+  unsigned long text_length = 0;
+  bool i_null = false;
+  bool text_null = false;
+  MYSQL_BIND out[2] = {Bind(MYSQL_TYPE_LONGLONG, &i, 0, &i_null),
+                       Bind(MYSQL_TYPE_STRING, text, sizeof(text), &text_null, &text_length)};
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_EQ(mysql_stmt_execute(stmt.get()), 0) << mysql_stmt_error(stmt.get());
+    ASSERT_EQ(mysql_stmt_bind_result(stmt.get(), out), 0);
+    for (int64_t want = 0; want < count; ++want) {
+      ASSERT_EQ(mysql_stmt_fetch(stmt.get()), 0) << want << ": " << mysql_stmt_error(stmt.get());
+      EXPECT_EQ(i, want);
+      EXPECT_EQ(std::string(text, text_length), "r" + std::to_string(want));
+    }
+    EXPECT_EQ(mysql_stmt_fetch(stmt.get()), MYSQL_NO_DATA);
+    count = 7;  // the same statement, executed again with another bound value
+  }
+  // Another statement on the connection ends the open cursor: its next fetch is an error.
+  ASSERT_EQ(mysql_stmt_execute(stmt.get()), 0) << mysql_stmt_error(stmt.get());
+  ASSERT_EQ(mysql_stmt_bind_result(stmt.get(), out), 0);
+  ASSERT_EQ(mysql_stmt_fetch(stmt.get()), 0);
+  Sql("SELECT 1");
+  mysql_free_result(mysql_store_result(mysql_.get()));
+  int fetched = 0;
+  while (fetched < 10 && mysql_stmt_fetch(stmt.get()) == 0)
+    ++fetched;
+  EXPECT_LT(fetched, 6);
+  EXPECT_EQ(mysql_stmt_errno(stmt.get()), 1421u) << mysql_stmt_error(stmt.get());
+}
+
+// COM_FIELD_LIST (mysql_list_fields), COM_SET_OPTION, COM_STATISTICS, COM_RESET_CONNECTION,
+// COM_CHANGE_USER and COM_PROCESS_KILL, as Connector/C sends them.
+TEST_F(PreparedStatementTest, UtilityCommandsAnswerAsMySql) {
+  Sql("CREATE DATABASE IF NOT EXISTS util");
+  Sql("CREATE TABLE IF NOT EXISTS util.t (id INT, name VARCHAR, price DECIMAL(8,3))");
+  Sql("USE util");
+  MYSQL_RES* fields = mysql_list_fields(mysql_.get(), "t", nullptr);
+  ASSERT_NE(fields, nullptr) << mysql_error(mysql_.get());
+  ASSERT_EQ(mysql_num_fields(fields), 3u);
+  EXPECT_STREQ(mysql_fetch_field_direct(fields, 0)->name, "id");
+  EXPECT_STREQ(mysql_fetch_field_direct(fields, 0)->table, "t");
+  EXPECT_EQ(mysql_fetch_field_direct(fields, 2)->type, MYSQL_TYPE_NEWDECIMAL);
+  EXPECT_EQ(mysql_fetch_field_direct(fields, 2)->decimals, 3u);
+  mysql_free_result(fields);
+  fields = mysql_list_fields(mysql_.get(), "t", "N%");
+  ASSERT_NE(fields, nullptr) << mysql_error(mysql_.get());
+  ASSERT_EQ(mysql_num_fields(fields), 1u);
+  EXPECT_STREQ(mysql_fetch_field_direct(fields, 0)->name, "name");
+  mysql_free_result(fields);
+  EXPECT_EQ(mysql_list_fields(mysql_.get(), "nope", nullptr), nullptr);
+  EXPECT_EQ(mysql_errno(mysql_.get()), 1146u) << mysql_error(mysql_.get());
+
+  // Multi-statements follow COM_SET_OPTION.
+  EXPECT_NE(mysql_query(mysql_.get(), "SELECT 1; SELECT 2"), 0);
+  ASSERT_EQ(mysql_set_server_option(mysql_.get(), MYSQL_OPTION_MULTI_STATEMENTS_ON), 0)
+      << mysql_error(mysql_.get());
+  ASSERT_EQ(mysql_query(mysql_.get(), "SELECT 1; SELECT 2"), 0) << mysql_error(mysql_.get());
+  int results = 0;
+  do {
+    mysql_free_result(mysql_store_result(mysql_.get()));
+    ++results;
+  } while (mysql_next_result(mysql_.get()) == 0);
+  EXPECT_EQ(results, 2);
+  ASSERT_EQ(mysql_set_server_option(mysql_.get(), MYSQL_OPTION_MULTI_STATEMENTS_OFF), 0);
+  EXPECT_NE(mysql_query(mysql_.get(), "SELECT 1; SELECT 2"), 0);
+
+  const char* stat = mysql_stat(mysql_.get());
+  ASSERT_NE(stat, nullptr) << mysql_error(mysql_.get());
+  EXPECT_EQ(std::string(stat).rfind("Uptime: ", 0), 0u) << stat;
+  EXPECT_NE(std::string(stat).find("Questions: "), std::string::npos) << stat;
+
+  // COM_RESET_CONNECTION: the database stays; session variables, transactions and prepared
+  // statements do not.
+  Sql("SET autocommit = 0");
+  Sql("INSERT INTO t VALUES (1, 'a', 1.5)");
+  StmtPtr stmt = Prepare("SELECT 1");
+  ASSERT_EQ(mysql_reset_connection(mysql_.get()), 0) << mysql_error(mysql_.get());
+  Sql("SELECT @@autocommit, database(), (SELECT count(*) FROM t)");
+  MYSQL_RES* res = mysql_store_result(mysql_.get());
+  MYSQL_ROW row = mysql_fetch_row(res);
+  EXPECT_STREQ(row[0], "1");
+  EXPECT_STREQ(row[1], "util");
+  EXPECT_STREQ(row[2], "0");  // the open transaction was rolled back
+  mysql_free_result(res);
+
+  // COM_CHANGE_USER: another user, checked against its password; a wrong one closes.
+  Sql("CREATE USER IF NOT EXISTS 'bo'@'%' IDENTIFIED BY 'bo-pw'");
+  Sql("GRANT SELECT ON util.* TO 'bo'@'%'");
+  ASSERT_EQ(mysql_change_user(mysql_.get(), "bo", "bo-pw", "util"), 0) << mysql_error(mysql_.get());
+  Sql("SELECT current_user(), database()");
+  res = mysql_store_result(mysql_.get());
+  row = mysql_fetch_row(res);
+  EXPECT_EQ(std::string(row[0]).rfind("bo", 0), 0u) << row[0];
+  EXPECT_STREQ(row[1], "util");
+  mysql_free_result(res);
+  EXPECT_NE(mysql_query(mysql_.get(), "CREATE TABLE util.u (x INT)"), 0);
+  EXPECT_EQ(mysql_errno(mysql_.get()), 1142u) << mysql_error(mysql_.get());
+  EXPECT_NE(mysql_change_user(mysql_.get(), "root", "wrong", nullptr), 0);
+  EXPECT_EQ(mysql_errno(mysql_.get()), 1045u) << mysql_error(mysql_.get());
+
+  // COM_PROCESS_KILL (mysql_kill) ends another connection.
+  std::string error;
+  MysqlPtr victim = ConnectorC(server().mysql_port(), "", 0, nullptr, &error);
+  ASSERT_NE(victim, nullptr) << error;
+  MysqlPtr killer = ConnectorC(server().mysql_port(), "", 0, nullptr, &error);
+  ASSERT_NE(killer, nullptr) << error;
+  ASSERT_EQ(mysql_kill(killer.get(), mysql_thread_id(victim.get())), 0)
+      << mysql_error(killer.get());
+  EXPECT_NE(mysql_query(victim.get(), "SELECT 1"), 0);
+  EXPECT_NE(mysql_kill(killer.get(), 999999), 0);
+  EXPECT_EQ(mysql_errno(killer.get()), 1094u) << mysql_error(killer.get());
 }
 
 }  // namespace

@@ -163,7 +163,8 @@ class Scenario {
         }
         return true;
       }
-      case 5: {  // a statement prepared, then executed with parameters that do not fit it
+      case 5: {  // a statement prepared, then a command that does not fit it: parameters of the
+                 // wrong count, type or length, or a truncated FETCH, SET_OPTION, CHANGE_USER
         if (!client_->Handshake().ok()) return false;
         client_->sequence() = 0;
         if (!client_->SendPacket("\x16SELECT CAST(? AS INT) + 1, CAST(? AS VARCHAR)").ok()) {
@@ -171,7 +172,7 @@ class Scenario {
         }
         WireWriter execute;
         execute.Int1(0x17).Int4(1).Int1(0).Int4(1);  // the connection's first statement
-        switch (rng_() % 4) {
+        switch (rng_() % 8) {
           case 0:  // no NULL bitmap for its two parameters
             break;
           case 1:  // no types, and none bound before
@@ -181,10 +182,31 @@ class Scenario {
             execute.Int1(0).Int1(1).Int2(static_cast<uint16_t>(17 + rng_() % 200)).Int2(3);
             execute.Raw(RandomBytes(rng_, rng_() % 20));
             break;
-          default:  // a string longer than the packet
+          case 3:  // a string longer than the packet
             execute.Int1(0).Int1(1).Int2(3).Int2(253).Int4(7);
             execute.LenEncInt(1000 + rng_() % 100000).Raw(RandomBytes(rng_, rng_() % 100));
             break;
+          case 4:  // two BIGINTs announced, fewer bytes than one
+            execute.Int1(0).Int1(1).Int2(8).Int2(8).Raw(RandomBytes(rng_, rng_() % 8));
+            break;
+          case 5: {  // COM_STMT_FETCH shorter than its statement id and row count
+            WireWriter fetch;
+            fetch.Int1(0x1c).Raw(RandomBytes(rng_, rng_() % 8));
+            execute = std::move(fetch);
+            break;
+          }
+          case 6: {  // COM_SET_OPTION without its option
+            WireWriter option;
+            option.Int1(0x1b).Raw(RandomBytes(rng_, rng_() % 2));
+            execute = std::move(option);
+            break;
+          }
+          default: {  // COM_CHANGE_USER whose user name never ends
+            WireWriter change;
+            change.Int1(0x11).Raw(std::string(1 + rng_() % 50, 'u'));
+            execute = std::move(change);
+            break;
+          }
         }
         client_->sequence() = 0;
         return ExpectClosed(client_->SendPacket(execute.data()));

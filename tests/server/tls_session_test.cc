@@ -4,6 +4,7 @@
 
 #include "server/mysql_test_util.h"
 #include "server/protocol.h"
+#include "sql/mysql_types.h"
 #include "testing/tls_cert.h"
 
 namespace millrace::server {
@@ -211,7 +212,7 @@ TEST(TlsProtocolTest, A32ByteResponseWithClientSslIsAnSslRequest) {
   ASSERT_TRUE(request.ok()) << request.status().ToString();
   EXPECT_TRUE(request->ssl_request);
   EXPECT_NE(request->capabilities & kClientSsl, 0u);
-  EXPECT_EQ(request->charset, kUtf8mb4GeneralCi);
+  EXPECT_EQ(request->charset, sql::kUtf8mb4GeneralCi);
   // The full response that follows over TLS keeps the flag and parses as a login.
   auto login = ParseHandshakeResponse(full);
   ASSERT_TRUE(login.ok()) << login.status().ToString();

@@ -165,10 +165,17 @@ TEST(ColumnTypesTest, DuckDbTypesMapToMySqlTypes) {
   EXPECT_EQ(decimal.type, kTypeNewDecimal);
   EXPECT_EQ(decimal.decimals, 3);
   EXPECT_EQ(decimal.length, 20u);
-  EXPECT_EQ(MySqlColumnFor({TypeId::kTimestampTz}).type, kTypeDateTime);
+  EXPECT_EQ(MySqlColumnFor({TypeId::kTimestampTz}).type, kTypeTimestamp);
   EXPECT_EQ(MySqlColumnFor({TypeId::kBlob}).charset, kBinaryCollation);
-  EXPECT_EQ(MySqlColumnFor({TypeId::kVarchar}).charset, kUtf8mb4GeneralCi);
-  EXPECT_EQ(MySqlColumnFor({TypeId::kList}).type, kTypeVarString);
+  // VARCHAR is a LONGTEXT: MySQL's BLOB type in utf8mb4, 2^32 - 1 bytes long.
+  const MySqlColumn text = MySqlColumnFor({TypeId::kVarchar});
+  EXPECT_EQ(text.type, kTypeBlob);
+  EXPECT_EQ(text.charset, kUtf8mb4GeneralCi);
+  EXPECT_EQ(text.length, 4294967295u);
+  EXPECT_EQ(text.flags & kFlagBinary, 0);
+  EXPECT_EQ(MySqlColumnFor({TypeId::kList}).type, kTypeBlob);
+  EXPECT_EQ(MySqlColumnFor({TypeId::kList}).charset, kUtf8mb4GeneralCi);
+  EXPECT_EQ(MySqlColumnFor({TypeId::kHugeInt}).length, 40u);
 }
 
 }  // namespace

@@ -50,6 +50,7 @@ class RouterTest : public ::testing::Test {
     options.hidden_databases = {"internal_jobs"};
     options.system_variables = {{"wait_timeout", "77", true}};
     router_ = std::make_unique<Router>(db_.get(), options);
+    ASSERT_TRUE(router_->InstallMysqlInformationSchema().ok());
     auto session = router_->NewSession(SessionInfo{42, "root", "10.1.2.3"});
     ASSERT_TRUE(session.ok()) << session.status().ToString();
     session_ = std::move(session).value();
@@ -118,17 +119,17 @@ TEST_F(RouterTest, DescribeShowColumnsAndShowCreateTable) {
   const Table desc = Ok("DESC t");
   EXPECT_EQ(desc.columns,
             (std::vector<std::string>{"Field", "Type", "Null", "Key", "Default", "Extra"}));
-  EXPECT_EQ(desc.rows, (Rows{{"id", "INTEGER", "NO", "PRI", "NULL", ""},
-                             {"sku", "VARCHAR", "YES", "UNI", "NULL", ""},
-                             {"qty", "DECIMAL(10,2)", "NO", "", "1", ""}}));
+  EXPECT_EQ(desc.rows, (Rows{{"id", "int", "NO", "PRI", "NULL", ""},
+                             {"sku", "longtext", "YES", "UNI", "NULL", ""},
+                             {"qty", "decimal(10,2)", "NO", "", "1", ""}}));
   EXPECT_EQ(Ok("DESCRIBE d.T").rows, desc.rows);
   EXPECT_EQ(Ok("SHOW COLUMNS FROM t FROM d").rows, desc.rows);
   EXPECT_EQ(Query("SHOW COLUMNS FROM t LIKE 's%'"),
-            (Rows{{"sku", "VARCHAR", "YES", "UNI", "NULL", ""}}));
-  EXPECT_EQ(Query("DESC t qty"), (Rows{{"qty", "DECIMAL(10,2)", "NO", "", "1", ""}}));
+            (Rows{{"sku", "longtext", "YES", "UNI", "NULL", ""}}));
+  EXPECT_EQ(Query("DESC t qty"), (Rows{{"qty", "decimal(10,2)", "NO", "", "1", ""}}));
   EXPECT_EQ(Ok("SHOW FULL COLUMNS FROM t").columns.size(), 9u);
   EXPECT_EQ(Query("SHOW COLUMNS FROM t WHERE `Key` = 'PRI'"),
-            (Rows{{"id", "INTEGER", "NO", "PRI", "NULL", ""}}));
+            (Rows{{"id", "int", "NO", "PRI", "NULL", ""}}));
   // DuckDB's own DESCRIBE of a query still works.
   EXPECT_EQ(Ok("DESCRIBE SELECT 1 AS one").rows.size(), 1u);
 
@@ -145,6 +146,115 @@ TEST_F(RouterTest, DescribeShowColumnsAndShowCreateTable) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "Table 'd.nope' doesn't exist");
   EXPECT_EQ(ErrorCode("DESC other.t"), kErBadDb);
+}
+
+// information_schema as MySQL clients read it: MySQL's views, upper-case columns and types,
+// compared case-insensitively; DuckDB's own stays behind system.information_schema.
+TEST_F(RouterTest, InformationSchemaHasMySqlShape) {
+  Ok("CREATE DATABASE d");
+  Ok("CREATE TABLE d.t (id INTEGER PRIMARY KEY, u UBIGINT NOT NULL, s VARCHAR UNIQUE, "
+     "n DECIMAL(10,2), b BOOLEAN, ts TIMESTAMP, tz TIMESTAMPTZ, bin BLOB, l INTEGER[], "
+     "h HUGEINT)");
+  Ok("CREATE VIEW d.v AS SELECT id FROM d.t");
+  EXPECT_EQ(Query("SELECT TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_COMMENT FROM "
+                  "information_schema.TABLES WHERE TABLE_SCHEMA = 'D' ORDER BY 1"),
+            (Rows{{"t", "BASE TABLE", "DuckDB", ""}, {"v", "VIEW", "NULL", "VIEW"}}));
+  EXPECT_EQ(Query("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME FROM "
+                  "INFORMATION_SCHEMA.schemata"),
+            (Rows{{"d", "utf8mb4"}}));
+  EXPECT_EQ(
+      Query("SELECT COLUMN_NAME, ORDINAL_POSITION, IS_NULLABLE, DATA_TYPE, COLUMN_TYPE, "
+            "CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, "
+            "CHARACTER_SET_NAME, COLUMN_KEY FROM information_schema.columns WHERE "
+            "table_schema = 'd' AND table_name = 't' ORDER BY ORDINAL_POSITION"),
+      (Rows{
+          {"id", "1", "NO", "int", "int", "NULL", "10", "0", "NULL", "NULL", "PRI"},
+          {"u", "2", "NO", "bigint", "bigint unsigned", "NULL", "20", "0", "NULL", "NULL", ""},
+          {"s", "3", "YES", "longtext", "longtext", "4294967295", "NULL", "NULL", "NULL", "utf8mb4",
+           "UNI"},
+          {"n", "4", "YES", "decimal", "decimal(10,2)", "NULL", "10", "2", "NULL", "NULL", ""},
+          {"b", "5", "YES", "tinyint", "tinyint(1)", "NULL", "3", "0", "NULL", "NULL", ""},
+          {"ts", "6", "YES", "datetime", "datetime(6)", "NULL", "NULL", "NULL", "6", "NULL", ""},
+          {"tz", "7", "YES", "timestamp", "timestamp(6)", "NULL", "NULL", "NULL", "6", "NULL", ""},
+          {"bin", "8", "YES", "longblob", "longblob", "4294967295", "NULL", "NULL", "NULL", "NULL",
+           ""},
+          {"l", "9", "YES", "longtext", "longtext", "4294967295", "NULL", "NULL", "NULL", "utf8mb4",
+           ""},
+          {"h", "10", "YES", "decimal", "decimal(39,0)", "NULL", "39", "0", "NULL", "NULL", ""}}));
+  // Drivers compare as MySQL's general collation does: IS_NULLABLE = 'yes'.
+  EXPECT_EQ(Query("SELECT count(*) FROM information_schema.COLUMNS WHERE TABLE_NAME = 'T' AND "
+                  "IS_NULLABLE = 'yes'"),
+            (Rows{{"8"}}));
+  EXPECT_EQ(Query("SELECT INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME FROM "
+                  "information_schema.STATISTICS WHERE TABLE_NAME = 't' ORDER BY INDEX_NAME = "
+                  "'PRIMARY' DESC"),
+            (Rows{{"PRIMARY", "0", "1", "id"}, {"t_s_key", "0", "1", "s"}}));
+  EXPECT_EQ(Query("SELECT CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION FROM "
+                  "information_schema.KEY_COLUMN_USAGE WHERE TABLE_NAME = 't' AND "
+                  "CONSTRAINT_NAME = 'PRIMARY'"),
+            (Rows{{"PRIMARY", "id", "1"}}));
+  EXPECT_EQ(Query("SELECT count(*) FROM information_schema.ROUTINES"), (Rows{{"0"}}));
+  EXPECT_EQ(Query("SELECT TABLE_NAME FROM information_schema.VIEWS"), (Rows{{"v"}}));
+  // DuckDB's own, by its catalog name.
+  EXPECT_EQ(Query("SELECT data_type FROM system.information_schema.columns WHERE "
+                  "table_schema = 'd' AND table_name = 't' AND column_name = 'id'"),
+            (Rows{{"INTEGER"}}));
+}
+
+TEST_F(RouterTest, ShowTableStatusIndexAndEngines) {
+  Ok("CREATE DATABASE d");
+  Ok("USE d");
+  Ok("CREATE TABLE t (a INTEGER, b VARCHAR, c INTEGER UNIQUE, PRIMARY KEY (a, b))");
+  Ok("CREATE TABLE other (x INTEGER)");
+  const Table status = Ok("SHOW TABLE STATUS LIKE 't'");
+  ASSERT_EQ(status.columns.size(), 18u);
+  EXPECT_EQ(status.columns[0], "Name");
+  ASSERT_EQ(status.rows.size(), 1u);
+  EXPECT_EQ(status.rows[0][0], "t");
+  EXPECT_EQ(status.rows[0][1], "DuckDB");
+  EXPECT_EQ(Query("SHOW TABLE STATUS FROM d WHERE Name = 'other'").size(), 1u);
+  EXPECT_EQ(Query("SHOW TABLE STATUS").size(), 2u);
+  const Table index = Ok("SHOW INDEX FROM t");
+  EXPECT_EQ(index.columns[2], "Key_name");
+  EXPECT_EQ(index.rows.size(), 3u);
+  EXPECT_EQ(Query("SHOW KEYS FROM t FROM d WHERE Key_name = 'PRIMARY'").size(), 2u);
+  EXPECT_EQ(Query("SHOW INDEXES IN d.t WHERE Column_name = 'b'")[0][3], "2");
+  EXPECT_EQ(ErrorCode("SHOW INDEX FROM nope"), kErNoSuchTable);
+  EXPECT_EQ(Query("SHOW ENGINES")[0][0], "DuckDB");
+}
+
+TEST_F(RouterTest, TransactionsAsClientsDriveThem) {
+  Ok("CREATE DATABASE d");
+  Ok("USE d");
+  Ok("CREATE TABLE t (x INTEGER)");
+  // autocommit = 0: the first statement opens a transaction, ROLLBACK ends it.
+  Ok("SET autocommit = 0");
+  EXPECT_FALSE(session_->in_transaction());
+  Ok("INSERT INTO t VALUES (1)");
+  EXPECT_TRUE(session_->in_transaction());
+  Ok("ROLLBACK");
+  EXPECT_FALSE(session_->in_transaction());
+  EXPECT_EQ(Query("SELECT count(*) FROM t"), (Rows{{"0"}}));
+  Ok("INSERT INTO t VALUES (2)");
+  Ok("COMMIT");
+  // Setting autocommit to 1 commits the open transaction.
+  Ok("INSERT INTO t VALUES (3)");
+  Ok("SET autocommit = 1");
+  EXPECT_FALSE(session_->in_transaction());
+  Ok("ROLLBACK");
+  EXPECT_EQ(Query("SELECT x FROM t ORDER BY x"), (Rows{{"2"}, {"3"}}));
+  // START TRANSACTION's MySQL forms.
+  Ok("START TRANSACTION READ ONLY");
+  EXPECT_TRUE(session_->in_transaction());
+  EXPECT_NE(ErrorCode("INSERT INTO t VALUES (4)"), 0);
+  Ok("ROLLBACK");
+  Ok("START TRANSACTION READ WRITE, WITH CONSISTENT SNAPSHOT");
+  Ok("INSERT INTO t VALUES (4)");
+  Ok("ROLLBACK");
+  EXPECT_EQ(ErrorCode("START TRANSACTION READ SOMETIMES"), kErParse);
+  Ok("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  Ok("SET TRANSACTION READ ONLY");
+  EXPECT_EQ(Query("SELECT count(*) FROM t"), (Rows{{"2"}}));
 }
 
 TEST_F(RouterTest, SystemVariablesAndSessionFunctionsAnswerAsMySql) {
@@ -233,6 +343,10 @@ TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
   EXPECT_EQ(Query("SELECT typeof(_binary'ab'), typeof(_utf8mb4 'c'), _latin1'd' = 'd'"),
             (Rows{{"BLOB", "VARCHAR", "true"}}));
   EXPECT_EQ(Query("SELECT _binary FROM (SELECT 1 AS _binary)"), (Rows{{"1"}}));
+  // MySQL's integer casts and CONVERT(x, type), as Connector/J's metadata queries write them.
+  EXPECT_EQ(Query("SELECT typeof(CAST('7' AS SIGNED INTEGER)), typeof(CAST(7 AS UNSIGNED)), "
+                  "CONVERT(CONVERT('8', SIGNED) + 1, UNSIGNED INTEGER), locate('b', 'abc')"),
+            (Rows{{"BIGINT", "UBIGINT", "9", "2"}}));
   // Literal columns are named as MySQL names them.
   const Table literals = Ok("SELECT 'abc', 'it''s' , TRUE, false, '', 'x' AS y, 'a' || 'b'");
   EXPECT_EQ(literals.columns,
