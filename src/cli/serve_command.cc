@@ -34,6 +34,7 @@
 #include "common/metrics.h"
 #include "common/server_config.h"
 #include "common/tls.h"
+#include "console/job_routes.h"
 #include "engine/database.h"
 #include "http/http_auth.h"
 #include "http/http_server.h"
@@ -306,6 +307,7 @@ int RunServe(const std::vector<std::string>& args) {
     if (Status status = (*jobs)->RegisterViews(&router.table_functions()); !status.ok()) {
       return Fail(status);
     }
+    (*jobs)->RegisterMetrics(&metrics);
     job::RegisterJobStatements(&router, jobs->get());
     table::RegisterTableStatements(&router);
     if (Status status = (*db)->RegisterTableFunction(access::MakeAuditLogFunction(
@@ -361,6 +363,7 @@ int RunServe(const std::vector<std::string>& args) {
           return report;
         },
         Clock::Real());
+    console::RegisterJobRoutes(&http_server, jobs->get());
     if (Status status = http_server.Start(); !status.ok()) {
       mysql.Shutdown(std::chrono::milliseconds(0));
       return Fail(status);

@@ -9,11 +9,12 @@
 #include "common/strings.h"
 
 namespace millrace::http {
-namespace {
 
 HttpResponse JsonError(int status, std::string_view message) {
   return HttpResponse{status, "application/json", "{\"error\":" + JsonQuote(message) + "}\n", {}};
 }
+
+namespace {
 
 // A browser shown a Basic challenge prompts for the password and then sends it with every
 // request, cross-site ones included: only API clients are challenged.

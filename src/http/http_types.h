@@ -43,4 +43,7 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// {"error":"<message>"} with `status` (http_access.cc).
+HttpResponse JsonError(int status, std::string_view message);
+
 }  // namespace millrace::http

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,17 @@ class CatalogStore : public access::UserStore, public access::AuditStore {
   // The job's ledger, by key; only entries in `state` when given.
   virtual Result<std::vector<LedgerEntry>> LedgerEntries(int64_t job_id,
                                                          std::optional<FileState> state) = 0;
+  // Up to `limit` ledger entries of the job with keys after `after`, in key order; only those
+  // in `state` when given, and whose key contains `search` when it is not empty.
+  virtual Result<std::vector<LedgerEntry>> LedgerPage(int64_t job_id, const std::string& after,
+                                                      int64_t limit, std::optional<FileState> state,
+                                                      const std::string& search) = 0;
+  // Up to `limit` filtered rows of the job after `after`, in (task_id, file, line) order.
+  virtual Result<std::vector<FilteredRow>> FilteredRowsPage(int64_t job_id,
+                                                            const FilteredRow& after,
+                                                            int64_t limit) = 0;
+  // How many files of each job's ledger are in `state`, by job id (jobs with none left out).
+  virtual Result<std::map<int64_t, int64_t>> CountFiles(FileState state) = 0;
   // Records (or replaces, by key) ledger entries outside a task: files skipped or noted by
   // reconciliation, files marked for a retry.
   virtual Status RecordFiles(const std::vector<LedgerEntry>& entries) = 0;

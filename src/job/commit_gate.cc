@@ -36,7 +36,10 @@ Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch
       Status s = config_.fail_points->Check("task.before_commit", job.name);
       if (!s.ok()) return JobError(JobErrorCode::kLoad, s);
     }
+    const Clock::SteadyTime commit_start = config_.clock->SteadyNow();
     if (Status s = txn.Commit(); !s.ok()) return JobError(JobErrorCode::kLoad, s);
+    job.commit_seconds.Observe(
+        std::chrono::duration<double>(config_.clock->SteadyNow() - commit_start).count());
     if (config_.fail_points != nullptr) {
       // crash or nothing: the commit is done
       config_.fail_points->Check("task.after_commit", job.name).IgnoreError();

@@ -1,5 +1,7 @@
 #include "job/duckdb_catalog.h"
 
+#include <limits>
+
 #include "common/logging.h"
 #include "job/catalog_sql.h"
 #include "job/catalog_version.h"
@@ -431,15 +433,32 @@ Status DuckDbCatalogStore::DeleteJob(int64_t job_id) {
 
 Result<std::vector<LedgerEntry>> DuckDbCatalogStore::LedgerEntries(int64_t job_id,
                                                                    std::optional<FileState> state) {
+  return LedgerPage(job_id, "", std::numeric_limits<int64_t>::max(), state, "");
+}
+
+Result<std::vector<LedgerEntry>> DuckDbCatalogStore::LedgerPage(int64_t job_id,
+                                                                const std::string& after,
+                                                                int64_t limit,
+                                                                std::optional<FileState> state,
+                                                                const std::string& search) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   const std::string wanted = state ? std::string(FileStateName(*state)) : "";
+  // Keyset: the ledger is written in key order (files load in order), so DuckDB's zone maps
+  // skip the row groups before `after`.
   MR_ASSIGN_OR_RETURN(auto stmt,
                       Statement::Prepare(*conn,
                                          "SELECT key, etag, size, state, task_id, rows, "
                                          "load_time_us, error FROM __millrace.files WHERE "
-                                         "job_id = ? AND (? = '' OR state = ?) ORDER BY "
-                                         "key"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Str(wanted).Str(wanted).Query());
+                                         "job_id = ? AND key > ? AND (? = '' OR state = ?) AND "
+                                         "(? = '' OR contains(key, ?)) ORDER BY key LIMIT ?"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id)
+                                       .Str(after)
+                                       .Str(wanted)
+                                       .Str(wanted)
+                                       .Str(search)
+                                       .Str(search)
+                                       .Int(limit)
+                                       .Query());
   std::vector<LedgerEntry> entries;
   MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
     LedgerEntry e;
@@ -456,6 +475,49 @@ Result<std::vector<LedgerEntry>> DuckDbCatalogStore::LedgerEntries(int64_t job_i
     return Status::Ok();
   }));
   return entries;
+}
+
+Result<std::vector<FilteredRow>> DuckDbCatalogStore::FilteredRowsPage(int64_t job_id,
+                                                                      const FilteredRow& after,
+                                                                      int64_t limit) {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(auto stmt,
+                      Statement::Prepare(*conn,
+                                         "SELECT task_id, file, line, column_name, value, reason, "
+                                         "time_us FROM __millrace.filtered_rows WHERE job_id = ? "
+                                         "AND (task_id > ? OR (task_id = ? AND (file > ? OR (file "
+                                         "= ? AND line > ?)))) ORDER BY task_id, file, line "
+                                         "LIMIT ?"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id)
+                                       .Int(after.task_id)
+                                       .Int(after.task_id)
+                                       .Str(after.file)
+                                       .Str(after.file)
+                                       .Int(after.line)
+                                       .Int(limit)
+                                       .Query());
+  std::vector<FilteredRow> rows;
+  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
+    rows.push_back(FilteredRow{Int(c, 0, r), Text(c, 1, r), Int(c, 2, r), Text(c, 3, r),
+                               Text(c, 4, r), Text(c, 5, r), Int(c, 6, r)});
+    return Status::Ok();
+  }));
+  return rows;
+}
+
+Result<std::map<int64_t, int64_t>> DuckDbCatalogStore::CountFiles(FileState state) {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(*conn,
+                                                    "SELECT job_id, count(*) FROM "
+                                                    "__millrace.files WHERE state = ? GROUP BY "
+                                                    "job_id"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Str(std::string(FileStateName(state))).Query());
+  std::map<int64_t, int64_t> counts;
+  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
+    counts[Int(c, 0, r)] = Int(c, 1, r);
+    return Status::Ok();
+  }));
+  return counts;
 }
 
 Status DuckDbCatalogStore::RecordFiles(const std::vector<LedgerEntry>& entries) {

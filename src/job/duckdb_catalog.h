@@ -57,6 +57,12 @@ class DuckDbCatalogStore final : public CatalogStore {
   Status DeleteJob(int64_t job_id) override;
   Result<std::vector<LedgerEntry>> LedgerEntries(int64_t job_id,
                                                  std::optional<FileState> state) override;
+  Result<std::vector<LedgerEntry>> LedgerPage(int64_t job_id, const std::string& after,
+                                              int64_t limit, std::optional<FileState> state,
+                                              const std::string& search) override;
+  Result<std::vector<FilteredRow>> FilteredRowsPage(int64_t job_id, const FilteredRow& after,
+                                                    int64_t limit) override;
+  Result<std::map<int64_t, int64_t>> CountFiles(FileState state) override;
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override;
 
   // access::UserStore (duckdb_user_store.cc): tables __millrace.users (the password as its

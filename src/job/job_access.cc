@@ -56,7 +56,12 @@ bool JobAccess::MaySee(uint64_t connection_id, const engine::RelationName& targe
   if (control == nullptr || !connection_user) return true;
   const std::optional<std::string> user = connection_user(connection_id);
   if (!user) return true;
-  return control->Has(*user, Privilege::kSelect, target.schema, target.name);
+  return MaySeeAs(*user, target);
+}
+
+bool JobAccess::MaySeeAs(const std::string& user, const engine::RelationName& target) const {
+  if (control == nullptr) return true;
+  return control->Has(user, Privilege::kSelect, target.schema, target.name);
 }
 
 }  // namespace millrace::job

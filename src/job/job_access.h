@@ -43,6 +43,8 @@ struct JobAccess {
   Status DefinerMayRun(const std::string& definer, const JobPlan& plan) const;
   // Whether the caller on `connection_id` may see a job loading into `target`.
   bool MaySee(uint64_t connection_id, const engine::RelationName& target) const;
+  // The same for `user` (the HTTP API's, by name).
+  bool MaySeeAs(const std::string& user, const engine::RelationName& target) const;
 };
 
 }  // namespace millrace::job

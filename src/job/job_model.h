@@ -97,6 +97,17 @@ struct TaskRecord {
   std::string RunningOffsetJson() const;
 };
 
+// A row a task filtered out (bad value, or left out by the job's WHERE).
+struct FilteredRow {
+  int64_t task_id = 0;
+  std::string file;
+  int64_t line = 0;
+  std::string column_name;
+  std::string value;
+  std::string reason;
+  int64_t time_us = 0;
+};
+
 struct LedgerEntry {
   int64_t job_id = 0;
   std::string key;

@@ -5,6 +5,11 @@
 namespace millrace::job {
 
 void Job::UpdateHistory(const TaskRecord& task, int keep) {
+  const bool ended = task.state == TaskState::kSuccess || task.state == TaskState::kFailed ||
+                     task.state == TaskState::kCanceled;
+  if (ended && task.finish_time_us > 0) {
+    task_seconds.Observe(static_cast<double>(task.finish_time_us - task.start_time_us) / 1e6);
+  }
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
     if (it->task_id == task.task_id) {
       *it = task;

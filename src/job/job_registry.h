@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/metrics.h"
 #include "common/result.h"
 #include "common/thread_annotations.h"
 #include "engine/statement_plan.h"
@@ -73,8 +74,15 @@ class Job {
   bool auto_resume_pending GUARDED_BY(mu) = false;
   int64_t lag_items GUARDED_BY(mu) = 0;
   int64_t lag_bytes GUARDED_BY(mu) = 0;
+  // Durations since the server started, for the metrics (job_metrics.h): each task from its
+  // start to its end (any outcome; observed by UpdateHistory), and each task's commit.
+  Histogram task_seconds{
+      std::vector<double>(std::begin(kDurationBuckets), std::end(kDurationBuckets))};
+  Histogram commit_seconds{
+      std::vector<double>(std::begin(kDurationBuckets), std::end(kDurationBuckets))};
 
-  // Adds or replaces the task in the history, keeping the newest `keep`.
+  // Adds or replaces the task in the history, keeping the newest `keep`; a task that ended
+  // is observed in task_seconds.
   void UpdateHistory(const TaskRecord& task, int keep) REQUIRES(mu);
   // Publishes the state for the views.
   void Publish() REQUIRES(mu);

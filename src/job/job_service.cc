@@ -5,6 +5,7 @@
 #include "common/logging.h"
 #include "job/duckdb_catalog.h"
 #include "job/job_errors.h"
+#include "job/job_metrics.h"
 #include "job/job_plan.h"
 #include "job/job_registry.h"
 #include "job/job_statements.h"
@@ -39,7 +40,15 @@ class JobService::Impl final : public JobSnapshotSource {
     MR_ASSIGN_OR_RETURN(JobStatement parsed, ParseJobStatement(statement));
     return statements_.Execute(parsed, database, who);
   }
+  JobApiContext ApiContext() { return JobApiContext{&registry_, &catalog_, &config_.access}; }
+  Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who) {
+    return statements_.ShowCreate(name, who);
+  }
   Status RegisterViews(sql::TableFunctionRegistry* registry);
+  void RegisterMetrics(MetricsRegistry* metrics) {
+    metrics->AddCollector(
+        [this](MetricsWriter& out) { WriteJobMetrics(registry_, catalog_, *config_.clock, out); });
+  }
 
   std::vector<JobRow> SnapshotJobs() override { return registry_.SnapshotJobs(); }
   std::vector<TaskRecord> SnapshotTasks() override { return registry_.SnapshotTasks(); }
@@ -141,6 +150,19 @@ Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
   registry->Register("job_files", MakeJobFilesExpander());
   registry->Register("filtered_rows", MakeFilteredRowsExpander());
   return Status::Ok();
+}
+
+void JobService::RegisterMetrics(MetricsRegistry* metrics) {
+  impl_->RegisterMetrics(metrics);
+}
+
+JobApiContext JobService::ApiContext() {
+  return impl_->ApiContext();
+}
+
+Result<std::string> JobService::ShowCreateJob(const std::string& name,
+                                              const sql::SessionInfo& who) {
+  return impl_->ShowCreateJob(name, who);
 }
 
 JobService::JobService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -38,9 +38,11 @@
 
 #include "common/clock.h"
 #include "common/fail_point.h"
+#include "common/metrics.h"
 #include "common/result.h"
 #include "engine/database.h"
 #include "job/job_access.h"
+#include "job/job_api.h"
 #include "job/job_plan.h"
 #include "job/task_policy.h"
 #include "load/file_table_function.h"
@@ -74,9 +76,19 @@ class JobService {
   Result<std::string> Execute(std::string_view statement, const std::string& database = "",
                               const sql::SessionInfo& who = {});
 
+  // What the jobs API reads (job_api.h); valid while the service lives.
+  JobApiContext ApiContext();
+
+  // SHOW CREATE JOB: the statement that recreates job `name`, secrets as placeholders
+  // (JobStatements::ShowCreate).
+  Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who = {});
+
   // Registers jobs() and tasks() with the database, and job_files() and filtered_rows() with
   // the SQL layer.
   Status RegisterViews(sql::TableFunctionRegistry* registry);
+  // Adds the jobs' metrics (job_metrics.h) to `metrics`, which must not render after this
+  // service is destroyed.
+  void RegisterMetrics(MetricsRegistry* metrics);
 
   class Impl;
 

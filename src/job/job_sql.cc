@@ -4,6 +4,7 @@
 
 #include "common/logging.h"
 #include "job/job_statement.h"
+#include "sql/statement_support.h"
 
 namespace millrace::job {
 namespace {
@@ -45,6 +46,24 @@ class JobStatementHandler final : public sql::StatementHandler {
   JobService* service_;
 };
 
+// SHOW CREATE JOB name: one row (Job, Create Job).
+class ShowCreateJobHandler final : public sql::StatementHandler {
+ public:
+  explicit ShowCreateJobHandler(JobService* service) : service_(service) {}
+
+  Result<sql::StatementResult> Execute(const sql::StatementContext& ctx) override {
+    sql::Cursor c(ctx, 3);
+    MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a job name"));
+    MR_RETURN_IF_ERROR(c.ExpectEnd());
+    MR_ASSIGN_OR_RETURN(std::string create, service_->ShowCreateJob(name, ctx.session.info()));
+    return ctx.session.ExecuteDuckDb(sql::ValuesTable(
+        {{"Job", "VARCHAR"}, {"Create Job", "VARCHAR"}}, {{sql::Quote(name), sql::Quote(create)}}));
+  }
+
+ private:
+  JobService* service_;
+};
+
 }  // namespace
 
 void RegisterJobStatements(sql::Router* router, JobService* service) {
@@ -52,6 +71,8 @@ void RegisterJobStatements(sql::Router* router, JobService* service) {
   for (const char* verb : {"CREATE", "PAUSE", "RESUME", "DROP", "ALTER"}) {
     router->RegisterStatement({verb, "JOB"}, handler);
   }
+  router->RegisterStatement({"SHOW", "CREATE", "JOB"},
+                            std::make_shared<ShowCreateJobHandler>(service));
 }
 
 }  // namespace millrace::job

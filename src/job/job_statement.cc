@@ -1,5 +1,7 @@
 #include "job/job_statement.h"
 
+#include <functional>
+
 #include "common/strings.h"
 #include "sql/lexer.h"
 
@@ -296,20 +298,36 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
   return analysis;
 }
 
-std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
+namespace {
+
+// `insert_sql` with each secret of its source call replaced by `with(property)`.
+std::string ReplaceSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
+                           const std::function<std::string(std::string_view key)>& with) {
   std::string call =
       std::string(insert_sql.substr(analysis.call_begin, analysis.call_end - analysis.call_begin));
   for (const char* secret_key : {"s3.secret_key", "s3.session_token", "password"}) {
     auto it = analysis.args.find(secret_key);
     if (it == analysis.args.end() || it->second.empty()) continue;
+    const std::string replacement = with(secret_key);
     size_t pos = 0;
     while ((pos = call.find(it->second, pos)) != std::string::npos) {
-      call.replace(pos, it->second.size(), "***");
-      pos += 3;
+      call.replace(pos, it->second.size(), replacement);
+      pos += replacement.size();
     }
   }
   return std::string(insert_sql.substr(0, analysis.call_begin)) + call +
          std::string(insert_sql.substr(analysis.call_end));
+}
+
+}  // namespace
+
+std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
+  return ReplaceSecrets(insert_sql, analysis, [](std::string_view) { return "***"; });
+}
+
+std::string PlaceholderSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
+  return ReplaceSecrets(insert_sql, analysis,
+                        [](std::string_view key) { return "${" + std::string(key) + "}"; });
 }
 
 }  // namespace millrace::job

@@ -84,5 +84,8 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view insert_sql);
 
 // The INSERT text with the call's secrets replaced by "***".
 std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis);
+// The same with each secret replaced by a placeholder naming its property, ${s3.secret_key},
+// ${s3.session_token} or ${password}: SHOW CREATE JOB, whose output a user fills in.
+std::string PlaceholderSecrets(std::string_view insert_sql, const InsertAnalysis& analysis);
 
 }  // namespace millrace::job

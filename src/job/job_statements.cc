@@ -6,6 +6,7 @@
 #include "common/logging.h"
 #include "common/strings.h"
 #include "job/job_errors.h"
+#include "sql/lexer.h"
 
 namespace millrace::job {
 namespace {
@@ -200,6 +201,30 @@ Result<std::string> JobStatements::ControlLocked(const ControlJobStatement& stmt
   }
   MR_LOG(kInfo) << "job " << after.name << " is " << JobStateName(after.state);
   return "job " + stmt.name + " " + (stmt.action == JobControl::kPause ? "paused" : "resumed");
+}
+
+Result<std::string> JobStatements::ShowCreate(const std::string& name,
+                                              const sql::SessionInfo& who) {
+  std::shared_ptr<Job> job = config_.registry->Find(name);
+  if (job == nullptr) return NotFound(name);
+  JobRecord record;
+  {
+    MutexLock lock(&job->mu);
+    MR_RETURN_IF_ERROR(MayControl(who, job->plan.get()));
+    record = job->record;
+  }
+  MR_ASSIGN_OR_RETURN(InsertAnalysis analysis, AnalyzeInsert(record.insert_sql));
+  std::string out = "CREATE JOB " + sql::Backquoted(record.name) + " ON STREAMING";
+  if (!record.properties.given.empty()) {
+    std::string list;
+    for (const auto& [key, value] : record.properties.given)
+      list += (list.empty() ? "" : ", ") + sql::Quoted(key, '"') + " = " + sql::Quoted(value, '"');
+    out += " PROPERTIES (" + list + ")";
+  }
+  if (!record.comment.empty()) out += " COMMENT " + sql::Quoted(record.comment, '\'');
+  // The database form (FROM ... TO DATABASE) follows directly; an INSERT after DO.
+  out += analysis.to_database.empty() ? " DO " : " ";
+  return out + PlaceholderSecrets(record.insert_sql, analysis);
 }
 
 Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt,

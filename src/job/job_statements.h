@@ -44,6 +44,9 @@ class JobStatements {
   // `who`: the client, who needs the privileges of job_access.h and defines a new job.
   Result<std::string> Execute(const JobStatement& statement, const std::string& database,
                               const sql::SessionInfo& who);
+  // SHOW CREATE JOB name: the CREATE JOB statement that recreates the job, its secrets as
+  // placeholders (PlaceholderSecrets); needs what PAUSE JOB needs.
+  Result<std::string> ShowCreate(const std::string& name, const sql::SessionInfo& who);
 
   // Bumps the job's epoch so its running task cannot commit, interrupts the task and waits
   // until it has ended. Returns the epoch before.

@@ -11,7 +11,6 @@ Status MySqlSession::HandlePrepare(std::string_view sql) {
   env_.metrics->queries->Add();
   Result<std::unique_ptr<sql::ClientStatement>> prepared = session_->Prepare(sql);
   if (!prepared.ok()) {
-    env_.metrics->query_errors->Add();
     session_->RecordError(prepared.status());
     WriteError(prepared.status());
     return Status::Ok();
@@ -69,7 +68,6 @@ Status MySqlSession::HandleExecute(std::string_view body) {
   Result<sql::StatementResult> result =
       session_->ExecutePrepared(*prepared.statement, request->params);
   if (!result.ok()) {
-    env_.metrics->query_errors->Add();
     WriteError(result.status());
     return Status::Ok();
   }

@@ -61,7 +61,6 @@ Status MySqlSession::HandleFieldList(std::string_view body) {
   Result<sql::StatementResult> result =
       session_->Execute("SELECT * FROM " + sql::Backquoted(table) + " LIMIT 0");
   if (!result.ok()) {
-    env_.metrics->query_errors->Add();
     WriteError(result.status());
     return Status::Ok();
   }
@@ -80,7 +79,8 @@ Status MySqlSession::HandleFieldList(std::string_view body) {
 }
 
 // COM_CHANGE_USER: logs in as another user with the connection's scramble, with a new session
-// (no prepared statements, variables at their defaults, the open transaction rolled back).
+// (no prepared statements, variables at their defaults, the open transaction rolled back). A
+// refused login, or a database the new user cannot use, is answered with ERR and closes.
 Status MySqlSession::HandleChangeUser(std::string_view body) {
   Result<HandshakeResponse> request = ParseChangeUser(body, capabilities_);
   if (!request.ok()) {
@@ -92,9 +92,11 @@ Status MySqlSession::HandleChangeUser(std::string_view body) {
   login_.reset();  // the new user is admitted in its place
   MR_RETURN_IF_ERROR(Authenticate(*request));
   if (request->database) {
+    // Refused like a login: the client keeps its old user on an ERR, so the connection
+    // cannot go on as the new one.
     if (Status status = session_->Use(*request->database); !status.ok()) {
       WriteError(status);
-      return Status::Ok();
+      return status;
     }
   }
   channel_->Write(BuildOk(0, StatusFlags(false)));
@@ -168,7 +170,6 @@ void MySqlSession::HandleProcessKill(std::string_view body) {
                   : Result<sql::StatementResult>(
                         Status::InvalidArgument("COM_PROCESS_KILL is shorter than its 4 bytes"));
   if (!result.ok()) {
-    env_.metrics->query_errors->Add();
     WriteError(result.status());
     return;
   }

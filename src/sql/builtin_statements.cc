@@ -1,6 +1,5 @@
 #include "sql/builtin_statements.h"
 
-#include <algorithm>
 #include <charconv>
 #include <functional>
 
@@ -306,15 +305,18 @@ Result<StatementResult> Set(const StatementContext& ctx, Cursor& c) {
     return Status::NotSupported(
         "SET GLOBAL of MySQL variables is not supported: Millrace keeps them per session");
   }
+  const bool was_autocommit = ctx.session.autocommit();
   for (const Assignment& a : *assignments)
     MR_RETURN_IF_ERROR(variables.Set(a.name, a.value));
-  // As in MySQL, setting autocommit to 1 commits the open transaction.
-  const bool sets_autocommit =
-      std::any_of(assignments->begin(), assignments->end(),
-                  [](const Assignment& a) { return EqualsIgnoreCase(a.name, "autocommit"); });
-  if (sets_autocommit && ctx.session.autocommit()) {
-    MR_ASSIGN_OR_RETURN(bool open, ctx.session.connection().InTransaction());
-    if (open) MR_RETURN_IF_ERROR(ctx.session.connection().Execute("COMMIT"));
+  if (was_autocommit || !ctx.session.autocommit()) return Ok();
+  // As in MySQL, turning autocommit from 0 to 1 commits the open transaction; when that commit
+  // fails, autocommit stays 0 (and the transaction open, for a ROLLBACK). A look that fails
+  // means an aborted transaction is open (Session::NoteTransactionState).
+  Result<bool> open = ctx.session.connection().InTransaction();
+  if (open.ok() && !*open) return Ok();
+  if (Status committed = ctx.session.connection().Execute("COMMIT"); !committed.ok()) {
+    MR_RETURN_IF_ERROR(variables.Set("autocommit", "0"));
+    return committed;
   }
   return Ok();
 }

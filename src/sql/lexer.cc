@@ -309,13 +309,17 @@ bool IsIdentifier(const Token& token) {
          token.kind == TokenKind::kBacktickIdent;
 }
 
-std::string Backquoted(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out += '`';
-    out += c;
+std::string Quoted(std::string_view text, char quote) {
+  std::string out(1, quote);
+  for (char c : text) {
+    out.push_back(c);
+    if (c == quote) out.push_back(quote);
   }
-  return out + "`";
+  return out + quote;
+}
+
+std::string Backquoted(std::string_view name) {
+  return Quoted(name, '`');
 }
 
 std::string IdentifierValue(std::string_view sql, const Token& token) {

@@ -9,9 +9,6 @@ namespace millrace::sql {
 Result<std::string> MysqlCreateTable(engine::Connection& conn, std::string_view schema,
                                      std::string_view table) {
   // Column types as information_schema.COLUMNS names them (mysql_types.h).
-  auto view = [](std::string_view name) {
-    return engine::QuoteIdentifier(kMysqlInfoSchema) + "." + std::string(name);
-  };
   const std::string where = " WHERE TABLE_SCHEMA = " + engine::QuoteLiteral(schema) +
                             " AND TABLE_NAME = " + engine::QuoteLiteral(table);
   MR_ASSIGN_OR_RETURN(
@@ -19,14 +16,14 @@ Result<std::string> MysqlCreateTable(engine::Connection& conn, std::string_view 
       engine::QueryTextRows(conn,
                             "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = "
                             "'YES', coalesce(COLUMN_DEFAULT, '') FROM " +
-                                view("columns") + where + " ORDER BY ORDINAL_POSITION"));
+                                MysqlInfoView("columns") + where + " ORDER BY ORDINAL_POSITION"));
   if (columns.empty()) {
     return Status::NotFound("table " + std::string(schema) + "." + std::string(table) +
                             " does not exist");
   }
   MR_ASSIGN_OR_RETURN(
       auto keys,
-      engine::QueryTextRows(conn, "SELECT COLUMN_NAME FROM " + view("statistics") + where +
+      engine::QueryTextRows(conn, "SELECT COLUMN_NAME FROM " + MysqlInfoView("statistics") + where +
                                       " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX"));
   std::string ddl = "CREATE TABLE " + Backquoted(table) + " (\n";
   for (size_t i = 0; i < columns.size(); ++i) {

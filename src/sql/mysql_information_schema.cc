@@ -264,7 +264,7 @@ std::string ViewsView(const std::vector<std::string>& hidden) {
 }
 
 // Millrace has no stored routines: MySQL's columns, no rows.
-std::string RoutinesView() {
+std::string RoutinesView(const std::vector<std::string>&) {
   std::vector<Column> columns;
   for (std::string_view name : {"SPECIFIC_NAME",
                                 "ROUTINE_CATALOG",
@@ -300,7 +300,7 @@ std::string RoutinesView() {
   return ViewSql(columns, "WHERE false");
 }
 
-std::string EnginesView() {
+std::string EnginesView(const std::vector<std::string>&) {
   return ViewSql({{"ENGINE", "'DuckDB'"},
                   {"SUPPORT", "'DEFAULT'"},
                   {"COMMENT", "'DuckDB''s columnar storage, embedded'"},
@@ -310,33 +310,41 @@ std::string EnginesView() {
                  "");
 }
 
+// The views, each declared once: its name (as clients write it, lower-cased) and its query.
+struct MysqlViewDef {
+  std::string_view name;
+  std::string (*select)(const std::vector<std::string>& hidden);
+};
+constexpr MysqlViewDef kViews[] = {{"schemata", SchemataView},
+                                   {"tables", TablesView},
+                                   {"columns", ColumnsView},
+                                   {"statistics", StatisticsView},
+                                   {"key_column_usage", KeyColumnUsageView},
+                                   {"views", ViewsView},
+                                   {"routines", RoutinesView},
+                                   {"engines", EnginesView}};
+
 }  // namespace
 
 std::shared_ptr<engine::TableFunction> MakeMysqlTypesFunction() {
   return std::make_shared<MysqlTypesFunction>();
 }
 
+std::string MysqlInfoView(std::string_view name) {
+  return QuoteIdentifier(kMysqlInfoSchema) + "." + QuoteIdentifier(name);
+}
+
 Status InstallMysqlInformationSchema(engine::Connection& conn,
                                      const std::vector<std::string>& hidden) {
   std::vector<std::string> all_hidden = hidden;
   all_hidden.emplace_back(kMysqlInfoSchema);
-  const std::pair<std::string_view, std::string> views[] = {
-      {"schemata", SchemataView(all_hidden)},
-      {"tables", TablesView(all_hidden)},
-      {"columns", ColumnsView(all_hidden)},
-      {"statistics", StatisticsView(all_hidden)},
-      {"key_column_usage", KeyColumnUsageView(all_hidden)},
-      {"views", ViewsView(all_hidden)},
-      {"routines", RoutinesView()},
-      {"engines", EnginesView()}};
-  static_assert(std::size(views) == kMysqlViews.size());
   std::string sql = "CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(kMysqlInfoSchema) + ";\n";
   // MySQL functions the drivers' metadata queries call and DuckDB lacks, in the schema every
   // search path reaches.
   sql += "CREATE OR REPLACE MACRO main.locate(needle, haystack) AS instr(haystack, needle);\n";
-  for (const auto& [name, select] : views) {
-    sql += "CREATE OR REPLACE VIEW " + QuoteIdentifier(kMysqlInfoSchema) + "." +
-           QuoteIdentifier(name) + " AS " + select + ";\n";
+  for (const MysqlViewDef& view : kViews) {
+    sql += "CREATE OR REPLACE VIEW " + MysqlInfoView(view.name) + " AS " + view.select(all_hidden) +
+           ";\n";
   }
   return conn.Execute(sql).WithContext("cannot create the MySQL information_schema");
 }
@@ -352,7 +360,10 @@ Result<std::optional<std::string>> RouteToMysqlInformationSchema(engine::Connect
       return false;
     }
     const std::string name = ToLower(relation->name);
-    if (std::find(kMysqlViews.begin(), kMysqlViews.end(), name) == kMysqlViews.end()) return false;
+    if (std::none_of(std::begin(kViews), std::end(kViews),
+                     [&](const MysqlViewDef& view) { return view.name == name; })) {
+      return false;
+    }
     relation->schema = std::string(kMysqlInfoSchema);
     relation->name = name;
     return true;

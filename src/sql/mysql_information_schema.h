@@ -3,10 +3,14 @@
 //
 // Contract
 // - DuckDB owns an information_schema of its own (PostgreSQL's shape, in the system catalog).
-//   A client's SELECT that names information_schema.<view> (unqualified catalog) for a view of
-//   kMysqlViews reads the view of that name in kMysqlInfoSchema instead
+//   A client's SELECT that names information_schema.<view> (unqualified catalog) for one of the
+//   views below reads the view of that name in kMysqlInfoSchema instead
 //   (RouteToMysqlInformationSchema); other information_schema views, and
-//   system.information_schema.<view>, stay DuckDB's. Names are matched case-insensitively.
+//   system.information_schema.<view>, stay DuckDB's for users with ADMIN_PRIV (the others read
+//   filtered views, which are the MySQL ones wherever a name has both: access/
+//   information_schema.h). Names are matched case-insensitively.
+// - SHOW COLUMNS, DESC, SHOW TABLE STATUS, SHOW INDEX and SHOW CREATE TABLE read these views:
+//   the router installs them at start (Router::InstallMysqlInformationSchema).
 // - The views (InstallMysqlInformationSchema, at start): SCHEMATA, TABLES, COLUMNS, STATISTICS,
 //   KEY_COLUMN_USAGE, VIEWS, ROUTINES (always empty), ENGINES. They list the schemas of the
 //   current database except `hidden` (SHOW DATABASES' list), with MySQL's columns and types;
@@ -17,7 +21,6 @@
 // - Thread-safety: the install and routing functions use the given connection.
 #pragma once
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,9 +35,8 @@ namespace millrace::sql {
 
 inline constexpr std::string_view kMysqlInfoSchema = "__millrace_mysql_info";
 
-inline constexpr std::array<std::string_view, 8> kMysqlViews = {
-    "schemata",         "tables", "columns",  "statistics",
-    "key_column_usage", "views",  "routines", "engines"};
+// `name` (lower-case) as a qualified view of kMysqlInfoSchema, for SQL that reads it.
+std::string MysqlInfoView(std::string_view name);
 
 std::shared_ptr<engine::TableFunction> MakeMysqlTypesFunction();
 

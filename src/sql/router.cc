@@ -49,6 +49,7 @@ class Translator {
 
   Result<std::string> Run() {
     std::vector<bool> in_select_list = {false};  // per parenthesis depth
+    std::vector<bool> in_cast = {false};         // per parenthesis depth: CAST( ... )
     for (size_t i = 0; i < tokens_.size(); ++i) {
       const Token& token = tokens_[i];
       const std::string_view text = token.Text(sql_);
@@ -82,8 +83,17 @@ class Translator {
             i = MySqlIntegerCast(i);
             continue;
           }
-          if (text == "(") in_select_list.push_back(false);
-          if (text == ")" && in_select_list.size() > 1) in_select_list.pop_back();
+          if (text == "(") {
+            in_select_list.push_back(false);
+            const size_t before = PrevSignificant(i);
+            in_cast.push_back(before < tokens_.size() &&
+                              (IsKeyword(sql_, tokens_[before], "CAST") ||
+                               IsKeyword(sql_, tokens_[before], "TRY_CAST")));
+          }
+          if (text == ")" && in_select_list.size() > 1) {
+            in_select_list.pop_back();
+            in_cast.pop_back();
+          }
           continue;
         case TokenKind::kWord: {
           // A charset introducer (_utf8mb4'x', _binary'x', as drivers that interpolate
@@ -111,7 +121,7 @@ class Translator {
             i = MySqlLimit(i);
             continue;
           }
-          if (IsKeyword(sql_, token, "AS")) {
+          if (IsKeyword(sql_, token, "AS") && in_cast.back()) {
             i = MySqlIntegerCast(i);
             continue;
           }
@@ -165,12 +175,15 @@ class Translator {
   void MySqlConvert(size_t convert) {
     const size_t open = NextSignificant(convert);
     if (open >= tokens_.size() || tokens_[open].Text(sql_) != "(") return;
-    int depth = 0;
+    // x.convert(...) is someone's function, not MySQL's CONVERT.
+    const size_t before = PrevSignificant(convert);
+    if (before < tokens_.size() && tokens_[before].Text(sql_) == ".") return;
+    int depth = 0;  // of parentheses, and of DuckDB's [list] and {struct} literals
     for (size_t j = open; j < tokens_.size(); ++j) {
       if (tokens_[j].kind != TokenKind::kPunct) continue;
       const std::string_view text = tokens_[j].Text(sql_);
-      if (text == "(") ++depth;
-      if (text == ")" && --depth == 0) return;
+      if (text == "(" || text == "[" || text == "{") ++depth;
+      if ((text == ")" || text == "]" || text == "}") && --depth == 0) return;
       if (text == "," && depth == 1) {
         Replace(tokens_[convert].begin, tokens_[convert].end, "CAST");
         convert_commas_.insert(j);
@@ -579,6 +592,14 @@ bool Session::Visible(std::string_view database, std::string_view table) {
   return guard == nullptr || guard->Visible(*this, database, table);
 }
 
+Status Session::CheckClientQuery(std::string_view query) {
+  const std::shared_ptr<StatementGuard> guard = router_->guard();
+  if (guard == nullptr) return Status::Ok();
+  MR_ASSIGN_OR_RETURN(std::string translated, Translator(query, *this).Run());
+  MR_ASSIGN_OR_RETURN(std::optional<std::string> scoped, guard->Scope(*this, translated));
+  return guard->CheckStatement(*this, scoped ? *scoped : translated);
+}
+
 Result<StatementResult> Session::ExecuteDuckDb(std::string_view statement) {
   MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
@@ -650,8 +671,10 @@ void Session::NoteTransactionState(std::string_view statement, const std::vector
       (tokens.empty() || !IsKeyword(statement, tokens[0], "SET"))) {
     return;
   }
+  // DuckDB refuses every statement but ROLLBACK in a transaction a failed statement aborted,
+  // txid_current() included: a failed look means a transaction is still open.
   Result<bool> open = conn_->InTransaction();
-  in_transaction_ = open.ok() && *open;
+  in_transaction_ = !open.ok() || *open;
 }
 
 }  // namespace millrace::sql

@@ -10,18 +10,24 @@
 // - Routing of one statement, by its leading keywords (case-insensitive, comments skipped):
 //   1. a registered StatementHandler whose keywords match (the longest match wins). The
 //      built-ins are registered the same way: USE, CREATE/DROP DATABASE|SCHEMA, SHOW
-//      DATABASES|TABLES|COLUMNS|CREATE TABLE|VARIABLES|WARNINGS|COLLATION|CHARACTER SET...,
-//      DESC/DESCRIBE t, SET of MySQL session variables, COMMIT/ROLLBACK without a transaction.
+//      DATABASES|TABLES|TABLE STATUS|COLUMNS|INDEX|ENGINES|CREATE TABLE|VARIABLES|WARNINGS|
+//      COLLATION|CHARACTER SET..., DESC/DESCRIBE t, SET of MySQL session variables, BEGIN,
+//      START TRANSACTION [READ ONLY|READ WRITE|WITH CONSISTENT SNAPSHOT], COMMIT/ROLLBACK
+//      without a transaction.
 //   2. everything else is DuckDB SQL, translated first: `backtick` identifiers become "double
 //      quoted" ones, `# comments` are dropped, @@system_variables and the session functions
 //      DATABASE(), SCHEMA(), USER(), CURRENT_USER(), CONNECTION_ID(), VERSION(),
 //      LAST_INSERT_ID() become literals (named as MySQL names the column), literal select
 //      items are named as MySQL names them ('abc' -> abc), `LIMIT offset, count` becomes
-//      `LIMIT count OFFSET offset`, and Doris-style table-function calls are expanded
-//      (doris_table_functions.h). Double quotes keep DuckDB's meaning (identifiers); strings
-//      are single-quoted and backslashes in them are plain characters (MySQL's
+//      `LIMIT count OFFSET offset`, CAST(x AS SIGNED|UNSIGNED [INTEGER]) becomes BIGINT|UBIGINT
+//      and CONVERT(x, type) CAST(x AS type), a SELECT of information_schema.<view> reads the
+//      MySQL-shaped view (mysql_information_schema.h), and Doris-style table-function calls are
+//      expanded (doris_table_functions.h). Double quotes keep DuckDB's meaning (identifiers);
+//      strings are single-quoted and backslashes in them are plain characters (MySQL's
 //      NO_BACKSLASH_ESCAPES, which the server announces so client libraries escape quotes by
 //      doubling them).
+// - Transactions: autocommit = 0 opens one before a client statement that runs in DuckDB
+//   (Session::BeginImplicitTransaction); in_transaction() follows it for the protocol's status.
 // - Errors are Status values whose message is DuckDB's own or MySQL's wording and whose detail
 //   says what they are (DuckDB's error type and reason, or a MySQL errno); ClassifyError
 //   (mysql_errors.h) gives the MySQL error number and SQLSTATE from that detail.
@@ -231,6 +237,10 @@ class Session {
   // Runs SQL a handler built itself on DuckDB after translation, skipping the handlers and the
   // guard: the handler answers for what its SQL reads.
   Result<StatementResult> ExecuteDuckDb(std::string_view statement);
+  // Checks a client's query as ExecuteClientSql would (translated, passed to the guard)
+  // without running it: for client text a handler puts into SQL it runs itself (the WHERE of
+  // SHOW ... WHERE). OK when there is no guard.
+  Status CheckClientQuery(std::string_view query);
   // Asks the router's guard about an object a handler shows or changes; OK without a guard.
   Status CheckObject(ObjectAction action, std::string_view database, std::string_view table);
   // Whether SHOW lists the object; true without a guard.

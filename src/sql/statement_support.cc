@@ -198,7 +198,20 @@ Result<StatementResult> ShowQuery(Session& session, const std::string& base,
   if (filter.like) {
     sql += " WHERE " + Ident(columns.front()) + " ILIKE " + Quote(*filter.like) + " ESCAPE '\\'";
   } else if (!filter.where.empty()) {
-    sql += " WHERE " + std::string(filter.where);
+    // The condition is the client's text in SQL that runs unguarded: it must be one
+    // expression, and pass the guard as a query over the listing's columns (a subquery of a
+    // table the user may not read, or a function the sandbox refuses, is refused here).
+    for (const Token& token : SignificantTokens(filter.where)) {
+      if (token.kind == TokenKind::kPunct && token.Text(filter.where) == ";") {
+        return SyntaxError("the WHERE of a SHOW statement is one condition, without ';'");
+      }
+    }
+    std::string stub;
+    for (const std::string& column : columns)
+      stub += (stub.empty() ? "" : ", ") + std::string("NULL AS ") + Ident(column);
+    MR_RETURN_IF_ERROR(session.CheckClientQuery(
+        "SELECT * FROM (SELECT " + stub + ") AS _show WHERE (" + std::string(filter.where) + ")"));
+    sql += " WHERE (" + std::string(filter.where) + ")";
   }
   sql += " ORDER BY " + order_by;
   return session.ExecuteDuckDb(sql);

@@ -12,11 +12,6 @@
 namespace millrace::sql {
 namespace {
 
-// A view of the MySQL information_schema, by its lower-case name.
-std::string MysqlView(std::string_view name) {
-  return Ident(kMysqlInfoSchema) + "." + Ident(name);
-}
-
 // A column of a SHOW listing: the view's column and the name SHOW gives it. A name starting
 // with `_` is read (to order by) but not shown.
 struct Shown {
@@ -34,7 +29,7 @@ Result<StatementResult> ShowView(Session& session, std::string_view view, const 
     select += (select.empty() ? "" : ", ") + Ident(c.column) + " AS " + Ident(c.as);
     if (!c.as.starts_with("_")) names.emplace_back(c.as);
   }
-  return ShowQuery(session, "SELECT " + select + " FROM " + MysqlView(view) + " WHERE " + where,
+  return ShowQuery(session, "SELECT " + select + " FROM " + MysqlInfoView(view) + " WHERE " + where,
                    names, filter, order_by);
 }
 
@@ -51,7 +46,7 @@ Result<std::vector<std::vector<std::string>>> VisibleTables(Session& session,
                                                             const std::string& db) {
   MR_ASSIGN_OR_RETURN(auto tables, engine::QueryTextRows(session.connection(),
                                                          "SELECT TABLE_NAME, TABLE_TYPE FROM " +
-                                                             MysqlView("tables") +
+                                                             MysqlInfoView("tables") +
                                                              " WHERE TABLE_SCHEMA = " + Quote(db)));
   std::erase_if(tables, [&](const auto& row) { return !session.Visible(db, row[0]); });
   return tables;
@@ -119,7 +114,7 @@ Result<StatementResult> ShowTableStatus(const StatementContext& ctx, Cursor& c) 
                   filter, "\"Name\"");
 }
 
-// SHOW {INDEX | INDEXES | KEYS} {FROM | IN} t [{FROM | IN} db] [WHERE]: the primary key and
+// SHOW {INDEX | INDEXES | KEYS} {FROM | IN} t [{FROM | IN} db] [LIKE | WHERE]: the primary key and
 // unique constraints, from information_schema.STATISTICS.
 Result<StatementResult> ShowIndex(const StatementContext& ctx, Cursor& c) {
   if (!c.Accept("FROM") && !c.Accept("IN")) return c.Expected("FROM or IN");
@@ -127,13 +122,7 @@ Result<StatementResult> ShowIndex(const StatementContext& ctx, Cursor& c) {
   if (c.Accept("FROM") || c.Accept("IN")) {
     MR_ASSIGN_OR_RETURN(name.database, c.Identifier("a database name"));
   }
-  ShowFilter filter;
-  if (c.Accept("WHERE")) {
-    filter.where = c.Rest();
-    if (filter.where.empty()) return c.Expected("a condition after WHERE");
-  } else {
-    MR_RETURN_IF_ERROR(c.ExpectEnd());
-  }
+  MR_ASSIGN_OR_RETURN(ShowFilter filter, ParseFilter(c));
   MR_ASSIGN_OR_RETURN(std::string db, ShownTable(ctx.session, name));
   return ShowView(ctx.session, "statistics",
                   CurrentCatalogTable("TABLE_SCHEMA", db, "TABLE_NAME", name.table),

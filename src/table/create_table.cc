@@ -19,23 +19,14 @@ using sql::TokenKind;
 constexpr std::array<std::string_view, 4> kStateAggregations = {"HLL_UNION", "BITMAP_UNION",
                                                                 "QUANTILE_UNION", "GENERIC"};
 
-// `text` between `quote`s, a quote inside doubled: Doris prints names in backquotes, defaults
-// and properties in double quotes; Doris and Millrace both read the doubled quote back.
-std::string Quoted(std::string_view text, char quote) {
-  std::string out(1, quote);
-  for (char c : text) {
-    out.push_back(c);
-    if (c == quote) out.push_back(quote);
-  }
-  return out + quote;
-}
-
+// Doris prints names in backquotes, defaults and properties in double quotes; Doris and
+// Millrace both read the doubled quote back.
 std::string Backquote(std::string_view name) {
-  return Quoted(name, '`');
+  return sql::Quoted(name, '`');
 }
 
 std::string DoubleQuote(std::string_view text) {
-  return Quoted(text, '"');
+  return sql::Quoted(text, '"');
 }
 
 bool IsString(const Token* token) {

@@ -166,6 +166,20 @@ TEST_F(PrivilegesE2ETest, TableDatabaseAndGlobalLevels) {
   EXPECT_EQ(Rows(table.get(), keys), (access::Rows{}));
   EXPECT_EQ(Rows(db.get(), keys), (access::Rows{{"b", "PRIMARY"}}));
   EXPECT_EQ(Rows(table.get(), "SHOW TABLE STATUS FROM l1").size(), 1u);
+  // A SHOW's WHERE is checked as the user's own query: it reads nothing the user may not.
+  EXPECT_EQ(Rows(table.get(), "SHOW TABLE STATUS FROM l1 WHERE Name = 'a'").size(), 1u);
+  EXPECT_EQ(ErrorOf(table.get(),
+                    "SHOW TABLE STATUS FROM l1 WHERE (SELECT count(*) FROM l1.b) "
+                    ">= 0")
+                .substr(0, 5),
+            "1142:");
+  EXPECT_EQ(ErrorOf(table.get(),
+                    "SHOW TABLES FROM l1 WHERE 1=1) UNION ALL SELECT x::VARCHAR "
+                    "FROM l2.c WHERE (1=1")
+                .substr(0, 5),
+            "1142:");
+  EXPECT_EQ(ErrorOf(table.get(), "SHOW INDEX FROM l1.a WHERE true; DROP TABLE l1.b").substr(0, 5),
+            "1064:");
   EXPECT_EQ(ErrorOf(table.get(), "SELECT * FROM __millrace_mysql_info.tables").substr(0, 5),
             "1044:");
   EXPECT_EQ(Rows(table.get(), "SELECT schema_name FROM system.information_schema.schemata"),

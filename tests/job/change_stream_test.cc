@@ -131,6 +131,18 @@ class FaultyCatalog final : public CatalogStore {
                                                  std::optional<FileState> state) override {
     return store_->LedgerEntries(id, state);
   }
+  Result<std::vector<LedgerEntry>> LedgerPage(int64_t id, const std::string& after, int64_t limit,
+                                              std::optional<FileState> state,
+                                              const std::string& search) override {
+    return store_->LedgerPage(id, after, limit, state, search);
+  }
+  Result<std::vector<FilteredRow>> FilteredRowsPage(int64_t id, const FilteredRow& after,
+                                                    int64_t limit) override {
+    return store_->FilteredRowsPage(id, after, limit);
+  }
+  Result<std::map<int64_t, int64_t>> CountFiles(FileState state) override {
+    return store_->CountFiles(state);
+  }
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override {
     return store_->RecordFiles(entries);
   }

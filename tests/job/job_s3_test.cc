@@ -159,5 +159,45 @@ TEST_F(JobS3Test, TheSecretKeyNeverShows) {
   EXPECT_EQ(log_.find(kSecret), std::string::npos) << log_;
 }
 
+// SHOW CREATE JOB: the secret is a placeholder; filled in, the statement recreates an equal
+// job (definition, properties, comment), which loads from where its source starts.
+TEST_F(JobS3Test, ShowCreateJobRecreatesAnEqualJob) {
+  ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
+  Put("shown/a.csv", "1,x\n");
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB shown ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+                       "\"on_error\" = \"skip_file\") COMMENT 'it''s shown' DO INSERT INTO ev "
+                       "SELECT CAST(c1 AS INTEGER), c2 FROM " +
+                       S3Args("s3://landing/shown/*.csv", "\"column_separator\" = \",\", "))
+                  .ok());
+  ASSERT_TRUE(WaitForCount("ev", 1));
+  auto shown = harness_.service().ShowCreateJob("shown");
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  EXPECT_EQ(shown->find(kSecret), std::string::npos) << *shown;
+  EXPECT_EQ(shown->rfind("CREATE JOB `shown` ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+                         "\"on_error\" = \"skip_file\") COMMENT 'it''s shown' DO INSERT INTO ev",
+                         0),
+            0u)
+      << *shown;
+  const size_t placeholder = shown->find("\"${s3.secret_key}\"");
+  ASSERT_NE(placeholder, std::string::npos) << *shown;
+  const std::string before = harness_.Value(
+      "SELECT ExecuteSql || ' | ' || Properties || ' | ' || Comment FROM jobs(type := "
+      "'insert') WHERE Name = 'shown'");
+
+  std::string filled = *shown;
+  filled.replace(placeholder + 1, std::string("${s3.secret_key}").size(), kSecret);
+  ASSERT_TRUE(harness_.Run("DROP JOB WHERE jobname = 'shown'").ok());
+  ASSERT_TRUE(harness_.conn().Execute("DELETE FROM ev").ok());
+  auto recreated = harness_.Run(filled);
+  ASSERT_TRUE(recreated.ok()) << recreated.status().ToString() << "\n" << filled;
+  EXPECT_EQ(harness_.Value("SELECT ExecuteSql || ' | ' || Properties || ' | ' || Comment FROM "
+                           "jobs(type := 'insert') WHERE Name = 'shown'"),
+            before);
+  ASSERT_TRUE(WaitForCount("ev", 1));  // the same source, loaded again by the new job
+  EXPECT_EQ(harness_.service().ShowCreateJob("shown").value_or(""), *shown);
+  EXPECT_EQ(harness_.service().ShowCreateJob("nope").status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace millrace::job

@@ -89,6 +89,7 @@ class JobServiceHarness {
   }
 
   Result<std::string> Run(const std::string& statement) { return service_->Execute(statement); }
+  JobService& service() { return *service_; }
   // As the client `who` (the definer of a job it creates).
   Result<std::string> RunAs(const sql::SessionInfo& who, const std::string& statement) {
     return service_->Execute(statement, "", who);

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "server/mysql_test_util.h"
+#include "testing/wait_for.h"
 
 namespace millrace::server {
 namespace {
@@ -139,6 +141,66 @@ TEST_F(MysqlCliTest, HttpEndpointsOfTheRunningServer) {
     EXPECT_NE(metrics->body.find(std::string("\n") + name + " "), std::string::npos) << name;
   }
   EXPECT_EQ(metrics->body.find("\nmillrace_mysql_queries_total 0\n"), std::string::npos);
+
+  // A job's figures, by its name (docs/metrics.md; tests/job/job_metrics_test.cc has them all).
+  const std::string inbox = data_dir() + "/inbox/scraped";
+  std::filesystem::create_directories(inbox);
+  { std::ofstream(inbox + "/a.csv") << "1,x\n2,y\n"; }
+  Run("CREATE DATABASE metrics_db; CREATE TABLE metrics_db.t (id INT, name VARCHAR); "
+      "CREATE JOB scraped ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO "
+      "metrics_db.t SELECT c1, c2 FROM local(\"file_path\" = \"" +
+      inbox + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  std::string body;
+  EXPECT_TRUE(testing::WaitFor([&] {
+    auto scraped = HttpGetAsRoot(server().http_port(), "/metrics");
+    body = scraped.ok() ? scraped->body : "";
+    return body.find("\nmillrace_job_rows_loaded_total{job=\"scraped\"} 2\n") != std::string::npos;
+  })) << body;
+  EXPECT_NE(body.find("\nmillrace_job_state{job=\"scraped\",state=\"RUNNING\"} 1\n"),
+            std::string::npos);
+  // The jobs API (docs/http_api.md; tests/job/job_api_test.cc pages a million-file ledger).
+  auto jobs = HttpGetAsRoot(server().http_port(), "/api/jobs");
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ(jobs->status, 200);
+  EXPECT_NE(jobs->body.find("\"name\":\"scraped\""), std::string::npos) << jobs->body;
+  auto one = HttpGetAsRoot(server().http_port(), "/api/jobs/scraped");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->status, 200);
+  EXPECT_NE(one->body.find("\"tasks\":[{"), std::string::npos) << one->body;
+  auto files = HttpGetAsRoot(server().http_port(), "/api/jobs/scraped/files?state=LOADED");
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(files->status, 200);
+  EXPECT_NE(files->body.find("\"key\":\"" + inbox + "/a.csv\""), std::string::npos) << files->body;
+  EXPECT_NE(files->body.find("\"rows\":2,"), std::string::npos) << files->body;
+  EXPECT_NE(files->body.find("\"next\":null"), std::string::npos) << files->body;
+  auto tasks = HttpGetAsRoot(server().http_port(), "/api/jobs/scraped/tasks");
+  ASSERT_TRUE(tasks.ok());
+  EXPECT_EQ(tasks->body.rfind("{\"tasks\":[{", 0), 0u) << tasks->body;
+  EXPECT_EQ(HttpGetAsRoot(server().http_port(), "/api/jobs/scraped/filtered_rows")->body,
+            "{\"next\":null,\"rows\":[]}\n");
+  EXPECT_EQ(HttpGetAsRoot(server().http_port(), "/api/jobs?limit=0")->status, 400);
+  EXPECT_EQ(HttpGetAsRoot(server().http_port(), "/api/jobs/nope")->status, 404);
+  EXPECT_EQ(HttpGet(server().http_port(), "/api/jobs/scraped")->status, 401);
+  // A user who may not read the job's table does not see the job.
+  Run("CREATE USER 'viewer'@'%' IDENTIFIED BY 'v-pw'");
+  auto hidden = HttpGet(server().http_port(), "/api/jobs/scraped", "", "viewer", "v-pw");
+  ASSERT_TRUE(hidden.ok());
+  EXPECT_EQ(hidden->status, 404);
+  EXPECT_EQ(HttpGet(server().http_port(), "/api/jobs", "", "viewer", "v-pw")->body,
+            "{\"jobs\":[],\"next\":null}\n");
+  Run("GRANT SELECT_PRIV ON metrics_db.* TO 'viewer'@'%'");
+  EXPECT_EQ(HttpGet(server().http_port(), "/api/jobs/scraped", "", "viewer", "v-pw")->status, 200);
+
+  // SHOW CREATE JOB over the wire (tests/job/job_s3_test.cc recreates a job from it).
+  EXPECT_EQ(Run("SHOW CREATE JOB scraped", {"-N", "-r"}),
+            "scraped\tCREATE JOB `scraped` ON STREAMING PROPERTIES (\"max_interval\" = \"1\") "
+            "DO INSERT INTO metrics_db.t SELECT c1, c2 FROM local(\"file_path\" = \"" +
+                inbox + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")\n");
+  EXPECT_NE(Fail("SHOW CREATE JOB nope").find("job nope does not exist"), std::string::npos);
+  Run("DROP JOB WHERE jobname = 'scraped'");
+  auto dropped = HttpGetAsRoot(server().http_port(), "/metrics");
+  ASSERT_TRUE(dropped.ok());
+  EXPECT_EQ(dropped->body.find("job=\"scraped\""), std::string::npos);
 }
 
 TEST(MysqlCliPasswordTest, PasswordsAuthSwitchAndSecretsInLogs) {

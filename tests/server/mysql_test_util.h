@@ -90,6 +90,8 @@ class SharedServerTest : public ::testing::Test {
   static void StartServer(const ServerProcess::Options& options = {});
   static void StopServer();
   static ServerProcess& server() { return *server_; }
+  // The server's --data-dir (local() and local-file jobs read under its inbox/).
+  static const std::string& data_dir() { return dir_->path(); }
 
  private:
   static std::unique_ptr<testing::TempDir> dir_;

@@ -347,6 +347,10 @@ TEST_F(RouterTest, MySqlLexicalFormsAreTranslatedForDuckDb) {
   EXPECT_EQ(Query("SELECT typeof(CAST('7' AS SIGNED INTEGER)), typeof(CAST(7 AS UNSIGNED)), "
                   "CONVERT(CONVERT('8', SIGNED) + 1, UNSIGNED INTEGER), locate('b', 'abc')"),
             (Rows{{"BIGINT", "UBIGINT", "9", "2"}}));
+  // Not a cast: a column named signed; a list's commas; a qualified convert().
+  EXPECT_EQ(Ok("SELECT 1 AS signed").columns, (std::vector<std::string>{"signed"}));
+  EXPECT_EQ(Query("SELECT CONVERT([1, 2], VARCHAR[])"), (Rows{{"[1, 2]"}}));
+  EXPECT_EQ(Query("SELECT CONVERT({'a': 1, 'b': 2}, VARCHAR)"), (Rows{{"{'a': 1, 'b': 2}"}}));
   // Literal columns are named as MySQL names them.
   const Table literals = Ok("SELECT 'abc', 'it''s' , TRUE, false, '', 'x' AS y, 'a' || 'b'");
   EXPECT_EQ(literals.columns,

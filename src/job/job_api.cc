@@ -1,0 +1,205 @@
+#include "job/job_api.h"
+
+#include <algorithm>
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "common/json.h"
+
+namespace millrace::job {
+namespace {
+
+using nlohmann::json;
+
+Status NoSuchJob(const std::string& name) {
+  return Status::NotFound("job " + name + " does not exist");
+}
+
+// A parsed JSON document of ours (offsets, statistics, properties), or its text when it is
+// not JSON (a runtime message).
+json Embedded(const std::string& text) {
+  if (text.empty()) return nullptr;
+  Result<json> parsed = ParseJson(text);
+  return parsed.ok() ? *parsed : json(text);
+}
+
+json JobJson(const JobRow& row) {
+  const JobRecord& j = row.record;
+  return json{{"id", j.id},
+              {"name", j.name},
+              {"definer", j.definer},
+              {"status", std::string(JobStateName(j.state))},
+              {"executeSql", j.masked_sql},
+              {"comment", j.comment},
+              {"properties", Embedded(j.properties.ToJson())},
+              {"createTimeUs", j.create_time_us},
+              {"currentOffset", Embedded(j.current_offset.ToJson())},
+              {"endOffset", Embedded(j.end_offset.ToJson())},
+              {"loadStatistic", Embedded(j.stats.ToJson())},
+              {"succeedTaskCount", j.succeed_tasks},
+              {"failedTaskCount", j.failed_tasks},
+              {"canceledTaskCount", j.canceled_tasks},
+              {"error", Embedded(j.ErrorMsgJson())},
+              {"runtimeMsg", j.runtime_msg},
+              {"lag", json{{"unit", std::string(row.lag_unit)},
+                           {"items", row.lag_items},
+                           {"bytes", row.lag_bytes}}},
+              {"lastSuccessTimeUs", j.last_success_time_us}};
+}
+
+json TaskJson(const TaskRecord& t) {
+  return json{{"taskId", t.task_id},
+              {"label", t.Label()},
+              {"status", std::string(TaskStateName(t.state))},
+              {"errorMsg", t.error_msg},
+              {"firstErrorMsg", t.first_error_msg},
+              {"createTimeUs", t.create_time_us},
+              {"startTimeUs", t.start_time_us},
+              {"finishTimeUs", t.finish_time_us},
+              {"loadStatistic", Embedded(t.stats.ToJson())},
+              {"runningOffset", Embedded(t.RunningOffsetJson())}};
+}
+
+json TasksJson(const Job::View& view) {
+  json tasks = json::array();
+  for (const TaskRecord& t : view.tasks)
+    tasks.push_back(TaskJson(t));
+  return tasks;
+}
+
+// The job's published view, when `user` may see it.
+Result<std::shared_ptr<const Job::View>> VisibleJob(const JobApiContext& ctx,
+                                                    const std::string& user,
+                                                    const std::string& name) {
+  std::shared_ptr<Job> job = ctx.registry->Find(name);
+  std::shared_ptr<const Job::View> view = job == nullptr ? nullptr : job->view();
+  if (view == nullptr || !ctx.access->MaySeeAs(user, view->row.target)) return NoSuchJob(name);
+  return view;
+}
+
+}  // namespace
+
+Result<ApiPage> ParseApiPage(const std::string& limit, const std::string& after) {
+  ApiPage page;
+  page.after = after;
+  if (limit.empty()) return page;
+  const auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), page.limit);
+  if (ec != std::errc() || end != limit.data() + limit.size() || page.limit < 1 ||
+      page.limit > kMaxApiPage) {
+    return Status::InvalidArgument("limit must be a number from 1 to " +
+                                   std::to_string(kMaxApiPage) + ", not '" + limit + "'");
+  }
+  return page;
+}
+
+Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user,
+                            const ApiPage& page) {
+  std::vector<JobRow> rows = ctx.registry->SnapshotJobs();
+  std::erase_if(rows, [&](const JobRow& row) {
+    return row.record.name <= page.after || !ctx.access->MaySeeAs(user, row.target);
+  });
+  std::sort(rows.begin(), rows.end(),
+            [](const JobRow& a, const JobRow& b) { return a.record.name < b.record.name; });
+  json jobs = json::array();
+  for (size_t i = 0; i < rows.size() && static_cast<int64_t>(i) < page.limit; ++i)
+    jobs.push_back(JobJson(rows[i]));
+  const bool more = static_cast<int64_t>(rows.size()) > page.limit;
+  return RenderJson(
+      json{{"jobs", jobs}, {"next", more ? json(rows[page.limit - 1].record.name) : json()}});
+}
+
+Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,
+                           const std::string& name) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));
+  json doc = JobJson(view->row);
+  doc["tasks"] = TasksJson(*view);
+  return RenderJson(doc);
+}
+
+Result<std::string> ApiTasks(const JobApiContext& ctx, const std::string& user,
+                             const std::string& name) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));
+  return RenderJson(json{{"tasks", TasksJson(*view)}});
+}
+
+Result<std::string> ApiFilteredRows(const JobApiContext& ctx, const std::string& user,
+                                    const std::string& name, const ApiPage& page) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));
+  FilteredRow after;
+  after.task_id = -1;  // from the first
+  if (!page.after.empty()) {
+    // <taskId>/<line>/<file>: the file last, since it holds slashes.
+    const size_t first = page.after.find('/');
+    const size_t second = first == std::string::npos ? first : page.after.find('/', first + 1);
+    const std::string_view text = page.after;
+    auto number = [](std::string_view digits, int64_t* out) {
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
+      return ec == std::errc() && end == digits.data() + digits.size();
+    };
+    if (second == std::string::npos || !number(text.substr(0, first), &after.task_id) ||
+        !number(text.substr(first + 1, second - first - 1), &after.line)) {
+      return Status::InvalidArgument(
+          "after must be <taskId>/<line>/<file>, as a page's next, "
+          "not '" +
+          page.after + "'");
+    }
+    after.file = page.after.substr(second + 1);
+  }
+  MR_ASSIGN_OR_RETURN(std::vector<FilteredRow> rows,
+                      ctx.catalog->FilteredRowsPage(view->row.record.id, after, page.limit + 1));
+  const bool more = static_cast<int64_t>(rows.size()) > page.limit;
+  if (more) rows.resize(page.limit);
+  json out = json::array();
+  for (const FilteredRow& r : rows) {
+    out.push_back(json{{"taskId", r.task_id},
+                       {"file", r.file},
+                       {"line", r.line},
+                       {"column", r.column_name},
+                       {"value", r.value},
+                       {"reason", r.reason},
+                       {"timeUs", r.time_us}});
+  }
+  json next;
+  if (more) {
+    next = std::to_string(rows.back().task_id) + "/" + std::to_string(rows.back().line) + "/" +
+           rows.back().file;
+  }
+  return RenderJson(json{{"rows", std::move(out)}, {"next", std::move(next)}});
+}
+
+Result<std::string> ApiFiles(const JobApiContext& ctx, const std::string& user,
+                             const std::string& name, const ApiPage& page, const std::string& state,
+                             const std::string& search) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));
+  std::optional<FileState> wanted;
+  if (!state.empty()) {
+    Result<FileState> parsed = ParseFileState(state);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument(
+          "state must be LOADED, SKIPPED, QUARANTINED or RETRYING, "
+          "not '" +
+          state + "'");
+    }
+    wanted = *parsed;
+  }
+  // One more than the page: whether another page follows.
+  MR_ASSIGN_OR_RETURN(
+      std::vector<LedgerEntry> entries,
+      ctx.catalog->LedgerPage(view->row.record.id, page.after, page.limit + 1, wanted, search));
+  const bool more = static_cast<int64_t>(entries.size()) > page.limit;
+  if (more) entries.resize(page.limit);
+  json files = json::array();
+  for (const LedgerEntry& e : entries) {
+    files.push_back(json{{"key", e.key},
+                         {"etag", e.etag},
+                         {"size", e.size},
+                         {"state", std::string(FileStateName(e.state))},
+                         {"taskId", e.task_id},
+                         {"rows", e.rows},
+                         {"loadTimeUs", e.load_time_us},
+                         {"error", e.error.empty() ? json() : json(e.error)}});
+  }
+  return RenderJson(json{{"files", files}, {"next", more ? json(entries.back().key) : json()}});
+}
+
+}  // namespace millrace::job

@@ -1,0 +1,118 @@
+#include "job/job_metrics.h"
+
+#include <map>
+
+#include "common/logging.h"
+
+namespace millrace::job {
+namespace {
+
+struct Published {
+  std::shared_ptr<Job> job;
+  std::shared_ptr<const Job::View> view;
+};
+
+// A family with one sample per job.
+void PerJob(MetricsWriter& out, const std::vector<Published>& jobs, std::string_view name,
+            std::string_view help, std::string_view type,
+            const std::function<double(const Published&)>& value) {
+  out.Family(name, help, type);
+  for (const Published& p : jobs)
+    out.Sample(name, {{"job", p.job->name}}, value(p));
+}
+
+}  // namespace
+
+void WriteJobMetrics(const JobRegistry& registry, CatalogStore& catalog, Clock& clock,
+                     MetricsWriter& out) {
+  std::vector<Published> jobs;
+  for (std::shared_ptr<Job>& job : registry.All()) {
+    std::shared_ptr<const Job::View> view = job->view();
+    if (view != nullptr) jobs.push_back({std::move(job), std::move(view)});
+  }
+  auto record = [](const Published& p) -> const JobRecord& { return p.view->row.record; };
+
+  out.Family("millrace_job_state", "the job's state (1 for the current one)", "gauge");
+  for (const Published& p : jobs) {
+    out.Sample("millrace_job_state",
+               {{"job", p.job->name}, {"state", std::string(JobStateName(record(p).state))}}, 1);
+  }
+  PerJob(out, jobs, "millrace_job_files_loaded_total", "files loaded", "counter",
+         [&](const Published& p) { return static_cast<double>(record(p).stats.file_number); });
+  PerJob(out, jobs, "millrace_job_rows_loaded_total", "rows loaded into the target", "counter",
+         [&](const Published& p) {
+           const LoadStatistic& s = record(p).stats;
+           return static_cast<double>(s.scanned_rows - s.filtered_rows);
+         });
+  PerJob(out, jobs, "millrace_job_rows_filtered_total",
+         "rows filtered out (bad rows, or rows the WHERE clause left out)", "counter",
+         [&](const Published& p) { return static_cast<double>(record(p).stats.filtered_rows); });
+  PerJob(out, jobs, "millrace_job_bytes_loaded_total", "bytes of the files loaded", "counter",
+         [&](const Published& p) { return static_cast<double>(record(p).stats.load_bytes); });
+
+  Result<std::map<int64_t, int64_t>> quarantined = catalog.CountFiles(FileState::kQuarantined);
+  if (quarantined.ok()) {
+    PerJob(out, jobs, "millrace_job_files_quarantined",
+           "files set aside by on_error = skip_file, not yet retried", "gauge",
+           [&](const Published& p) {
+             auto it = quarantined->find(p.job->id);
+             return it == quarantined->end() ? 0.0 : static_cast<double>(it->second);
+           });
+  } else {
+    MR_LOG(kWarning) << "metrics: cannot count quarantined files: "
+                     << quarantined.status().ToString();
+  }
+
+  out.Family("millrace_job_tasks_total", "tasks ended, by outcome", "counter");
+  for (const Published& p : jobs) {
+    const JobRecord& r = record(p);
+    for (const auto& [outcome, count] :
+         {std::pair{"succeeded", r.succeed_tasks}, std::pair{"failed", r.failed_tasks},
+          std::pair{"canceled", r.canceled_tasks}}) {
+      out.Sample("millrace_job_tasks_total", {{"job", p.job->name}, {"outcome", outcome}},
+                 static_cast<double>(count));
+    }
+  }
+  out.Family("millrace_job_lag",
+             "what the source holds beyond the job's offset: files, or changes of a change "
+             "stream",
+             "gauge");
+  for (const Published& p : jobs) {
+    out.Sample("millrace_job_lag",
+               {{"job", p.job->name}, {"unit", std::string(p.view->row.lag_unit)}},
+               static_cast<double>(p.view->row.lag_items));
+  }
+  PerJob(out, jobs, "millrace_job_lag_bytes",
+         "bytes beyond the job's offset: of files, or of the source's log for a change stream "
+         "(replication lag)",
+         "gauge", [](const Published& p) { return static_cast<double>(p.view->row.lag_bytes); });
+
+  const int64_t now_us = MicrosSinceEpoch(clock.WallNow());
+  PerJob(out, jobs, "millrace_job_last_success_timestamp_seconds",
+         "when the job's last task committed (0: never)", "gauge", [&](const Published& p) {
+           return static_cast<double>(record(p).last_success_time_us) / 1e6;
+         });
+  PerJob(out, jobs, "millrace_job_seconds_since_last_success",
+         "seconds since the job's last task committed, or since it was created", "gauge",
+         [&](const Published& p) {
+           const JobRecord& r = record(p);
+           const int64_t since =
+               r.last_success_time_us > 0 ? r.last_success_time_us : r.create_time_us;
+           return static_cast<double>(now_us - since) / 1e6;
+         });
+
+  out.Family("millrace_job_task_duration_seconds",
+             "tasks from start to end, any outcome (since the server started)", "histogram");
+  for (const Published& p : jobs) {
+    out.Histogram("millrace_job_task_duration_seconds", {{"job", p.job->name}},
+                  p.job->task_seconds.Read());
+  }
+  out.Family("millrace_job_commit_duration_seconds",
+             "commits of the tasks' transactions (since the server started)", "histogram");
+  for (const Published& p : jobs) {
+    out.Histogram("millrace_job_commit_duration_seconds", {{"job", p.job->name}},
+                  p.job->commit_seconds.Read());
+  }
+}
+
+}  // namespace millrace::job
