@@ -1,6 +1,7 @@
 #include "common/strings.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace millrace {
 
@@ -46,6 +47,13 @@ bool ContainsIgnoreCase(std::string_view text, std::string_view needle) {
          needle.empty();
 }
 
+std::optional<int64_t> ParseInt64(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
 bool IsAsciiSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
@@ -70,11 +78,17 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
+std::string Quoted(std::string_view text, char quote) {
+  std::string out(1, quote);
+  for (char c : text) {
+    out.push_back(c);
+    if (c == quote) out.push_back(quote);
+  }
+  return out + quote;
+}
+
 std::string Backquoted(std::string_view name) {
-  std::string out = "`";
-  for (char c : name)
-    out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
+  return Quoted(name, '`');
 }
 
 }  // namespace millrace

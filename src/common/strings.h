@@ -8,6 +8,8 @@
 // - Pure functions; safe to call from any thread. Returned views point into the argument.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,11 +27,17 @@ bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix);
 // True when `needle` occurs in `text`, ignoring ASCII case.
 bool ContainsIgnoreCase(std::string_view text, std::string_view needle);
 
+// The whole of `text` as a decimal integer (an optional '-' and digits); nullopt otherwise.
+std::optional<int64_t> ParseInt64(std::string_view text);
+
 bool IsAsciiSpace(char c);
 // `text` without leading and trailing whitespace.
 std::string_view Trim(std::string_view text);
 // `bytes` as lower-case hexadecimal digits, two a byte.
 std::string HexEncode(std::string_view bytes);
+// `text` between `quote`s, a quote inside doubled: MySQL's and Doris's 'strings',
+// "double-quoted" property values and `names`.
+std::string Quoted(std::string_view text, char quote);
 // `name` in backquotes, a backquote doubled: an identifier as MySQL and Doris write it.
 std::string Backquoted(std::string_view name);
 

@@ -32,8 +32,7 @@ std::string JobName(const HttpRequest& request, std::string_view suffix) {
 void RegisterJobRoutes(http::HttpServer* server, job::JobService* jobs) {
   // Route paths are regular expressions matched against the whole (decoded) path.
   server->Get("/api/jobs", [jobs](const HttpRequest& request) {
-    Result<job::ApiPage> page =
-        job::ParseApiPage(request.Param("limit"), request.Param("after"));
+    Result<job::ApiPage> page = job::ParseApiPage(request.Param("limit"), request.Param("after"));
     if (!page.ok()) return Answer(page.status());
     return Answer(job::ApiJobs(jobs->ApiContext(), request.user, *page));
   });
@@ -44,18 +43,16 @@ void RegisterJobRoutes(http::HttpServer* server, job::JobService* jobs) {
     return Answer(job::ApiTasks(jobs->ApiContext(), request.user, JobName(request, "/tasks")));
   });
   server->Get("/api/jobs/[^/]+/filtered_rows", [jobs](const HttpRequest& request) {
-    Result<job::ApiPage> page =
-        job::ParseApiPage(request.Param("limit"), request.Param("after"));
+    Result<job::ApiPage> page = job::ParseApiPage(request.Param("limit"), request.Param("after"));
     if (!page.ok()) return Answer(page.status());
     return Answer(job::ApiFilteredRows(jobs->ApiContext(), request.user,
                                        JobName(request, "/filtered_rows"), *page));
   });
   server->Get("/api/jobs/[^/]+/files", [jobs](const HttpRequest& request) {
-    Result<job::ApiPage> page =
-        job::ParseApiPage(request.Param("limit"), request.Param("after"));
+    Result<job::ApiPage> page = job::ParseApiPage(request.Param("limit"), request.Param("after"));
     if (!page.ok()) return Answer(page.status());
-    return Answer(job::ApiFiles(jobs->ApiContext(), request.user, JobName(request, "/files"),
-                                *page, request.Param("state"), request.Param("search")));
+    return Answer(job::ApiFiles(jobs->ApiContext(), request.user, JobName(request, "/files"), *page,
+                                request.Param("state"), request.Param("search")));
   });
 }
 

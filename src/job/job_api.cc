@@ -1,10 +1,10 @@
 #include "job/job_api.h"
 
 #include <algorithm>
-#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "common/json.h"
+#include "common/strings.h"
 
 namespace millrace::job {
 namespace {
@@ -60,6 +60,14 @@ json TaskJson(const TaskRecord& t) {
               {"runningOffset", Embedded(t.RunningOffsetJson())}};
 }
 
+// A page read with one item more than `limit`: keeps `limit`, returns whether more follow.
+template <typename T>
+bool TrimToPage(std::vector<T>* items, int64_t limit) {
+  if (static_cast<int64_t>(items->size()) <= limit) return false;
+  items->resize(limit);
+  return true;
+}
+
 json TasksJson(const Job::View& view) {
   json tasks = json::array();
   for (const TaskRecord& t : view.tasks)
@@ -83,12 +91,12 @@ Result<ApiPage> ParseApiPage(const std::string& limit, const std::string& after)
   ApiPage page;
   page.after = after;
   if (limit.empty()) return page;
-  const auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), page.limit);
-  if (ec != std::errc() || end != limit.data() + limit.size() || page.limit < 1 ||
-      page.limit > kMaxApiPage) {
+  const std::optional<int64_t> parsed = ParseInt64(limit);
+  if (!parsed || *parsed < 1 || *parsed > kMaxApiPage) {
     return Status::InvalidArgument("limit must be a number from 1 to " +
                                    std::to_string(kMaxApiPage) + ", not '" + limit + "'");
   }
+  page.limit = *parsed;
   return page;
 }
 
@@ -100,12 +108,11 @@ Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user,
   });
   std::sort(rows.begin(), rows.end(),
             [](const JobRow& a, const JobRow& b) { return a.record.name < b.record.name; });
+  const bool more = TrimToPage(&rows, page.limit);
   json jobs = json::array();
-  for (size_t i = 0; i < rows.size() && static_cast<int64_t>(i) < page.limit; ++i)
-    jobs.push_back(JobJson(rows[i]));
-  const bool more = static_cast<int64_t>(rows.size()) > page.limit;
-  return RenderJson(
-      json{{"jobs", jobs}, {"next", more ? json(rows[page.limit - 1].record.name) : json()}});
+  for (const JobRow& row : rows)
+    jobs.push_back(JobJson(row));
+  return RenderJson(json{{"jobs", jobs}, {"next", more ? json(rows.back().record.name) : json()}});
 }
 
 Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,
@@ -132,23 +139,24 @@ Result<std::string> ApiFilteredRows(const JobApiContext& ctx, const std::string&
     const size_t first = page.after.find('/');
     const size_t second = first == std::string::npos ? first : page.after.find('/', first + 1);
     const std::string_view text = page.after;
-    auto number = [](std::string_view digits, int64_t* out) {
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
-      return ec == std::errc() && end == digits.data() + digits.size();
-    };
-    if (second == std::string::npos || !number(text.substr(0, first), &after.task_id) ||
-        !number(text.substr(first + 1, second - first - 1), &after.line)) {
+    const std::optional<int64_t> task =
+        second == std::string::npos ? std::nullopt : ParseInt64(text.substr(0, first));
+    const std::optional<int64_t> line =
+        second == std::string::npos ? std::nullopt
+                                    : ParseInt64(text.substr(first + 1, second - first - 1));
+    if (!task || !line) {
       return Status::InvalidArgument(
           "after must be <taskId>/<line>/<file>, as a page's next, "
           "not '" +
           page.after + "'");
     }
+    after.task_id = *task;
+    after.line = *line;
     after.file = page.after.substr(second + 1);
   }
   MR_ASSIGN_OR_RETURN(std::vector<FilteredRow> rows,
                       ctx.catalog->FilteredRowsPage(view->row.record.id, after, page.limit + 1));
-  const bool more = static_cast<int64_t>(rows.size()) > page.limit;
-  if (more) rows.resize(page.limit);
+  const bool more = TrimToPage(&rows, page.limit);
   json out = json::array();
   for (const FilteredRow& r : rows) {
     out.push_back(json{{"taskId", r.task_id},
@@ -186,8 +194,7 @@ Result<std::string> ApiFiles(const JobApiContext& ctx, const std::string& user,
   MR_ASSIGN_OR_RETURN(
       std::vector<LedgerEntry> entries,
       ctx.catalog->LedgerPage(view->row.record.id, page.after, page.limit + 1, wanted, search));
-  const bool more = static_cast<int64_t>(entries.size()) > page.limit;
-  if (more) entries.resize(page.limit);
+  const bool more = TrimToPage(&entries, page.limit);
   json files = json::array();
   for (const LedgerEntry& e : entries) {
     files.push_back(json{{"key", e.key},

@@ -214,14 +214,14 @@ Result<std::string> JobStatements::ShowCreate(const std::string& name,
     record = job->record;
   }
   MR_ASSIGN_OR_RETURN(InsertAnalysis analysis, AnalyzeInsert(record.insert_sql));
-  std::string out = "CREATE JOB " + sql::Backquoted(record.name) + " ON STREAMING";
+  std::string out = "CREATE JOB " + Backquoted(record.name) + " ON STREAMING";
   if (!record.properties.given.empty()) {
     std::string list;
     for (const auto& [key, value] : record.properties.given)
-      list += (list.empty() ? "" : ", ") + sql::Quoted(key, '"') + " = " + sql::Quoted(value, '"');
+      list += (list.empty() ? "" : ", ") + Quoted(key, '"') + " = " + Quoted(value, '"');
     out += " PROPERTIES (" + list + ")";
   }
-  if (!record.comment.empty()) out += " COMMENT " + sql::Quoted(record.comment, '\'');
+  if (!record.comment.empty()) out += " COMMENT " + Quoted(record.comment, '\'');
   // The database form (FROM ... TO DATABASE) follows directly; an INSERT after DO.
   out += analysis.to_database.empty() ? " DO " : " ";
   return out + PlaceholderSecrets(record.insert_sql, analysis);

@@ -113,7 +113,6 @@ std::string CanonicalQuery(const NameValues& query);
 std::string Sha256Hex(std::string_view data);
 // Raw (binary) HMAC-SHA256.
 std::string HmacSha256(std::string_view key, std::string_view data);
-std::string HexEncode(std::string_view bytes);
 // kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request").
 std::string DeriveSigningKey(std::string_view secret_key, std::string_view date,
                              std::string_view region, std::string_view service);

@@ -193,13 +193,6 @@ Result<ParamValue> ReadParam(WireReader& r, uint16_t type, size_t param) {
   }
 }
 
-// The text of a temporal cell as DuckDB renders it, without a time zone suffix.
-std::string TemporalText(const engine::DataChunk& chunk, size_t col, size_t row) {
-  std::string text = chunk.GetText(col, row);
-  if (text.ends_with("+00")) text.resize(text.size() - 3);
-  return text;
-}
-
 // Reads the unsigned number at text[*pos..] up to a non-digit; false when there is none.
 bool Number(std::string_view text, size_t* pos, uint64_t* out) {
   const char* begin = text.data() + *pos;

@@ -19,6 +19,12 @@ std::string BuildColumnDefinition(std::string_view schema, std::string_view name
   return w.Take();
 }
 
+std::string TemporalText(const engine::DataChunk& chunk, size_t col, size_t row) {
+  std::string text = chunk.GetText(col, row);
+  if (text.ends_with("+00")) text.resize(text.size() - 3);
+  return text;
+}
+
 void AppendTextCell(const engine::DataChunk& chunk, size_t col, size_t row, TypeId type,
                     WireWriter* out) {
   if (chunk.IsNull(col, row)) {
@@ -32,12 +38,9 @@ void AppendTextCell(const engine::DataChunk& chunk, size_t col, size_t row, Type
     case TypeId::kBlob:
       out->LenEncString(chunk.GetString(col, row));
       return;
-    case TypeId::kTimestampTz: {
-      std::string text = chunk.GetText(col, row);
-      if (text.ends_with("+00")) text.resize(text.size() - 3);
-      out->LenEncString(text);
+    case TypeId::kTimestampTz:
+      out->LenEncString(TemporalText(chunk, col, row));
       return;
-    }
     default:
       out->LenEncString(chunk.GetText(col, row));
       return;

@@ -48,6 +48,9 @@ MySqlColumn MySqlColumnFor(const engine::ColumnType& type);
 std::string BuildColumnDefinition(std::string_view schema, std::string_view name,
                                   const MySqlColumn& column, std::string_view table = "");
 
+// The text of a temporal cell as DuckDB renders it, without TIMESTAMPTZ's "+00" (sent in UTC).
+std::string TemporalText(const engine::DataChunk& chunk, size_t col, size_t row);
+
 // Appends the cell as a text-protocol value (length-encoded string, or NULL).
 void AppendTextCell(const engine::DataChunk& chunk, size_t col, size_t row, engine::TypeId type,
                     WireWriter* out);

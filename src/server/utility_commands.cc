@@ -59,7 +59,7 @@ Status MySqlSession::HandleFieldList(std::string_view body) {
       nul == std::string_view::npos ? std::string_view() : body.substr(nul + 1);
   env_.metrics->queries->Add();
   Result<sql::StatementResult> result =
-      session_->Execute("SELECT * FROM " + sql::Backquoted(table) + " LIMIT 0");
+      session_->Execute("SELECT * FROM " + Backquoted(table) + " LIMIT 0");
   if (!result.ok()) {
     WriteError(result.status());
     return Status::Ok();

@@ -90,8 +90,7 @@ Result<std::unique_ptr<ClientStatement>> Session::Prepare(std::string_view state
   // Millrace's own statements run as text at each execution.
   if (router_->FindHandler(statement, tokens) != nullptr) return prepared;
   bool calls = false;
-  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
-                      Rewrite(statement, /*check=*/true, &calls));
+  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten, Rewrite(statement, &calls));
   // A table function's expansion is made per execution (its files are read then).
   if (calls) return prepared;
   MR_ASSIGN_OR_RETURN(prepared->prepared_, conn_->PrepareOne(rewritten.sql));

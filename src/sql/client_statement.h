@@ -44,7 +44,6 @@ class ClientStatement {
   size_t parameter_count() const { return parameter_count_; }
   // The result columns known at prepare; empty when none or not known before it runs.
   const std::vector<engine::PreparedStatement::Column>& columns() const { return columns_; }
-  const std::string& text() const { return text_; }
 
  private:
   friend class Session;

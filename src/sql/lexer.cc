@@ -309,19 +309,6 @@ bool IsIdentifier(const Token& token) {
          token.kind == TokenKind::kBacktickIdent;
 }
 
-std::string Quoted(std::string_view text, char quote) {
-  std::string out(1, quote);
-  for (char c : text) {
-    out.push_back(c);
-    if (c == quote) out.push_back(quote);
-  }
-  return out + quote;
-}
-
-std::string Backquoted(std::string_view name) {
-  return Quoted(name, '`');
-}
-
 std::string IdentifierValue(std::string_view sql, const Token& token) {
   if (token.kind == TokenKind::kWord) return std::string(token.Text(sql));
   if (token.kind == TokenKind::kQuotedIdent || token.kind == TokenKind::kBacktickIdent) {

@@ -51,12 +51,6 @@ std::vector<Token> SignificantTokens(std::string_view sql);
 // strings, backslash escapes) resolved. Other tokens are returned as they are.
 std::string Unquote(std::string_view sql, const Token& token);
 
-// `text` between `quote`s, a quote inside doubled (MySQL's and Doris's quoting of strings,
-// "double-quoted" property values and `backquoted` names): what Unquote reads back.
-std::string Quoted(std::string_view text, char quote);
-// `name` as a MySQL backquoted identifier (`a``b` for a`b).
-std::string Backquoted(std::string_view name);
-
 // Resolves the backslash escapes of MySQL/Doris string literals: \n \t \r \b \f \0 \Z; \% and
 // \_ stay escaped (for LIKE); any other escaped character stands for itself.
 std::string ResolveBackslashes(std::string_view text);

@@ -550,12 +550,11 @@ Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
   if (!ControlsTransaction(statement, SignificantTokens(statement))) {
     MR_RETURN_IF_ERROR(BeginImplicitTransaction());
   }
-  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten, Rewrite(statement, true));
+  MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten, Rewrite(statement));
   return Run(std::move(rewritten));
 }
 
-Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view statement, bool check,
-                                                          bool* calls) {
+Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view statement, bool* calls) {
   const std::shared_ptr<StatementGuard> guard = router_->guard();
   MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
   auto before_call = [&](std::string_view name) {
@@ -572,7 +571,7 @@ Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view state
   if (scoped) translated = std::move(*scoped);
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
                       router_->table_functions().Expand(translated, before_call));
-  if (check) MR_RETURN_IF_ERROR(guard->CheckStatement(*this, rewritten.check_sql));
+  MR_RETURN_IF_ERROR(guard->CheckStatement(*this, rewritten.check_sql));
   return rewritten;
 }
 
@@ -657,7 +656,11 @@ bool Session::autocommit() const {
 }
 
 Status Session::BeginImplicitTransaction() {
-  if (autocommit()) return Status::Ok();
+  // in_transaction_ follows every statement that opens or ends the client's transaction, so
+  // once one is open a statement costs no look at DuckDB's state.
+  if (autocommit() || in_transaction_) return Status::Ok();
+  // A handler's own transaction (a Doris CREATE TABLE) may be open: the statement joins it.
+  // A BEGIN there would fail and abort it, so look first.
   MR_ASSIGN_OR_RETURN(bool open, conn_->InTransaction());
   if (open) return Status::Ok();
   MR_RETURN_IF_ERROR(conn_->Execute("BEGIN TRANSACTION"));

@@ -296,10 +296,10 @@ class Session {
   // `keep_diagnostics`), tells the guard, and ends the activity when its rows are released.
   Result<StatementResult> Finish(std::string_view statement, Result<StatementResult> result,
                                  bool keep_diagnostics);
-  // Translates, scopes and expands a client's statement; `rewritten.check_sql` is what the
-  // guard checks (it has checked it when `check`). `calls`, when given, is set when the
-  // statement called a table function.
-  Result<TableFunctionRegistry::Rewritten> Rewrite(std::string_view statement, bool check,
+  // Translates, scopes and expands a client's statement, and has the guard check
+  // `rewritten.check_sql`. `calls`, when given, is set when the statement called a table
+  // function.
+  Result<TableFunctionRegistry::Rewritten> Rewrite(std::string_view statement,
                                                    bool* calls = nullptr);
   // Ends the session's statement when its rows are released.
   class StatementEnd final : public StatementResources {

@@ -22,11 +22,11 @@ constexpr std::array<std::string_view, 4> kStateAggregations = {"HLL_UNION", "BI
 // Doris prints names in backquotes, defaults and properties in double quotes; Doris and
 // Millrace both read the doubled quote back.
 std::string Backquote(std::string_view name) {
-  return sql::Quoted(name, '`');
+  return Quoted(name, '`');
 }
 
 std::string DoubleQuote(std::string_view text) {
-  return sql::Quoted(text, '"');
+  return Quoted(text, '"');
 }
 
 bool IsString(const Token* token) {

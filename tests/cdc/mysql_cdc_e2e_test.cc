@@ -289,10 +289,18 @@ TEST_F(MysqlCdcTest, AJobDroppedMidSnapshotLeavesNoSnapshotState) {
   ASSERT_TRUE(WaitFor([] { return MrValue("SELECT count(*) FROM cdc.halfway") != "0"; }));
   ASSERT_TRUE(Mr("PAUSE JOB WHERE jobname = 'job_halfway'").ok());
   ASSERT_NE(JobValue("job_halfway", "CurrentOffset").find("snapshot"), std::string::npos);
+  const std::string seen_tables =
+      "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'cdc_seen_%'";
+  // The paused snapshot has its state in the file (else the check after the drop proves
+  // nothing).
+  env().KillMillrace();
+  auto before = env().QueryDatabaseFile(seen_tables);
+  ASSERT_EQ(env().RestartMillrace(), Status::Ok());
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_NE((*before)[0][0], "0");
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'job_halfway'").ok());
   env().KillMillrace();
-  auto left = env().QueryDatabaseFile(
-      "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'cdc_seen_%'");
+  auto left = env().QueryDatabaseFile(seen_tables);
   ASSERT_EQ(env().RestartMillrace(), Status::Ok());
   ASSERT_TRUE(left.ok()) << left.status().ToString();
   EXPECT_EQ((*left)[0][0], "0");
