@@ -18,6 +18,7 @@ apt_packages=(
   python3-mysqldb python3-pymysql python3-sqlalchemy
   golang-go golang-github-go-sql-driver-mysql-dev
   default-jdk-headless libmariadb-java
+  chromium
 )
 
 missing=()

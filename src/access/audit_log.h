@@ -17,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,14 +40,17 @@ struct AuditEvent {
   std::string action;     // "LOGIN", "CREATE USER", "DROP TABLE d.t", "CREATE JOB", ...
   std::string statement;  // as it may be logged; empty for a login
   std::string error;      // empty when it succeeded; else why it failed or was refused
+  int64_t seq = 0;        // given by the store when appended: increasing, later is larger
 };
 
 class AuditStore {
  public:
   virtual ~AuditStore() = default;
   virtual Status AppendAudit(const AuditEvent& event, int64_t keep) = 0;
-  // The newest `limit` events, newest first.
-  virtual Result<std::vector<AuditEvent>> LoadAudit(int64_t limit) = 0;
+  // The newest `limit` events whose seq is below `before` (kFromNewest: any), newest first:
+  // a keyset page (the console's audit page) in one query.
+  static constexpr int64_t kFromNewest = INT64_MAX;
+  virtual Result<std::vector<AuditEvent>> LoadAudit(int64_t limit, int64_t before) = 0;
 };
 
 class AuditLog {
@@ -58,7 +62,13 @@ class AuditLog {
       : store_(store), clock_(clock), keep_(keep) {}
 
   void Record(AuditEvent event);
-  Result<std::vector<AuditEvent>> Newest() { return store_->LoadAudit(keep_); }
+  Result<std::vector<AuditEvent>> Newest() {
+    return store_->LoadAudit(keep_, AuditStore::kFromNewest);
+  }
+  // Up to `limit` events older than seq `before`, newest first.
+  Result<std::vector<AuditEvent>> Page(int64_t before, int64_t limit) {
+    return store_->LoadAudit(limit, before);
+  }
   // Appends that failed since start.
   int64_t failed_appends() const { return failed_appends_.load(); }
 

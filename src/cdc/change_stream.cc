@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/logging.h"
+#include "common/strings.h"
 #include "job/sink.h"
 
 namespace millrace::cdc {
@@ -53,6 +54,21 @@ std::string ChangeStream::TableList() const {
   for (const TableBinding& b : config_.tables)
     tables += (tables.empty() ? "" : ", ") + b.table.Display();
   return tables;
+}
+
+Result<std::vector<job::UpstreamTableRows>> ChangeStream::CountRows(
+    const std::function<Result<std::string>(const SourceTable&)>& count) const {
+  std::vector<job::UpstreamTableRows> out;
+  for (const TableBinding& b : config_.tables) {
+    MR_ASSIGN_OR_RETURN(std::string text, count(b.table));
+    const std::optional<int64_t> rows = ParseInt64(text);
+    if (!rows) {
+      return Status::Internal("count(*) of " + b.table.Display() + " is not a number: " + text);
+    }
+    out.push_back(
+        job::UpstreamTableRows{b.table.Display(), *rows, b.target.def.database, b.target.def.name});
+  }
+  return out;
 }
 
 void ChangeStream::StartOver() {

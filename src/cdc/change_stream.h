@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,11 @@ class ChangeStream {
   const std::vector<TableBinding>& tables() const { return config_.tables; }
   // "schema.a, schema.b"
   std::string TableList() const;
+  // VERIFY JOB (JobSource::CountRows): each table's count(*) at the source, which `count`
+  // reads as text (on a connection of the source's own), with its target. It reads only the
+  // bindings, which never change after construction: it may run while the task polls.
+  Result<std::vector<job::UpstreamTableRows>> CountRows(
+      const std::function<Result<std::string>(const SourceTable&)>& count) const;
 
   // --- Tables followed
   // A new job: every table followed, and its first batch makes the missing targets.

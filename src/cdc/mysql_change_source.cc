@@ -435,6 +435,20 @@ std::string MysqlChangeSource::WhilePaused(const job::JobRecord& job) {
          "the tables again)";
 }
 
+Result<std::vector<job::UpstreamTableRows>> MysqlChangeSource::CountRows() const {
+  MR_ASSIGN_OR_RETURN(auto conn, mysql::MysqlConnection::Connect(spec_.connect));
+  return stream_.CountRows([&](const SourceTable& table) -> Result<std::string> {
+    MR_ASSIGN_OR_RETURN(
+        mysql::Rows rows,
+        conn->Query("SELECT count(*) FROM " + mysql::MysqlConnection::Identifier(table.schema) +
+                    "." + mysql::MysqlConnection::Identifier(table.name)));
+    if (rows.rows.size() != 1 || rows.rows[0].empty() || !rows.rows[0][0]) {
+      return Status::Internal("count(*) of " + table.Display() + " returned no row");
+    }
+    return *rows.rows[0][0];
+  });
+}
+
 Status MysqlChangeSource::Drop(const job::JobRecord& job) {
   CloseStream();
   reader_.Close();

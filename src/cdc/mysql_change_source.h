@@ -77,6 +77,8 @@ class MysqlChangeSource final : public job::JobSource {
   // A note when the binlog file of the paused job's offset is no longer on the server (a
   // RESUME would fail; the job must be made again), on a connection of its own.
   std::string WhilePaused(const job::JobRecord& job) override;
+  // count(*) of each table, on a connection of its own.
+  Result<std::vector<job::UpstreamTableRows>> CountRows() const override;
 
   // The replica id of a job that gives no server_id.
   static uint32_t ServerId(const job::JobRecord& job);

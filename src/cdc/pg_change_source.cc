@@ -55,6 +55,19 @@ std::string PgChangeSource::WhilePaused(const job::JobRecord& job) {
                            job.properties.wal_retention_warning_bytes);
 }
 
+Result<std::vector<job::UpstreamTableRows>> PgChangeSource::CountRows() const {
+  MR_ASSIGN_OR_RETURN(auto conn, pg::PgConnection::Connect(spec_.connect));
+  return stream_.CountRows([&](const SourceTable& table) -> Result<std::string> {
+    MR_ASSIGN_OR_RETURN(pg::Rows rows,
+                        conn->Query("SELECT count(*) FROM " + conn->Identifier(table.schema) + "." +
+                                    conn->Identifier(table.name)));
+    if (rows.rows.size() != 1 || rows.rows[0].empty() || !rows.rows[0][0]) {
+      return Status::Internal("count(*) of " + table.Display() + " returned no row");
+    }
+    return *rows.rows[0][0];
+  });
+}
+
 std::string PgChangeSource::DefaultName(const job::JobRecord& job) {
   return "millrace_" + std::to_string(job.id) + "_" + std::to_string(job.create_time_us);
 }

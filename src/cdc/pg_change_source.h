@@ -88,6 +88,8 @@ class PgChangeSource final : public job::JobSource {
   // A warning when the job's slot retains more WAL than the job's cdc.wal_retention_warning
   // (on a connection of its own: a RESUME may start a task meanwhile).
   std::string WhilePaused(const job::JobRecord& job) override;
+  // count(*) of each table, on a connection of its own.
+  Result<std::vector<job::UpstreamTableRows>> CountRows() const override;
 
   // The name Millrace gives a job's slot and publication.
   static std::string DefaultName(const job::JobRecord& job);

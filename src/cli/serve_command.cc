@@ -34,7 +34,7 @@
 #include "common/metrics.h"
 #include "common/server_config.h"
 #include "common/tls.h"
-#include "console/job_routes.h"
+#include "console/console.h"
 #include "engine/database.h"
 #include "http/http_auth.h"
 #include "http/http_server.h"
@@ -307,7 +307,8 @@ int RunServe(const std::vector<std::string>& args) {
     if (Status status = (*jobs)->RegisterViews(&router.table_functions()); !status.ok()) {
       return Fail(status);
     }
-    (*jobs)->RegisterMetrics(&metrics);
+    (*jobs)->RegisterMetrics(&metrics, {.list_per_1000 = config->s3_list_price_per_1000,
+                                        .get_per_1000 = config->s3_get_price_per_1000});
     job::RegisterJobStatements(&router, jobs->get());
     table::RegisterTableStatements(&router);
     if (Status status = (*db)->RegisterTableFunction(access::MakeAuditLogFunction(
@@ -363,7 +364,7 @@ int RunServe(const std::vector<std::string>& args) {
           return report;
         },
         Clock::Real());
-    console::RegisterJobRoutes(&http_server, jobs->get());
+    console::RegisterConsole(&http_server, {jobs->get(), &audit, &access});
     if (Status status = http_server.Start(); !status.ok()) {
       mysql.Shutdown(std::chrono::milliseconds(0));
       return Fail(status);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <sstream>
 
 namespace millrace {
 
@@ -46,6 +47,22 @@ Result<int64_t> ParsedFlags::GetInt(std::string_view name, int64_t min, int64_t 
     return Status::InvalidArgument("--" + std::string(name) + " must be an integer from " +
                                    std::to_string(min) + " to " + std::to_string(max) + ", got '" +
                                    *value + "'");
+  }
+  return parsed;
+}
+
+Result<double> ParsedFlags::GetDouble(std::string_view name, double min, double max) const {
+  auto value = Get(name);
+  if (!value) return Status::InvalidArgument("--" + std::string(name) + " is required");
+  double parsed = 0;
+  const char* end = value->data() + value->size();
+  auto [ptr, ec] = std::from_chars(value->data(), end, parsed);
+  // `!(a <= b)` also refuses NaN.
+  if (ec != std::errc() || ptr != end || !(parsed >= min && parsed <= max)) {
+    std::ostringstream range;
+    range << min << " to " << max;
+    return Status::InvalidArgument("--" + std::string(name) + " must be a number from " +
+                                   range.str() + ", got '" + *value + "'");
   }
   return parsed;
 }

@@ -47,6 +47,8 @@ class ParsedFlags {
   std::vector<std::string> GetAll(std::string_view name) const;
   // Parses the flag as an integer in [min, max]; errors name the flag.
   Result<int64_t> GetInt(std::string_view name, int64_t min, int64_t max) const;
+  // Parses the flag as a decimal number ("0.005", "5e-3") in [min, max]; errors name the flag.
+  Result<double> GetDouble(std::string_view name, double min, double max) const;
   const std::vector<std::string>& positional() const { return positional_; }
   bool help() const { return help_; }
 

@@ -32,6 +32,11 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
        "seconds after which an unused web console session ends"},
       {"paused-check-interval", "MILLRACE_PAUSED_CHECK_INTERVAL", "60",
        "seconds between looks at what a paused job holds upstream (a change stream's WAL)"},
+      {"s3-list-price-per-1000", "MILLRACE_S3_LIST_PRICE_PER_1000", "0.005",
+       "price of 1,000 LIST requests, for the jobs' estimated object-store cost (AWS S3 "
+       "Standard's, USD)"},
+      {"s3-get-price-per-1000", "MILLRACE_S3_GET_PRICE_PER_1000", "0.0004",
+       "price of 1,000 GET (and HEAD) requests, for the same estimate"},
   };
   return kFlags;
 }
@@ -58,6 +63,10 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
                       flags.GetInt("http-session-idle", 60, 30 * 24 * 3600));
   MR_ASSIGN_OR_RETURN(config.paused_check_seconds,
                       flags.GetInt("paused-check-interval", 1, 24 * 3600));
+  MR_ASSIGN_OR_RETURN(config.s3_list_price_per_1000,
+                      flags.GetDouble("s3-list-price-per-1000", 0, 1e6));
+  MR_ASSIGN_OR_RETURN(config.s3_get_price_per_1000,
+                      flags.GetDouble("s3-get-price-per-1000", 0, 1e6));
   config.tls_cert_file = flags.GetOr("tls-cert", "");
   config.tls_key_file = flags.GetOr("tls-key", "");
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {

@@ -42,6 +42,10 @@ struct ServerConfig {
   int64_t http_session_idle_seconds = 1800;
   // How often a paused job's source is asked what it holds upstream (job::TaskPolicy).
   int64_t paused_check_seconds = 60;
+  // Prices per 1,000 object-store requests for the jobs' estimated request cost
+  // (job::ObjectStorePrices; docs/metrics.md): LIST, and GET (HEAD too).
+  double s3_list_price_per_1000 = 0.005;
+  double s3_get_price_per_1000 = 0.0004;
 
   // The flag table of `millrace serve`, shared by the parser and --help.
   static const std::vector<FlagSpec>& Flags();

@@ -58,12 +58,26 @@ HttpServer::~HttpServer() {
   Stop();
 }
 
+void HttpServer::AddRoute(Route route) {
+  for (Route& existing : routes_) {
+    if (existing.method == route.method && existing.path == route.path) {
+      existing = std::move(route);
+      return;
+    }
+  }
+  routes_.push_back(std::move(route));
+}
+
 void HttpServer::Get(std::string path, Handler handler) {
-  routes_.push_back({"GET", std::move(path), Audience::kUser, std::move(handler)});
+  AddRoute({"GET", std::move(path), Audience::kUser, std::move(handler)});
+}
+
+void HttpServer::GetPage(std::string path, Handler handler) {
+  AddRoute({"GET", std::move(path), Audience::kUserPage, std::move(handler)});
 }
 
 void HttpServer::Post(std::string path, Handler handler) {
-  routes_.push_back({"POST", std::move(path), Audience::kUser, std::move(handler)});
+  AddRoute({"POST", std::move(path), Audience::kUser, std::move(handler)});
 }
 
 HttpResponse HttpServer::Serve(const Route& route, HttpRequest request) {

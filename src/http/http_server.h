@@ -11,7 +11,10 @@
 //   redirected to /login.
 // - Routes added with Get() and Post() (the JSON API and console of later modules), for
 //   logged-in users only (http_access.h: HTTP Basic or the session cookie, with the CSRF token
-//   for Post()). The handler sees the user in HttpRequest::user.
+//   for Post()). The handler sees the user in HttpRequest::user. GetPage() is Get() for a page
+//   a browser opens: without a login it is sent to /login rather than answered 401. A route
+//   added for a method and path that already has one replaces it (the console's / replaces
+//   the plain home page).
 //
 // Contract
 // - Start() binds (port 0: any free port, see port()) and serves on background threads until
@@ -74,6 +77,7 @@ class HttpServer {
 
   // Adds a route for logged-in users; call before Start().
   void Get(std::string path, Handler handler);
+  void GetPage(std::string path, Handler handler);
   void Post(std::string path, Handler handler);
 
   Status Start();
@@ -92,6 +96,8 @@ class HttpServer {
     Audience audience;
     Handler handler;
   };
+  // Adds `route`, or replaces the route of its method and path.
+  void AddRoute(Route route);
   HttpResponse Health();
   // Runs `route` for `request`, admitting it first unless the route is open to anyone.
   HttpResponse Serve(const Route& route, HttpRequest request);

@@ -90,7 +90,7 @@ bool BatchLoader::IsRowLevelError(const Status& status) {
          reason == DuckDbReason::kNotNullViolated || reason == DuckDbReason::kJsonTransformFailed;
 }
 
-Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {
+Result<std::string> BatchLoader::ReaderOver(const std::vector<std::string>& readables, bool fast) {
   // JSON fields named like the target's columns are read as the target wants where DuckDB's
   // guess cannot be right (reader_sql.h).
   std::map<std::string, std::string> wanted;
@@ -99,17 +99,26 @@ Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& read
   if (!fast) {
     MR_ASSIGN_OR_RETURN(std::string columns,
                         load::DetectJsonColumns(spec_.options, readables.front(), *conn_, wanted));
-    MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
-                                                               {.json_columns = columns}));
-    return WithReader(reader);
+    return load::BuildReadSql(spec_.options, readables, *conn_, {.json_columns = columns});
   }
   if (!json_columns_) {
     MR_ASSIGN_OR_RETURN(json_columns_,
                         load::DetectJsonColumns(spec_.options, readables.front(), *conn_, wanted));
   }
-  MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
-                                                             {.json_columns = *json_columns_}));
+  return load::BuildReadSql(spec_.options, readables, *conn_, {.json_columns = *json_columns_});
+}
+
+Result<std::string> BatchLoader::SelectOver(const std::vector<std::string>& readables, bool fast) {
+  MR_ASSIGN_OR_RETURN(std::string reader, ReaderOver(readables, fast));
   return WithReader(reader);
+}
+
+Result<BatchLoader::Reading> BatchLoader::ReadingOver(const std::vector<std::string>& readables) {
+  MR_RETURN_IF_ERROR(LoadTargetColumns());
+  Reading reading;
+  MR_ASSIGN_OR_RETURN(reading.reader, ReaderOver(readables, /*fast=*/true));
+  reading.select = WithReader(reading.reader);
+  return reading;
 }
 
 std::string BatchLoader::WithReader(const std::string& reader) const {

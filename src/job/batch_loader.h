@@ -95,6 +95,15 @@ class BatchLoader {
   // NOT NULL columns, and json values that do not fit the batch's columns.
   static bool IsRowLevelError(const Status& status);
 
+  // Dry runs (job_dry_run.h): DuckDB's reader over `readables` (non-empty files) and the job's
+  // SELECT with its S3()/local() call replaced by that reader, as a fast load builds them (json
+  // read with the columns detected in the first file). Runs no statement that writes.
+  struct Reading {
+    std::string reader;  // a parenthesized SELECT
+    std::string select;
+  };
+  Result<Reading> ReadingOver(const std::vector<std::string>& readables);
+
  private:
   struct TargetColumn {
     std::string name;
@@ -109,6 +118,8 @@ class BatchLoader {
   // detection); a careful one lets DuckDB detect each file's, so a value of another type in a
   // later file is a filtered row rather than a failed read.
   Result<std::string> SelectOver(const std::vector<std::string>& readables, bool fast);
+  // The reader SelectOver puts in place of the call.
+  Result<std::string> ReaderOver(const std::vector<std::string>& readables, bool fast);
   std::string WithReader(const std::string& reader) const;
   // Runs the job's INSERT over `readables` (fast) and returns the rows it inserted.
   Result<int64_t> InsertOver(const std::vector<std::string>& readables);

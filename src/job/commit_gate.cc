@@ -53,6 +53,7 @@ Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch
     job.UpdateHistory(*task, config_.task_history);
     job.lag_items = 0;
     job.lag_bytes = 0;
+    job.oldest_unloaded_us = 0;
     job.Publish();
   }
   source.Committed(batch.end());

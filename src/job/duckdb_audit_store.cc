@@ -34,20 +34,21 @@ Status DuckDbCatalogStore::AppendAudit(const access::AuditEvent& e, int64_t keep
   });
 }
 
-Result<std::vector<access::AuditEvent>> DuckDbCatalogStore::LoadAudit(int64_t limit) {
+Result<std::vector<access::AuditEvent>> DuckDbCatalogStore::LoadAudit(int64_t limit,
+                                                                      int64_t before) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto select,
-                      Statement::Prepare(*conn,
-                                         "SELECT time_us, user_name, host, kind, "
-                                         "action, statement, error FROM "
-                                         "__millrace.audit ORDER BY seq DESC LIMIT ?"));
-  MR_ASSIGN_OR_RETURN(auto rows, select.Int(limit).Query());
+  MR_ASSIGN_OR_RETURN(auto select, Statement::Prepare(*conn,
+                                                      "SELECT time_us, user_name, host, kind, "
+                                                      "action, statement, error, seq FROM "
+                                                      "__millrace.audit WHERE seq < ? "
+                                                      "ORDER BY seq DESC LIMIT ?"));
+  MR_ASSIGN_OR_RETURN(auto rows, select.Int(before).Int(limit).Query());
   std::vector<access::AuditEvent> events;
   MR_RETURN_IF_ERROR(
       catalog_sql::ForEachRow(*rows, [&](const engine::DataChunk& c, size_t r) -> Status {
         events.push_back(access::AuditEvent{catalog_sql::Int(c, 0, r), Text(c, 1, r), Text(c, 2, r),
                                             Text(c, 3, r), Text(c, 4, r), Text(c, 5, r),
-                                            Text(c, 6, r)});
+                                            Text(c, 6, r), catalog_sql::Int(c, 7, r)});
         return Status::Ok();
       }));
   return events;

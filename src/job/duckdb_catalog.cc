@@ -17,6 +17,7 @@ using catalog_sql::Statement;
 using catalog_sql::Text;
 using engine::Connection;
 using engine::DataChunk;
+using engine::QueryResult;
 
 // The five LoadStatistic columns, in the order every table stores them.
 LoadStatistic ReadStats(const DataChunk& c, size_t* col, size_t r) {
@@ -138,6 +139,18 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
   }
 }
 
+// The rows of a query over filtered_rows that selects task_id, file, line, column_name, value,
+// reason, time_us in that order.
+Result<std::vector<FilteredRow>> ReadFilteredRows(QueryResult& result) {
+  std::vector<FilteredRow> rows;
+  MR_RETURN_IF_ERROR(ForEachRow(result, [&](const DataChunk& c, size_t r) -> Status {
+    rows.push_back(FilteredRow{Int(c, 0, r), Text(c, 1, r), Int(c, 2, r), Text(c, 3, r),
+                               Text(c, 4, r), Text(c, 5, r), Int(c, 6, r)});
+    return Status::Ok();
+  }));
+  return rows;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -195,6 +208,17 @@ Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
                          "__millrace.filtered_rows WHERE job_id = ? ORDER BY task_id DESC "
                          "LIMIT ?))"));
   return stmt.Int(job_id).Int(job_id).Int(keep).Run().status();
+}
+
+Result<std::vector<FilteredRow>> TaskFilteredRows(Connection& conn, int64_t job_id, int64_t task_id,
+                                                  int64_t limit) {
+  MR_ASSIGN_OR_RETURN(auto stmt,
+                      Statement::Prepare(conn,
+                                         "SELECT task_id, file, line, column_name, value, reason, "
+                                         "time_us FROM __millrace.filtered_rows WHERE job_id = ? "
+                                         "AND task_id = ? ORDER BY file, line LIMIT ?"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(task_id).Int(limit).Query());
+  return ReadFilteredRows(*result);
 }
 
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
@@ -496,13 +520,7 @@ Result<std::vector<FilteredRow>> DuckDbCatalogStore::FilteredRowsPage(int64_t jo
                                        .Int(after.line)
                                        .Int(limit)
                                        .Query());
-  std::vector<FilteredRow> rows;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    rows.push_back(FilteredRow{Int(c, 0, r), Text(c, 1, r), Int(c, 2, r), Text(c, 3, r),
-                               Text(c, 4, r), Text(c, 5, r), Int(c, 6, r)});
-    return Status::Ok();
-  }));
-  return rows;
+  return ReadFilteredRows(*result);
 }
 
 Result<std::map<int64_t, int64_t>> DuckDbCatalogStore::CountFiles(FileState state) {

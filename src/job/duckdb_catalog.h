@@ -41,6 +41,11 @@ Status PruneTasks(engine::Connection& conn, int64_t job_id, int keep);
 Status PruneFilteredRows(engine::Connection& conn, int64_t job_id, int64_t keep);
 // Records files in the ledger; an existing row of the same key is replaced.
 Status InsertLedger(engine::Connection& conn, const std::vector<LedgerEntry>& entries);
+// The filtered rows task `task_id` of the job recorded (BatchLoader), as the connection's
+// transaction sees them (a dry run reads its own before it rolls back), in file and line order,
+// at most `limit`.
+Result<std::vector<FilteredRow>> TaskFilteredRows(engine::Connection& conn, int64_t job_id,
+                                                  int64_t task_id, int64_t limit);
 
 }  // namespace catalog
 
@@ -77,7 +82,7 @@ class DuckDbCatalogStore final : public CatalogStore {
 
   // access::AuditStore (duckdb_audit_store.cc): table __millrace.audit, numbered by a sequence.
   Status AppendAudit(const access::AuditEvent& event, int64_t keep) override;
-  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit) override;
+  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit, int64_t before) override;
 
   // The schema version the store is at (0 when it has no catalog yet).
   Result<int> StoredVersion();

@@ -17,6 +17,27 @@ constexpr uint64_t kReadAheadMaxBytes = 64 << 20;
 // Reconciliation lists below the offset in pages of this many files.
 constexpr size_t kReconcilePage = 1000;
 
+// A task's listing: the files after `offset`, within the batch limits.
+source::ListOptions ListAfter(const std::string& offset, const BatchLimits& limits) {
+  source::ListOptions list;
+  list.start_after = offset;
+  list.max_files = static_cast<size_t>(limits.max_items);
+  list.max_bytes = static_cast<uint64_t>(limits.max_bytes);
+  return list;
+}
+
+// The last-modified time of the oldest of `files` ({} when none tells one): the backlog's age.
+Clock::WallTime OldestModified(const std::vector<source::FileInfo>& files) {
+  Clock::WallTime oldest{};
+  for (const source::FileInfo& f : files) {
+    if (f.last_modified != Clock::WallTime{} &&
+        (oldest == Clock::WallTime{} || f.last_modified < oldest)) {
+      oldest = f.last_modified;
+    }
+  }
+  return oldest;
+}
+
 }  // namespace
 
 // The next batch of a job, listed and downloading on a thread of its own while the current
@@ -252,16 +273,14 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
     polled.lag_items = static_cast<int64_t>(files.size());
     for (const auto& f : files)
       polled.lag_bytes += static_cast<int64_t>(f.size);
+    polled.oldest_unloaded = OldestModified(files);
     polled.batch = std::make_unique<FileBatch>(job.current_offset, job.current_offset,
                                                std::move(files), std::move(spec), job.properties,
                                                &config_, FetchOptions(), nullptr);
     return polled;
   }
 
-  source::ListOptions list;
-  list.start_after = offset;
-  list.max_files = static_cast<size_t>(limits.max_items);
-  list.max_bytes = static_cast<uint64_t>(limits.max_bytes);
+  const source::ListOptions list = ListAfter(offset, limits);
   if (ahead != nullptr && ahead->Matches(job.epoch, offset)) {
     listing = ahead->listing();  // listed and downloading since the last task
   } else {
@@ -284,6 +303,7 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
   for (const auto& f : listing.files)
     batch_bytes += f.size;
   polled.lag_bytes = static_cast<int64_t>(batch_bytes);
+  polled.oldest_unloaded = OldestModified(listing.files);
   if (listing.more && batch_bytes <= kReadAheadMaxBytes) {
     source::ListOptions after = list;
     after.start_after = listing.files.back().key;
@@ -297,6 +317,38 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
                                              std::move(spec), job.properties, &config_,
                                              FetchOptions(), std::move(ahead));
   return polled;
+}
+
+Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(const JobRecord& job,
+                                                                  const BatchLimits& limits,
+                                                                  Sink& sink,
+                                                                  const TaskContext& task) const {
+  auto trial = std::make_unique<TrialBatch>();
+  auto listed = config_.files->List(ListAfter(job.current_offset.Text(kFileNamePart), limits));
+  if (!listed.ok()) return JobError(JobErrorCode::kGetRemoteData, listed.status());
+  trial->listing = std::move(listed).value();
+  if (trial->listing.files.empty()) return trial;
+  auto work = load::WorkDir::Create(config_.work_root);
+  if (!work.ok()) return JobError(JobErrorCode::kLoad, work.status());
+  trial->work = std::move(work).value();
+  // As Poll and FileBatch::Load make a task's.
+  trial->spec = spec_template_;
+  trial->spec.strict = job.properties.strict;
+  trial->spec.job_id = task.job_id;
+  trial->spec.task_id = task.task_id;
+  trial->spec.now_us = task.now_us;
+  trial->fetcher = std::make_unique<load::BatchFetcher>(*config_.files, config_.options.kind,
+                                                        trial->listing.files, FetchOptions(),
+                                                        trial->work->path());
+  FileLoadRequest request{
+      &trial->spec, &job.properties,     &trial->listing.files,    trial->fetcher.get(),
+      nullptr,      &trial->first_error, &trial->over_filter_ratio};
+  trial->loaded = LoadFileRounds(sink, task, request);
+  for (size_t i = 0; i < trial->listing.files.size(); ++i) {
+    const load::FetchedFile& fetched = trial->fetcher->Wait(i);
+    trial->readables.push_back(fetched.status.ok() ? fetched.path : std::string());
+  }
+  return trial;
 }
 
 }  // namespace millrace::job

@@ -16,6 +16,8 @@
 //   is at the same epoch and offset it was listed for.
 // - A batch loads in rounds (file_load_rounds.h); its files download in the background while
 //   earlier ones load.
+// - Polled's lag (files, bytes, and the last-modified time of the oldest) covers the files of
+//   the batch returned, at most max_items of them: not what lies past the batch's limits.
 // - Thread-safety: see job_source.h; LookAgain may be called from any thread.
 #pragma once
 
@@ -36,6 +38,33 @@
 namespace millrace::job {
 
 class NextBatch;
+
+// A dry run of a new job's first task (FileJobSource::LoadFirstBatch, for EXPLAIN CREATE JOB):
+// the batch the task would take, fetched and loaded by the task's own code into a transaction
+// that is never committed. Destroying it rolls that transaction back, stops the downloads and
+// removes the work directory with the files.
+struct TrialBatch {
+  TrialBatch() = default;
+  TrialBatch(const TrialBatch&) = delete;
+  TrialBatch& operator=(const TrialBatch&) = delete;
+
+  // Declared in this order so that they are destroyed in the reverse one: the transaction
+  // first, then the fetcher (which reads `listing.files` and writes into `work`), the
+  // directory last.
+  std::unique_ptr<load::WorkDir> work;
+  source::Listing listing;  // .files: the batch; none: nothing to load yet
+  LoadSpec spec;            // how the task loads them
+  std::unique_ptr<load::BatchFetcher> fetcher;
+  // Each file's readable path in the work directory, "" when it could not be fetched.
+  std::vector<std::string> readables;
+  // The transaction open with the batch's rows, ledger entries and statistics
+  // (LoadFileRounds), or the error the task would fail with.
+  Result<LoadedBatch> loaded = Status::Unavailable("not loaded");
+  // More rows filtered than session.insert_max_filter_ratio allows: the error the task would
+  // fail with (`loaded` holds the batch all the same).
+  Status over_filter_ratio;
+  std::string first_error;  // the first filtered row, "" when none
+};
 
 struct FileJobSourceConfig {
   std::shared_ptr<source::FileSource> files;
@@ -63,6 +92,16 @@ class FileJobSource final : public JobSource {
   // Drops the read ahead: its downloads stop.
   void TurnEnded() override;
   std::string Describe() const override { return config_.files->Describe(); }
+
+  // Dry runs (EXPLAIN CREATE JOB, job_dry_run.h): the first task of `job`, a job that has not
+  // run, up to its commit. Lists the batch as Poll does (the files after the job's offset,
+  // within `limits`; a new job has nothing below its offset to reconcile; no read ahead
+  // starts), fetches it as the task does and loads it with LoadFileRounds into a transaction
+  // of `sink` (no fail points). A listing that fails is the task's GET_REMOTE_DATA_ERROR; a
+  // load that fails is TrialBatch::loaded.
+  Result<std::unique_ptr<TrialBatch>> LoadFirstBatch(const JobRecord& job,
+                                                     const BatchLimits& limits, Sink& sink,
+                                                     const TaskContext& task) const;
 
   // Files that are still being written are looked at again after this.
   static constexpr std::chrono::milliseconds kUnsettledPoll{200};

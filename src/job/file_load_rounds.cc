@@ -36,6 +36,7 @@ class RoundRunner {
         props_(*request.properties),
         files_(*request.files),
         first_error_(request.first_error),
+        over_filter_ratio_(request.over_filter_ratio),
         fetcher_(*request.fetcher),
         fail_points_(request.fail_points),
         shapes_(files_.size()) {}
@@ -74,14 +75,19 @@ class RoundRunner {
       if (stats.filtered_rows > 0 &&
           static_cast<double>(stats.filtered_rows) >
               props_.max_filter_ratio * static_cast<double>(stats.scanned_rows)) {
+        Status too_many = JobError(
+            JobErrorCode::kTooManyFailureRows,
+            Status::InvalidArgument(
+                std::to_string(stats.filtered_rows) + " of " + std::to_string(stats.scanned_rows) +
+                " rows were filtered, more than "
+                "session.insert_max_filter_ratio = " +
+                std::to_string(props_.max_filter_ratio) + "; first: " + r.loaded.first_error));
+        if (over_filter_ratio_ != nullptr) {
+          *over_filter_ratio_ = std::move(too_many);
+          return std::move(r.loaded);
+        }
         r.loaded.txn->Rollback().IgnoreError();
-        return JobError(JobErrorCode::kTooManyFailureRows,
-                        Status::InvalidArgument(std::to_string(stats.filtered_rows) + " of " +
-                                                std::to_string(stats.scanned_rows) +
-                                                " rows were filtered, more than "
-                                                "session.insert_max_filter_ratio = " +
-                                                std::to_string(props_.max_filter_ratio) +
-                                                "; first: " + r.loaded.first_error));
+        return too_many;
       }
       return std::move(r.loaded);
     }
@@ -215,6 +221,7 @@ class RoundRunner {
   const JobProperties& props_;
   const std::vector<source::FileInfo>& files_;
   std::string* const first_error_;
+  Status* const over_filter_ratio_;
   load::BatchFetcher& fetcher_;
   const FailPoints* const fail_points_;
 

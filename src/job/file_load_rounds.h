@@ -36,6 +36,9 @@ struct FileLoadRequest {
   load::BatchFetcher* fetcher = nullptr;                 // fetching `files`; not owned
   const FailPoints* fail_points = nullptr;               // may be null
   std::string* first_error = nullptr;  // set to the first filtered row (also on failure)
+  // Dry runs (job_dry_run.h): when set, a batch with too many filtered rows is returned with
+  // its transaction open, and the error its task fails with (kTooManyFailureRows) is put here.
+  Status* over_filter_ratio = nullptr;
 };
 
 Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,

@@ -1,6 +1,7 @@
 #include "job/job_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "common/json.h"
@@ -45,6 +46,33 @@ json JobJson(const JobRow& row) {
                            {"items", row.lag_items},
                            {"bytes", row.lag_bytes}}},
               {"lastSuccessTimeUs", j.last_success_time_us}};
+}
+
+// What ApiJobs adds to a job's document: when its next turn is due, and its recent throughput.
+void AddSchedule(const JobApiContext& ctx, const Job::View& view, json* doc) {
+  std::optional<Clock::SteadyTime> due = ctx.scheduler->DueTime(view.row.record.id);
+  json next;
+  // A paused job keeps a turn for its paused check (job_statements.h), which loads nothing.
+  if (due && view.row.record.state == JobState::kRunning) {
+    next =
+        std::max<double>(0, std::chrono::duration<double>(*due - ctx.clock->SteadyNow()).count());
+  }
+  (*doc)["nextPollInSeconds"] = std::move(next);
+  json times = json::array();
+  json rows = json::array();
+  const size_t ended = static_cast<size_t>(std::count_if(
+      view.tasks.begin(), view.tasks.end(), [](const TaskRecord& t) { return t.finish_time_us; }));
+  size_t older = ended > kThroughputTasks ? ended - kThroughputTasks : 0;  // left out
+  for (const TaskRecord& t : view.tasks) {
+    if (t.finish_time_us == 0) continue;
+    if (older > 0) {
+      --older;
+      continue;
+    }
+    times.push_back(t.finish_time_us);
+    rows.push_back(t.stats.scanned_rows - t.stats.filtered_rows);
+  }
+  (*doc)["throughput"] = json{{"timeUs", std::move(times)}, {"rows", std::move(rows)}};
 }
 
 json TaskJson(const TaskRecord& t) {
@@ -110,8 +138,13 @@ Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user,
             [](const JobRow& a, const JobRow& b) { return a.record.name < b.record.name; });
   const bool more = TrimToPage(&rows, page.limit);
   json jobs = json::array();
-  for (const JobRow& row : rows)
-    jobs.push_back(JobJson(row));
+  for (const JobRow& row : rows) {
+    json doc = JobJson(row);
+    std::shared_ptr<Job> job = ctx.registry->Get(row.record.id);
+    std::shared_ptr<const Job::View> view = job == nullptr ? nullptr : job->view();
+    if (view != nullptr) AddSchedule(ctx, *view, &doc);
+    jobs.push_back(std::move(doc));
+  }
   return RenderJson(json{{"jobs", jobs}, {"next", more ? json(rows.back().record.name) : json()}});
 }
 
@@ -119,6 +152,7 @@ Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,
                            const std::string& name) {
   MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));
   json doc = JobJson(view->row);
+  AddSchedule(ctx, *view, &doc);
   doc["tasks"] = TasksJson(*view);
   return RenderJson(doc);
 }

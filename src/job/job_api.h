@@ -22,6 +22,7 @@
 #include "job/catalog_store.h"
 #include "job/job_access.h"
 #include "job/job_registry.h"
+#include "job/scheduler.h"
 
 namespace millrace::job {
 
@@ -38,11 +39,19 @@ struct JobApiContext {
   const JobRegistry* registry;
   CatalogStore* catalog;
   const JobAccess* access;
+  Scheduler* scheduler;  // for when a job's next turn is due
+  Clock* clock;
 };
 
-// {"jobs":[{job}...],"next":...}, by name.
+// The most recent ended tasks a job document's "throughput" holds (the console's sparkline).
+inline constexpr size_t kThroughputTasks = 30;
+
+// {"jobs":[{job}...],"next":...}, by name. Each job also has "nextPollInSeconds" (null unless the
+// job is RUNNING and its next turn is scheduled, i.e. not running now) and "throughput":
+// {"timeUs":[...],"rows":[...]}, the finish time and rows loaded of its last kThroughputTasks ended
+// tasks, oldest first.
 Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user, const ApiPage& page);
-// {job..., "tasks":[{task}...]} (the task history, oldest first).
+// {job..., "tasks":[{task}...]} (the task history, oldest first), with the fields ApiJobs adds.
 Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,
                            const std::string& name);
 // {"files":[{file}...],"next":...}: the ledger by key; only entries in `state` when given

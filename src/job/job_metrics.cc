@@ -1,5 +1,6 @@
 #include "job/job_metrics.h"
 
+#include <algorithm>
 #include <map>
 
 #include "common/logging.h"
@@ -21,10 +22,53 @@ void PerJob(MetricsWriter& out, const std::vector<Published>& jobs, std::string_
     out.Sample(name, {{"job", p.job->name}}, value(p));
 }
 
+// The object-store families of the jobs that read S3 (see the contract).
+void WriteObjectStoreMetrics(MetricsWriter& out, const std::vector<Published>& jobs,
+                             const ObjectStorePrices& prices) {
+  using s3::RequestKind;
+  std::vector<Published> readers;
+  for (const Published& p : jobs) {
+    if (p.view->row.reads_object_store) readers.push_back(p);
+  }
+  out.Family("millrace_job_object_store_requests_total",
+             "object-store requests sent (each attempt), by kind and how they ended", "counter");
+  for (const Published& p : readers) {
+    const s3::RequestStats& stats = *p.job->object_store;
+    for (int kind = 0; kind < s3::kRequestKinds; ++kind) {
+      for (int outcome = 0; outcome < s3::kRequestOutcomes; ++outcome) {
+        const auto k = static_cast<RequestKind>(kind);
+        const auto o = static_cast<s3::RequestOutcome>(outcome);
+        out.Sample("millrace_job_object_store_requests_total",
+                   {{"job", p.job->name},
+                    {"kind", std::string(s3::RequestKindName(k))},
+                    {"status", std::string(s3::RequestOutcomeName(o))}},
+                   static_cast<double>(stats.requests(k, o)));
+      }
+    }
+  }
+  PerJob(out, readers, "millrace_job_object_store_retries_total",
+         "object-store requests retried after a transient failure", "counter",
+         [](const Published& p) { return static_cast<double>(p.job->object_store->retries()); });
+  PerJob(out, readers, "millrace_job_object_store_bytes_downloaded_total",
+         "bytes of objects downloaded (bytes fetched again after a broken transfer included)",
+         "counter", [](const Published& p) {
+           return static_cast<double>(p.job->object_store->bytes_downloaded());
+         });
+  PerJob(out, readers, "millrace_job_object_store_estimated_cost_total",
+         "estimated cost of the object-store requests, at the configured prices per 1,000",
+         "counter", [&](const Published& p) {
+           const s3::RequestStats& stats = *p.job->object_store;
+           const double lists = static_cast<double>(stats.requests(RequestKind::kList));
+           const double gets = static_cast<double>(stats.requests(RequestKind::kGet) +
+                                                   stats.requests(RequestKind::kHead));
+           return (lists * prices.list_per_1000 + gets * prices.get_per_1000) / 1000;
+         });
+}
+
 }  // namespace
 
 void WriteJobMetrics(const JobRegistry& registry, CatalogStore& catalog, Clock& clock,
-                     MetricsWriter& out) {
+                     const ObjectStorePrices& prices, MetricsWriter& out) {
   std::vector<Published> jobs;
   for (std::shared_ptr<Job>& job : registry.All()) {
     std::shared_ptr<const Job::View> view = job->view();
@@ -88,6 +132,20 @@ void WriteJobMetrics(const JobRegistry& registry, CatalogStore& catalog, Clock& 
          "gauge", [](const Published& p) { return static_cast<double>(p.view->row.lag_bytes); });
 
   const int64_t now_us = MicrosSinceEpoch(clock.WallNow());
+  std::vector<Published> file_jobs;
+  for (const Published& p : jobs) {
+    if (p.view->row.lag_unit == "files") file_jobs.push_back(p);
+  }
+  PerJob(out, file_jobs, "millrace_job_oldest_unloaded_file_age_seconds",
+         "age (by its last-modified time) of the oldest file the job listed and has not loaded; "
+         "0 when none",
+         "gauge", [&](const Published& p) {
+           const int64_t oldest = p.view->row.oldest_unloaded_us;
+           // A store whose clock runs ahead of ours must not make the age negative.
+           return oldest > 0 ? static_cast<double>(std::max<int64_t>(0, now_us - oldest)) / 1e6
+                             : 0.0;
+         });
+  WriteObjectStoreMetrics(out, jobs, prices);
   PerJob(out, jobs, "millrace_job_last_success_timestamp_seconds",
          "when the job's last task committed (0: never)", "gauge", [&](const Published& p) {
            return static_cast<double>(record(p).last_success_time_us) / 1e6;

@@ -6,9 +6,9 @@
 
 namespace millrace::job {
 
-Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& insert_sql,
-                                                          const std::string& database,
-                                                          bool creating) const {
+Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
+    const std::string& insert_sql, const std::string& database, bool creating,
+    std::shared_ptr<s3::RequestStats> object_store) const {
   auto plan = std::make_shared<JobPlan>();
   MR_ASSIGN_OR_RETURN(plan->analysis, AnalyzeInsert(insert_sql));
   const InsertAnalysis& analysis = plan->analysis;
@@ -20,6 +20,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(const std::string& ins
   std::unique_ptr<source::FileSource> files;
   if (!change_stream) {
     MR_ASSIGN_OR_RETURN(options, load::ParseFileFunctionArgs(analysis.source, analysis.args));
+    options.s3.request_stats = std::move(object_store);
     MR_ASSIGN_OR_RETURN(files, config_.make_source(options));
   }
 

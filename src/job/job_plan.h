@@ -7,6 +7,8 @@
 //   local() or cdc_stream() call, bad reader parameters, a source that cannot be opened, a
 //   target table that does not exist in `database` (a typo fails the statement, not the first
 //   task).
+// - An S3 source's client counts its requests into `object_store` when given (the job's
+//   Job::object_store, so the counts outlive the source).
 // - Thread-safety: Build may be called concurrently (each call uses a connection of its own).
 #pragma once
 
@@ -58,9 +60,9 @@ class PlanBuilder {
  public:
   explicit PlanBuilder(PlanBuilderConfig config) : config_(std::move(config)) {}
   // `creating`: for CREATE JOB (ChangeSourceRequest::creating).
-  Result<std::shared_ptr<const JobPlan>> Build(const std::string& insert_sql,
-                                               const std::string& database,
-                                               bool creating = false) const;
+  Result<std::shared_ptr<const JobPlan>> Build(
+      const std::string& insert_sql, const std::string& database, bool creating = false,
+      std::shared_ptr<s3::RequestStats> object_store = nullptr) const;
 
  private:
   const PlanBuilderConfig config_;

@@ -25,8 +25,13 @@ void Job::Publish() {
   auto view = std::make_shared<View>();
   const bool change_stream =
       plan != nullptr && plan->analysis.source == load::SourceKind::kCdcStream;
-  view->row = JobRow{record, plan != nullptr ? plan->target : engine::RelationName{}, lag_items,
-                     lag_bytes, change_stream ? "changes" : "files"};
+  view->row = JobRow{record,
+                     plan != nullptr ? plan->target : engine::RelationName{},
+                     lag_items,
+                     lag_bytes,
+                     change_stream ? "changes" : "files",
+                     oldest_unloaded_us,
+                     plan != nullptr && plan->analysis.source == load::SourceKind::kS3};
   view->tasks.assign(history.begin(), history.end());
   MutexLock lock(&view_mu_);
   view_ = std::move(view);

@@ -35,6 +35,7 @@
 #include "job/job_source.h"
 #include "job/job_statement.h"
 #include "job/sink.h"
+#include "s3/s3_client.h"
 
 namespace millrace::job {
 
@@ -54,6 +55,11 @@ struct JobRow {
   // What lag_items counts ("files", or "changes" for a change stream, whose lag_bytes are
   // bytes of WAL behind the source's position).
   std::string_view lag_unit = "files";
+  // Last-modified time (microseconds since the epoch) of the oldest file counted in lag_items;
+  // 0 when none (or the source does not tell, as a change stream).
+  int64_t oldest_unloaded_us = 0;
+  // The job's definition reads an object store (S3): Job::object_store counts its requests.
+  bool reads_object_store = false;
 };
 
 class Job {
@@ -74,6 +80,10 @@ class Job {
   bool auto_resume_pending GUARDED_BY(mu) = false;
   int64_t lag_items GUARDED_BY(mu) = 0;
   int64_t lag_bytes GUARDED_BY(mu) = 0;
+  int64_t oldest_unloaded_us GUARDED_BY(mu) = 0;  // JobRow::oldest_unloaded_us
+  // The object-store requests of every source built for this job (PlanBuilder::Build), so the
+  // counts survive an ALTER or a restart of the source; read lock-free by the metrics.
+  const std::shared_ptr<s3::RequestStats> object_store = std::make_shared<s3::RequestStats>();
   // Durations since the server started, for the metrics (job_metrics.h): each task from its
   // start to its end (any outcome; observed by UpdateHistory), and each task's commit.
   Histogram task_seconds{

@@ -9,6 +9,7 @@
 #include "job/job_plan.h"
 #include "job/job_registry.h"
 #include "job/job_statements.h"
+#include "job/job_verify.h"
 #include "job/job_views.h"
 #include "job/scheduler.h"
 #include "job/sink.h"
@@ -29,7 +30,17 @@ class JobService::Impl final : public JobSnapshotSource {
         statements_(JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_,
                                         &config_.access, config_.tasks.paused_check}),
         runner_(TaskRunnerConfig{config_.clock, &catalog_, &scheduler_, config_.fail_points,
-                                 &config_.access, config_.tasks}) {}
+                                 &config_.access, config_.tasks}),
+        verifier_(JobVerifierConfig{.registry = &registry_,
+                                    .catalog = &catalog_,
+                                    .access = &config_.access,
+                                    .make_source = config_.make_source,
+                                    .db = config_.db}),
+        dry_run_(JobDryRunConfig{.db = config_.db,
+                                 .clock = config_.clock,
+                                 .registry = &registry_,
+                                 .plans = &plans_,
+                                 .access = &config_.access}) {}
   ~Impl() override { Stop(); }
 
   Status Init();
@@ -40,14 +51,35 @@ class JobService::Impl final : public JobSnapshotSource {
     MR_ASSIGN_OR_RETURN(JobStatement parsed, ParseJobStatement(statement));
     return statements_.Execute(parsed, database, who);
   }
-  JobApiContext ApiContext() { return JobApiContext{&registry_, &catalog_, &config_.access}; }
+  Result<std::string> Execute(const JobStatement& statement, const std::string& database,
+                              const sql::SessionInfo& who) {
+    return statements_.Execute(statement, database, who);
+  }
+  JobApiContext ApiContext() {
+    return JobApiContext{&registry_, &catalog_, &config_.access, &scheduler_, config_.clock};
+  }
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who) {
     return statements_.ShowCreate(name, who);
   }
+  Result<std::vector<VerifyRow>> VerifyJob(const std::string& name, int64_t examples,
+                                           const sql::SessionInfo& who) {
+    return verifier_.Verify(name, examples, who);
+  }
+  Result<std::vector<DryRunLine>> ExplainCreateJob(std::string_view create_statement,
+                                                   const std::string& database,
+                                                   const sql::SessionInfo& who) {
+    MR_ASSIGN_OR_RETURN(JobStatement parsed, ParseJobStatement(create_statement));
+    const auto* create = std::get_if<CreateJobStatement>(&parsed);
+    if (create == nullptr) {
+      return Status::InvalidArgument("EXPLAIN explains CREATE JOB statements only");
+    }
+    return dry_run_.Run(*create, database, who);
+  }
   Status RegisterViews(sql::TableFunctionRegistry* registry);
-  void RegisterMetrics(MetricsRegistry* metrics) {
-    metrics->AddCollector(
-        [this](MetricsWriter& out) { WriteJobMetrics(registry_, catalog_, *config_.clock, out); });
+  void RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePrices& prices) {
+    metrics->AddCollector([this, prices](MetricsWriter& out) {
+      WriteJobMetrics(registry_, catalog_, *config_.clock, prices, out);
+    });
   }
 
   std::vector<JobRow> SnapshotJobs() override { return registry_.SnapshotJobs(); }
@@ -65,6 +97,8 @@ class JobService::Impl final : public JobSnapshotSource {
   PlanBuilder plans_;
   JobStatements statements_;
   TaskRunner runner_;
+  JobVerifier verifier_;
+  JobDryRun dry_run_;
   std::vector<std::unique_ptr<engine::Connection>> worker_conns_;
   std::vector<std::unique_ptr<DuckDbSink>> sinks_;
   std::vector<std::thread> workers_;
@@ -88,7 +122,8 @@ Status JobService::Impl::Init() {
 Status JobService::Impl::Restore(JobRecord record) {
   auto job = std::make_shared<Job>(record.id, record.name);
   MR_ASSIGN_OR_RETURN(auto tasks, catalog_.LoadTasks(record.id, config_.tasks.task_history));
-  auto built = plans_.Build(record.insert_sql, record.database);
+  auto built =
+      plans_.Build(record.insert_sql, record.database, /*creating=*/false, job->object_store);
   const Clock::SteadyTime now = config_.clock->SteadyNow();
   MutexLock lock(&job->mu);
   for (TaskRecord& t : tasks) {
@@ -152,8 +187,8 @@ Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
   return Status::Ok();
 }
 
-void JobService::RegisterMetrics(MetricsRegistry* metrics) {
-  impl_->RegisterMetrics(metrics);
+void JobService::RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePrices& prices) {
+  impl_->RegisterMetrics(metrics, prices);
 }
 
 JobApiContext JobService::ApiContext() {
@@ -163,6 +198,17 @@ JobApiContext JobService::ApiContext() {
 Result<std::string> JobService::ShowCreateJob(const std::string& name,
                                               const sql::SessionInfo& who) {
   return impl_->ShowCreateJob(name, who);
+}
+
+Result<std::vector<DryRunLine>> JobService::ExplainCreateJob(std::string_view create_statement,
+                                                             const std::string& database,
+                                                             const sql::SessionInfo& who) {
+  return impl_->ExplainCreateJob(create_statement, database, who);
+}
+
+Result<std::vector<VerifyRow>> JobService::VerifyJob(const std::string& name, int64_t examples,
+                                                     const sql::SessionInfo& who) {
+  return impl_->VerifyJob(name, examples, who);
 }
 
 JobService::JobService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -178,6 +224,11 @@ Result<std::unique_ptr<JobService>> JobService::Start(JobServiceConfig config) {
 }
 
 Result<std::string> JobService::Execute(std::string_view statement, const std::string& database,
+                                        const sql::SessionInfo& who) {
+  return impl_->Execute(statement, database, who);
+}
+
+Result<std::string> JobService::Execute(const JobStatement& statement, const std::string& database,
                                         const sql::SessionInfo& who) {
   return impl_->Execute(statement, database, who);
 }

@@ -3,6 +3,7 @@
 //
 // The parts, one concern each (their headers hold their contracts):
 // - job_statements.h: CREATE/ALTER/PAUSE/RESUME/DROP JOB and ALTER JOB ... RETRY.
+// - job_dry_run.h: EXPLAIN CREATE JOB, a new job's first task up to its commit, rolled back.
 // - job_registry.h: the live jobs, a lock per job, published snapshots for the views.
 // - scheduler.h: due times; which job a free worker takes; the auto-resume delay.
 // - task_runner.h: a job's turn — tasks, retries, the pause after the last retry.
@@ -25,6 +26,8 @@
 //   commit_gate.h. Crash windows, each a fail point (config.fail_points, MILLRACE_FAIL_POINTS,
 //   scoped by job name) covered by tests/job/job_crash_test.cc: "task.after_download",
 //   "task.before_commit", "task.after_commit".
+// - VerifyJob never waits for a running task and writes nothing (job_verify.h).
+// - ExplainCreateJob creates nothing: the dry run's load is rolled back (job_dry_run.h).
 // - Views: jobs(type := 'insert') and tasks(type := 'insert') read the registry's snapshots
 //   and never wait for a running task or commit; job_files(job := 'name') and
 //   filtered_rows(job := 'name') read the catalog.
@@ -43,7 +46,11 @@
 #include "engine/database.h"
 #include "job/job_access.h"
 #include "job/job_api.h"
+#include "job/job_dry_run.h"
+#include "job/job_metrics.h"
 #include "job/job_plan.h"
+#include "job/job_statement.h"
+#include "job/job_verify.h"
 #include "job/task_policy.h"
 #include "load/file_table_function.h"
 #include "sql/doris_table_functions.h"
@@ -75,6 +82,9 @@ class JobService {
   // (job_access.h): the definer of a job it creates.
   Result<std::string> Execute(std::string_view statement, const std::string& database = "",
                               const sql::SessionInfo& who = {});
+  // The same for a statement already parsed (the console's PAUSE, RESUME and RETRY).
+  Result<std::string> Execute(const JobStatement& statement, const std::string& database,
+                              const sql::SessionInfo& who);
 
   // What the jobs API reads (job_api.h); valid while the service lives.
   JobApiContext ApiContext();
@@ -82,13 +92,22 @@ class JobService {
   // SHOW CREATE JOB: the statement that recreates job `name`, secrets as placeholders
   // (JobStatements::ShowCreate).
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who = {});
+  // EXPLAIN CREATE JOB: what the first task of the job `create_statement` (a CREATE JOB
+  // statement) defines would do, creating nothing (JobDryRun::Run, job_dry_run.h).
+  Result<std::vector<DryRunLine>> ExplainCreateJob(std::string_view create_statement,
+                                                   const std::string& database = "",
+                                                   const sql::SessionInfo& who = {});
+  // VERIFY JOB name LIMIT examples: the job's source compared with what it recorded
+  // (JobVerifier::Verify, job_verify.h).
+  Result<std::vector<VerifyRow>> VerifyJob(const std::string& name, int64_t examples = 100,
+                                           const sql::SessionInfo& who = {});
 
   // Registers jobs() and tasks() with the database, and job_files() and filtered_rows() with
   // the SQL layer.
   Status RegisterViews(sql::TableFunctionRegistry* registry);
   // Adds the jobs' metrics (job_metrics.h) to `metrics`, which must not render after this
-  // service is destroyed.
-  void RegisterMetrics(MetricsRegistry* metrics);
+  // service is destroyed; `prices` estimate the object-store requests' cost.
+  void RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePrices& prices = {});
 
   class Impl;
 

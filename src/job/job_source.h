@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "job/job_model.h"
 #include "job/offset.h"
@@ -107,7 +108,18 @@ struct Polled {
   Offset end_offset;      // the newest position seen upstream; empty if unknown
   int64_t lag_items = 0;  // items seen but not loaded (including this batch)
   int64_t lag_bytes = 0;
+  // Last-modified time of the oldest of those items; {} when none or unknown.
+  Clock::WallTime oldest_unloaded{};
   std::optional<std::string> note;  // news for JobRuntimeMsg (late files skipped, ...)
+};
+
+// A source table's rows upstream, and the table of the embedded database it loads into
+// (VERIFY JOB).
+struct UpstreamTableRows {
+  std::string table;          // as the source names it, e.g. public.orders
+  int64_t rows = 0;           // count(*) at the source
+  std::string target_schema;  // DuckDB schema and table of its target
+  std::string target_table;
 };
 
 class JobSource {
@@ -135,6 +147,12 @@ class JobSource {
   // What ALTER JOB may not change beyond the location (a change stream's tables and slot: its
   // offset means nothing for others), in words for the message; "" when nothing.
   virtual std::string FixedUpstream() const { return ""; }
+  // VERIFY JOB: count(*) of each source table, on a connection of its own with the job's
+  // parameters (never the task's: it may run meanwhile). NOT_SUPPORTED for sources without
+  // tables (files: VERIFY JOB compares their listing with the ledger instead).
+  virtual Result<std::vector<UpstreamTableRows>> CountRows() const {
+    return Status::NotSupported("this job's source has no tables to count");
+  }
 };
 
 }  // namespace millrace::job

@@ -64,6 +64,69 @@ class ShowCreateJobHandler final : public sql::StatementHandler {
   JobService* service_;
 };
 
+// VERIFY JOB name [LIMIT n]: the job's source compared with its ledger (job_verify.h), at
+// most n files of each kind (default 100; 0: counts only).
+class VerifyJobHandler final : public sql::StatementHandler {
+ public:
+  explicit VerifyJobHandler(JobService* service) : service_(service) {}
+
+  Result<sql::StatementResult> Execute(const sql::StatementContext& ctx) override {
+    sql::Cursor c(ctx, 2);
+    MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a job name"));
+    int64_t examples = 100;
+    if (c.Accept("LIMIT")) {
+      MR_ASSIGN_OR_RETURN(examples, c.Integer("the number of files shown of each kind"));
+    }
+    MR_RETURN_IF_ERROR(c.ExpectEnd());
+    MR_ASSIGN_OR_RETURN(std::vector<VerifyRow> found,
+                        service_->VerifyJob(name, examples, ctx.session.info()));
+    std::vector<std::vector<std::string>> rows;
+    for (const VerifyRow& r : found) {
+      rows.push_back({sql::Quote(VerifyKindName(r.kind)),
+                      r.files ? std::to_string(*r.files) : "NULL",
+                      r.file.empty() ? "NULL" : sql::Quote(r.file),
+                      r.detail.empty() ? "NULL" : sql::Quote(r.detail)});
+    }
+    return ctx.session.ExecuteDuckDb(sql::ValuesTable(
+        {{"Kind", "VARCHAR"}, {"Files", "BIGINT"}, {"File", "VARCHAR"}, {"Detail", "VARCHAR"}},
+        rows));
+  }
+
+ private:
+  JobService* service_;
+};
+
+// EXPLAIN CREATE JOB ...: the dry run's lines (job_dry_run.h) as one result set (Section, Item,
+// Detail).
+class ExplainCreateJobHandler final : public sql::StatementHandler {
+ public:
+  explicit ExplainCreateJobHandler(JobService* service) : service_(service), create_(service) {}
+
+  Result<sql::StatementResult> Execute(const sql::StatementContext& ctx) override {
+    const std::string database = ctx.session.database().value_or("");
+    MR_ASSIGN_OR_RETURN(std::vector<DryRunLine> lines,
+                        service_->ExplainCreateJob(ctx.sql.substr(ctx.tokens[1].begin), database,
+                                                   ctx.session.info()));
+    std::vector<std::vector<std::string>> rows;
+    for (const DryRunLine& line : lines)
+      rows.push_back({sql::Quote(line.section), sql::Quote(line.item), sql::Quote(line.detail)});
+    return ctx.session.ExecuteDuckDb(sql::ValuesTable(
+        {{"Section", "VARCHAR"}, {"Item", "VARCHAR"}, {"Detail", "VARCHAR"}}, rows));
+  }
+
+  // EXPLAIN and the CREATE JOB statement as CREATE JOB's handler shows it (secrets masked).
+  std::string ForLog(std::string_view sql, const std::vector<sql::Token>& tokens) const override {
+    const size_t begin = tokens.size() > 1 ? tokens[1].begin : sql.size();
+    const std::string_view create = sql.substr(begin);
+    return std::string(sql.substr(0, begin)) +
+           create_.ForLog(create, sql::SignificantTokens(create));
+  }
+
+ private:
+  JobService* service_;
+  const JobStatementHandler create_;
+};
+
 }  // namespace
 
 void RegisterJobStatements(sql::Router* router, JobService* service) {
@@ -73,6 +136,10 @@ void RegisterJobStatements(sql::Router* router, JobService* service) {
   }
   router->RegisterStatement({"SHOW", "CREATE", "JOB"},
                             std::make_shared<ShowCreateJobHandler>(service));
+  router->RegisterStatement({"VERIFY", "JOB"}, std::make_shared<VerifyJobHandler>(service));
+  // DuckDB's EXPLAIN has no handler (it goes to DuckDB); this longer match takes only the job.
+  router->RegisterStatement({"EXPLAIN", "CREATE", "JOB"},
+                            std::make_shared<ExplainCreateJobHandler>(service));
 }
 
 }  // namespace millrace::job

@@ -1,5 +1,6 @@
 // The job service on the SQL front end: CREATE/PAUSE/RESUME/DROP/ALTER JOB statements are routed
-// to the JobService, in the client's current database.
+// to the JobService, in the client's current database; SHOW CREATE JOB, VERIFY JOB and EXPLAIN
+// CREATE JOB answer rows.
 #pragma once
 
 #include "job/job_service.h"

@@ -73,7 +73,10 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
                                           const sql::SessionInfo& who) {
   MR_ASSIGN_OR_RETURN(const int64_t id, config_.registry->Reserve(stmt.name));
   auto properties = JobProperties::Parse(stmt.properties);
-  auto built = properties.ok() ? config_.plans->Build(stmt.insert_sql, database, /*creating=*/true)
+  // Made first: its source counts object-store requests into it from the start.
+  auto job = std::make_shared<Job>(id, stmt.name);
+  auto built = properties.ok() ? config_.plans->Build(stmt.insert_sql, database, /*creating=*/true,
+                                                      job->object_store)
                                : properties.status();
   if (!built.ok()) {
     config_.registry->Unreserve(stmt.name);
@@ -84,7 +87,6 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
     config_.registry->Unreserve(stmt.name);
     return allowed;
   }
-  auto job = std::make_shared<Job>(id, stmt.name);
   JobRecord r;
   r.id = id;
   r.name = stmt.name;
@@ -295,8 +297,9 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   }
   // Built without the job's lock: it opens the source and reads the target table.
   MR_ASSIGN_OR_RETURN(JobProperties properties, JobProperties::Parse(merged));
-  MR_ASSIGN_OR_RETURN(std::shared_ptr<const JobPlan> plan,
-                      config_.plans->Build(new_sql, current.database));
+  MR_ASSIGN_OR_RETURN(
+      std::shared_ptr<const JobPlan> plan,
+      config_.plans->Build(new_sql, current.database, /*creating=*/false, job->object_store));
   MR_RETURN_IF_ERROR(MayDefine(who, *plan));
   if (!stmt.insert_sql.empty()) {
     const InsertAnalysis& a = plan->analysis;

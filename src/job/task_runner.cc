@@ -141,6 +141,9 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
     if (!polled->end_offset.empty()) r.end_offset = polled->end_offset;
     job.lag_items = polled->lag_items;
     job.lag_bytes = polled->lag_bytes;
+    job.oldest_unloaded_us = polled->oldest_unloaded == Clock::WallTime{}
+                                 ? 0
+                                 : MicrosSinceEpoch(polled->oldest_unloaded);
     if (polled->batch == nullptr) {
       if (polled->look_again) {
         // Items are not ready yet: look again soon, and a ONCE job is not finished.

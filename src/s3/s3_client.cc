@@ -128,6 +128,20 @@ Status CheckObjectArgs(std::string_view op, const std::string& bucket, const std
   return Status::Ok();
 }
 
+// How an attempt ended (RequestOutcome); `complete`: a 2xx answer delivered all it was asked.
+RequestOutcome OutcomeOf(const HttpResponse& response, bool complete) {
+  const bool answered =
+      response.error == TransportError::kNone || response.error == TransportError::kSinkFailed;
+  if (answered && response.status >= 500) return RequestOutcome::kServerError;
+  if (answered && response.status >= 300) return RequestOutcome::kClientError;
+  // The sink stopping a 2xx answer is the caller's decision, not the store's failure.
+  if (answered && response.ok_status() &&
+      (complete || response.error == TransportError::kSinkFailed)) {
+    return RequestOutcome::kOk;
+  }
+  return RequestOutcome::kNetwork;
+}
+
 // Writes the body to a file descriptor, retrying short writes.
 Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   while (!bytes.empty()) {
@@ -142,7 +156,9 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
 class S3ClientImpl final : public S3Client {
  public:
   explicit S3ClientImpl(std::unique_ptr<S3Transport> transport)
-      : transport_(std::move(transport)), rng_(std::random_device{}()) {}
+      : transport_(std::move(transport)),
+        shared_stats_(transport_->config().request_stats),
+        rng_(std::random_device{}()) {}
 
   Result<ListPage> ListObjectsV2(const ListRequest& request) override {
     if (request.bucket.empty()) return Status::InvalidArgument("ListObjectsV2 needs a bucket");
@@ -161,7 +177,7 @@ class S3ClientImpl final : public S3Client {
       call.query.emplace_back("continuation-token", request.continuation_token);
     }
     std::string body;
-    MR_RETURN_IF_ERROR(Exchange(call, &list_requests_, &body));
+    MR_RETURN_IF_ERROR(Exchange(call, RequestKind::kList, &body));
     auto page = ParseListObjectsV2(body);
     if (!page.ok()) {
       return page.status().WithContext("ListObjectsV2 " +
@@ -174,7 +190,7 @@ class S3ClientImpl final : public S3Client {
     MR_RETURN_IF_ERROR(CheckObjectArgs("HeadObject", bucket, key));
     S3Call call{.op = "HeadObject", .method = "HEAD", .bucket = bucket, .key = key};
     HttpResponse response;
-    MR_RETURN_IF_ERROR(Exchange(call, &head_requests_, nullptr, &response));
+    MR_RETURN_IF_ERROR(Exchange(call, RequestKind::kHead, nullptr, &response));
     ObjectInfo info{.key = key, .etag = StripQuotes(Header(response, "etag"))};
     info.last_modified = LastModified(response);
     auto size = ParseUint(response.Header("content-length"), "Content-Length");
@@ -208,7 +224,9 @@ class S3ClientImpl final : public S3Client {
   }
 
   ClientStats stats() const override {
-    return {list_requests_.load(), get_requests_.load(), head_requests_.load(), retries_.load()};
+    return {own_stats_.requests(RequestKind::kList), own_stats_.requests(RequestKind::kGet),
+            own_stats_.requests(RequestKind::kHead), own_stats_.retries(),
+            own_stats_.bytes_downloaded()};
   }
   const S3Config& config() const override { return transport_->config(); }
 
@@ -216,6 +234,20 @@ class S3ClientImpl final : public S3Client {
   static std::string Header(const HttpResponse& response, std::string_view name) {
     const std::string* value = response.Header(name);
     return value != nullptr ? *value : std::string();
+  }
+
+  // Counts into the client's own stats and the shared ones (see the contract).
+  void Count(RequestKind kind, const HttpResponse& response, bool complete) {
+    const RequestOutcome outcome = OutcomeOf(response, complete);
+    for (RequestStats* stats : {&own_stats_, shared_stats_.get()}) {
+      if (stats == nullptr) continue;
+      stats->Count(kind, outcome);
+      if (kind == RequestKind::kGet) stats->AddBytesDownloaded(response.body_bytes);
+    }
+  }
+  void CountRetry() {
+    own_stats_.AddRetry();
+    if (shared_stats_ != nullptr) shared_stats_->AddRetry();
   }
 
   Backoff NewBackoff() {
@@ -227,12 +259,11 @@ class S3ClientImpl final : public S3Client {
 
   // Sends a small request (listing, HEAD) until it succeeds or retrying stops. The body of a
   // 2xx response is collected in *body when given.
-  Status Exchange(const S3Call& call, std::atomic<uint64_t>* counter, std::string* body,
+  Status Exchange(const S3Call& call, RequestKind kind, std::string* body,
                   HttpResponse* response_out = nullptr) {
     Backoff backoff = NewBackoff();
     for (;;) {
       if (body != nullptr) body->clear();
-      counter->fetch_add(1);
       HttpResponse response = transport_->Send(
           call,
           [body](std::string_view bytes) {
@@ -240,6 +271,7 @@ class S3ClientImpl final : public S3Client {
             return Status::Ok();
           },
           {}, backoff.Remaining());
+      Count(kind, response, /*complete=*/true);
       if (response.error == TransportError::kNone && response.ok_status()) {
         if (response_out != nullptr) *response_out = std::move(response);
         return Status::Ok();
@@ -247,16 +279,14 @@ class S3ClientImpl final : public S3Client {
       const Failure failure = transport_->Classify(call, response);
       if (!failure.retryable) return failure.status;
       if (!backoff.Wait()) return backoff.GiveUp(failure.status);
-      retries_.fetch_add(1);
+      CountRetry();
       MR_LOG(kDebug) << "retrying after: " << failure.status.ToString();
     }
   }
 
   std::unique_ptr<S3Transport> transport_;
-  std::atomic<uint64_t> list_requests_{0};
-  std::atomic<uint64_t> get_requests_{0};
-  std::atomic<uint64_t> head_requests_{0};
-  std::atomic<uint64_t> retries_{0};
+  RequestStats own_stats_;
+  const std::shared_ptr<RequestStats> shared_stats_;  // may be null
   Mutex rng_mu_;
   std::mt19937_64 rng_ GUARDED_BY(rng_mu_);
 };
@@ -341,8 +371,8 @@ Result<ObjectInfo> S3ClientImpl::GetObject(const GetRequest& request, const Body
       return Status::Ok();
     };
 
-    get_requests_.fetch_add(1);
     const HttpResponse response = transport_->Send(call, on_body, on_headers);
+    Count(RequestKind::kGet, response, have_info && next >= end);
     Failure failure;
     if (response.error == TransportError::kNone && response.ok_status()) {
       if (have_info && next >= end) return info;
@@ -371,12 +401,45 @@ Result<ObjectInfo> S3ClientImpl::GetObject(const GetRequest& request, const Body
     if (!failure.retryable) return failure.status;
     if (next > next_before) backoff.Progress();
     if (!backoff.Wait()) return backoff.GiveUp(failure.status);
-    retries_.fetch_add(1);
+    CountRetry();
     MR_LOG(kDebug) << "resuming at byte " << next << " after: " << failure.status.ToString();
   }
 }
 
 }  // namespace
+
+std::string_view RequestKindName(RequestKind kind) {
+  switch (kind) {
+    case RequestKind::kList:
+      return "list";
+    case RequestKind::kGet:
+      return "get";
+    case RequestKind::kHead:
+      return "head";
+  }
+  return "?";
+}
+
+std::string_view RequestOutcomeName(RequestOutcome outcome) {
+  switch (outcome) {
+    case RequestOutcome::kOk:
+      return "ok";
+    case RequestOutcome::kClientError:
+      return "client_error";
+    case RequestOutcome::kServerError:
+      return "server_error";
+    case RequestOutcome::kNetwork:
+      return "network";
+  }
+  return "?";
+}
+
+uint64_t RequestStats::requests(RequestKind kind) const {
+  uint64_t total = 0;
+  for (int outcome = 0; outcome < kRequestOutcomes; ++outcome)
+    total += requests(kind, static_cast<RequestOutcome>(outcome));
+  return total;
+}
 
 Credentials Credentials::FromEnvironment() {
   auto get = [](const char* name) {

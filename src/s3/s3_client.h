@@ -30,8 +30,14 @@
 //   that is not one DNS label (then path style, as the AWS SDKs do). With no credentials in
 //   the config or the environment, requests are sent unsigned (public buckets).
 // - Time (for signing, stall detection and backoff sleeps) comes from the injected Clock.
+// - Counting: every attempt sent (first tries and retries) is counted once it ends, by kind and
+//   outcome (RequestStats), in the client's own counters (stats()) and, when the config names
+//   one, in a RequestStats shared with others (S3Config::request_stats: a job's, kept across
+//   the clients its rebuilt sources create). Retries and the body bytes of GetObject's 2xx
+//   responses (bytes fetched again after a break included) are counted too.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -64,6 +70,46 @@ struct RetryPolicy {
   std::chrono::milliseconds request_timeout{30'000};  // no byte moved for this long: timeout
 };
 
+enum class RequestKind { kList, kGet, kHead };
+// How one attempt ended.
+enum class RequestOutcome {
+  kOk,           // a 2xx answer received in full (or stopped by the caller's sink)
+  kClientError,  // a 3xx or 4xx answer: credentials, a missing key, a changed object, a region
+  kServerError,  // a 5xx answer (SlowDown, InternalError, ServiceUnavailable ...)
+  kNetwork,      // no complete answer: unreachable, refused, reset, timed out, TLS, a cut body
+};
+inline constexpr int kRequestKinds = 3;
+inline constexpr int kRequestOutcomes = 4;
+// "list", "get", "head"; "ok", "client_error", "server_error", "network" (metric labels).
+std::string_view RequestKindName(RequestKind kind);
+std::string_view RequestOutcomeName(RequestOutcome outcome);
+
+// Counters of requests by kind and outcome, retries and bytes downloaded; lock-free, so a
+// metrics scrape reads them while requests run.
+class RequestStats {
+ public:
+  void Count(RequestKind kind, RequestOutcome outcome) {
+    requests_[static_cast<int>(kind)][static_cast<int>(outcome)].fetch_add(
+        1, std::memory_order_relaxed);
+  }
+  void AddRetry() { retries_.fetch_add(1, std::memory_order_relaxed); }
+  void AddBytesDownloaded(uint64_t n) { bytes_downloaded_.fetch_add(n, std::memory_order_relaxed); }
+
+  uint64_t requests(RequestKind kind, RequestOutcome outcome) const {
+    return requests_[static_cast<int>(kind)][static_cast<int>(outcome)].load(
+        std::memory_order_relaxed);
+  }
+  // Of any outcome.
+  uint64_t requests(RequestKind kind) const;
+  uint64_t retries() const { return retries_.load(std::memory_order_relaxed); }
+  uint64_t bytes_downloaded() const { return bytes_downloaded_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> requests_[kRequestKinds][kRequestOutcomes]{};
+  std::atomic<uint64_t> retries_{0};
+  std::atomic<uint64_t> bytes_downloaded_{0};
+};
+
 struct S3Config {
   // "http://127.0.0.1:9000", "https://s3.us-east-1.amazonaws.com". Empty: AWS for `region`.
   std::string endpoint;
@@ -71,6 +117,8 @@ struct S3Config {
   bool use_path_style = false;  // http://endpoint/bucket/key instead of http://bucket.endpoint/key
   Credentials credentials;
   RetryPolicy retry;
+  // Also counted into when set (see the contract); may be shared by many clients.
+  std::shared_ptr<RequestStats> request_stats;
 };
 
 struct ObjectInfo {
@@ -105,12 +153,14 @@ struct GetRequest {
 // Receives the body in pieces, in order. Returning an error aborts the download with it.
 using BodySink = std::function<Status(std::string_view bytes)>;
 
-// Counters of requests sent, for tests and the discovery-cost benchmark.
+// The client's own counters (see the contract), for tests and the discovery-cost benchmark:
+// attempts sent of each kind whatever their outcome, retries, GetObject body bytes.
 struct ClientStats {
   uint64_t list_requests = 0;
   uint64_t get_requests = 0;
   uint64_t head_requests = 0;
   uint64_t retries = 0;
+  uint64_t bytes_downloaded = 0;
 };
 
 class S3Client {

@@ -132,17 +132,22 @@ class MemoryAuditStore final : public AuditStore {
  public:
   Status AppendAudit(const AuditEvent& event, int64_t keep) override {
     events_.push_front(event);
+    events_.front().seq = ++last_seq_;
     while (static_cast<int64_t>(events_.size()) > keep)
       events_.pop_back();
     return Status::Ok();
   }
-  Result<std::vector<AuditEvent>> LoadAudit(int64_t limit) override {
-    return std::vector<AuditEvent>(events_.begin(),
-                                   events_.begin() + std::min<int64_t>(limit, events_.size()));
+  Result<std::vector<AuditEvent>> LoadAudit(int64_t limit, int64_t before) override {
+    std::vector<AuditEvent> page;
+    for (const AuditEvent& e : events_) {
+      if (e.seq < before && static_cast<int64_t>(page.size()) < limit) page.push_back(e);
+    }
+    return page;
   }
 
  private:
   std::deque<AuditEvent> events_;
+  int64_t last_seq_ = 0;
 };
 
 class LoginGateTest : public ::testing::Test {

@@ -94,6 +94,13 @@ TEST_F(MysqlCdcTest, EveryKindOfChangeIsAppliedAndARolledBackTransactionIsNot) {
      "INSERT INTO ops VALUES (7, 'after truncate', 7)");
   EXPECT_EQ(Converged("ops", "cdc.ops", kItemColumns).substr(0, 2), "1:");
   EXPECT_EQ(MrValue("SELECT name FROM cdc.ops"), "after truncate");
+  // VERIFY JOB counts the table at the source (the job's connection parameters) and the target.
+  auto verified = Mr("VERIFY JOB job_ops");
+  ASSERT_TRUE(verified.ok()) << verified.status().ToString();
+  ASSERT_EQ(verified->size(), 2u);
+  EXPECT_EQ((*verified)[1], (std::vector<std::string>{"TABLE_ROWS", "NULL", "src.ops",
+                                                      "source 1 rows; target cdc.ops 1 rows "
+                                                      "(equal)"}));
 }
 
 // FROM MYSQL (...) of the test server; `extra` is appended to its parameters.

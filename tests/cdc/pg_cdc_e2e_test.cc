@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <thread>
 
 #include "cdc/cdc_test_env.h"
@@ -333,6 +334,37 @@ TEST_F(PgCdcTest, ADatabaseJobMakesMissingTablesAndFollowsEveryTable) {
       MrValue("SELECT ExecuteSql FROM jobs(type := 'insert') WHERE Name = 'shop_job'");
   EXPECT_EQ(sql.find(env().pg().password()), std::string::npos) << sql;
   EXPECT_NE(sql.find("TO DATABASE shopdb"), std::string::npos) << sql;
+
+  // VERIFY JOB counts each table at the source (the job's connection parameters) and in its
+  // target: equal once converged; a row written while the job is paused shows.
+  const auto table_rows = [&]() {
+    std::map<std::string, std::string> out;
+    auto verified = Mr("VERIFY JOB shop_job");
+    EXPECT_TRUE(verified.ok()) << verified.status().ToString();
+    if (!verified.ok()) return out;
+    for (const auto& row : *verified) {
+      if (row.size() == 4 && row[0] == "TABLE_ROWS") out[row[2]] = row[3];
+    }
+    EXPECT_EQ(verified->front().front(), "SOURCE");
+    return out;
+  };
+  EXPECT_EQ(table_rows(),
+            (std::map<std::string, std::string>{{"shop.customers",
+                                                 "source 40 rows; target shopdb.customers 40 "
+                                                 "rows (equal)"},
+                                                {"shop.orders",
+                                                 "source 97 rows; target shopdb.orders 97 rows "
+                                                 "(equal)"}}));
+  EXPECT_TRUE(Mr("VERIFY JOB shop_job LIMIT 0").ok());
+  auto unknown = Mr("VERIFY JOB nope");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("job nope does not exist"), std::string::npos)
+      << unknown.status().ToString();
+  EXPECT_FALSE(Mr("VERIFY JOB shop_job LIMIT").ok());  // a parse error
+  ASSERT_TRUE(Mr("PAUSE JOB WHERE jobname = 'shop_job'").ok());
+  Pg("INSERT INTO shop.customers VALUES (41, 'c41', NULL)");
+  EXPECT_EQ(table_rows()["shop.customers"],
+            "source 41 rows; target shopdb.customers 40 rows (1 fewer in the target)");
   ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'shop_job'").ok());
 }
 

@@ -118,5 +118,29 @@ TEST(FlagsTest, HttpLoginFlags) {
   EXPECT_FALSE(ServerConfig::FromFlags(*too_short, env).ok());
 }
 
+TEST(FlagsTest, ObjectStorePricesAreDecimalNumbers) {
+  auto defaults = ParseFlags({}, ServerConfig::Flags(), FakeEnv({}));
+  ASSERT_TRUE(defaults.ok());
+  auto config = ServerConfig::FromFlags(*defaults, FakeEnv({}));
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->s3_list_price_per_1000, 0.005);  // AWS S3 Standard
+  EXPECT_EQ(config->s3_get_price_per_1000, 0.0004);
+  auto env = FakeEnv({{"MILLRACE_S3_GET_PRICE_PER_1000", "1e-3"}});
+  auto flags = ParseFlags({"--s3-list-price-per-1000=0.0054"}, ServerConfig::Flags(), env);
+  ASSERT_TRUE(flags.ok());
+  config = ServerConfig::FromFlags(*flags, env);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->s3_list_price_per_1000, 0.0054);
+  EXPECT_EQ(config->s3_get_price_per_1000, 0.001);
+  for (const char* bad : {"-1", "cheap", "0.1x", "nan", ""}) {
+    auto parsed = ParseFlags({"--s3-list-price-per-1000", bad}, ServerConfig::Flags(), env);
+    if (!parsed.ok()) continue;  // an empty value may be refused by the parser already
+    auto refused = ServerConfig::FromFlags(*parsed, env);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find("--s3-list-price-per-1000"), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace millrace

@@ -155,8 +155,8 @@ class FaultyCatalog final : public CatalogStore {
   Status AppendAudit(const access::AuditEvent& event, int64_t keep) override {
     return store_->AppendAudit(event, keep);
   }
-  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit) override {
-    return store_->LoadAudit(limit);
+  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit, int64_t before) override {
+    return store_->LoadAudit(limit, before);
   }
   std::atomic<bool> fail_saves{false};
 

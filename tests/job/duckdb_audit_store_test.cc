@@ -27,7 +27,7 @@ TEST(DuckDbAuditStoreTest, KeepsTheNewestEventsInOrder) {
   ASSERT_TRUE(store.Open().ok());
   for (int i = 0; i < 7; ++i)
     ASSERT_TRUE(store.AppendAudit(Event(i), /*keep=*/3).ok());
-  auto events = store.LoadAudit(100);
+  auto events = store.LoadAudit(100, access::AuditStore::kFromNewest);
   ASSERT_TRUE(events.ok()) << events.status().ToString();
   ASSERT_EQ(events->size(), 3u);
   for (int k = 0; k < 3; ++k) {
@@ -41,10 +41,20 @@ TEST(DuckDbAuditStoreTest, KeepsTheNewestEventsInOrder) {
     EXPECT_EQ(got.statement, want.statement);
     EXPECT_EQ(got.error, want.error);
   }
-  auto newest = store.LoadAudit(1);
+  auto newest = store.LoadAudit(1, access::AuditStore::kFromNewest);
   ASSERT_TRUE(newest.ok());
   ASSERT_EQ(newest->size(), 1u);
   EXPECT_EQ((*newest)[0].user, "u6");
+  // Keyset pages: below a seq, newest first, each event once.
+  auto older = store.LoadAudit(1, (*newest)[0].seq);
+  ASSERT_TRUE(older.ok());
+  ASSERT_EQ(older->size(), 1u);
+  EXPECT_EQ((*older)[0].user, "u5");
+  auto rest = store.LoadAudit(10, (*older)[0].seq);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ((*rest)[0].user, "u4");
+  EXPECT_TRUE(store.LoadAudit(10, (*rest)[0].seq).value().empty());
 }
 
 TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
@@ -65,7 +75,7 @@ TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
   ASSERT_TRUE(store.Open().ok());
   EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
   ASSERT_TRUE(store.AppendAudit(Event(0), 10).ok());
-  EXPECT_EQ(store.LoadAudit(10).value().size(), 1u);
+  EXPECT_EQ(store.LoadAudit(10, access::AuditStore::kFromNewest).value().size(), 1u);
 }
 
 }  // namespace

@@ -119,6 +119,19 @@ TEST_F(JobAccessTest, ManagingAJobNeedsLoadOnItsTable) {
   EXPECT_EQ(harness_.JobColumn("j", "Status"), "RUNNING");
 }
 
+// VERIFY JOB lists the job's source with the job's credentials: it needs what PAUSE needs.
+TEST_F(JobAccessTest, VerifyingAJobNeedsLoadOnItsTable) {
+  ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("j")).ok());
+  auto reader = harness_.service().VerifyJob("j", 100, As("reader"));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().message(),
+            "LOAD_PRIV command denied to user 'reader'@'127.0.0.1' for table 'main.t'");
+  EXPECT_FALSE(harness_.service().VerifyJob("j", 100, As("stranger")).ok());
+  auto loader = harness_.service().VerifyJob("j", 100, As("loader"));
+  ASSERT_TRUE(loader.ok()) << loader.status().ToString();
+  EXPECT_EQ(loader->front().kind, VerifyKind::kSource);
+}
+
 TEST_F(JobAccessTest, AJobPausesWhenItsDefinerLosesAPrivilegeAndResumesWhenGranted) {
   ASSERT_TRUE(harness_.RunAs(As("ops"), CreateSql("j")).ok());
   ASSERT_TRUE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == "1"; }));

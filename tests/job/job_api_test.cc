@@ -61,6 +61,18 @@ TEST_F(JobApiTest, JobsPageByNameAndAJobShowsItsTasks) {
   ASSERT_GE(b["tasks"].size(), 1u);
   EXPECT_EQ(b["tasks"].back()["status"], "SUCCESS");
   EXPECT_EQ(Parse(ApiTasks(ctx(), "root", "b"))["tasks"], b["tasks"]);
+  // The console's sparkline and next poll: the ended task's rows; due within max_interval.
+  EXPECT_EQ(b["throughput"]["rows"], json::array({2}));
+  ASSERT_EQ(b["throughput"]["timeUs"].size(), 1u);
+  EXPECT_EQ(b["throughput"]["timeUs"][0], b["tasks"].back()["finishTimeUs"]);
+  EXPECT_EQ(first["jobs"][1]["throughput"], b["throughput"]);
+  ASSERT_TRUE(harness_.WaitFor(
+      [&] { return Parse(ApiJob(ctx(), "root", "b"))["nextPollInSeconds"].is_number(); }));
+  const double next_poll = Parse(ApiJob(ctx(), "root", "b"))["nextPollInSeconds"].get<double>();
+  EXPECT_GE(next_poll, 0);
+  EXPECT_LE(next_poll, 1);
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'b'").ok());
+  EXPECT_TRUE(Parse(ApiJob(ctx(), "root", "b"))["nextPollInSeconds"].is_null());
   EXPECT_EQ(ApiJob(ctx(), "root", "nope").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(ParseApiPage("0", "").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseApiPage("1001", "").status().code(), StatusCode::kInvalidArgument);

@@ -147,6 +147,69 @@ TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
   EXPECT_EQ(Get("SELECT count(*) FROM shop.events"), "4");
 }
 
+// EXPLAIN CREATE JOB through the mariadb client: one result set (Section, Item, Detail) of the
+// first batch, the reader's columns, the rows and a filtered row; nothing created or loaded;
+// the secret in neither the answer nor the log. DuckDB's own EXPLAIN is still DuckDB's, and a
+// bad statement gets CREATE JOB's error.
+TEST_F(JobE2ETest, ExplainCreateJobThroughTheMysqlFrontEnd) {
+  // Debug logging: the server logs each statement (masked as its handler shows it).
+  ASSERT_TRUE(server_->Terminate().ok());
+  auto debug = ServerProcess::Start(data_.path(), {.args = {"--log-level", "debug"}});
+  ASSERT_TRUE(debug.ok()) << debug.status().ToString();
+  server_ = std::move(debug).value();
+  ASSERT_TRUE(s3_->PutObject("landing", "dry/1.csv", "1,one\nx,bad\n2,two\n").ok());
+  ASSERT_TRUE(
+      Exec("CREATE DATABASE shop; USE shop; CREATE TABLE events (id INT, name VARCHAR)").ok());
+  const std::string body = "DO INSERT INTO events SELECT c1, c2 FROM " +
+                           S3Call(s3_->endpoint(), "s3://landing/dry/*.csv");
+  auto header = server::MariaDb(server_->mysql_port(),
+                                "USE shop; EXPLAIN CREATE JOB dry ON STREAMING PROPERTIES "
+                                "(\"session.insert_max_filter_ratio\" = \"0.5\") " +
+                                    body);
+  ASSERT_TRUE(header.ok());
+  ASSERT_EQ(header->exit_code, 0) << header->err;
+  EXPECT_EQ(header->out.rfind("Section\tItem\tDetail\n", 0), 0u) << header->out;
+  EXPECT_EQ(header->out.find("Secret-E2E-9Q"), std::string::npos);
+
+  auto lines =
+      Mariadb(server_->mysql_port(), "USE shop; EXPLAIN CREATE JOB dry ON STREAMING " + body);
+  ASSERT_TRUE(lines.ok()) << lines.status().ToString();
+  ASSERT_EQ(lines->size(), 9u) << ::testing::PrintToString(*lines);
+  EXPECT_EQ((*lines)[0], (std::vector<std::string>{"Task", "batch", "1 file, 18 bytes"}));
+  EXPECT_EQ((*lines)[1][2].rfind("would fail: TOO_MANY_FAILURE_ROWS_ERR: 1 of 3 rows", 0), 0u)
+      << (*lines)[1][2];
+  EXPECT_EQ((*lines)[2], (std::vector<std::string>{"File", "dry/1.csv", "18 bytes, 2 rows"}));
+  EXPECT_EQ((*lines)[3], (std::vector<std::string>{"Column", "c1", "VARCHAR"}));
+  EXPECT_EQ((*lines)[4], (std::vector<std::string>{"Column", "c2", "VARCHAR"}));
+  for (size_t i = 5; i < 8; ++i)
+    EXPECT_EQ((*lines)[i][0], "Row");
+  EXPECT_EQ((*lines)[8], (std::vector<std::string>{
+                             "Filtered", "dry/1.csv line 2",
+                             "column id: value cannot be converted to INTEGER (value 'x')"}));
+  EXPECT_EQ(Get("SELECT count(*) FROM jobs(\"type\" = \"insert\")"), "0");
+  EXPECT_EQ(Get("SELECT count(*) FROM shop.events"), "0");
+  EXPECT_NE(server_->Log().find("EXPLAIN CREATE JOB dry ON STREAMING"), std::string::npos)
+      << server_->Log();
+  EXPECT_NE(server_->Log().find("\"s3.secret_key\" = \"***\""), std::string::npos)
+      << server_->Log();
+  EXPECT_EQ(server_->Log().find("Secret-E2E-9Q"), std::string::npos);
+
+  // DuckDB's EXPLAIN is not taken for the job statement.
+  auto explained = Mariadb(server_->mysql_port(), "EXPLAIN SELECT 1");
+  ASSERT_TRUE(explained.ok()) << explained.status().ToString();
+  EXPECT_FALSE(explained->empty());
+  // A bad statement: CREATE JOB's error, as a MySQL error.
+  auto bad = server::MariaDb(server_->mysql_port(),
+                             "USE shop; EXPLAIN CREATE JOB dry ON STREAMING DO INSERT INTO nope "
+                             "SELECT c1, c2 FROM " +
+                                 S3Call(s3_->endpoint(), "s3://landing/dry/*.csv"));
+  ASSERT_TRUE(bad.ok());
+  EXPECT_NE(bad->exit_code, 0);
+  EXPECT_NE(bad->err.find("target table nope"), std::string::npos) << bad->err;
+  // (The client echoes the failing statement; the server's log masks it.)
+  EXPECT_EQ(server_->Log().find("Secret-E2E-9Q"), std::string::npos);
+}
+
 // Doris tables of each model, created as Doris writes them, loaded by streaming jobs from S3
 // across two tasks with a kill -9 of the server between them: DUPLICATE keeps every row,
 // UNIQUE the newest row per key, AGGREGATE the sums per key.

@@ -1,7 +1,10 @@
 // The jobs' Prometheus metrics (job_metrics.h) followed through a job's life: a task that loads
 // good rows, filters a bad one and quarantines a bad file; a job paused by a bad file; a manual
-// pause; and the label set as jobs come and go.
+// pause; the age of the oldest file not loaded; and the label set as jobs come and go. (The
+// object-store families are in job_s3_test.cc, against s3rver.)
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <optional>
@@ -106,6 +109,47 @@ TEST_F(JobMetricsTest, EachFigureFollowsTheJobThroughSuccessABadFileAndAPause) {
   EXPECT_EQ(Sample("millrace_job_rows_loaded_total" + m), 5);  // counters stay
 }
 
+TEST_F(JobMetricsTest, OldestUnloadedFileAgeFollowsTheClockUntilTheFileLoads) {
+  // A file last modified an hour before the (manual) clock's now, that the job lists but cannot
+  // load (a row with an extra column pauses it): listed, not loaded, for as long as it waits.
+  const std::string dir = dir_.Join("slow");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kCorpus + "wrong_columns.csv", dir + "/x.csv");
+  const int64_t modified_us = MicrosSinceEpoch(harness_.clock()->WallNow()) - 3600'000'000;
+  const timespec at{.tv_sec = modified_us / 1'000'000, .tv_nsec = (modified_us % 1'000'000) * 1000};
+  const timespec times[2] = {at, at};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/x.csv").c_str(), times, 0), 0);
+  harness_.Tick();
+  Create("slow", dir, "");
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("slow", "Status") == "PAUSED"; }));
+  const std::string age = "millrace_job_oldest_unloaded_file_age_seconds{job=\"slow\"}";
+  auto expected = [&] {
+    return static_cast<double>(MicrosSinceEpoch(harness_.clock()->WallNow()) - modified_us) / 1e6;
+  };
+  EXPECT_EQ(Sample("millrace_job_lag{job=\"slow\",unit=\"files\"}"), 1);
+  EXPECT_NEAR(Sample(age).value_or(-1), expected(), 1e-6);
+  EXPECT_GT(expected(), 3600);
+  // The age grows with the clock while the file waits (less than the automatic resume's
+  // delay here, so that no task runs meanwhile).
+  harness_.Tick(std::chrono::seconds(5));
+  EXPECT_NEAR(Sample(age).value_or(-1), expected(), 1e-6);
+  EXPECT_GT(expected(), 3605);
+
+  // Once the file is replaced by a loadable one and loaded, nothing waits: 0 (the series stays).
+  std::filesystem::remove(dir + "/x.csv");
+  std::filesystem::copy_file(kCorpus + "good.csv", dir + "/y.csv");
+  harness_.Tick();
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'slow'").ok());
+  ASSERT_TRUE(
+      harness_.WaitFor([&] { return harness_.JobColumn("slow", "SucceedTaskCount") == "1"; }));
+  EXPECT_EQ(Sample(age), 0);
+  EXPECT_EQ(Sample("millrace_job_lag{job=\"slow\",unit=\"files\"}"), 0);
+  // Local files are not object-store requests: no such series for a local job.
+  EXPECT_EQ(SeriesCount("millrace_job_object_store_requests_total"), 0u);
+  EXPECT_EQ(Sample("millrace_job_object_store_retries_total{job=\"slow\"}"), std::nullopt);
+  EXPECT_EQ(Sample("millrace_job_object_store_estimated_cost_total{job=\"slow\"}"), std::nullopt);
+}
+
 TEST_F(JobMetricsTest, TheLabelSetStaysBoundedAsJobsComeAndGo) {
   for (int round = 0; round < 3; ++round) {
     for (int k = 0; k < 5; ++k)
@@ -113,6 +157,7 @@ TEST_F(JobMetricsTest, TheLabelSetStaysBoundedAsJobsComeAndGo) {
     EXPECT_EQ(SeriesCount("millrace_job_state"), 5u);
     EXPECT_EQ(SeriesCount("millrace_job_tasks_total"), 15u);  // three outcomes a job
     EXPECT_EQ(SeriesCount("millrace_job_task_duration_seconds_count"), 5u);
+    EXPECT_EQ(SeriesCount("millrace_job_oldest_unloaded_file_age_seconds"), 5u);
     for (int k = 0; k < 5; ++k) {
       ASSERT_TRUE(harness_
                       .Run("DROP JOB WHERE jobname = 'j" + std::to_string(round) + "_" +
@@ -123,6 +168,7 @@ TEST_F(JobMetricsTest, TheLabelSetStaysBoundedAsJobsComeAndGo) {
     const std::string text = metrics_.RenderPrometheus();
     EXPECT_EQ(text.find("job=\"j"), std::string::npos) << text;
     EXPECT_EQ(SeriesCount("millrace_job_files_quarantined"), 0u);
+    EXPECT_EQ(SeriesCount("millrace_job_oldest_unloaded_file_age_seconds"), 0u);
   }
 }
 

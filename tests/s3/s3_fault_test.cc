@@ -159,6 +159,61 @@ TEST_F(S3FaultTest, SlowDownAndServerErrorsOnListAndHeadAreRetried) {
   EXPECT_EQ(proxy_->counts().head, 3u);
 }
 
+// RequestStats: every attempt by kind and outcome, retries and GET body bytes, in each client's
+// own counters and in the stats the clients share (S3Config::request_stats, a job's).
+TEST_F(S3FaultTest, RequestStatsCountEachAttemptByOutcomeInOwnAndSharedCounters) {
+  const std::string data = PutRandom("s.bin", 5000, 11);
+  auto shared = std::make_shared<RequestStats>();
+  auto make = [&] {
+    S3Config config = server_->Config();
+    config.endpoint = proxy_->endpoint();
+    config.retry = {.max_attempts = kMaxAttempts, .base_backoff = 10ms, .max_backoff = 100ms};
+    config.request_stats = shared;
+    return std::move(S3Client::Create(config, Clock::Real())).value();
+  };
+  std::unique_ptr<S3Client> first = make();
+  std::unique_ptr<S3Client> second = make();
+
+  // A 503 then the object.
+  proxy_->AddRule({.kind = RequestKind::kGet, .times = 1, .fault = Fault::SlowDown()});
+  ASSERT_EQ(Digest(Fetch(*first, "s.bin").value_or("")), Digest(data));
+  // A body cut after 1000 bytes, resumed from there.
+  proxy_->AddRule({.kind = RequestKind::kGet, .times = 1, .fault = Fault::TruncateAfter(1000)});
+  ASSERT_EQ(Digest(Fetch(*second, "s.bin").value_or("")), Digest(data));
+  // A missing key (404, not retried), a 403 on a listing, a good listing.
+  EXPECT_EQ(second->HeadObject(kBucket, "missing").status().code(), StatusCode::kNotFound);
+  proxy_->AddRule(
+      {.kind = RequestKind::kList, .times = 1, .fault = Fault::Error(403, "AccessDenied")});
+  EXPECT_FALSE(first->ListObjectsV2({.bucket = kBucket}).ok());
+  EXPECT_TRUE(first->ListObjectsV2({.bucket = kBucket}).ok());
+
+  using K = s3::RequestKind;
+  using O = RequestOutcome;
+  EXPECT_EQ(shared->requests(K::kGet, O::kOk), 2u);
+  EXPECT_EQ(shared->requests(K::kGet, O::kServerError), 1u);
+  EXPECT_EQ(shared->requests(K::kGet, O::kNetwork), 1u);
+  EXPECT_EQ(shared->requests(K::kGet, O::kClientError), 0u);
+  EXPECT_EQ(shared->requests(K::kHead, O::kClientError), 1u);
+  EXPECT_EQ(shared->requests(K::kHead), 1u);
+  EXPECT_EQ(shared->requests(K::kList, O::kClientError), 1u);
+  EXPECT_EQ(shared->requests(K::kList, O::kOk), 1u);
+  EXPECT_EQ(shared->retries(), 2u);
+  EXPECT_EQ(shared->bytes_downloaded(), 2 * data.size());  // the cut download resumed at 1000
+  // Each client's own counters hold its requests only.
+  const ClientStats one = first->stats();
+  EXPECT_EQ(one.get_requests, 2u);
+  EXPECT_EQ(one.list_requests, 2u);
+  EXPECT_EQ(one.retries, 1u);
+  EXPECT_EQ(one.bytes_downloaded, data.size());
+  const ClientStats two = second->stats();
+  EXPECT_EQ(two.get_requests, 2u);
+  EXPECT_EQ(two.head_requests, 1u);
+  EXPECT_EQ(two.retries, 1u);
+  EXPECT_EQ(two.bytes_downloaded, data.size());
+  EXPECT_EQ(proxy_->counts().get, 4u);
+  EXPECT_EQ(proxy_->counts().list, 2u);
+}
+
 TEST_F(S3FaultTest, ClientErrorsAreNotRetried) {
   PutRandom("a.bin", 10, 3);
   proxy_->AddRule(

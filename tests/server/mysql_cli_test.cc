@@ -158,6 +158,11 @@ TEST_F(MysqlCliTest, HttpEndpointsOfTheRunningServer) {
   })) << body;
   EXPECT_NE(body.find("\nmillrace_job_state{job=\"scraped\",state=\"RUNNING\"} 1\n"),
             std::string::npos);
+  // A local job: its backlog age (0: all loaded), and no object-store series.
+  EXPECT_NE(body.find("\nmillrace_job_oldest_unloaded_file_age_seconds{job=\"scraped\"} 0\n"),
+            std::string::npos);
+  EXPECT_EQ(body.find("millrace_job_object_store_requests_total{job=\"scraped\""),
+            std::string::npos);
   // The jobs API (docs/http_api.md; tests/job/job_api_test.cc pages a million-file ledger).
   auto jobs = HttpGetAsRoot(server().http_port(), "/api/jobs");
   ASSERT_TRUE(jobs.ok());
