@@ -123,8 +123,14 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
                                               filtered_metadata));
   MR_RETURN_IF_ERROR(
       sandbox_->CheckFunctions(plan.parsed.functions, plan.parsed.table_functions, admin, false));
+  // The internal databases are the server's: no client statement, root's included, writes
+  // them or reads a table of theirs, as DuckDB bound it (views seen through). Their views (the
+  // routed information_schema) read DuckDB's metadata and the user's grants, never a table.
   if (plan.target && IsInternal(plan.target->object.schema)) {
     return sql::DatabaseAccessDeniedError(plan.target->object.schema);
+  }
+  for (const RelationName& scan : plan.scans) {
+    if (IsInternal(scan.schema)) return sql::DatabaseAccessDeniedError(scan.schema);
   }
   if (plan.target && !plan.target->writes_rows()) {
     const engine::RelationName& object = plan.target->object;
@@ -222,7 +228,7 @@ Status AccessGuard::CheckReads(sql::Session& session, const std::vector<Relation
       plan.target && plan.target->writes_rows() && plan.target->operation != "INSERT";
   for (const RelationName& scan : plan.scans) {
     const Key key = KeyOf(scan.schema, scan.name);
-    if (IsInternal(scan.schema) || direct.contains(key) || covered.contains(key)) continue;
+    if (direct.contains(key) || covered.contains(key)) continue;
     // LOAD_PRIV covers the scan of the table written.
     if (writes_own_table && key == KeyOf(plan.target->object.schema, plan.target->object.name)) {
       continue;

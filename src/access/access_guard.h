@@ -31,7 +31,9 @@
 // statements on users and grants, job statements, and DDL (CREATE, ALTER and DROP of tables,
 // views, indexes and databases), with their outcome, refusals included.
 // - Tables of the internal databases (the job catalog) are read only by Millrace's own table
-//   functions; the SQL layer refuses any client statement that names them.
+//   functions: a statement whose bound plan scans or writes one is refused, root's too, on
+//   every path that reaches CheckStatement (text, prepared, handlers' client queries); the SQL
+//   layer also refuses any client statement that names them.
 // - Thread-safety: every method may be called concurrently; a session's statements run on its
 //   own connection.
 #pragma once

@@ -303,74 +303,81 @@ Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view 
 
 namespace {
 
-// The statements of `sql` as DuckDB's parser splits them; destroys `extracted` on failure.
-Result<idx_t> Extract(duckdb_connection conn, const std::string& sql,
-                      duckdb_extracted_statements* extracted) {
-  const idx_t count = duckdb_extract_statements(conn, sql.c_str(), extracted);
-  if (count > 0) return count;
-  const char* error = duckdb_extract_statements_error(*extracted);
-  // No error and no statement: the text holds only whitespace or comments.
-  Status status = error != nullptr ? StatusFromDuckDBMessage(error)
-                                   : Status::InvalidArgument("no SQL statement to run");
-  duckdb_destroy_extracted(extracted);
-  return status;
-}
+// DuckDB's split of one text (duckdb_extract_statements), destroyed with its holder.
+class Extracted {
+ public:
+  Extracted() = default;
+  Extracted(const Extracted&) = delete;
+  Extracted& operator=(const Extracted&) = delete;
+  ~Extracted() { duckdb_destroy_extracted(&statements_); }
+
+  // The number of statements of `sql` as DuckDB's parser splits them, or its parse error.
+  Result<idx_t> Split(duckdb_connection conn, const std::string& sql) {
+    const idx_t count = duckdb_extract_statements(conn, sql.c_str(), &statements_);
+    if (count > 0) return count;
+    const char* error = duckdb_extract_statements_error(statements_);
+    // No error and no statement: the text holds only whitespace or comments.
+    return error != nullptr ? StatusFromDuckDBMessage(error)
+                            : Status::InvalidArgument("no SQL statement to run");
+  }
+
+  // Prepares statement `i` (bound, not run); DuckDB's error otherwise.
+  Result<duckdb_prepared_statement> Prepare(duckdb_connection conn, idx_t i) {
+    duckdb_prepared_statement prepared = nullptr;
+    if (duckdb_prepare_extracted_statement(conn, statements_, i, &prepared) == DuckDBError) {
+      Status status = StatusFromDuckDBMessage(duckdb_prepare_error(prepared));
+      duckdb_destroy_prepare(&prepared);
+      return status;
+    }
+    return prepared;
+  }
+
+ private:
+  duckdb_extracted_statements statements_ = nullptr;
+};
 
 }  // namespace
 
 Result<std::unique_ptr<PreparedStatement>> Connection::PrepareOne(std::string_view sql) {
   MR_RETURN_IF_ERROR(CheckInterrupt());
-  duckdb_extracted_statements extracted = nullptr;
-  MR_ASSIGN_OR_RETURN(const idx_t count, Extract(AsConn(conn_), std::string(sql), &extracted));
+  Extracted extracted;
+  MR_ASSIGN_OR_RETURN(const idx_t count, extracted.Split(AsConn(conn_), std::string(sql)));
   if (count != 1) {
-    duckdb_destroy_extracted(&extracted);
     return Status::InvalidArgument("expected one SQL statement, found " + std::to_string(count));
   }
-  duckdb_prepared_statement prepared = nullptr;
-  const duckdb_state state =
-      duckdb_prepare_extracted_statement(AsConn(conn_), extracted, 0, &prepared);
-  duckdb_destroy_extracted(&extracted);
-  if (state == DuckDBError) {
-    Status status = StatusFromDuckDBMessage(duckdb_prepare_error(prepared));
-    duckdb_destroy_prepare(&prepared);
-    return status;
-  }
+  MR_ASSIGN_OR_RETURN(duckdb_prepared_statement prepared, extracted.Prepare(AsConn(conn_), 0));
   return std::unique_ptr<PreparedStatement>(new PreparedStatement(prepared, this));
 }
 
+Result<std::vector<StatementKind>> Connection::StatementKinds(std::string_view sql) {
+  MR_RETURN_IF_ERROR(CheckInterrupt());
+  Extracted extracted;
+  MR_ASSIGN_OR_RETURN(const idx_t count, extracted.Split(AsConn(conn_), std::string(sql)));
+  std::vector<StatementKind> kinds;
+  for (idx_t i = 0; i < count; ++i) {
+    MR_ASSIGN_OR_RETURN(duckdb_prepared_statement prepared, extracted.Prepare(AsConn(conn_), i));
+    kinds.push_back(PreparedStatement(prepared, this).kind());
+  }
+  return kinds;
+}
+
 Result<std::unique_ptr<QueryResult>> Connection::Query(std::string_view sql) {
-  duckdb_extracted_statements extracted = nullptr;
-  MR_ASSIGN_OR_RETURN(const idx_t count, Extract(AsConn(conn_), std::string(sql), &extracted));
+  Extracted extracted;
+  MR_ASSIGN_OR_RETURN(const idx_t count, extracted.Split(AsConn(conn_), std::string(sql)));
   // Statements before the last run to completion; the last one streams.
   std::unique_ptr<QueryResult> last;
   for (idx_t i = 0; i < count; ++i) {
-    duckdb_prepared_statement prepared = nullptr;
-    if (duckdb_prepare_extracted_statement(AsConn(conn_), extracted, i, &prepared) == DuckDBError) {
-      Status status = StatusFromDuckDBMessage(duckdb_prepare_error(prepared));
-      duckdb_destroy_prepare(&prepared);
-      duckdb_destroy_extracted(&extracted);
-      return status;
-    }
+    MR_ASSIGN_OR_RETURN(duckdb_prepared_statement prepared, extracted.Prepare(AsConn(conn_), i));
     PreparedStatement statement(prepared, this);
-    auto result = statement.Execute();
-    if (!result.ok()) {
-      duckdb_destroy_extracted(&extracted);
-      return result.status();
-    }
-    last = std::move(result).value();
+    MR_ASSIGN_OR_RETURN(last, statement.Execute());
     if (i + 1 < count) {
       // Drain so errors raised while producing rows are reported.
       while (true) {
-        auto chunk = last->Next();
-        if (!chunk.ok()) {
-          duckdb_destroy_extracted(&extracted);
-          return chunk.status();
-        }
-        if (*chunk == nullptr) break;
+        MR_ASSIGN_OR_RETURN(std::unique_ptr<DataChunk> chunk, last->Next());
+        if (chunk == nullptr) break;
       }
     }
   }
-  duckdb_destroy_extracted(&extracted);
   return last;
 }
 

@@ -165,6 +165,10 @@ class Connection {
   // (INVALID_ARGUMENT naming the count otherwise). Preparing binds: names are resolved, table
   // functions are bound, nothing runs.
   Result<std::unique_ptr<PreparedStatement>> PrepareOne(std::string_view sql);
+  // DuckDB's own split and classification of `sql`: the kind of each statement, in order, as
+  // DuckDB's parser splits the text and prepares each one (bound, not run). DuckDB's parse or
+  // bind error otherwise; INVALID_ARGUMENT when the text holds no statement.
+  Result<std::vector<StatementKind>> StatementKinds(std::string_view sql);
 
   // Starts a transaction; see Transaction.
   Result<Transaction> Begin();

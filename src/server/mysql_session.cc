@@ -333,6 +333,11 @@ Status MySqlSession::CommandLoop() {
 }
 
 Status MySqlSession::HandleQuery(std::string_view text) {
+  if (sql::HasUnterminatedToken(text)) {
+    env_.metrics->queries->Add();
+    WriteError(sql::SyntaxError("the query ends inside a comment, string or quoted name"));
+    return Status::Ok();
+  }
   std::vector<std::string_view> statements = sql::SplitStatements(text);
   if (statements.size() > 1 && (capabilities_ & kClientMultiStatements) == 0) {
     env_.metrics->queries->Add();

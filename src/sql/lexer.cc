@@ -133,11 +133,7 @@ class Scanner {
     const char next = At(pos_ + 1);
     if (c == '-' && next == '-') return LineComment(begin);
     if (c == '#') return LineComment(begin);
-    if (c == '/' && next == '*') {
-      const size_t close = sql_.find("*/", pos_ + 2);
-      pos_ = close == std::string_view::npos ? sql_.size() : close + 2;
-      return Make(TokenKind::kComment, begin, close == std::string_view::npos);
-    }
+    if (c == '/' && next == '*') return BlockComment(begin);
     if ((c == 'e' || c == 'E') && next == '\'') {
       pos_ += 2;
       return Quoted(TokenKind::kString, begin, '\'', true);
@@ -192,6 +188,27 @@ class Scanner {
     }
     ++pos_;
     return Make(TokenKind::kPunct, begin);
+  }
+
+  // /* ... */, nested as DuckDB's (PostgreSQL's) scanner nests them: "/* /* */ x */" is one
+  // comment. A lexer that closed it at the first "*/" would read code where DuckDB reads a
+  // comment, and the statement checked would not be the statement run.
+  Token BlockComment(size_t begin) {
+    pos_ += 2;
+    int depth = 1;
+    while (pos_ < sql_.size()) {
+      if (sql_[pos_] == '/' && At(pos_ + 1) == '*') {
+        ++depth;
+        pos_ += 2;
+      } else if (sql_[pos_] == '*' && At(pos_ + 1) == '/') {
+        pos_ += 2;
+        if (--depth == 0) return Make(TokenKind::kComment, begin);
+      } else {
+        ++pos_;
+      }
+    }
+    pos_ = sql_.size();
+    return Make(TokenKind::kComment, begin, true);
   }
 
   Token LineComment(size_t begin) {
@@ -333,6 +350,11 @@ std::vector<std::string_view> SplitStatements(std::string_view sql) {
   }
   if (begin != std::string_view::npos) statements.push_back(sql.substr(begin, end - begin));
   return statements;
+}
+
+bool HasUnterminatedToken(std::string_view sql) {
+  const std::vector<Token> tokens = Tokenize(sql);
+  return !tokens.empty() && tokens.back().unterminated;
 }
 
 }  // namespace millrace::sql

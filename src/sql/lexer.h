@@ -4,7 +4,8 @@
 // - Tokenizes the union of the MySQL and DuckDB lexical rules that matter for routing:
 //   'strings' ('' escapes; E'..' with backslash escapes), "quoted identifiers" ("" escapes),
 //   `backtick identifiers` (`` escapes), $tag$dollar strings$tag$, numbers, words, @@system and
-//   @user variables, punctuation, and the comments `-- ...`, `# ...` and `/* ... */`.
+//   @user variables, punctuation, and the comments `-- ...`, `# ...` and `/* ... */` (nested,
+//   as DuckDB nests them).
 // - Every token records its byte range in the input, so callers rewrite SQL by replacing ranges
 //   and copy everything else verbatim.
 // - Never fails: an unterminated string, identifier or comment extends to the end of the input
@@ -72,5 +73,9 @@ using ::millrace::ToUpper;
 // whitespace and comments are dropped; each returned view excludes its terminating ';' and
 // surrounding whitespace.
 std::vector<std::string_view> SplitStatements(std::string_view sql);
+
+// True when `sql` ends inside a comment, string or quoted name: DuckDB refuses such a text
+// whole, so the server refuses it before splitting it.
+bool HasUnterminatedToken(std::string_view sql);
 
 }  // namespace millrace::sql

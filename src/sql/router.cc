@@ -499,15 +499,9 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
     last_error_ = EmptyQueryError();
     return last_error_;
   }
-  for (const Token& token : tokens) {
-    if (token.kind == TokenKind::kPunct || token.kind == TokenKind::kNumber) continue;
-    const std::string text = ToLower(Unquote(statement, token));
-    for (const std::string& internal : router_->options().internal_databases) {
-      if (text.find(ToLower(internal)) != std::string::npos) {
-        last_error_ = DatabaseAccessDeniedError(internal);
-        return last_error_;
-      }
-    }
+  if (Status named = ScreenInternalNames(statement, tokens); !named.ok()) {
+    last_error_ = named;
+    return named;
   }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
   SetActivity(handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement));
@@ -517,6 +511,20 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   NoteTransactionState(statement, tokens);
   return Finish(statement, std::move(result),
                 handler != nullptr && handler->PreservesDiagnostics());
+}
+
+Status Session::ScreenInternalNames(std::string_view statement,
+                                    const std::vector<Token>& tokens) const {
+  for (const Token& token : tokens) {
+    if (token.kind == TokenKind::kPunct || token.kind == TokenKind::kNumber) continue;
+    const std::string text = ToLower(Unquote(statement, token));
+    for (const std::string& internal : router_->options().internal_databases) {
+      if (text.find(ToLower(internal)) != std::string::npos) {
+        return DatabaseAccessDeniedError(internal);
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 Result<StatementResult> Session::Finish(std::string_view statement, Result<StatementResult> result,
@@ -551,10 +559,28 @@ Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
     MR_RETURN_IF_ERROR(BeginImplicitTransaction());
   }
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten, Rewrite(statement));
-  return Run(std::move(rewritten));
+  return RunOne(std::move(rewritten));
 }
 
 Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view statement, bool* calls) {
+  // EXPLAIN [ANALYZE] <statement>: the statement explained is rewritten and checked as itself,
+  // and what runs is EXPLAIN of exactly the text checked, never the client's own text, where a
+  // comment read otherwise than DuckDB reads it could hide words.
+  if (const std::vector<Token> tokens = SignificantTokens(statement);
+      !tokens.empty() && IsKeyword(statement, tokens[0], "EXPLAIN")) {
+    size_t next = 1;
+    std::string prefix = "EXPLAIN ";
+    if (next < tokens.size() && IsKeyword(statement, tokens[next], "ANALYZE")) {
+      ++next;
+      prefix = "EXPLAIN ANALYZE ";
+    }
+    if (next >= tokens.size()) return SyntaxError("EXPLAIN of nothing");
+    MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten explained,
+                        Rewrite(statement.substr(tokens[next].begin), calls));
+    explained.sql = prefix + explained.sql;
+    explained.check_sql = prefix + explained.check_sql;
+    return explained;
+  }
   const std::shared_ptr<StatementGuard> guard = router_->guard();
   MR_ASSIGN_OR_RETURN(std::string translated, Translator(statement, *this).Run());
   auto before_call = [&](std::string_view name) {
@@ -604,6 +630,28 @@ Result<StatementResult> Session::ExecuteDuckDb(std::string_view statement) {
   MR_ASSIGN_OR_RETURN(TableFunctionRegistry::Rewritten rewritten,
                       router_->table_functions().Expand(translated));
   return Run(std::move(rewritten));
+}
+
+Result<StatementResult> Session::RunOne(TableFunctionRegistry::Rewritten rewritten) {
+  std::vector<std::unique_ptr<StatementResources>> resources = std::move(rewritten.resources);
+  // Exactly one statement as DuckDB splits it, of the kind checked: a text DuckDB reads as two
+  // statements never runs its second.
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::PreparedStatement> prepared,
+                      conn_->PrepareOne(rewritten.sql));
+  if (rewritten.check_sql != rewritten.sql) {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::PreparedStatement> checked,
+                        conn_->PrepareOne(rewritten.check_sql));
+    if (checked->kind() != prepared->kind()) {
+      return Status::Internal(std::string("the statement checked is a ") +
+                              std::string(engine::StatementKindName(checked->kind())) +
+                              ", the statement to run a " +
+                              std::string(engine::StatementKindName(prepared->kind())));
+    }
+  }
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::QueryResult> rows, prepared->Execute());
+  StatementResult result = StatementResult::Of(std::move(rows));
+  result.resources = std::move(resources);
+  return result;
 }
 
 Result<StatementResult> Session::Run(TableFunctionRegistry::Rewritten rewritten) {

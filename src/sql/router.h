@@ -312,6 +312,13 @@ class Session {
   };
   // Runs an expanded statement; its resources live until its rows are consumed.
   Result<StatementResult> Run(TableFunctionRegistry::Rewritten rewritten);
+  // Runs a client's expanded statement as exactly one DuckDB statement (prepared from
+  // `rewritten.sql`, of the kind of `rewritten.check_sql`); anything else is refused unrun.
+  Result<StatementResult> RunOne(TableFunctionRegistry::Rewritten rewritten);
+  // Refuses a statement whose words name an internal database (the job catalog, the routed
+  // information_schema): a first screen on the text, for Millrace's statements too; the
+  // guard refuses the same on DuckDB's plan.
+  Status ScreenInternalNames(std::string_view statement, const std::vector<Token>& tokens) const;
 
   Router* router_;
   std::unique_ptr<engine::Connection> conn_;
