@@ -44,15 +44,19 @@ bool AccessGuard::IsInternal(std::string_view database) const {
 
 Status AccessGuard::Require(sql::Session& session, Privilege privilege, std::string_view database,
                             std::string_view table) const {
-  const sql::SessionInfo& info = session.info();
-  if (access_->Has(info.user, privilege, database, table)) return Status::Ok();
+  return Require(session.info(), privilege, database, table);
+}
+
+Status AccessGuard::Require(const sql::SessionInfo& who, Privilege privilege,
+                            std::string_view database, std::string_view table) const {
+  if (access_->Has(who.user, privilege, database, table)) return Status::Ok();
   if (table.empty()) {
     if (privilege == Privilege::kAdmin)
       return sql::SpecificAccessDeniedError(PrivilegeLabel(privilege));
-    return sql::DatabaseAccessDeniedError(info.user, info.host, database)
+    return sql::DatabaseAccessDeniedError(who.user, who.host, database)
         .WithContext(PrivilegeLabel(privilege) + " is needed");
   }
-  return sql::TableAccessDeniedError(PrivilegeLabel(privilege), info.user, info.host, database,
+  return sql::TableAccessDeniedError(PrivilegeLabel(privilege), who.user, who.host, database,
                                      table);
 }
 
@@ -82,7 +86,7 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   if (parsed) {
     MR_RETURN_IF_ERROR(
         sandbox_->CheckFunctions(parsed->functions, parsed->table_functions, admin, false));
-    MR_ASSIGN_OR_RETURN(named, Resolve(session, *parsed));
+    MR_ASSIGN_OR_RETURN(named, Resolve(conn, session.database(), *parsed));
   } else {
     MR_RETURN_IF_ERROR(sandbox_->CheckStart(StatementStart(sql)));
     MR_RETURN_IF_ERROR(sandbox_->CheckCalledNames(CalledNames(sql), admin));
@@ -92,7 +96,7 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
       if (!query) continue;  // not a query after all: the plan's check below decides
       MR_RETURN_IF_ERROR(
           sandbox_->CheckFunctions(query->functions, query->table_functions, admin, false));
-      MR_RETURN_IF_ERROR(Resolve(session, *query).status());
+      MR_RETURN_IF_ERROR(Resolve(conn, session.database(), *query).status());
     }
   }
   // 2. Its kind.
@@ -141,7 +145,7 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   if (admin) return Status::Ok();
   if (!parsed) {
     // Relations named by parse trees inside the plan (a CREATE VIEW's query).
-    MR_ASSIGN_OR_RETURN(named, Resolve(session, plan.parsed));
+    MR_ASSIGN_OR_RETURN(named, Resolve(conn, session.database(), plan.parsed));
     // A view over DuckDB's metadata would show it unfiltered to whoever may read the view.
     if (std::any_of(named.begin(), named.end(),
                     [](const Relation& r) { return r.system || r.filtered; })) {
@@ -156,7 +160,8 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
 }
 
 Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
-    sql::Session& session, const engine::ParsedFacts& parsed) const {
+    engine::Connection& conn, const std::optional<std::string>& database,
+    const engine::ParsedFacts& parsed) const {
   std::vector<Relation> out;
   if (parsed.relations.empty()) return out;
   std::string names;
@@ -167,14 +172,14 @@ Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
   MR_ASSIGN_OR_RETURN(
       auto rows,
       engine::QueryTextRows(
-          session.connection(),
+          conn,
           "SELECT schema_name, table_name, false, false FROM duckdb_tables() WHERE "
           "lower(table_name) IN (" +
               names +
               ") UNION ALL SELECT schema_name, view_name, true, internal FROM duckdb_views() "
               "WHERE lower(view_name) IN (" +
               names + ")"));
-  const std::string current = session.database().value_or("main");
+  const std::string current = database.value_or("main");
   for (const RelationName& r : parsed.relations) {
     const std::string lower = ToLower(r.name);
     const bool is_cte = std::find(parsed.cte_names.begin(), parsed.cte_names.end(), lower) !=
@@ -254,6 +259,36 @@ Status AccessGuard::CheckTarget(sql::Session& session, const engine::PlanTarget&
   return Require(session, privilege, object.schema, target.kind == "SCHEMA" ? "" : object.name);
 }
 
+Status AccessGuard::CheckJobQuery(engine::Connection& conn, const sql::SessionInfo& who,
+                                  const std::string& database, std::string_view select,
+                                  std::string_view source) const {
+  // Read by DuckDB's parser only: the source's columns are known once a file is, so the
+  // statement cannot be bound here.
+  MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, select));
+  if (!parsed || parsed->statements != 1) {
+    return sql::SyntaxError("a job's SELECT must be one query");
+  }
+  const bool admin = access_->IsAdmin(who.user);
+  MR_RETURN_IF_ERROR(
+      sandbox_->CheckFunctions(parsed->functions, parsed->table_functions, admin, false));
+  std::erase_if(parsed->relations, [&](const RelationName& r) {
+    return r.schema.empty() && EqualsIgnoreCase(r.name, source);
+  });
+  MR_ASSIGN_OR_RETURN(
+      std::vector<Relation> named,
+      Resolve(conn, database.empty() ? std::nullopt : std::optional(database), *parsed));
+  for (const Relation& r : named) {
+    if (IsInternal(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
+    // A job's rows outlive the grants of whoever reads its target: no metadata in them.
+    if (r.system || r.filtered) {
+      return sql::SandboxError("a job reading information_schema or pg_catalog",
+                               "a job's SELECT reads its source and tables");
+    }
+    MR_RETURN_IF_ERROR(Require(who, Privilege::kSelect, r.schema, r.name));
+  }
+  return Status::Ok();
+}
+
 Status AccessGuard::CheckTableFunction(sql::Session& session, std::string_view name) {
   // local() reads the server's own disk: ADMIN_PRIV, as in Doris.
   if (EqualsIgnoreCase(name, "local")) {
@@ -310,34 +345,37 @@ void AccessGuard::Executed(sql::Session& session, std::string_view statement,
   if (audit_ == nullptr) return;
   // Millrace's own statements, by the keywords the router routes them by.
   struct Audited {
-    std::string_view first;
-    std::string_view second;  // empty: the first keyword alone
+    std::array<std::string_view, 3> keywords;  // the leading ones; empty from the first unused
     std::string_view kind;
   };
-  static constexpr std::array<Audited, 11> kAudited = {{
-      {"CREATE", "USER", "USER"},
-      {"ALTER", "USER", "USER"},
-      {"DROP", "USER", "USER"},
-      {"SET", "PASSWORD", "USER"},
-      {"GRANT", "", "GRANT"},
-      {"REVOKE", "", "GRANT"},
-      {"CREATE", "JOB", "JOB"},
-      {"ALTER", "JOB", "JOB"},
-      {"PAUSE", "JOB", "JOB"},
-      {"RESUME", "JOB", "JOB"},
-      {"DROP", "JOB", "JOB"},
+  static constexpr std::array<Audited, 12> kAudited = {{
+      {{"CREATE", "USER"}, "USER"},
+      {{"ALTER", "USER"}, "USER"},
+      {{"DROP", "USER"}, "USER"},
+      {{"SET", "PASSWORD"}, "USER"},
+      {{"GRANT"}, "GRANT"},
+      {{"REVOKE"}, "GRANT"},
+      {{"CREATE", "JOB"}, "JOB"},
+      {{"ALTER", "JOB"}, "JOB"},
+      {{"PAUSE", "JOB"}, "JOB"},
+      {{"RESUME", "JOB"}, "JOB"},
+      {{"DROP", "JOB"}, "JOB"},
+      // A dry run reads the job's source and tables: who looked is on record.
+      {{"EXPLAIN", "CREATE", "JOB"}, "JOB"},
   }};
   const std::vector<sql::Token> tokens = sql::SignificantTokens(statement);
   std::string kind;
   std::string action;
   for (const Audited& a : kAudited) {
-    if (tokens.empty() || !sql::IsKeyword(statement, tokens[0], a.first)) continue;
-    if (!a.second.empty() &&
-        (tokens.size() < 2 || !sql::IsKeyword(statement, tokens[1], a.second))) {
-      continue;
+    bool match = true;
+    std::string words;
+    for (size_t i = 0; i < a.keywords.size() && !a.keywords[i].empty() && match; ++i) {
+      match = i < tokens.size() && sql::IsKeyword(statement, tokens[i], a.keywords[i]);
+      words += (i == 0 ? "" : " ") + std::string(a.keywords[i]);
     }
+    if (!match) continue;
     kind = a.kind;
-    action = std::string(a.first) + (a.second.empty() ? "" : " " + std::string(a.second));
+    action = std::move(words);
     break;
   }
   if (kind.empty() && ddl) {

@@ -72,16 +72,29 @@ class AccessGuard final : public sql::StatementGuard {
   bool Visible(sql::Session& session, std::string_view database, std::string_view table) override;
   // ADMIN_PRIV: every session (MySQL's PROCESS and SUPER).
   bool MayManageSessions(sql::Session& session) override;
+  // The SELECT of a job `who` defines (CREATE, ALTER or EXPLAIN CREATE JOB), in `database`,
+  // with the relation `source` standing for its S3(), local() or cdc_stream() call: it must be
+  // one query, whose functions the sandbox allows, and `who` must hold SELECT_PRIV on every
+  // table and view it names (read by DuckDB's parser: subqueries, joins, UNION, IN and EXISTS
+  // included); the internal databases and DuckDB's metadata are refused. Thread-safe; `conn`
+  // is used by one thread.
+  Status CheckJobQuery(engine::Connection& conn, const sql::SessionInfo& who,
+                       const std::string& database, std::string_view select,
+                       std::string_view source) const;
   void Executed(sql::Session& session, std::string_view statement, const Status& outcome) override;
 
  private:
   struct Relation;
-  Result<std::vector<Relation>> Resolve(sql::Session& session,
+  // The relations `parsed` names, found in the catalog from `database` (nullopt: main).
+  Result<std::vector<Relation>> Resolve(engine::Connection& conn,
+                                        const std::optional<std::string>& database,
                                         const engine::ParsedFacts& parsed) const;
   Status CheckReads(sql::Session& session, const std::vector<Relation>& named,
                     const engine::PlanFacts& plan) const;
   Status CheckTarget(sql::Session& session, const engine::PlanTarget& target) const;
   Status Require(sql::Session& session, Privilege privilege, std::string_view database,
+                 std::string_view table) const;
+  Status Require(const sql::SessionInfo& who, Privilege privilege, std::string_view database,
                  std::string_view table) const;
   bool IsInternal(std::string_view database) const;
   // Remembers the DDL a session's statement performs, for Executed to audit.

@@ -20,6 +20,12 @@ constexpr std::array<std::string_view, 5> kDeniedFunctions = {
     "json_serialize_sql", "json_serialize_plan", "json_deserialize_sql",
     "json_execute_serialized_sql", "which_secret"};
 
+// Scalar functions that tell the host's settings (paths, memory, threads) or the versions of
+// its libraries: for holders of ADMIN_PRIV (duckdb_settings() and the other metadata table
+// functions are theirs already).
+constexpr std::array<std::string_view, 4> kHostFactFunctions = {
+    "current_setting", "version", "current_schemas", "get_block_size"};
+
 // Table functions anyone may call (Millrace's own are added at Create).
 constexpr std::array<std::string_view, 5> kTableFunctions = {"range", "generate_series", "unnest",
                                                              "json_each", "json_tree"};
@@ -177,6 +183,12 @@ Status Sandbox::CheckFunctions(const std::vector<std::string>& functions,
                              "local(), or by a streaming job)");
   }
   for (const std::string& name : functions) {
+    if (!admin && std::find(kHostFactFunctions.begin(), kHostFactFunctions.end(), name) !=
+                      kHostFactFunctions.end()) {
+      return sql::SandboxError("the function " + name + "()",
+                               "it tells the host's settings or library versions, which need "
+                               "ADMIN_PRIV");
+    }
     if (functions_.contains(name)) continue;
     const bool denied =
         std::find(kDeniedFunctions.begin(), kDeniedFunctions.end(), name) != kDeniedFunctions.end();

@@ -59,7 +59,8 @@ class Sandbox {
   // come from a plan, so each is a catalog function; names from a parse tree that are not in
   // the catalog are left to DuckDB's binder, which refuses them as unknown. `metadata`:
   // DuckDB's metadata functions are allowed without ADMIN_PRIV (bound inside the filtered
-  // information_schema, information_schema.h).
+  // information_schema, information_schema.h). The functions that tell the host's settings or
+  // library versions (current_setting(), version(), ...) need `admin` too.
   Status CheckFunctions(const std::vector<std::string>& functions,
                         const std::vector<std::string>& table_functions, bool admin, bool bound,
                         bool metadata = false) const;

@@ -298,7 +298,16 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
     jobs_config.fail_points = &*fail_points;
+    // Set below, once every table function is registered; job statements arrive after.
+    std::shared_ptr<access::AccessGuard> guard;
     jobs_config.access.control = &access;
+    jobs_config.access.check_query =
+        [&guard, database = db->get()](const sql::SessionInfo& who, const std::string& schema,
+                                       std::string_view select, std::string_view source) -> Status {
+      if (guard == nullptr) return Status::Unavailable("the server is still starting");
+      MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, database->Connect());
+      return guard->CheckJobQuery(*conn, who, schema, select, source);
+    };
     jobs_config.access.connection_user = [&router](uint64_t connection_id) {
       return router.SessionUser(connection_id);
     };
@@ -342,9 +351,10 @@ int RunServe(const std::vector<std::string>& args) {
     auto sandbox =
         access::Sandbox::Create(**sandbox_conn, (*db)->RegisteredTableFunctions(), {"audit_log"});
     if (!sandbox.ok()) return Fail(sandbox.status());
-    router.SetGuard(std::make_shared<access::AccessGuard>(
+    guard = std::make_shared<access::AccessGuard>(
         &access, std::move(sandbox).value(),
-        std::vector<std::string>{std::string(job::catalog::kSchema)}, &audit));
+        std::vector<std::string>{std::string(job::catalog::kSchema)}, &audit);
+    router.SetGuard(guard);
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);
 

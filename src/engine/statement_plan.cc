@@ -193,7 +193,9 @@ Result<std::optional<ParsedFacts>> ParseSelect(Connection& conn, std::string_vie
   MR_ASSIGN_OR_RETURN(json doc, Serialize(conn, "json_serialize_sql", sql));
   if (doc.value("error", false)) return std::optional<ParsedFacts>();
   ParsedFacts facts;
-  CollectParsedTree(doc.value("statements", json::array()), &facts);
+  const json statements = doc.value("statements", json::array());
+  facts.statements = statements.size();
+  CollectParsedTree(statements, &facts);
   return std::optional<ParsedFacts>(std::move(facts));
 }
 

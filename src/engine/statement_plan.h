@@ -44,6 +44,7 @@ struct ParsedFacts {
   // Table functions called, and "show_<type>" for a SHOW or DESCRIBE of the catalog inside a
   // query ((SHOW ALL TABLES), (DESCRIBE t)).
   std::vector<std::string> table_functions;
+  size_t statements = 0;  // ParseSelect: the statements of the text
 };
 
 // The object a statement creates, alters, drops or writes.

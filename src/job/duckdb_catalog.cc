@@ -428,14 +428,14 @@ Status DuckDbCatalogStore::SaveJob(const JobRecord& j) {
             "canceled_tasks = ?, scanned_rows = ?, load_bytes = ?, file_number = ?, "
             "file_size = ?, filtered_rows = ?, error_code = ?, error_msg = ?, runtime_msg = ?, "
             "last_success_time_us = ?, epoch = ?, auto_resume_count = ?, manual_pause = ?, "
-            "next_task_id = ?, reconcile_floor = ?, insert_sql = ? WHERE id = ?"));
+            "next_task_id = ?, reconcile_floor = ?, insert_sql = ?, definer = ? WHERE id = ?"));
     stmt.Str(j.masked_sql).Str(j.comment).Str(std::string(JobStateName(j.state)));
     stmt.Str(j.current_offset.ToJson()).Str(j.end_offset.ToJson());
     stmt.Int(j.succeed_tasks).Int(j.failed_tasks).Int(j.canceled_tasks);
     BindStats(stmt, j.stats);
     stmt.Str(j.error_code).Str(j.error_msg).Str(j.runtime_msg).Int(j.last_success_time_us);
     stmt.Int(j.epoch).Int(j.auto_resume_count).Bool(j.manual_pause).Int(j.next_task_id);
-    stmt.Str(j.reconcile_floor).Str(j.insert_sql).Int(j.id);
+    stmt.Str(j.reconcile_floor).Str(j.insert_sql).Str(j.definer).Int(j.id);
     MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
     if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
     return SaveProperties(conn, j);

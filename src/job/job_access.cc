@@ -1,5 +1,6 @@
 #include "job/job_access.h"
 
+#include "common/strings.h"
 #include "job/job_registry.h"
 #include "sql/mysql_errors.h"
 
@@ -14,12 +15,24 @@ bool ReadsLocalFiles(const JobPlan& plan) {
 
 }  // namespace
 
-Status JobAccess::MayDefine(const sql::SessionInfo& who, const JobPlan& plan) const {
+Status JobAccess::MayDefine(const sql::SessionInfo& who, const JobPlan& plan,
+                            std::string_view insert_sql, const std::string& database) const {
   MR_RETURN_IF_ERROR(MayControl(who, &plan));
   if (control != nullptr && ReadsLocalFiles(plan) && !control->IsAdmin(who.user)) {
     return sql::SpecificAccessDeniedError(access::PrivilegeName(Privilege::kAdmin));
   }
-  return Status::Ok();
+  const InsertAnalysis& a = plan.analysis;
+  // FROM ... TO DATABASE has no SELECT of the user's.
+  if (!check_query || !a.to_database.empty()) return Status::Ok();
+  // The call's stand-in: a name the statement does not hold, so that no relation of the
+  // user's text is taken for the source.
+  std::string source = "job_source";
+  while (ToLower(insert_sql).find(source) != std::string::npos)
+    source += "_";
+  const std::string select =
+      std::string(insert_sql.substr(a.select_begin, a.call_begin - a.select_begin)) + source +
+      std::string(insert_sql.substr(a.call_end));
+  return check_query(who, database, select, source);
 }
 
 Status JobAccess::MayControl(const sql::SessionInfo& who, const JobPlan* plan) const {

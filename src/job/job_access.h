@@ -34,9 +34,18 @@ struct JobAccess {
   // nullopt: a connection of Millrace's own, which sees every job.
   std::function<std::optional<std::string>(uint64_t connection_id)> connection_user;
 
-  // CREATE JOB, and ALTER JOB (which builds the job anew): LOAD_PRIV, and ADMIN_PRIV for local
-  // files.
-  Status MayDefine(const sql::SessionInfo& who, const JobPlan& plan) const;
+  // Checks the SELECT of a job `who` defines in `database`, with the relation named `source`
+  // standing for its S3(), local() or cdc_stream() call (access::AccessGuard::CheckJobQuery);
+  // empty: no check (tests, tools).
+  std::function<Status(const sql::SessionInfo& who, const std::string& database,
+                       std::string_view select, std::string_view source)>
+      check_query;
+
+  // CREATE JOB, ALTER JOB (which builds the job anew) and EXPLAIN CREATE JOB, for the job's
+  // statement `insert_sql` resolved in `database`: LOAD_PRIV on the target, ADMIN_PRIV for
+  // local files, and what the SELECT reads checked for `who` (check_query).
+  Status MayDefine(const sql::SessionInfo& who, const JobPlan& plan, std::string_view insert_sql,
+                   const std::string& database) const;
   // PAUSE, RESUME, DROP and RETRY: LOAD_PRIV on the job's table; ADMIN_PRIV for a job whose
   // stored definition no longer builds (`plan` null).
   Status MayControl(const sql::SessionInfo& who, const JobPlan* plan) const;

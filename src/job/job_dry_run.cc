@@ -118,7 +118,9 @@ Result<std::vector<DryRunLine>> JobDryRun::Run(const CreateJobStatement& stmt,
   }
   MR_ASSIGN_OR_RETURN(std::shared_ptr<const JobPlan> plan,
                       config_.plans->Build(stmt.insert_sql, database, /*creating=*/true));
-  if (config_.access != nullptr) MR_RETURN_IF_ERROR(config_.access->MayDefine(who, *plan));
+  if (config_.access != nullptr) {
+    MR_RETURN_IF_ERROR(config_.access->MayDefine(who, *plan, stmt.insert_sql, database));
+  }
   const auto* files = dynamic_cast<const FileJobSource*>(plan->source.get());
   if (files == nullptr) return Status::Internal("the plan of a file job has no file source");
 

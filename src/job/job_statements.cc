@@ -83,7 +83,7 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
     return built.status();
   }
   std::shared_ptr<const JobPlan> plan = std::move(built).value();
-  if (Status allowed = MayDefine(who, *plan); !allowed.ok()) {
+  if (Status allowed = MayDefine(who, *plan, stmt.insert_sql, database); !allowed.ok()) {
     config_.registry->Unreserve(stmt.name);
     return allowed;
   }
@@ -300,7 +300,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   MR_ASSIGN_OR_RETURN(
       std::shared_ptr<const JobPlan> plan,
       config_.plans->Build(new_sql, current.database, /*creating=*/false, job->object_store));
-  MR_RETURN_IF_ERROR(MayDefine(who, *plan));
+  MR_RETURN_IF_ERROR(MayDefine(who, *plan, new_sql, current.database));
   if (!stmt.insert_sql.empty()) {
     const InsertAnalysis& a = plan->analysis;
     if (old_analysis.target_table.empty()) {
@@ -342,6 +342,9 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   }
   after.insert_sql = new_sql;
   after.masked_sql = MaskSecrets(new_sql, plan->analysis);
+  // The job runs as whoever defined it last, checked as such above: never with the rights of
+  // a user who did not write what it now does.
+  if (!who.user.empty()) after.definer = who.user;
   if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
     return Undo(*job, epoch, JobState::kPaused, s);
   }

@@ -62,8 +62,10 @@ class JobStatements {
                                     std::shared_ptr<const JobPlan>* dropped, JobRecord* record);
   Result<std::string> Alter(const AlterJobStatement& stmt, const sql::SessionInfo& who);
   Result<std::string> Retry(const AlterJobStatement& stmt, const sql::SessionInfo& who);
-  Status MayDefine(const sql::SessionInfo& who, const JobPlan& plan) const {
-    return config_.access == nullptr ? Status::Ok() : config_.access->MayDefine(who, plan);
+  Status MayDefine(const sql::SessionInfo& who, const JobPlan& plan, std::string_view insert_sql,
+                   const std::string& database) const {
+    return config_.access == nullptr ? Status::Ok()
+                                     : config_.access->MayDefine(who, plan, insert_sql, database);
   }
   Status MayControl(const sql::SessionInfo& who, const JobPlan* plan) const {
     return config_.access == nullptr ? Status::Ok() : config_.access->MayControl(who, plan);

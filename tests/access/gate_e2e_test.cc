@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "access/access_e2e_util.h"
+#include "testing/s3rver.h"
 
 namespace millrace::access {
 namespace {
@@ -212,6 +213,168 @@ TEST_F(GateE2ETest, MillraceCatalogIsTheServersOnEveryPath) {
     }
   }
   ExpectUnchanged();
+}
+
+TEST_F(GateE2ETest, HostFactsAreForAdministrators) {
+  MysqlPtr nobody = Login("nobody");
+  ASSERT_NE(nobody, nullptr);
+  for (const std::string& sql : {std::string("SELECT current_setting('temp_directory')"),
+                                 std::string("SELECT current_setting('memory_limit')"),
+                                 std::string("SELECT * FROM duckdb_settings()"),
+                                 std::string("SELECT (SELECT current_setting('threads'))"),
+                                 std::string("SELECT current_schemas(true)")}) {
+    ExpectRefused(nobody.get(), sql);
+  }
+  // VERSION() is MySQL's, answered with the server's version, not DuckDB's library.
+  auto version = Query(nobody.get(), "SELECT version() LIKE '%millrace%'");
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(*version, (Rows{{"1"}}));
+  auto root = Query(server_->root.get(), "SELECT current_setting('threads') > 0");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  EXPECT_EQ(*root, (Rows{{"1"}}));
+}
+
+// Job statements: a user with LOAD_PRIV on one table, through CREATE JOB, ALTER JOB and
+// EXPLAIN CREATE JOB, tries to read what it may not.
+class JobGateE2ETest : public GateE2ETest {
+ protected:
+  static void SetUpTestSuite() {
+    GateE2ETest::SetUpTestSuite();
+    auto s3 = testing::S3rver::Start({"landing"});
+    ASSERT_TRUE(s3.ok()) << s3.status().ToString();
+    s3_ = std::move(s3).value();
+    ASSERT_TRUE(s3_->PutObject("landing", "in/a.csv", "1,one\n").ok());
+    for (const std::string& sql :
+         {std::string("CREATE TABLE d.target (v VARCHAR)"),
+          "CREATE USER loader IDENTIFIED BY '" + std::string(kNobodyPassword) + "'",
+          std::string("GRANT LOAD_PRIV ON d.target TO loader")}) {
+      ASSERT_TRUE(Query(server_->root.get(), sql).ok()) << sql;
+    }
+  }
+  static void TearDownTestSuite() {
+    s3_.reset();
+    GateE2ETest::TearDownTestSuite();
+  }
+
+  static std::string Source() {
+    return "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
+           "\"column_separator\" = \",\", \"s3.endpoint\" = \"" +
+           s3_->endpoint() +
+           "\", \"s3.region\" = \"us-east-1\", \"use_path_style\" = "
+           "\"true\", \"s3.access_key\" = \"S3RVER\", \"s3.secret_key\" = \"S3RVER\")";
+  }
+  static std::string Create(const std::string& name, const std::string& select) {
+    return "CREATE JOB " + name + " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO " +
+           "INSERT INTO d.target " + select;
+  }
+
+  // The SELECTs a job may not run for `loader`: each reads what loader holds no grant on.
+  static std::vector<std::string> Escapes(const std::string& database_file) {
+    const std::string src = Source();
+    return {
+        "SELECT x.v FROM " + src + " s JOIN d.secret x ON true",
+        "SELECT c1 FROM " + src + " WHERE c1 IN (SELECT v FROM d.secret)",
+        "SELECT c1 FROM " + src + " UNION ALL SELECT v FROM d.secret",
+        "SELECT c1 FROM " + src + " WHERE EXISTS (SELECT 1 FROM d.secret WHERE v = 'hidden')",
+        "SELECT (SELECT max(v) FROM d.secret) FROM " + src,
+        "SELECT c1 FROM " + src +
+            " UNION ALL SELECT name FROM query_table(concat('__mill', "
+            "'race.users'))",
+        "SELECT c1 FROM " + src +
+            " UNION ALL SELECT * FROM query('SELECT name FROM ' || "
+            "'\"__mill' || 'race\".users')",
+        "SELECT c1 FROM " + src + " UNION ALL SELECT table_name FROM duckdb_tables()",
+        "SELECT c1 FROM " + src + " UNION ALL SELECT current_setting('temp_directory')",
+        "SELECT c1 FROM " + src + " UNION ALL SELECT content::VARCHAR FROM read_blob('" +
+            database_file + "')",
+        "SELECT c1 FROM " + src + " UNION ALL SELECT table_name FROM information_schema.tables",
+    };
+  }
+
+  static std::string DatabaseFile() {
+    auto path =
+        Query(server_->root.get(), "SELECT path FROM duckdb_databases() WHERE NOT internal");
+    return path.ok() && !path->empty() ? (*path)[0][0] : "";
+  }
+
+  static std::unique_ptr<testing::S3rver> s3_;
+};
+
+std::unique_ptr<testing::S3rver> JobGateE2ETest::s3_;
+
+TEST_F(JobGateE2ETest, JobStatementsCheckWhatTheSelectReads) {
+  MysqlPtr loader = Login("loader");
+  ASSERT_NE(loader, nullptr);
+  // Its own job, reading only its source: allowed; paused for the ALTERs below.
+  ASSERT_TRUE(Query(loader.get(), Create("own", "SELECT c2 FROM " + Source())).ok());
+  ASSERT_TRUE(Query(loader.get(), "PAUSE JOB WHERE jobname = 'own'").ok());
+  int n = 0;
+  for (const std::string& select : Escapes(DatabaseFile())) {
+    const std::string name = "escape" + std::to_string(n++);
+    auto created = Query(loader.get(), Create(name, select));
+    EXPECT_FALSE(created.ok()) << "CREATE JOB ran: " << select;
+    auto explained = Query(loader.get(), "EXPLAIN " + Create(name, select));
+    EXPECT_FALSE(explained.ok()) << "EXPLAIN CREATE JOB ran: " << select;
+    auto altered = Query(loader.get(), "ALTER JOB own DO INSERT INTO d.target " + select);
+    EXPECT_FALSE(altered.ok()) << "ALTER JOB ran: " << select;
+    for (const auto& result : {created, explained, altered}) {
+      if (result.ok()) continue;
+      const int code = std::stoi(result.status().message());
+      EXPECT_GE(code, 1000) << select << ": " << result.status().message();
+      EXPECT_LT(code, 2000) << select << ": " << result.status().message();
+    }
+  }
+  auto jobs = Query(server_->root.get(),
+                    "SELECT Name FROM jobs(\"type\" = \"insert\") WHERE Name LIKE 'escape%'");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_TRUE(jobs->empty());
+  // Nothing of the secret reached the target.
+  auto target = Query(server_->root.get(), "SELECT count(*) FROM d.target WHERE v = 'hidden'");
+  ASSERT_TRUE(target.ok()) << target.status().ToString();
+  EXPECT_EQ(*target, (Rows{{"0"}}));
+  // With SELECT_PRIV on the table, the same join is allowed.
+  ASSERT_TRUE(Query(server_->root.get(), "GRANT SELECT_PRIV ON d.secret TO loader").ok());
+  EXPECT_TRUE(Query(loader.get(), Create("joined", Escapes("")[0])).ok());
+  ASSERT_TRUE(Query(server_->root.get(), "REVOKE SELECT_PRIV ON d.secret FROM loader").ok());
+  ASSERT_TRUE(Query(loader.get(), "DROP JOB WHERE jobname = 'joined'").ok());
+  ASSERT_TRUE(Query(loader.get(), "DROP JOB WHERE jobname = 'own'").ok());
+  ExpectUnchanged();
+}
+
+TEST_F(JobGateE2ETest, AlterByAnotherUserMakesThemTheDefinerCheckedAsSuch) {
+  ASSERT_TRUE(Query(server_->root.get(), Create("roots", "SELECT c2 FROM " + Source())).ok());
+  ASSERT_TRUE(Query(server_->root.get(), "PAUSE JOB WHERE jobname = 'roots'").ok());
+  MysqlPtr loader = Login("loader");
+  ASSERT_NE(loader, nullptr);
+  // Root may read the secret; loader may not, so loader cannot make root's job read it.
+  EXPECT_FALSE(
+      Query(loader.get(), "ALTER JOB roots DO INSERT INTO d.target " + Escapes("")[0]).ok());
+  auto definer = [&] {
+    auto rows = Query(server_->root.get(),
+                      "SELECT Definer FROM jobs(\"type\" = \"insert\") WHERE Name = 'roots'");
+    return rows.ok() && rows->size() == 1 ? (*rows)[0][0] : rows.status().ToString();
+  };
+  EXPECT_EQ(definer(), "root");
+  // A change loader may make: the job is loader's from now on, and runs with loader's rights.
+  ASSERT_TRUE(Query(loader.get(), "ALTER JOB roots PROPERTIES (\"max_interval\" = \"2\")").ok());
+  EXPECT_EQ(definer(), "loader");
+  ASSERT_TRUE(Query(server_->root.get(), "DROP JOB WHERE jobname = 'roots'").ok());
+}
+
+TEST_F(JobGateE2ETest, DryRunsAreAudited) {
+  MysqlPtr loader = Login("loader");
+  ASSERT_NE(loader, nullptr);
+  ASSERT_TRUE(Query(loader.get(), "EXPLAIN " + Create("dry", "SELECT c2 FROM " + Source())).ok());
+  auto audited = Query(server_->root.get(),
+                       "SELECT User, Kind, Action, Outcome FROM audit_log() WHERE Action = "
+                       "'EXPLAIN CREATE JOB' AND Statement LIKE 'EXPLAIN CREATE JOB dry %'");
+  ASSERT_TRUE(audited.ok()) << audited.status().ToString();
+  ASSERT_EQ(audited->size(), 1u);
+  EXPECT_EQ((*audited)[0], (std::vector<std::string>{"loader", "JOB", "EXPLAIN CREATE JOB", "OK"}));
+  auto jobs =
+      Query(server_->root.get(), "SELECT Name FROM jobs(\"type\" = \"insert\") WHERE Name = 'dry'");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_TRUE(jobs->empty());
 }
 
 }  // namespace
