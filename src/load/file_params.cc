@@ -138,19 +138,14 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3, kLocal},
       {"s3.endpoint", ParamType::kString, "", "http(s)://host:port of the S3 service", kS3, false},
       {"s3.region", ParamType::kString, "us-east-1", "S3 region", kS3, false},
-      {"s3.access_key", ParamType::kString, "", "access key; else AWS_ACCESS_KEY_ID", kS3, false},
-      {"s3.secret_key",
-       ParamType::kString,
-       "",
-       "secret key; else AWS_SECRET_ACCESS_KEY",
-       kS3,
-       false,
-       {},
-       true},
+      {"s3.access_key", ParamType::kString, "",
+       "access key (none: anonymous requests; the server's own environment never signs)", kS3,
+       false},
+      {"s3.secret_key", ParamType::kString, "", "secret key", kS3, false, {}, true},
       {"s3.session_token",
        ParamType::kString,
        "",
-       "session token; else AWS_SESSION_TOKEN",
+       "session token of temporary credentials",
        kS3,
        false,
        {},
@@ -323,12 +318,11 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     options.s3.endpoint = get("s3.endpoint");
     options.s3.region = get("s3.region");
     options.s3.use_path_style = get_bool("use_path_style");
-    options.s3.credentials = s3::Credentials::FromEnvironment();
-    if (args.count("s3.access_key") != 0) {
-      options.s3.credentials.access_key = get("s3.access_key");
-      options.s3.credentials.secret_key = get("s3.secret_key");
-      options.s3.credentials.session_token = get("s3.session_token");
-    }
+    // Only what the statement gives signs its requests: the server's own credentials (its
+    // environment) would let any user reach any endpoint it names with them.
+    options.s3.credentials.access_key = get("s3.access_key");
+    options.s3.credentials.secret_key = get("s3.secret_key");
+    options.s3.credentials.session_token = get("s3.session_token");
   }
   return options;
 }

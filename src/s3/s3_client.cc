@@ -441,23 +441,12 @@ uint64_t RequestStats::requests(RequestKind kind) const {
   return total;
 }
 
-Credentials Credentials::FromEnvironment() {
-  auto get = [](const char* name) {
-    const char* value = std::getenv(name);
-    return value != nullptr ? std::string(value) : std::string();
-  };
-  return {get("AWS_ACCESS_KEY_ID"), get("AWS_SECRET_ACCESS_KEY"), get("AWS_SESSION_TOKEN")};
-}
-
 Result<std::unique_ptr<S3Client>> S3Client::Create(S3Config config, Clock* clock) {
   if (clock == nullptr) return Status::InvalidArgument("S3Client needs a clock");
   if (config.retry.max_attempts < 1) {
     return Status::InvalidArgument("RetryPolicy.max_attempts must be at least 1");
   }
-  Credentials& credentials = config.credentials;
-  if (credentials.access_key.empty() && credentials.secret_key.empty()) {
-    credentials = Credentials::FromEnvironment();
-  }
+  const Credentials& credentials = config.credentials;
   if (credentials.access_key.empty() != credentials.secret_key.empty()) {
     return Status::InvalidArgument("S3 credentials need both an access key and a secret key");
   }

@@ -56,9 +56,8 @@ struct Credentials {
   std::string access_key;
   std::string secret_key;
   std::string session_token;  // empty when not using temporary credentials
-
-  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN from the environment.
-  static Credentials FromEnvironment();
+  // None at all: anonymous, unsigned requests. The client never looks in the environment
+  // (the command line's flags do, for the host's own operator: cli/s3_command.cc).
 };
 
 struct RetryPolicy {

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "access/access_e2e_util.h"
+#include "testing/fault_proxy.h"
 #include "testing/s3rver.h"
+#include "testing/wait_for.h"
 
 namespace millrace::access {
 namespace {
@@ -375,6 +377,49 @@ TEST_F(JobGateE2ETest, DryRunsAreAudited) {
       Query(server_->root.get(), "SELECT Name FROM jobs(\"type\" = \"insert\") WHERE Name = 'dry'");
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
   EXPECT_TRUE(jobs->empty());
+}
+
+// A server started with AWS credentials in its environment never signs a user's request with
+// them: S3() and a job without keys make anonymous requests, seen by a proxy in front of
+// s3rver.
+TEST(AmbientCredentialsE2ETest, TheServersEnvironmentSignsNoUserRequest) {
+  mysql_library_init(0, nullptr, nullptr);
+  auto s3 = testing::S3rver::Start({"landing"});
+  ASSERT_TRUE(s3.ok()) << s3.status().ToString();
+  ASSERT_TRUE((*s3)->PutObject("landing", "in/a.csv", "1,one\n").ok());
+  auto proxy = testing::FaultProxy::Start({.upstream_port = (*s3)->port()});
+  ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Join("data"));
+  constexpr const char* kEnvironmentKey = "AKIAFROMTHEENVIRONMENT";
+  auto server = server::ServerProcess::Start(
+      dir.Join("data"), {{},
+                         {std::string("MILLRACE_ROOT_PASSWORD=") + kRootPassword,
+                          std::string("AWS_ACCESS_KEY_ID=") + kEnvironmentKey,
+                          "AWS_SECRET_ACCESS_KEY=environment-secret"}});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto root = ConnectAs((*server)->mysql_port(), "root", kRootPassword);
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  const std::string source =
+      "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
+      "\"s3.endpoint\" = \"" +
+      (*proxy)->endpoint() + "\", \"use_path_style\" = \"true\")";
+  // s3rver may answer an anonymous request or refuse it: either way it was not signed.
+  (void)Query(root->get(), "SELECT * FROM " + source);
+  ASSERT_TRUE(Query(root->get(), "CREATE DATABASE d").ok());
+  ASSERT_TRUE(Query(root->get(), "CREATE TABLE d.t (a VARCHAR)").ok());
+  ASSERT_TRUE(
+      Query(root->get(), "CREATE JOB anon ON STREAMING DO INSERT INTO d.t SELECT c1 FROM " + source)
+          .ok());
+  const size_t before_job = 1;  // at least the S3() listing
+  ASSERT_TRUE(testing::WaitFor([&] { return (*proxy)->requests().size() > before_job; }));
+  const std::vector<testing::ProxiedRequest> requests = (*proxy)->requests();
+  ASSERT_GE(requests.size(), 2u);
+  for (const testing::ProxiedRequest& r : requests) {
+    EXPECT_EQ(r.authorization, "") << r.method << " " << r.key;
+    EXPECT_EQ(r.authorization.find(kEnvironmentKey), std::string::npos);
+  }
+  ASSERT_TRUE(Query(root->get(), "DROP JOB WHERE jobname = 'anon'").ok());
 }
 
 }  // namespace

@@ -363,6 +363,7 @@ bool FaultProxy::ReadRequest(int fd, std::string* buffer, Request* request) {
       key_start == std::string_view::npos ? "" : PercentDecode(path.substr(key_start + 1));
   summary.range = HeaderValue(request->headers, "range");
   summary.if_match = HeaderValue(request->headers, "if-match");
+  summary.authorization = HeaderValue(request->headers, "authorization");
   if (request->method == "HEAD") {
     summary.kind = RequestKind::kHead;
   } else if (request->method == "GET") {

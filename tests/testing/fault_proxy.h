@@ -94,9 +94,10 @@ struct ProxyCounts {
 struct ProxiedRequest {
   std::string method;
   RequestKind kind = RequestKind::kOther;
-  std::string key;       // decoded object key; "" for bucket requests
-  std::string range;     // Range header, "" if none
-  std::string if_match;  // If-Match header, "" if none
+  std::string key;            // decoded object key; "" for bucket requests
+  std::string range;          // Range header, "" if none
+  std::string if_match;       // If-Match header, "" if none
+  std::string authorization;  // Authorization header, "" if none (an anonymous request)
   bool faulted = false;
 };
 
