@@ -29,6 +29,7 @@
 #include "cdc/source_factory.h"
 #include "cli/commands.h"
 #include "common/clock.h"
+#include "common/endpoint_policy.h"
 #include "common/fail_point.h"
 #include "common/logging.h"
 #include "common/metrics.h"
@@ -215,6 +216,8 @@ int RunServe(const std::vector<std::string>& args) {
     return 2;
   }
   Logger::Default().SetLevel(ParseLogLevel(config->log_level).value_or(LogLevel::kInfo));
+  // Checked by FromFlags: parses.
+  EndpointPolicy::SetDefault(EndpointPolicy::Parse(config->allowed_endpoints).value());
   if (!config->tls_cert_file.empty()) {
     // Read and checked once, before anything starts: a bad certificate never leaves a server
     // running without TLS.

@@ -1,6 +1,8 @@
 #include "common/server_config.h"
 
+#include "common/endpoint_policy.h"
 #include "common/logging.h"
+#include "common/strings.h"
 
 namespace millrace {
 
@@ -20,6 +22,11 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
       {"local-root", "MILLRACE_LOCAL_ROOT", "",
        "directory local() and local-file jobs may read under (repeatable; default "
        "<data-dir>/inbox)",
+       false, true},
+      {"allow-endpoint", "MILLRACE_ALLOW_ENDPOINT", "",
+       "link-local address or CIDR range (169.254.0.0/16, fe80::/10) S3 endpoints and "
+       "change-stream hosts may use (repeatable, or comma-separated; none by default: cloud "
+       "metadata services answer there)",
        false, true},
       {"tls-cert", "MILLRACE_TLS_CERT", "",
        "PEM certificate (chain) file: TLS on the MySQL port, HTTPS only on the HTTP port"},
@@ -56,6 +63,12 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   }
   config.log_level = flags.GetOr("log-level", config.log_level);
   config.local_roots = flags.GetAll("local-root");
+  for (const std::string& ranges : flags.GetAll("allow-endpoint")) {
+    for (std::string_view range : SplitString(ranges, ',')) {
+      if (!Trim(range).empty()) config.allowed_endpoints.emplace_back(Trim(range));
+    }
+  }
+  MR_RETURN_IF_ERROR(EndpointPolicy::Parse(config.allowed_endpoints).status());
   MR_ASSIGN_OR_RETURN(config.audit_keep, flags.GetInt("audit-keep", 1, 1'000'000'000));
   MR_RETURN_IF_ERROR(ParseLogLevel(config.log_level).status());
   config.metrics_public = flags.GetBool("metrics-public");

@@ -30,6 +30,9 @@ struct ServerConfig {
   // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
   // flags: <data_dir>/inbox.
   std::vector<std::string> local_roots;
+  // Link-local ranges S3 endpoints and change-stream hosts may use (--allow-endpoint,
+  // common/endpoint_policy.h); empty: none.
+  std::vector<std::string> allowed_endpoints;
   // How many of the newest audit events the catalog keeps (--audit-keep).
   int64_t audit_keep = 100'000;
   // PEM files of the certificate (chain) and private key for TLS on both ports; both empty:

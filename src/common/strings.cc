@@ -91,4 +91,17 @@ std::string Backquoted(std::string_view name) {
   return Quoted(name, '`');
 }
 
+std::vector<std::string_view> SplitString(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = text.find(separator, begin);
+    if (end == std::string_view::npos) break;
+    pieces.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  pieces.push_back(text.substr(begin));
+  return pieces;
+}
+
 }  // namespace millrace

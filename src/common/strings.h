@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace millrace {
 
@@ -33,6 +34,8 @@ std::optional<int64_t> ParseInt64(std::string_view text);
 bool IsAsciiSpace(char c);
 // `text` without leading and trailing whitespace.
 std::string_view Trim(std::string_view text);
+// The pieces of `text` between `separator`s (one piece when there is none; empty pieces kept).
+std::vector<std::string_view> SplitString(std::string_view text, char separator);
 // `bytes` as lower-case hexadecimal digits, two a byte.
 std::string HexEncode(std::string_view bytes);
 // `text` between `quote`s, a quote inside doubled: MySQL's and Doris's 'strings',

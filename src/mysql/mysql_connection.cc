@@ -4,6 +4,7 @@
 #include <mysql.h>
 #include <mysqld_error.h>
 
+#include "common/endpoint_policy.h"
 #include "common/strings.h"
 
 namespace millrace::mysql {
@@ -67,7 +68,13 @@ Result<std::unique_ptr<MysqlConnection>> MysqlConnection::Connect(const ConnectP
   mysql_optionsv(mysql, MYSQL_SET_CHARSET_NAME, "utf8mb4");
   const unsigned int tcp = MYSQL_PROTOCOL_TCP;
   mysql_optionsv(mysql, MYSQL_OPT_PROTOCOL, &tcp);
-  if (mysql_real_connect(mysql, params.host.c_str(), params.user.c_str(), params.password.c_str(),
+  // Connects to exactly the address the endpoint policy allowed.
+  Result<std::string> address = EndpointPolicy::Default().Resolve(params.host);
+  if (!address.ok()) {
+    mysql_close(mysql);
+    return address.status();
+  }
+  if (mysql_real_connect(mysql, address->c_str(), params.user.c_str(), params.password.c_str(),
                          params.database.empty() ? nullptr : params.database.c_str(),
                          static_cast<unsigned int>(params.port), nullptr, 0) == nullptr) {
     const int error = static_cast<int>(mysql_errno(mysql));

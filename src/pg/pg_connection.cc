@@ -5,6 +5,8 @@
 #include <cctype>
 #include <memory>
 
+#include "common/endpoint_policy.h"
+
 namespace millrace::pg {
 namespace {
 
@@ -82,7 +84,11 @@ StatusCode SqlStateStatusCode(std::string_view sqlstate) {
 Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams& params) {
   const std::string port = std::to_string(params.port);
   const std::string timeout = std::to_string(params.connect_timeout.count());
+  // libpq connects to exactly the address the endpoint policy allowed (hostaddr), and still
+  // names the host (host) for TLS and messages.
+  MR_ASSIGN_OR_RETURN(const std::string address, EndpointPolicy::Default().Resolve(params.host));
   std::vector<const char*> keys = {"host",
+                                   "hostaddr",
                                    "port",
                                    "dbname",
                                    "user",
@@ -93,6 +99,7 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams&
                                    "options"};
   std::vector<const char*> values = {
       params.host.c_str(),
+      address == params.host ? nullptr : address.c_str(),
       port.c_str(),
       params.database.c_str(),
       params.user.c_str(),

@@ -1,12 +1,14 @@
 #include "s3/http_transport.h"
 
 #include <curl/curl.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
 #include <mutex>
 
+#include "common/endpoint_policy.h"
 #include "common/strings.h"
 
 namespace millrace::s3 {
@@ -32,6 +34,17 @@ struct Exchange {
   curl_off_t last_transferred = 0;
   bool stalled = false;
 };
+
+// Opens each new connection's socket once the endpoint policy has seen the address libcurl
+// resolved, so that a name resolving to a refused address is refused too.
+curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto* exchange = static_cast<Exchange*>(user);
+  if (Status allowed = EndpointPolicy::Default().CheckAddress(&address->addr); !allowed.ok()) {
+    exchange->response->sink_status = std::move(allowed);
+    return CURL_SOCKET_BAD;
+  }
+  return socket(address->family, address->socktype, address->protocol);
+}
 
 void NoteProgress(Exchange* exchange) {
   exchange->last_progress = exchange->clock->SteadyNow();
@@ -118,6 +131,8 @@ size_t OnUpload(char* buffer, size_t size, size_t count, void* user) {
 
 TransportError Classify(CURLcode code, const Exchange& exchange) {
   const HttpResponse& response = *exchange.response;
+  // One of our callbacks refused (the body sink, the endpoint policy): its error is the one.
+  if (code != CURLE_OK && !response.sink_status.ok()) return TransportError::kSinkFailed;
   switch (code) {
     case CURLE_OK:
       return TransportError::kNone;
@@ -261,6 +276,8 @@ HttpResponse HttpTransport::Perform(const HttpRequest& request, const BodyCallba
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);  // S3 keys may contain "/../"
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &exchange);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);

@@ -38,7 +38,8 @@ enum class TransportError {
   kTimeout,         // connect timeout, stall, or total timeout
   kTls,             // TLS handshake or certificate failure
   kBrokenTransfer,  // reset, truncated body, connection closed or garbage mid-response
-  kSinkFailed,      // the body sink returned an error (HttpResponse::sink_status)
+  kSinkFailed,      // the body sink, or the endpoint policy (common/endpoint_policy.h), refused
+                    // (HttpResponse::sink_status)
   kOther,
 };
 

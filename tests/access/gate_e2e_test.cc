@@ -236,6 +236,31 @@ TEST_F(GateE2ETest, HostFactsAreForAdministrators) {
   EXPECT_EQ(*root, (Rows{{"1"}}));
 }
 
+TEST_F(GateE2ETest, LinkLocalEndpointsAreRefused) {
+  // Where cloud metadata services answer: neither S3() nor a change stream may go there, root's
+  // statements included, unless --allow-endpoint names it.
+  const std::string s3 =
+      "SELECT * FROM S3(\"uri\" = \"s3://b/x.csv\", \"format\" = \"csv\", "
+      "\"s3.endpoint\" = \"http://169.254.169.254\", \"use_path_style\" = \"true\")";
+  auto read = Query(server_->root.get(), s3);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("169.254.169.254 is link-local"), std::string::npos)
+      << read.status().message();
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE TABLE d.cdc (id INT PRIMARY KEY, v VARCHAR)").ok());
+  for (const std::string& source :
+       {std::string("\"type\" = \"postgres\", \"jdbc_url\" = "
+                    "\"jdbc:postgresql://169.254.169.254:5432/db\", \"table\" = \"t\""),
+        std::string("\"type\" = \"mysql\", \"jdbc_url\" = "
+                    "\"jdbc:mysql://169.254.10.1:3306/db\", \"table\" = \"t\"")}) {
+    auto job = Query(server_->root.get(),
+                     "CREATE JOB linklocal ON STREAMING DO INSERT INTO d.cdc SELECT * FROM "
+                     "cdc_stream(" + source + ", \"user\" = \"u\", \"password\" = \"p\")");
+    ASSERT_FALSE(job.ok()) << source;
+    EXPECT_NE(job.status().message().find("is link-local"), std::string::npos)
+        << job.status().message();
+  }
+}
+
 // Job statements: a user with LOAD_PRIV on one table, through CREATE JOB, ALTER JOB and
 // EXPLAIN CREATE JOB, tries to read what it may not.
 class JobGateE2ETest : public GateE2ETest {
