@@ -61,8 +61,49 @@ Status AccessGuard::Require(const sql::SessionInfo& who, Privilege privilege,
 }
 
 Result<std::optional<std::string>> AccessGuard::Scope(sql::Session& session, std::string_view sql) {
+  if (StatementStart(sql) == "CREATE VIEW") return QualifyViewQuery(session, sql);
   if (access_->IsAdmin(session.info().user)) return std::optional<std::string>();
   return RouteToFilteredInformationSchema(session.connection(), sql);
+}
+
+Result<std::optional<std::string>> AccessGuard::QualifyViewQuery(sql::Session& session,
+                                                                 std::string_view sql) const {
+  const std::optional<size_t> begin = CreateAsQueryBegin(sql);
+  if (!begin) return std::optional<std::string>();
+  engine::Connection& conn = session.connection();
+  const std::string_view query = sql.substr(*begin);
+  MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, query));
+  if (!parsed) return std::optional<std::string>();  // DuckDB refuses it when it runs
+  // Each name written without a schema, resolved now as DuckDB's search path resolves it.
+  engine::ParsedFacts unqualified;
+  for (const RelationName& r : parsed->relations) {
+    const bool cte = std::find(parsed->cte_names.begin(), parsed->cte_names.end(),
+                               ToLower(r.name)) != parsed->cte_names.end();
+    if (r.schema.empty() && !cte) unqualified.relations.push_back(r);
+  }
+  if (unqualified.relations.empty()) return std::optional<std::string>();
+  MR_ASSIGN_OR_RETURN(std::vector<Relation> resolved,
+                      Resolve(conn, session.database(), unqualified));
+  std::map<std::string, std::string> schema_of;  // lower-cased name -> schema
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    if (!resolved[i].system) schema_of[ToLower(unqualified.relations[i].name)] = resolved[i].schema;
+  }
+  MR_ASSIGN_OR_RETURN(auto catalog_rows, engine::QueryTextRows(conn, "SELECT current_database()"));
+  if (catalog_rows.size() != 1 || catalog_rows[0].size() != 1) {
+    return Status::Internal("current_database() returned no row");
+  }
+  const std::string catalog = catalog_rows[0][0];
+  MR_ASSIGN_OR_RETURN(std::optional<std::string> qualified,
+                      engine::RenameRelations(conn, query, [&](engine::WrittenRelation* r) {
+                        if (!r->catalog.empty() || !r->schema.empty()) return false;
+                        auto it = schema_of.find(ToLower(r->name));
+                        if (it == schema_of.end()) return false;
+                        r->catalog = catalog;
+                        r->schema = it->second;
+                        return true;
+                      }));
+  if (!qualified) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(sql.substr(0, *begin)) + *qualified);
 }
 
 Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) {

@@ -3,7 +3,9 @@
 // (access_control.h).
 //
 // How a DuckDB statement is checked
-// 0. Scope: a SELECT of a user without ADMIN_PRIV that reads information_schema reads the
+// 0. Scope: a CREATE VIEW's query is stored with its relations qualified as they resolve when
+//    it is created (a view never re-binds to another schema's table of the same name); a
+//    SELECT of a user without ADMIN_PRIV that reads information_schema reads the
 //    filtered views instead (information_schema.h); they need no privilege (they list only
 //    what the user holds one on), and DuckDB's metadata functions bound inside them are
 //    allowed (step 3) when the statement names no other system view.
@@ -85,6 +87,11 @@ class AccessGuard final : public sql::StatementGuard {
 
  private:
   struct Relation;
+  // CREATE VIEW: the statement with every table and view its query names without a schema
+  // qualified (catalog.schema.name) as DuckDB resolves it now, so that the view reads what
+  // it was created over and no table of the same name elsewhere; nullopt when nothing changes.
+  Result<std::optional<std::string>> QualifyViewQuery(sql::Session& session,
+                                                      std::string_view sql) const;
   // The relations `parsed` names, found in the catalog from `database` (nullopt: main).
   Result<std::vector<Relation>> Resolve(engine::Connection& conn,
                                         const std::optional<std::string>& database,

@@ -111,9 +111,8 @@ std::vector<std::string> QueryParts(std::string_view sql) {
       }
     }
     parts.push_back(Span(sql, tokens, i, FindTopLevel(sql, tokens, i, {"ON", "RETURNING"})));
-  } else if (IsKeyword(sql, first, "CREATE")) {
-    const size_t as = FindTopLevel(sql, tokens, 1, {"AS"});
-    if (as < tokens.size()) parts.push_back(Span(sql, tokens, as + 1, tokens.size()));
+  } else if (const std::optional<size_t> begin = CreateAsQueryBegin(sql); begin) {
+    parts.emplace_back(sql.substr(*begin));
   } else if (IsKeyword(sql, first, "UPDATE") || IsKeyword(sql, first, "DELETE")) {
     // UPDATE's FROM list; DELETE's USING list (DELETE FROM t names the table written).
     const bool update = IsKeyword(sql, first, "UPDATE");
@@ -124,6 +123,14 @@ std::vector<std::string> QueryParts(std::string_view sql) {
     }
   }
   return parts;
+}
+
+std::optional<size_t> CreateAsQueryBegin(std::string_view sql) {
+  const std::vector<Token> tokens = sql::SignificantTokens(sql);
+  if (tokens.empty() || !IsKeyword(sql, tokens[0], "CREATE")) return std::nullopt;
+  const size_t as = FindTopLevel(sql, tokens, 1, {"AS"});
+  if (as + 1 >= tokens.size()) return std::nullopt;
+  return tokens[as + 1].begin;
 }
 
 }  // namespace millrace::access

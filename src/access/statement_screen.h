@@ -16,6 +16,7 @@
 // - Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +26,8 @@ namespace millrace::access {
 std::string StatementStart(std::string_view sql);
 std::vector<std::string> CalledNames(std::string_view sql);
 std::vector<std::string> QueryParts(std::string_view sql);
+// The offset where the query of CREATE ... AS <query> (a table or a view) begins; nullopt for
+// another statement.
+std::optional<size_t> CreateAsQueryBegin(std::string_view sql);
 
 }  // namespace millrace::access

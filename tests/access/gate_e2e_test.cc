@@ -261,6 +261,39 @@ TEST_F(GateE2ETest, LinkLocalEndpointsAreRefused) {
   }
 }
 
+TEST_F(GateE2ETest, AViewReadsWhatItWasCreatedOver) {
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE TABLE main.t (v VARCHAR)").ok());
+  ASSERT_TRUE(Query(server_->root.get(), "INSERT INTO main.t VALUES ('main-secret')").ok());
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE DATABASE own").ok());
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE USER owner IDENTIFIED BY '" +
+                                             std::string(kNobodyPassword) + "'")
+                  .ok());
+  ASSERT_TRUE(Query(server_->root.get(),
+                    "GRANT SELECT_PRIV, LOAD_PRIV, CREATE_PRIV, DROP_PRIV ON own.* TO owner")
+                  .ok());
+  MysqlPtr owner = Login("owner");
+  ASSERT_NE(owner, nullptr);
+  for (const char* sql : {"USE own", "CREATE TABLE t (v VARCHAR)", "INSERT INTO t VALUES ('mine')",
+                          "CREATE VIEW v AS SELECT * FROM t WHERE v IS NOT NULL"}) {
+    ASSERT_TRUE(Query(owner.get(), sql).ok()) << sql;
+  }
+  EXPECT_EQ(Query(owner.get(), "SELECT v FROM v").value_or(Rows{}), (Rows{{"mine"}}));
+  // The view was stored over own.t, qualified: without it, it reads nothing else.
+  ASSERT_TRUE(Query(owner.get(), "DROP TABLE t").ok());
+  auto after_drop = Query(owner.get(), "SELECT v FROM v");
+  EXPECT_FALSE(after_drop.ok()) << "the view read main.t";
+  // A table of the same name in its own database again: the view reads that one.
+  ASSERT_TRUE(Query(owner.get(), "CREATE TABLE t (v VARCHAR)").ok());
+  ASSERT_TRUE(Query(owner.get(), "INSERT INTO t VALUES ('again')").ok());
+  EXPECT_EQ(Query(owner.get(), "SELECT v FROM v").value_or(Rows{}), (Rows{{"again"}}));
+  auto definition = Query(server_->root.get(),
+                          "SELECT sql FROM duckdb_views() WHERE schema_name = 'own' AND "
+                          "view_name = 'v'");
+  ASSERT_TRUE(definition.ok() && definition->size() == 1) << definition.status().ToString();
+  EXPECT_NE((*definition)[0][0].find("own.t"), std::string::npos) << (*definition)[0][0];
+  ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE main.t").ok());
+}
+
 // Job statements: a user with LOAD_PRIV on one table, through CREATE JOB, ALTER JOB and
 // EXPLAIN CREATE JOB, tries to read what it may not.
 class JobGateE2ETest : public GateE2ETest {
