@@ -63,6 +63,12 @@ struct UserChange {
   std::optional<int64_t> max_user_connections;  // 0: no limit
 };
 
+// The fail point every check of what a user may do reaches, scoped by the user's name
+// ("gate/bob"): the SQL statements' check (AccessGuard, every protocol) and the job
+// statements' (job::JobAccess, the HTTP API and console included). Tests set it to prove each
+// path goes through the gate.
+inline constexpr std::string_view kGateFailPoint = "gate";
+
 class AccessControl {
  public:
   // `store` is borrowed and must outlive this object; `root_password` may be empty.

@@ -107,6 +107,9 @@ Result<std::optional<std::string>> AccessGuard::QualifyViewQuery(sql::Session& s
 }
 
 Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) {
+  if (fail_points_ != nullptr) {
+    MR_RETURN_IF_ERROR(fail_points_->Check(kGateFailPoint, session.info().user));
+  }
   const std::vector<sql::Token> tokens = sql::SignificantTokens(sql);
   // EXPLAIN [ANALYZE] is checked as the statement it explains (DuckDB cannot serialize the
   // plan of an EXPLAIN).
@@ -303,6 +306,7 @@ Status AccessGuard::CheckTarget(sql::Session& session, const engine::PlanTarget&
 Status AccessGuard::CheckJobQuery(engine::Connection& conn, const sql::SessionInfo& who,
                                   const std::string& database, std::string_view select,
                                   std::string_view source) const {
+  if (fail_points_ != nullptr) MR_RETURN_IF_ERROR(fail_points_->Check(kGateFailPoint, who.user));
   // Read by DuckDB's parser only: the source's columns are known once a file is, so the
   // statement cannot be bound here.
   MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, select));

@@ -49,6 +49,7 @@
 #include "access/access_control.h"
 #include "access/audit_log.h"
 #include "access/sandbox.h"
+#include "common/fail_point.h"
 #include "common/thread_annotations.h"
 #include "sql/router.h"
 #include "sql/statement_guard.h"
@@ -59,12 +60,16 @@ class AccessGuard final : public sql::StatementGuard {
  public:
   // `access` and `audit` (may be null: nothing is audited) are borrowed and must outlive the
   // guard.
+  // `fail_points` (may be null) is borrowed too: kGateFailPoint is checked first in every
+  // check.
   AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
-              std::vector<std::string> internal_databases, AuditLog* audit = nullptr)
+              std::vector<std::string> internal_databases, AuditLog* audit = nullptr,
+              const FailPoints* fail_points = nullptr)
       : access_(access),
         sandbox_(std::move(sandbox)),
         internal_databases_(std::move(internal_databases)),
-        audit_(audit) {}
+        audit_(audit),
+        fail_points_(fail_points) {}
 
   Result<std::optional<std::string>> Scope(sql::Session& session, std::string_view sql) override;
   Status CheckStatement(sql::Session& session, std::string_view sql) override;
@@ -111,6 +116,7 @@ class AccessGuard final : public sql::StatementGuard {
   std::unique_ptr<Sandbox> sandbox_;
   std::vector<std::string> internal_databases_;
   AuditLog* audit_;
+  const FailPoints* fail_points_;
   Mutex mu_;
   std::map<uint64_t, std::string> pending_ddl_ GUARDED_BY(mu_);  // by connection id
 };

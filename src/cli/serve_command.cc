@@ -304,6 +304,7 @@ int RunServe(const std::vector<std::string>& args) {
     // Set below, once every table function is registered; job statements arrive after.
     std::shared_ptr<access::AccessGuard> guard;
     jobs_config.access.control = &access;
+    jobs_config.access.fail_points = &*fail_points;
     jobs_config.access.check_query =
         [&guard, database = db->get()](const sql::SessionInfo& who, const std::string& schema,
                                        std::string_view select, std::string_view source) -> Status {
@@ -356,7 +357,7 @@ int RunServe(const std::vector<std::string>& args) {
     if (!sandbox.ok()) return Fail(sandbox.status());
     guard = std::make_shared<access::AccessGuard>(
         &access, std::move(sandbox).value(),
-        std::vector<std::string>{std::string(job::catalog::kSchema)}, &audit);
+        std::vector<std::string>{std::string(job::catalog::kSchema)}, &audit, &*fail_points);
     router.SetGuard(guard);
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "access/access_control.h"
+#include "common/fail_point.h"
 #include "engine/statement_plan.h"
 #include "sql/router.h"
 
@@ -30,6 +31,9 @@ struct JobPlan;
 
 struct JobAccess {
   const access::AccessControl* control = nullptr;  // not owned; null: no checks
+  // Not owned; may be null. access::kGateFailPoint is checked first in MayControl (and so in
+  // MayDefine), for every caller: SQL, the HTTP API and the console.
+  const FailPoints* fail_points = nullptr;
   // The user behind a DuckDB connection (sql::Router::SessionUser), for the views; null or
   // nullopt: a connection of Millrace's own, which sees every job.
   std::function<std::optional<std::string>(uint64_t connection_id)> connection_user;
@@ -49,7 +53,15 @@ struct JobAccess {
   // PAUSE, RESUME, DROP and RETRY: LOAD_PRIV on the job's table; ADMIN_PRIV for a job whose
   // stored definition no longer builds (`plan` null).
   Status MayControl(const sql::SessionInfo& who, const JobPlan* plan) const;
-  Status DefinerMayRun(const std::string& definer, const JobPlan& plan) const;
+  // Before each turn of a job: its definer still exists and holds LOAD_PRIV (ADMIN_PRIV for
+  // local files), and what its SELECT reads is still checked as the definer's (check_query).
+  // Reads the catalog through DuckDB: called without the job's lock. UNAVAILABLE when the
+  // check cannot be made yet (the server is starting): the caller tries again.
+  Status DefinerMayRun(const std::string& definer, const JobPlan& plan, std::string_view insert_sql,
+                       const std::string& database) const;
+  // What the job's SELECT reads, checked for `who` (check_query); OK without one.
+  Status MayRead(const sql::SessionInfo& who, const JobPlan& plan, std::string_view insert_sql,
+                 const std::string& database) const;
   // Whether the caller on `connection_id` may see a job loading into `target`.
   bool MaySee(uint64_t connection_id, const engine::RelationName& target) const;
   // The same for `user` (the HTTP API's, by name).

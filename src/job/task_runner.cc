@@ -23,15 +23,36 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     }
   }
   if (plan != nullptr) return WatchPaused(job, *plan, epoch);
+  // The definer's rights, checked without the job's lock (the check reads the catalog through
+  // DuckDB), then the turn starts only if nothing changed the job meanwhile.
+  std::string definer;
+  std::string insert_sql;
+  std::string database;
   {
     MutexLock lock(&job.mu);
     if (job.record.state != JobState::kRunning || job.plan == nullptr) return;
-    if (config_.access != nullptr) {
-      if (Status allowed = config_.access->DefinerMayRun(job.record.definer, *job.plan);
-          !allowed.ok()) {
-        PauseAfterFailure(job, nullptr, JobError(JobErrorCode::kAccessDenied, allowed));
-        return;
-      }
+    definer = job.record.definer;
+    insert_sql = job.record.insert_sql;
+    database = job.record.database;
+    epoch = job.record.epoch;
+    plan = job.plan;
+  }
+  const Status allowed = config_.access == nullptr
+                             ? Status::Ok()
+                             : config_.access->DefinerMayRun(definer, *plan, insert_sql, database);
+  {
+    MutexLock lock(&job.mu);
+    if (job.record.state != JobState::kRunning || job.plan != plan || Superseded(job, epoch)) {
+      return;
+    }
+    if (allowed.code() == StatusCode::kUnavailable) {
+      // Restored jobs turn before the server's gate is up: the turn comes back shortly.
+      config_.scheduler->Schedule(job.id, config_.clock->SteadyNow() + kAccessRetry);
+      return;
+    }
+    if (!allowed.ok()) {
+      PauseAfterFailure(job, nullptr, JobError(JobErrorCode::kAccessDenied, allowed));
+      return;
     }
     job.task_running = true;
     job.task_sink = &sink;

@@ -48,6 +48,8 @@ class TaskRunner {
  public:
   // How long a worker keeps running tasks of one job while each leaves more for the next.
   static constexpr std::chrono::seconds kTaskChain{10};
+  // When the definer's rights cannot be checked yet (JobAccess::DefinerMayRun is UNAVAILABLE).
+  static constexpr std::chrono::milliseconds kAccessRetry{200};
 
   explicit TaskRunner(TaskRunnerConfig config);
 

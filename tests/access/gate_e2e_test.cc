@@ -7,6 +7,7 @@
 // work directory. Every one is refused with a MySQL error, nothing leaks or changes, and the
 // connection goes on serving.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <filesystem>
 #include <string>
@@ -246,7 +247,8 @@ TEST_F(GateE2ETest, LinkLocalEndpointsAreRefused) {
   ASSERT_FALSE(read.ok());
   EXPECT_NE(read.status().message().find("169.254.169.254 is link-local"), std::string::npos)
       << read.status().message();
-  ASSERT_TRUE(Query(server_->root.get(), "CREATE TABLE d.cdc (id INT PRIMARY KEY, v VARCHAR)").ok());
+  ASSERT_TRUE(
+      Query(server_->root.get(), "CREATE TABLE d.cdc (id INT PRIMARY KEY, v VARCHAR)").ok());
   for (const std::string& source :
        {std::string("\"type\" = \"postgres\", \"jdbc_url\" = "
                     "\"jdbc:postgresql://169.254.169.254:5432/db\", \"table\" = \"t\""),
@@ -254,7 +256,8 @@ TEST_F(GateE2ETest, LinkLocalEndpointsAreRefused) {
                     "\"jdbc:mysql://169.254.10.1:3306/db\", \"table\" = \"t\"")}) {
     auto job = Query(server_->root.get(),
                      "CREATE JOB linklocal ON STREAMING DO INSERT INTO d.cdc SELECT * FROM "
-                     "cdc_stream(" + source + ", \"user\" = \"u\", \"password\" = \"p\")");
+                     "cdc_stream(" +
+                         source + ", \"user\" = \"u\", \"password\" = \"p\")");
     ASSERT_FALSE(job.ok()) << source;
     EXPECT_NE(job.status().message().find("is link-local"), std::string::npos)
         << job.status().message();
@@ -265,8 +268,8 @@ TEST_F(GateE2ETest, AViewReadsWhatItWasCreatedOver) {
   ASSERT_TRUE(Query(server_->root.get(), "CREATE TABLE main.t (v VARCHAR)").ok());
   ASSERT_TRUE(Query(server_->root.get(), "INSERT INTO main.t VALUES ('main-secret')").ok());
   ASSERT_TRUE(Query(server_->root.get(), "CREATE DATABASE own").ok());
-  ASSERT_TRUE(Query(server_->root.get(), "CREATE USER owner IDENTIFIED BY '" +
-                                             std::string(kNobodyPassword) + "'")
+  ASSERT_TRUE(Query(server_->root.get(),
+                    "CREATE USER owner IDENTIFIED BY '" + std::string(kNobodyPassword) + "'")
                   .ok());
   ASSERT_TRUE(Query(server_->root.get(),
                     "GRANT SELECT_PRIV, LOAD_PRIV, CREATE_PRIV, DROP_PRIV ON own.* TO owner")
@@ -396,6 +399,17 @@ TEST_F(JobGateE2ETest, JobStatementsCheckWhatTheSelectReads) {
   ASSERT_TRUE(Query(server_->root.get(), "GRANT SELECT_PRIV ON d.secret TO loader").ok());
   EXPECT_TRUE(Query(loader.get(), Create("joined", Escapes("")[0])).ok());
   ASSERT_TRUE(Query(server_->root.get(), "REVOKE SELECT_PRIV ON d.secret FROM loader").ok());
+  // At its next turn the job is checked again as its definer's, and pauses.
+  std::string state;
+  EXPECT_TRUE(testing::WaitFor([&] {
+    auto rows = Query(server_->root.get(),
+                      "SELECT Status, ErrorMsg FROM jobs(\"type\" = \"insert\") WHERE Name = "
+                      "'joined'");
+    state = rows.ok() && rows->size() == 1 ? (*rows)[0][0] + " " + (*rows)[0][1] : "";
+    return state.starts_with("PAUSED");
+  })) << state;
+  EXPECT_NE(state.find("may no longer run its SELECT"), std::string::npos) << state;
+  EXPECT_NE(state.find("SELECT_PRIV command denied to user 'loader'"), std::string::npos) << state;
   ASSERT_TRUE(Query(loader.get(), "DROP JOB WHERE jobname = 'joined'").ok());
   ASSERT_TRUE(Query(loader.get(), "DROP JOB WHERE jobname = 'own'").ok());
   ExpectUnchanged();
@@ -478,6 +492,71 @@ TEST(AmbientCredentialsE2ETest, TheServersEnvironmentSignsNoUserRequest) {
     EXPECT_EQ(r.authorization.find(kEnvironmentKey), std::string::npos);
   }
   ASSERT_TRUE(Query(root->get(), "DROP JOB WHERE jobname = 'anon'").ok());
+}
+
+// One gate: with the gate's fail point set for one user, every path that user can take fails
+// at it (the text protocol, multi-statements, a server-side prepared statement, job
+// statements, the HTTP API's job actions), while another user's statements run.
+TEST(OneGateE2ETest, EveryPathReachesTheGate) {
+  mysql_library_init(0, nullptr, nullptr);
+  auto s3 = testing::S3rver::Start({"landing"});
+  ASSERT_TRUE(s3.ok()) << s3.status().ToString();
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Join("data"));
+  auto server = server::ServerProcess::Start(
+      dir.Join("data"), {{},
+                         {std::string("MILLRACE_ROOT_PASSWORD=") + kRootPassword,
+                          "MILLRACE_FAIL_POINTS=gate/tester=error"}});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto root = ConnectAs((*server)->mysql_port(), "root", kRootPassword);
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  const std::string source =
+      "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
+      "\"s3.endpoint\" = \"" +
+      (*s3)->endpoint() +
+      "\", \"use_path_style\" = \"true\", \"s3.access_key\" = "
+      "\"S3RVER\", \"s3.secret_key\" = \"S3RVER\")";
+  for (const std::string& sql :
+       {std::string("CREATE DATABASE d"), std::string("CREATE TABLE d.t (v VARCHAR)"),
+        "CREATE USER tester IDENTIFIED BY '" + std::string(kNobodyPassword) + "'",
+        std::string("GRANT SELECT_PRIV, LOAD_PRIV ON d.* TO tester"),
+        "CREATE JOB j ON STREAMING DO INSERT INTO d.t SELECT c1 FROM " + source}) {
+    ASSERT_TRUE(Query(root->get(), sql).ok()) << sql;
+  }
+  const std::string kGate = "fail point gate/tester triggered";
+  std::string error;
+  MysqlPtr tester = server::ConnectorC((*server)->mysql_port(), kNobodyPassword,
+                                       CLIENT_MULTI_STATEMENTS, nullptr, &error, nullptr, "tester");
+  ASSERT_NE(tester, nullptr) << error;
+  auto expect_gate = [&](const Status& status, const std::string& path) {
+    EXPECT_FALSE(status.ok()) << path << " did not reach the gate";
+    EXPECT_NE(status.message().find(kGate), std::string::npos) << path << ": " << status.message();
+  };
+  expect_gate(Query(tester.get(), "SELECT v FROM d.t").status(), "text");
+  error.clear();
+  EXPECT_EQ(RunMulti(tester.get(), "SELECT 1; SELECT 2", &error), 0);
+  EXPECT_NE(error.find(kGate), std::string::npos) << "multi-statements: " << error;
+  expect_gate(RunPrepared(tester.get(), "SELECT v FROM d.t"), "prepared");
+  expect_gate(Query(tester.get(), "PAUSE JOB WHERE jobname = 'j'").status(), "PAUSE JOB");
+  expect_gate(
+      Query(tester.get(), "CREATE JOB k ON STREAMING DO INSERT INTO d.t SELECT c1 FROM " + source)
+          .status(),
+      "CREATE JOB");
+  expect_gate(Query(tester.get(),
+                    "EXPLAIN CREATE JOB k ON STREAMING DO INSERT INTO d.t SELECT "
+                    "c1 FROM " +
+                        source)
+                  .status(),
+              "EXPLAIN CREATE JOB");
+  httplib::Client http("127.0.0.1", (*server)->http_port());
+  http.set_basic_auth("tester", kNobodyPassword);
+  auto paused = http.Post("/api/jobs/j/pause", "", "application/json");
+  ASSERT_TRUE(paused) << "no HTTP answer";
+  EXPECT_NE(paused->status, 200);
+  EXPECT_NE(paused->body.find(kGate), std::string::npos) << paused->status << " " << paused->body;
+  // Root's statements do not reach tester's fail point.
+  EXPECT_TRUE(Query(root->get(), "SELECT count(*) FROM d.t").ok());
+  EXPECT_TRUE(Query(root->get(), "PAUSE JOB WHERE jobname = 'j'").ok());
 }
 
 }  // namespace
