@@ -36,15 +36,15 @@ Result<MysqlPtr> ConnectAs(uint16_t port, const std::string& user, const std::st
 
 Result<std::unique_ptr<E2EServer>> E2EServer::Start(const std::string& root_password,
                                                     std::vector<std::string> args,
-                                                    std::unique_ptr<testing::TempDir> dir) {
+                                                    std::unique_ptr<testing::TempDir> dir,
+                                                    std::vector<std::string> env) {
   mysql_library_init(0, nullptr, nullptr);
   auto e2e = std::make_unique<E2EServer>();
   e2e->dir = dir != nullptr ? std::move(dir) : std::make_unique<testing::TempDir>();
   std::filesystem::create_directories(e2e->dir->Join("data"));
-  MR_ASSIGN_OR_RETURN(
-      e2e->server,
-      server::ServerProcess::Start(e2e->dir->Join("data"),
-                                   {std::move(args), {"MILLRACE_ROOT_PASSWORD=" + root_password}}));
+  env.push_back("MILLRACE_ROOT_PASSWORD=" + root_password);
+  MR_ASSIGN_OR_RETURN(e2e->server, server::ServerProcess::Start(e2e->dir->Join("data"),
+                                                                {std::move(args), std::move(env)}));
   MR_ASSIGN_OR_RETURN(e2e->root, ConnectAs(e2e->server->mysql_port(), "root", root_password));
   return e2e;
 }

@@ -34,9 +34,11 @@ struct E2EServer {
   std::unique_ptr<server::ServerProcess> server;
   MysqlPtr root;
 
+  // `env`: more "NAME=value" of the server's environment.
   static Result<std::unique_ptr<E2EServer>> Start(const std::string& root_password,
                                                   std::vector<std::string> args = {},
-                                                  std::unique_ptr<testing::TempDir> dir = nullptr);
+                                                  std::unique_ptr<testing::TempDir> dir = nullptr,
+                                                  std::vector<std::string> env = {});
   uint16_t mysql_port() const { return server->mysql_port(); }
 };
 

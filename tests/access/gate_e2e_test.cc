@@ -62,6 +62,16 @@ int RunMulti(MYSQL* mysql, const std::string& sql, std::string* error) {
   }
 }
 
+// An S3() call reading s3://landing/in/*.csv at `endpoint`, with s3rver's keys or none.
+std::string S3Source(const std::string& endpoint, bool with_keys) {
+  std::string call =
+      "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
+      "\"column_separator\" = \",\", \"s3.endpoint\" = \"" +
+      endpoint + "\", \"use_path_style\" = \"true\"";
+  if (with_keys) call += ", \"s3.access_key\" = \"S3RVER\", \"s3.secret_key\" = \"S3RVER\"";
+  return call + ")";
+}
+
 class GateE2ETest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -319,13 +329,7 @@ class JobGateE2ETest : public GateE2ETest {
     GateE2ETest::TearDownTestSuite();
   }
 
-  static std::string Source() {
-    return "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
-           "\"column_separator\" = \",\", \"s3.endpoint\" = \"" +
-           s3_->endpoint() +
-           "\", \"s3.region\" = \"us-east-1\", \"use_path_style\" = "
-           "\"true\", \"s3.access_key\" = \"S3RVER\", \"s3.secret_key\" = \"S3RVER\")";
-  }
+  static std::string Source() { return S3Source(s3_->endpoint(), true); }
   static std::string Create(const std::string& name, const std::string& select) {
     return "CREATE JOB " + name + " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO " +
            "INSERT INTO d.target " + select;
@@ -461,28 +465,19 @@ TEST(AmbientCredentialsE2ETest, TheServersEnvironmentSignsNoUserRequest) {
   ASSERT_TRUE((*s3)->PutObject("landing", "in/a.csv", "1,one\n").ok());
   auto proxy = testing::FaultProxy::Start({.upstream_port = (*s3)->port()});
   ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
-  testing::TempDir dir;
-  std::filesystem::create_directories(dir.Join("data"));
   constexpr const char* kEnvironmentKey = "AKIAFROMTHEENVIRONMENT";
-  auto server = server::ServerProcess::Start(
-      dir.Join("data"), {{},
-                         {std::string("MILLRACE_ROOT_PASSWORD=") + kRootPassword,
-                          std::string("AWS_ACCESS_KEY_ID=") + kEnvironmentKey,
-                          "AWS_SECRET_ACCESS_KEY=environment-secret"}});
+  auto server = E2EServer::Start(kRootPassword, {}, nullptr,
+                                 {std::string("AWS_ACCESS_KEY_ID=") + kEnvironmentKey,
+                                  "AWS_SECRET_ACCESS_KEY=environment-secret"});
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  auto root = ConnectAs((*server)->mysql_port(), "root", kRootPassword);
-  ASSERT_TRUE(root.ok()) << root.status().ToString();
-  const std::string source =
-      "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
-      "\"s3.endpoint\" = \"" +
-      (*proxy)->endpoint() + "\", \"use_path_style\" = \"true\")";
+  MYSQL* root = (*server)->root.get();
+  const std::string source = S3Source((*proxy)->endpoint(), false);
   // s3rver may answer an anonymous request or refuse it: either way it was not signed.
-  (void)Query(root->get(), "SELECT * FROM " + source);
-  ASSERT_TRUE(Query(root->get(), "CREATE DATABASE d").ok());
-  ASSERT_TRUE(Query(root->get(), "CREATE TABLE d.t (a VARCHAR)").ok());
+  (void)Query(root, "SELECT * FROM " + source);
+  ASSERT_TRUE(Query(root, "CREATE DATABASE d").ok());
+  ASSERT_TRUE(Query(root, "CREATE TABLE d.t (a VARCHAR)").ok());
   ASSERT_TRUE(
-      Query(root->get(), "CREATE JOB anon ON STREAMING DO INSERT INTO d.t SELECT c1 FROM " + source)
-          .ok());
+      Query(root, "CREATE JOB anon ON STREAMING DO INSERT INTO d.t SELECT c1 FROM " + source).ok());
   const size_t before_job = 1;  // at least the S3() listing
   ASSERT_TRUE(testing::WaitFor([&] { return (*proxy)->requests().size() > before_job; }));
   const std::vector<testing::ProxiedRequest> requests = (*proxy)->requests();
@@ -491,7 +486,7 @@ TEST(AmbientCredentialsE2ETest, TheServersEnvironmentSignsNoUserRequest) {
     EXPECT_EQ(r.authorization, "") << r.method << " " << r.key;
     EXPECT_EQ(r.authorization.find(kEnvironmentKey), std::string::npos);
   }
-  ASSERT_TRUE(Query(root->get(), "DROP JOB WHERE jobname = 'anon'").ok());
+  ASSERT_TRUE(Query(root, "DROP JOB WHERE jobname = 'anon'").ok());
 }
 
 // One gate: with the gate's fail point set for one user, every path that user can take fails
@@ -501,27 +496,17 @@ TEST(OneGateE2ETest, EveryPathReachesTheGate) {
   mysql_library_init(0, nullptr, nullptr);
   auto s3 = testing::S3rver::Start({"landing"});
   ASSERT_TRUE(s3.ok()) << s3.status().ToString();
-  testing::TempDir dir;
-  std::filesystem::create_directories(dir.Join("data"));
-  auto server = server::ServerProcess::Start(
-      dir.Join("data"), {{},
-                         {std::string("MILLRACE_ROOT_PASSWORD=") + kRootPassword,
-                          "MILLRACE_FAIL_POINTS=gate/tester=error"}});
+  auto server =
+      E2EServer::Start(kRootPassword, {}, nullptr, {"MILLRACE_FAIL_POINTS=gate/tester=error"});
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  auto root = ConnectAs((*server)->mysql_port(), "root", kRootPassword);
-  ASSERT_TRUE(root.ok()) << root.status().ToString();
-  const std::string source =
-      "S3(\"uri\" = \"s3://landing/in/*.csv\", \"format\" = \"csv\", "
-      "\"s3.endpoint\" = \"" +
-      (*s3)->endpoint() +
-      "\", \"use_path_style\" = \"true\", \"s3.access_key\" = "
-      "\"S3RVER\", \"s3.secret_key\" = \"S3RVER\")";
+  MYSQL* root = (*server)->root.get();
+  const std::string source = S3Source((*s3)->endpoint(), true);
   for (const std::string& sql :
        {std::string("CREATE DATABASE d"), std::string("CREATE TABLE d.t (v VARCHAR)"),
         "CREATE USER tester IDENTIFIED BY '" + std::string(kNobodyPassword) + "'",
         std::string("GRANT SELECT_PRIV, LOAD_PRIV ON d.* TO tester"),
         "CREATE JOB j ON STREAMING DO INSERT INTO d.t SELECT c1 FROM " + source}) {
-    ASSERT_TRUE(Query(root->get(), sql).ok()) << sql;
+    ASSERT_TRUE(Query(root, sql).ok()) << sql;
   }
   const std::string kGate = "fail point gate/tester triggered";
   std::string error;
@@ -548,15 +533,15 @@ TEST(OneGateE2ETest, EveryPathReachesTheGate) {
                         source)
                   .status(),
               "EXPLAIN CREATE JOB");
-  httplib::Client http("127.0.0.1", (*server)->http_port());
+  httplib::Client http("127.0.0.1", (*server)->server->http_port());
   http.set_basic_auth("tester", kNobodyPassword);
   auto paused = http.Post("/api/jobs/j/pause", "", "application/json");
   ASSERT_TRUE(paused) << "no HTTP answer";
   EXPECT_NE(paused->status, 200);
   EXPECT_NE(paused->body.find(kGate), std::string::npos) << paused->status << " " << paused->body;
   // Root's statements do not reach tester's fail point.
-  EXPECT_TRUE(Query(root->get(), "SELECT count(*) FROM d.t").ok());
-  EXPECT_TRUE(Query(root->get(), "PAUSE JOB WHERE jobname = 'j'").ok());
+  EXPECT_TRUE(Query(root, "SELECT count(*) FROM d.t").ok());
+  EXPECT_TRUE(Query(root, "PAUSE JOB WHERE jobname = 'j'").ok());
 }
 
 }  // namespace
