@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "load/json_nesting.h"
 #include "load/reader_sql.h"
 
 namespace millrace::load {
@@ -136,6 +137,12 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     return out;
   }
   out.path = std::move(prepared).value();
+  if (options_.format == Format::kJson) {
+    if (Status nesting = CheckJsonNesting(out.path); !nesting.ok()) {
+      out.status = nesting.WithContext("file " + file.key);
+      out.path.clear();
+    }
+  }
   return out;
 }
 

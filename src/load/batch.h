@@ -48,6 +48,8 @@ struct FetchOptions {
   // starts sooner.
   uint64_t max_bytes_in_flight = 32ULL << 20;
   bool copy_local = false;  // local files: read in place (false) or copy the listed version
+  // JSON files are checked for nesting (json_nesting.h) once prepared, before DuckDB reads them.
+  Format format = Format::kCsv;
 };
 
 Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,

@@ -303,6 +303,27 @@ TEST_F(JobBadInputTest, AJsonFieldNullInTheFirstFileTakesTheLaterFilesValues) {
             (Rows{{"1", "NULL"}, {"2", "b"}}));
 }
 
+// A JSON value nested 100,000 levels deep (200 KB) would exhaust the stack of DuckDB's reader
+// and kill the server, at every restart: it is a bad file, named with its line, between two
+// good files that load.
+TEST_F(JobBadInputTest, DeeplyNestedJsonIsABadFileNotACrash) {
+  const std::string deep =
+      "{\"id\": 2, \"name\": " + std::string(100000, '[') + "1" + std::string(100000, ']') + "}\n";
+  // First in its task: its fields would be the ones DuckDB detects the columns from.
+  LoadJson({{"a.json", "{\"id\": 5, \"name\": \"ok\"}\n" + deep},
+            {"b.json", "{\"id\": 1, \"name\": \"b\"}\n"},
+            {"c.json", "{\"id\": 3, \"name\": \"c\"}\n"}},
+           ", \"on_error\" = \"skip_file\"");
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM t ORDER BY id"), (Rows{{"1", "b"}, {"3", "c"}}));
+  EXPECT_EQ(Ledger(), (Rows{{"a.json", "QUARANTINED", "0", "true"},
+                            {"b.json", "LOADED", "1", "false"},
+                            {"c.json", "LOADED", "1", "false"}}));
+  const std::string error = harness_.QueryExpanded(
+      "SELECT Error FROM job_files(\"job\" = \"b\") WHERE State = 'QUARANTINED'")[0][0];
+  EXPECT_NE(error.find("a.json"), std::string::npos) << error;
+  EXPECT_NE(error.find("deeper than 1000 levels at line 2"), std::string::npos) << error;
+}
+
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
   Stage({{"empty.csv", "a.csv"}, {"good.csv", "b.csv"}});
   Create("");

@@ -1,0 +1,28 @@
+// How deep a JSON file nests, read before DuckDB's JSON reader sees it. DuckDB's reader
+// recurses once per level: a value nested some 10,000 levels deep (a 200 KB file) overflows
+// its stack and kills the server, at every restart while the file is still there. A file
+// nested deeper than kMaxJsonDepth is a bad file instead, named with its line.
+//
+// Contract
+// - CheckJsonNesting reads the file once, in blocks, keeping only the depth: memory is
+//   constant whatever the file holds. Brackets inside strings ("[", with escapes) do not count.
+//   INVALID_ARGUMENT naming the line (1-based) where the depth first passes `max_depth`;
+//   IO_ERROR when the file cannot be read. It does not validate the JSON otherwise (DuckDB
+//   does, with its own errors).
+// - Thread-safety: a pure function of the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+
+namespace millrace::load {
+
+// Deep enough for any real document (tests/load/json_nesting_test.cc reads this many levels
+// through DuckDB), far below where DuckDB's reader runs out of stack.
+inline constexpr int kMaxJsonDepth = 1000;
+
+Status CheckJsonNesting(const std::string& path, int max_depth = kMaxJsonDepth);
+
+}  // namespace millrace::load

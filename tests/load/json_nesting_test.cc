@@ -1,0 +1,62 @@
+// CheckJsonNesting: the depth a JSON file reaches, brackets in strings not counted, the line
+// named; and DuckDB's reader reading a document exactly as deep as the limit, in this process
+// (a crash would end the test), so the limit is shown safe.
+#include "load/json_nesting.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "engine/database.h"
+#include "testing/temp_dir.h"
+
+namespace millrace::load {
+namespace {
+
+std::string Nested(int depth, const std::string& inner = "1") {
+  return std::string(depth, '[') + inner + std::string(depth, ']');
+}
+
+class JsonNestingTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& content) {
+    const std::string path = dir_.Join(name);
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(JsonNestingTest, CountsDepthOutsideStringsAndNamesTheLine) {
+  EXPECT_TRUE(CheckJsonNesting(Write("flat.json", "{\"a\": [1, {\"b\": 2}]}\n"), 3).ok());
+  EXPECT_FALSE(CheckJsonNesting(Write("deep.json", "{\"a\": [1, {\"b\": [2]}]}\n"), 3).ok());
+  // Brackets inside strings, escaped quotes included, are text.
+  EXPECT_TRUE(CheckJsonNesting(Write("strings.json", "{\"a\": \"[[[[{{{{\\\"[[[[\"}\n"), 1).ok());
+  // Siblings do not add up: depth comes back down.
+  EXPECT_TRUE(CheckJsonNesting(Write("siblings.json", "[[1],[2],[3]]\n[[4]]\n"), 2).ok());
+  const Status deep = CheckJsonNesting(
+      Write("third_line.json", "{\"a\": 1}\n{\"b\": 2}\n" + Nested(100000) + "\n"));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(deep.message().find("deeper than 1000 levels at line 3"), std::string::npos)
+      << deep.message();
+  EXPECT_EQ(CheckJsonNesting(dir_.Join("missing.json")).code(), StatusCode::kIoError);
+}
+
+TEST_F(JsonNestingTest, DuckDbReadsADocumentAsDeepAsTheLimit) {
+  const std::string path = Write("limit.json", "{\"v\": " + Nested(kMaxJsonDepth - 1, "7") + "}\n");
+  ASSERT_TRUE(CheckJsonNesting(path).ok());
+  auto db = engine::Database::Open(engine::DatabaseOptions{});
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto conn = (*db)->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto rows = engine::QueryTextRows(**conn, "SELECT count(*) FROM read_json('" + path + "')");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<std::vector<std::string>>{{"1"}}));
+  auto objects =
+      engine::QueryTextRows(**conn, "SELECT count(*) FROM read_json_objects('" + path + "')");
+  ASSERT_TRUE(objects.ok()) << objects.status().ToString();
+}
+
+}  // namespace
+}  // namespace millrace::load
