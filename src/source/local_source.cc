@@ -131,7 +131,14 @@ Status LocalSource::Walk(const std::string& directory, const std::string& start_
     if (!stat.ok()) {
       // Gone since readdir, or a dangling symlink: not a file to take.
       if (stat.status().code() == StatusCode::kNotFound) continue;
-      return stat.status();
+      // One entry that cannot be looked at (a symlink loop, no permission) must not stop the
+      // listing of every other file: a matching one is listed, and reading it fails, as that
+      // file's own error (quarantined with on_error = skip_file); another is not a file the
+      // job reads.
+      if (path > start_after && glob_.Matches(path)) {
+        out->push_back({std::move(path), FileStat{}, /*unreadable=*/true});
+      }
+      continue;
     }
     if (stat->is_directory) {
       const std::string as_prefix = path + "/";
@@ -176,6 +183,11 @@ Result<Listing> LocalSource::List(const ListOptions& options) {
       continue;
     }
     if (builder.full()) {  // only marks `more` and the last key
+      builder.Offer(ToFileInfo(candidate.path, candidate.stat));
+      continue;
+    }
+    // Nothing to settle on: it never becomes readable by waiting.
+    if (candidate.unreadable) {
       builder.Offer(ToFileInfo(candidate.path, candidate.stat));
       continue;
     }

@@ -74,6 +74,7 @@ class LocalSource final : public FileSource {
   struct Candidate {
     std::string path;
     FileStat stat;
+    bool unreadable = false;  // could not be looked at (Walk): listed as it is, reading it fails
   };
 
   LocalSource(Glob glob, std::string root, LocalSourceOptions options)

@@ -324,6 +324,25 @@ TEST_F(JobBadInputTest, DeeplyNestedJsonIsABadFileNotACrash) {
   EXPECT_NE(error.find("deeper than 1000 levels at line 2"), std::string::npos) << error;
 }
 
+// A symlink loop among the files stopped every listing, so no file behind it loaded: now it is
+// one file that cannot be read.
+TEST_F(JobBadInputTest, ASymlinkLoopIsOneBadFileNotAStalledJob) {
+  std::filesystem::create_symlink(in_ + "/b_loop.csv", in_ + "/b_loop.csv");
+  Stage({{"good.csv", "a.csv"}, {"good.csv", "c.csv"}});
+  Create(", \"on_error\" = \"skip_file\"");
+  ASSERT_TRUE(harness_.WaitFor([&] { return Ledger().size() == 3; }, std::chrono::seconds(5)))
+      << Column("Status") << " " << Column("ErrorMsg") << " " << Column("JobRuntimeMsg");
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "4");
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
+                            {"b_loop.csv", "QUARANTINED", "0", "true"},
+                            {"c.csv", "LOADED", "2", "false"}}));
+  const std::string error = harness_.QueryExpanded(
+      "SELECT Error FROM job_files(\"job\" = \"b\") WHERE State = 'QUARANTINED'")[0][0];
+  EXPECT_NE(error.find("b_loop.csv"), std::string::npos) << error;
+  EXPECT_NE(error.find("symbolic links"), std::string::npos) << error;
+  EXPECT_EQ(Column("Status"), "RUNNING");
+}
+
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
   Stage({{"empty.csv", "a.csv"}, {"good.csv", "b.csv"}});
   Create("");
