@@ -168,9 +168,7 @@ void FileJobSource::TurnEnded() {
 }
 
 load::FetchOptions FileJobSource::FetchOptions() const {
-  load::FetchOptions fetch;
-  fetch.compression = config_.options.compression;
-  fetch.format = config_.options.format;
+  load::FetchOptions fetch = load::FetchOptions::For(config_.options);
   fetch.parallelism = config_.download_parallelism;
   fetch.copy_local = true;  // the ledger records the version that was read
   return fetch;

@@ -130,7 +130,8 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
   }
   // A 0-byte file holds no rows, whatever its name says about compression.
   if (file.size == 0) return out;
-  auto prepared = PrepareLocalFile(out.path, options_.compression, work_dir_, static_cast<int>(i));
+  auto prepared = PrepareLocalFile(out.path, options_.compression, work_dir_, static_cast<int>(i),
+                                   options_.max_decompressed_bytes);
   if (!prepared.ok()) {
     out.status = prepared.status().WithContext("file " + file.key);
     out.path.clear();
@@ -144,6 +145,14 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     }
   }
   return out;
+}
+
+FetchOptions FetchOptions::For(const FileFunctionOptions& options) {
+  FetchOptions fetch;
+  fetch.compression = options.compression;
+  fetch.format = options.format;
+  fetch.max_decompressed_bytes = options.max_decompressed_bytes;
+  return fetch;
 }
 
 Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,

@@ -50,6 +50,11 @@ struct FetchOptions {
   bool copy_local = false;  // local files: read in place (false) or copy the listed version
   // JSON files are checked for nesting (json_nesting.h) once prepared, before DuckDB reads them.
   Format format = Format::kCsv;
+  std::optional<uint64_t> max_decompressed_bytes;  // FileFunctionOptions'
+
+  // What a file function's options say of fetching (compression, format, bounds); the rest
+  // keeps its defaults.
+  static FetchOptions For(const FileFunctionOptions& options);
 };
 
 Result<std::vector<std::string>> FetchFiles(source::FileSource& source, SourceKind kind,

@@ -129,6 +129,10 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        kS3,
        kLocal,
        {"plain", "gz", "zstd", "bz2", "lz4frame", "deflate"}},
+      {"max_decompressed_bytes", ParamType::kInt, "",
+       "most bytes one compressed file may expand to; none: 200 times its size, at least 256 "
+       "MiB, and never more than the work directory's free space",
+       kS3, kLocal},
       {"read_json_by_line", ParamType::kBool, "true", "JSON: one document per line", kS3, kLocal},
       {"strip_outer_array", ParamType::kBool, "false",
        "JSON: the file is one array whose elements are the rows", kS3, kLocal},
@@ -286,6 +290,9 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     }
   }
 
+  if (const std::string bound = get("max_decompressed_bytes"); !bound.empty()) {
+    options.max_decompressed_bytes = std::stoull(bound);
+  }
   MR_ASSIGN_OR_RETURN(options.csv.column_separator,
                       Unescape("column_separator", get("column_separator")));
   MR_ASSIGN_OR_RETURN(options.csv.line_delimiter,

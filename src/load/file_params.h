@@ -76,6 +76,8 @@ struct FileFunctionOptions {
   std::string pattern;  // s3://bucket/glob, or an absolute local path glob
   Format format = Format::kCsv;
   std::optional<Compression> compression;  // nullopt: inferred per file from its suffix
+  // The most bytes one compressed file may expand to; nullopt: DecompressionBudget's default.
+  std::optional<uint64_t> max_decompressed_bytes;
   CsvOptions csv;
   JsonOptions json;
   s3::S3Config s3;  // for kS3

@@ -46,9 +46,7 @@ Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
   }
 
   MR_ASSIGN_OR_RETURN(std::unique_ptr<WorkDir> work, WorkDir::Create(config_.work_root));
-  FetchOptions fetch;
-  fetch.compression = options.compression;
-  fetch.format = options.format;
+  FetchOptions fetch = FetchOptions::For(options);
   fetch.parallelism = config_.download_parallelism;
   // DuckDB may read only the work directory (engine::Database::LockDown), never a local root:
   // a local file is copied there, after the source's checks that it lies under a root.

@@ -43,7 +43,8 @@ Status CorruptError(const std::string& in, Compression c, const std::string& det
 // ends with input left over, `reset` starts the next member (gzip and zstd files may hold
 // several concatenated streams); without a reset the leftover is an error.
 template <typename Step, typename Reset>
-Status Pump(const std::string& in, const std::string& out, Compression c, Step step, Reset reset) {
+Status Pump(const std::string& in, const std::string& out, Compression c, uint64_t max_bytes,
+            Step step, Reset reset) {
   File src(std::fopen(in.c_str(), "rb"));
   if (!src) return Status::IoError("cannot read '" + in + "'");
   File dst(std::fopen(out.c_str(), "wb"));
@@ -51,9 +52,17 @@ Status Pump(const std::string& in, const std::string& out, Compression c, Step s
   std::vector<char> input(kChunk);
   std::vector<char> output(kChunk);
   bool ended = false;
+  uint64_t written = 0;
   auto run = [&](const char* next, size_t avail, size_t* consumed, size_t* produced) -> Status {
     Status r = step(next, avail, output.data(), output.size(), consumed, produced, &ended);
     if (!r.ok()) return CorruptError(in, c, r.message());
+    written += *produced;
+    if (written > max_bytes) {
+      return Status::ResourceExhausted(
+          "file '" + in + "' expands past " + std::to_string(max_bytes) + " bytes when " +
+          std::string(CompressionName(c)) +
+          " is decoded (a decompression bomb, or set \"max_decompressed_bytes\")");
+    }
     if (*produced > 0 && std::fwrite(output.data(), 1, *produced, dst.get()) != *produced) {
       return Status::IoError("cannot write '" + out + "'");
     }
@@ -92,7 +101,8 @@ Status Pump(const std::string& in, const std::string& out, Compression c, Step s
   return Status::Ok();
 }
 
-Status InflateZlib(const std::string& in, const std::string& out, Compression c) {
+Status InflateZlib(const std::string& in, const std::string& out, Compression c,
+                   uint64_t max_bytes) {
   z_stream zs{};
   // kDeflate: 15 + 32 detects a zlib or a gzip header (Hadoop's .deflate is zlib-wrapped).
   // Raw deflate without a header is not accepted: inflate rejects the header and the file fails
@@ -101,7 +111,7 @@ Status InflateZlib(const std::string& in, const std::string& out, Compression c)
   if (inflateInit2(&zs, window) != Z_OK) return Status::Internal("zlib init failed");
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
   return Pump(
-      in, out, c,
+      in, out, c, max_bytes,
       [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
           bool* ended) -> Status {
         zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(src));
@@ -123,12 +133,12 @@ Status InflateZlib(const std::string& in, const std::string& out, Compression c)
       [&] { return c == Compression::kGzip && inflateReset(&zs) == Z_OK; });
 }
 
-Status DecompressBzip2(const std::string& in, const std::string& out) {
+Status DecompressBzip2(const std::string& in, const std::string& out, uint64_t max_bytes) {
   bz_stream bz{};
   if (BZ2_bzDecompressInit(&bz, 0, 0) != BZ_OK) return Status::Internal("bzip2 init failed");
   std::unique_ptr<bz_stream, int (*)(bz_stream*)> guard(&bz, BZ2_bzDecompressEnd);
   return Pump(
-      in, out, Compression::kBzip2,
+      in, out, Compression::kBzip2, max_bytes,
       [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
           bool* ended) -> Status {
         bz.next_in = const_cast<char*>(src);
@@ -151,14 +161,14 @@ Status DecompressBzip2(const std::string& in, const std::string& out) {
       });
 }
 
-Status DecompressLz4(const std::string& in, const std::string& out) {
+Status DecompressLz4(const std::string& in, const std::string& out, uint64_t max_bytes) {
   LZ4F_dctx* dctx = nullptr;
   if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
     return Status::Internal("lz4 init failed");
   }
   std::unique_ptr<LZ4F_dctx, size_t (*)(LZ4F_dctx*)> guard(dctx, LZ4F_freeDecompressionContext);
   return Pump(
-      in, out, Compression::kLz4Frame,
+      in, out, Compression::kLz4Frame, max_bytes,
       [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
           bool* ended) -> Status {
         size_t dst_size = cap;
@@ -173,13 +183,13 @@ Status DecompressLz4(const std::string& in, const std::string& out) {
       [] { return true; });  // the next frame starts with its own header
 }
 
-Status DecompressZstd(const std::string& in, const std::string& out) {
+Status DecompressZstd(const std::string& in, const std::string& out, uint64_t max_bytes) {
   std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
                                                               ZSTD_freeDStream);
   if (!ds) return Status::Internal("zstd init failed");
   ZSTD_initDStream(ds.get());
   return Pump(
-      in, out, Compression::kZstd,
+      in, out, Compression::kZstd, max_bytes,
       [&](const char* src, size_t n, char* dst, size_t cap, size_t* used, size_t* made,
           bool* ended) -> Status {
         ZSTD_inBuffer input{src, n, 0};
@@ -423,28 +433,53 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
 
 }  // namespace
 
-Status DecompressFile(Compression compression, const std::string& in, const std::string& out) {
+Status DecompressFile(Compression compression, const std::string& in, const std::string& out,
+                      uint64_t max_bytes) {
+  Status decoded = Status::Ok();
   switch (compression) {
     case Compression::kBzip2:
-      return DecompressBzip2(in, out);
+      decoded = DecompressBzip2(in, out, max_bytes);
+      break;
     case Compression::kLz4Frame:
-      return DecompressLz4(in, out);
+      decoded = DecompressLz4(in, out, max_bytes);
+      break;
     case Compression::kDeflate:
     case Compression::kGzip:
-      return InflateZlib(in, out, compression);
-    case Compression::kZstd:
-      return DecompressZstd(in, out);
-    case Compression::kPlain:
+      decoded = InflateZlib(in, out, compression, max_bytes);
       break;
+    case Compression::kZstd:
+      decoded = DecompressZstd(in, out, max_bytes);
+      break;
+    case Compression::kPlain: {
+      std::error_code ec;
+      std::filesystem::copy_file(in, out, std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) return Status::IoError("cannot copy '" + in + "': " + ec.message());
+      return Status::Ok();
+    }
   }
+  // Never leave what a refused or broken stream expanded to on the disk.
+  if (!decoded.ok()) {
+    std::error_code ignored;
+    std::filesystem::remove(out, ignored);
+  }
+  return decoded;
+}
+
+uint64_t DecompressionBudget(uint64_t compressed_size, const std::string& work_dir,
+                             std::optional<uint64_t> given) {
+  constexpr uint64_t kRatio = 200;
+  constexpr uint64_t kFloor = 256ULL << 20;
+  uint64_t budget = given.value_or(std::max(
+      kFloor, compressed_size > UINT64_MAX / kRatio ? UINT64_MAX : compressed_size * kRatio));
   std::error_code ec;
-  std::filesystem::copy_file(in, out, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) return Status::IoError("cannot copy '" + in + "': " + ec.message());
-  return Status::Ok();
+  const std::filesystem::space_info space = std::filesystem::space(work_dir, ec);
+  if (!ec) budget = std::min(budget, space.available / 10 * 9);
+  return budget;
 }
 
 Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Compression> declared,
-                                     const std::string& work_dir, int index) {
+                                     const std::string& work_dir, int index,
+                                     std::optional<uint64_t> max_decompressed_bytes) {
   const Compression compression = declared.value_or(CompressionFromSuffix(path));
   const std::string base = work_dir + "/f" + std::to_string(index);
   if (compression != Compression::kPlain) {
@@ -452,7 +487,11 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
     // gzip or zstd stream without an error, which would load part of a file silently. A plain
     // file also lets DuckDB read a CSV in parallel.
     const std::string out = base + ".plain";
-    MR_RETURN_IF_ERROR(DecompressFile(compression, path, out));
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    MR_RETURN_IF_ERROR(
+        DecompressFile(compression, path, out,
+                       DecompressionBudget(ec ? 0 : size, work_dir, max_decompressed_bytes)));
     return out;
   }
   // A file named .gz that is declared plain must not be decompressed by DuckDB's suffix rule.

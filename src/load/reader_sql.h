@@ -36,8 +36,17 @@
 
 namespace millrace::load {
 
+// `max_decompressed_bytes`: the bound of a compressed file's expansion (nullopt: the default
+// of DecompressionBudget).
 Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Compression> declared,
-                                     const std::string& work_dir, int index);
+                                     const std::string& work_dir, int index,
+                                     std::optional<uint64_t> max_decompressed_bytes = std::nullopt);
+
+// How many bytes a compressed file of `compressed_size` may expand to in `work_dir`: `given`,
+// else 200 times its size and at least 256 MiB; never more than 90% of the free space of
+// the work directory's file system (a decompression bomb fails its file, not the disk).
+uint64_t DecompressionBudget(uint64_t compressed_size, const std::string& work_dir,
+                             std::optional<uint64_t> given);
 
 struct ReadSqlOptions {
   std::string file_column;
@@ -63,7 +72,9 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path);
 
-// Decompresses `in` (bz2, lz4frame, deflate/zlib, gzip or zstd) into `out`.
-Status DecompressFile(Compression compression, const std::string& in, const std::string& out);
+// Decompresses `in` (bz2, lz4frame, deflate/zlib, gzip or zstd) into `out`; RESOURCE_EXHAUSTED
+// naming the file once the output passes `max_bytes` (the partial output is removed).
+Status DecompressFile(Compression compression, const std::string& in, const std::string& out,
+                      uint64_t max_bytes = UINT64_MAX);
 
 }  // namespace millrace::load

@@ -343,6 +343,26 @@ TEST_F(JobBadInputTest, ASymlinkLoopIsOneBadFileNotAStalledJob) {
   EXPECT_EQ(Column("Status"), "RUNNING");
 }
 
+// A few KB that expand to 8 MB, past the job's bound: that file is quarantined, nothing of it
+// stays in the work directory, the files around it load.
+TEST_F(JobBadInputTest, ADecompressionBombIsABadFile) {
+  Stage({{"good.csv", "a.csv"}, {"bomb.csv.gz", "b.csv.gz"}, {"good.csv", "c.csv"}});
+  auto created = harness_.Run(
+      "CREATE JOB b ON STREAMING PROPERTIES (\"max_interval\" = \"1\", \"on_error\" = "
+      "\"skip_file\") DO INSERT INTO t SELECT c1, c2 FROM local(\"file_path\" = \"" +
+      in_ +
+      "/*\", \"format\" = \"csv\", \"column_separator\" = \",\", "
+      "\"max_decompressed_bytes\" = \"1000000\")");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(harness_.WaitFor([&] { return Ledger().size() == 3; }));
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
+                            {"b.csv.gz", "QUARANTINED", "0", "true"},
+                            {"c.csv", "LOADED", "2", "false"}}));
+  const std::string error = harness_.QueryExpanded(
+      "SELECT Error FROM job_files(\"job\" = \"b\") WHERE State = 'QUARANTINED'")[0][0];
+  EXPECT_NE(error.find("expands past 1000000 bytes"), std::string::npos) << error;
+}
+
 TEST_F(JobBadInputTest, EmptyFileLoadsNothing) {
   Stage({{"empty.csv", "a.csv"}, {"good.csv", "b.csv"}});
   Create("");

@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "engine/database.h"
@@ -182,6 +183,35 @@ TEST_F(ReaderSqlTest, TruncatedCompressedFileIsDataLossNamingTheFile) {
     EXPECT_EQ(prepared.status().code(), StatusCode::kDataLoss);
     EXPECT_NE(prepared.status().message().find(name), std::string::npos);
   }
+}
+
+// A decompression bomb (a few KB that expand to many MB) fails its file once the output passes
+// the bound, in every codec, and leaves nothing of its output on the disk.
+TEST_F(ReaderSqlTest, DecompressionIsBounded) {
+  const std::string zeros(8 << 20, '0');
+  for (Compression c : {Compression::kGzip, Compression::kZstd, Compression::kBzip2,
+                        Compression::kLz4Frame, Compression::kDeflate}) {
+    const std::string name = "bomb_" + std::string(CompressionName(c));
+    const std::string bomb = Compress(c, zeros);
+    ASSERT_LT(bomb.size(), 100u << 10) << name;
+    WriteFile(dir_.Join(name), bomb);
+    auto refused = PrepareLocalFile(dir_.Join(name), c, work_.path(), 7, 1 << 20);
+    ASSERT_FALSE(refused.ok()) << name;
+    EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(refused.status().message().find(name), std::string::npos);
+    EXPECT_NE(refused.status().message().find("max_decompressed_bytes"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(work_.Join("f7.plain"))) << name;
+    // Within the bound it expands whole.
+    auto allowed = PrepareLocalFile(dir_.Join(name), c, work_.path(), 8, 16 << 20);
+    ASSERT_TRUE(allowed.ok()) << allowed.status().ToString();
+    EXPECT_EQ(std::filesystem::file_size(*allowed), zeros.size()) << name;
+  }
+  // The default: 200 times the compressed size, at least 256 MiB, within the free space.
+  EXPECT_EQ(DecompressionBudget(1 << 20, "/nonexistent", std::nullopt), 256ULL << 20);
+  EXPECT_EQ(DecompressionBudget(10ULL << 20, "/nonexistent", std::nullopt), 2000ULL << 20);
+  EXPECT_EQ(DecompressionBudget(10, "/nonexistent", 5000), 5000u);
+  const std::filesystem::space_info space = std::filesystem::space(work_.path());
+  EXPECT_LE(DecompressionBudget(UINT64_MAX / 2, work_.path(), std::nullopt), space.available);
 }
 
 // "deflate" means zlib-wrapped (as Hadoop writes it): a raw stream without the header is
