@@ -1,4 +1,5 @@
-// How deep a JSON file nests, read before DuckDB's JSON reader sees it. DuckDB's reader
+// How deep a JSON file nests, and whether it ends whole, read before DuckDB's JSON reader
+// sees it. DuckDB's reader
 // recurses once per level: a value nested some 10,000 levels deep (a 200 KB file) overflows
 // its stack and kills the server, at every restart while the file is still there. A file
 // nested deeper than kMaxJsonDepth is a bad file instead, named with its line.
@@ -6,9 +7,10 @@
 // Contract
 // - CheckJsonNesting reads the file once, in blocks, keeping only the depth: memory is
 //   constant whatever the file holds. Brackets inside strings ("[", with escapes) do not count.
-//   INVALID_ARGUMENT naming the line (1-based) where the depth first passes `max_depth`;
-//   IO_ERROR when the file cannot be read. It does not validate the JSON otherwise (DuckDB
-//   does, with its own errors).
+//   INVALID_ARGUMENT naming the line (1-based) where the depth first passes `max_depth`, or
+//   the last line when the file ends inside a string, array or object (a truncated file, which
+//   DuckDB's reader may load in part); IO_ERROR when the file cannot be read. It does not
+//   validate the JSON otherwise (DuckDB does, with its own errors).
 // - Thread-safety: a pure function of the file.
 #pragma once
 

@@ -43,6 +43,25 @@ TEST_F(JsonNestingTest, CountsDepthOutsideStringsAndNamesTheLine) {
   EXPECT_EQ(CheckJsonNesting(dir_.Join("missing.json")).code(), StatusCode::kIoError);
 }
 
+TEST_F(JsonNestingTest, AFileThatEndsInsideAValueIsRefusedWhole) {
+  std::string array = "[";
+  for (int i = 0; i < 100; ++i)
+    array += (i ? ",\n" : "\n") + std::string("{\"id\": ") + std::to_string(i) + "}";
+  const std::string whole = array + "\n]\n";
+  EXPECT_TRUE(CheckJsonNesting(Write("whole.json", whole)).ok());
+  const Status cut = CheckJsonNesting(Write("cut.json", array + ",\n"));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.message().find("ends inside an array or object at its end, line 101"),
+            std::string::npos)
+      << cut.message();
+  const Status in_string = CheckJsonNesting(Write("string.json", "{\"a\": \"unfinished"));
+  ASSERT_FALSE(in_string.ok());
+  EXPECT_NE(in_string.message().find("ends inside a string at its end, line 1"), std::string::npos)
+      << in_string.message();
+  // Lines: a truncated last line of newline-delimited JSON.
+  EXPECT_FALSE(CheckJsonNesting(Write("lines.json", "{\"a\": 1}\n{\"a\": ")).ok());
+}
+
 TEST_F(JsonNestingTest, DuckDbReadsADocumentAsDeepAsTheLimit) {
   const std::string path = Write("limit.json", "{\"v\": " + Nested(kMaxJsonDepth - 1, "7") + "}\n");
   ASSERT_TRUE(CheckJsonNesting(path).ok());
