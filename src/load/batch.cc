@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "load/csv_last_line.h"
 #include "load/json_nesting.h"
 #include "load/reader_sql.h"
 
@@ -138,11 +139,16 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     return out;
   }
   out.path = std::move(prepared).value();
+  // What DuckDB's readers would crash on or drop in silence makes the file a bad one first.
+  Status shape = Status::Ok();
   if (options_.format == Format::kJson) {
-    if (Status nesting = CheckJsonNesting(out.path); !nesting.ok()) {
-      out.status = nesting.WithContext("file " + file.key);
-      out.path.clear();
-    }
+    shape = CheckJsonNesting(out.path);
+  } else if (options_.format != Format::kParquet) {
+    shape = CheckCsvLastLine(out.path, options_.csv_line_end);
+  }
+  if (!shape.ok()) {
+    out.status = shape.WithContext("file " + file.key);
+    out.path.clear();
   }
   return out;
 }
@@ -152,6 +158,7 @@ FetchOptions FetchOptions::For(const FileFunctionOptions& options) {
   fetch.compression = options.compression;
   fetch.format = options.format;
   fetch.max_decompressed_bytes = options.max_decompressed_bytes;
+  if (!options.csv.line_delimiter.empty()) fetch.csv_line_end = options.csv.line_delimiter.back();
   return fetch;
 }
 

@@ -51,6 +51,7 @@ struct FetchOptions {
   // JSON files are checked for nesting (json_nesting.h) once prepared, before DuckDB reads them.
   Format format = Format::kCsv;
   std::optional<uint64_t> max_decompressed_bytes;  // FileFunctionOptions'
+  char csv_line_end = '\n';  // CSV files: the last character of their line delimiter
 
   // What a file function's options say of fetching (compression, format, bounds); the rest
   // keeps its defaults.
