@@ -43,6 +43,22 @@ TEST_F(JsonNestingTest, CountsDepthOutsideStringsAndNamesTheLine) {
   EXPECT_EQ(CheckJsonNesting(dir_.Join("missing.json")).code(), StatusCode::kIoError);
 }
 
+// The scan reads blocks of 64 KiB: a run of backslashes split by a block boundary still decides
+// whether the quote after it ends the string.
+TEST_F(JsonNestingTest, EscapesAcrossBlockBoundaries) {
+  for (size_t offset = 65530; offset < 65540; ++offset) {
+    // {"a": "<filler>\\\"[[[" }: three backslashes escape the quote, so "[[[" is text.
+    const std::string prefix = "{\"a\": \"";
+    const std::string filler(offset - prefix.size(), 'x');
+    const std::string escaped = prefix + filler + "\\\\\\\"[[[\"}\n";
+    EXPECT_TRUE(CheckJsonNesting(Write("escaped.json", escaped), 1).ok()) << offset;
+    // Two backslashes escape each other: the quote ends the string and "[[[" nests.
+    const std::string closed = prefix + filler + "\\\\\", \"b\": [[[1]]]}\n";
+    EXPECT_FALSE(CheckJsonNesting(Write("closed.json", closed), 3).ok()) << offset;
+    EXPECT_TRUE(CheckJsonNesting(Write("closed.json", closed), 4).ok()) << offset;
+  }
+}
+
 TEST_F(JsonNestingTest, AFileThatEndsInsideAValueIsRefusedWhole) {
   std::string array = "[";
   for (int i = 0; i < 100; ++i)
