@@ -110,14 +110,11 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   if (fail_points_ != nullptr) {
     MR_RETURN_IF_ERROR(fail_points_->Check(kGateFailPoint, session.info().user));
   }
-  const std::vector<sql::Token> tokens = sql::SignificantTokens(sql);
   // EXPLAIN [ANALYZE] is checked as the statement it explains (DuckDB cannot serialize the
   // plan of an EXPLAIN).
-  if (!tokens.empty() && sql::IsKeyword(sql, tokens[0], "EXPLAIN")) {
-    size_t next = 1;
-    if (next < tokens.size() && sql::IsKeyword(sql, tokens[next], "ANALYZE")) ++next;
-    if (next >= tokens.size()) return sql::SyntaxError("EXPLAIN of nothing");
-    return CheckStatement(session, sql.substr(tokens[next].begin));
+  if (const std::optional<sql::Explained> explain = sql::SplitExplain(sql)) {
+    if (explain->statement_begin == sql.size()) return sql::SyntaxError("EXPLAIN of nothing");
+    return CheckStatement(session, sql.substr(explain->statement_begin));
   }
   engine::Connection& conn = session.connection();
   const std::string& user = session.info().user;

@@ -6,7 +6,7 @@
 
 #include <cstring>
 #include <memory>
-#include <mutex>
+#include <optional>
 
 namespace millrace {
 namespace {
@@ -45,10 +45,21 @@ bool IsLinkLocal(const Bytes& b) {
   return b[0] == 0xfe && (b[1] & 0xc0) == 0x80;            // fe80::/10
 }
 
-std::mutex default_mu;
-std::unique_ptr<EndpointPolicy>& DefaultSlot() {
-  static auto* slot = new std::unique_ptr<EndpointPolicy>(std::make_unique<EndpointPolicy>());
-  return *slot;
+// The address of an IPv4 or IPv6 socket address; nullopt for another family (a local socket).
+std::optional<Bytes> BytesOf(const sockaddr* address) {
+  if (address->sa_family == AF_INET) {
+    return MappedV4(reinterpret_cast<const sockaddr_in*>(address)->sin_addr);
+  }
+  if (address->sa_family != AF_INET6) return std::nullopt;
+  Bytes bytes{};
+  std::memcpy(bytes.data(), &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr, 16);
+  return bytes;
+}
+
+// Never destroyed: connections of any thread read it until the process ends.
+EndpointPolicy& DefaultPolicy() {
+  static auto* policy = new EndpointPolicy();
+  return *policy;
 }
 
 }  // namespace
@@ -103,31 +114,21 @@ Result<EndpointPolicy> EndpointPolicy::Parse(const std::vector<std::string>& all
 }
 
 const EndpointPolicy& EndpointPolicy::Default() {
-  std::lock_guard<std::mutex> lock(default_mu);
-  return *DefaultSlot();
+  return DefaultPolicy();
 }
 
 void EndpointPolicy::SetDefault(EndpointPolicy policy) {
-  std::lock_guard<std::mutex> lock(default_mu);
-  // Set once at start, before any connection: the old policy is not in use.
-  DefaultSlot() = std::make_unique<EndpointPolicy>(std::move(policy));
+  DefaultPolicy() = std::move(policy);
 }
 
 Status EndpointPolicy::CheckAddress(const sockaddr* address) const {
-  Bytes bytes{};
-  if (address->sa_family == AF_INET) {
-    bytes = MappedV4(reinterpret_cast<const sockaddr_in*>(address)->sin_addr);
-  } else if (address->sa_family == AF_INET6) {
-    std::memcpy(bytes.data(), &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr, 16);
-  } else {
-    return Status::Ok();  // a local socket: not a network endpoint
-  }
-  if (!IsLinkLocal(bytes)) return Status::Ok();
+  const std::optional<Bytes> bytes = BytesOf(address);
+  if (!bytes || !IsLinkLocal(*bytes)) return Status::Ok();  // a local socket is no endpoint
   for (const Range& range : allowed_) {
-    if (range.Contains(bytes)) return Status::Ok();
+    if (range.Contains(*bytes)) return Status::Ok();
   }
   return Status::PermissionDenied(
-      "the endpoint address " + Text(bytes) +
+      "the endpoint address " + Text(*bytes) +
       " is link-local (169.254.0.0/16, fe80::/10: cloud metadata services answer there with "
       "the host's own credentials); an administrator may allow it with --allow-endpoint");
 }
@@ -149,13 +150,7 @@ Result<std::string> EndpointPolicy::Resolve(const std::string& host) const {
       refused = std::move(allowed);
       continue;
     }
-    char buf[INET6_ADDRSTRLEN] = {0};
-    const void* raw =
-        a->ai_family == AF_INET
-            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr)
-            : static_cast<const void*>(
-                  &reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr);
-    if (inet_ntop(a->ai_family, raw, buf, sizeof(buf)) != nullptr) return std::string(buf);
+    if (const std::optional<Bytes> bytes = BytesOf(a->ai_addr)) return Text(*bytes);
   }
   if (!refused.ok()) return refused.WithContext("host " + host);
   return host;

@@ -12,8 +12,9 @@
 //   for the caller to connect to exactly that address (a name that resolves again later cannot
 //   change what was checked); PERMISSION_DENIED when every address is refused. A host that
 //   does not resolve is returned as it is: the client library reports that in its own words.
-// - Default is the process's policy, set once at start by SetDefault (refusing link-local
-//   until then). Thread-safety: every method may be called from any thread.
+// - Default is the process's policy (refusing link-local until SetDefault), set once at start
+//   by SetDefault, before any connection is made. Thread-safety: the const methods may be
+//   called from any thread; SetDefault only before the first connection.
 #pragma once
 
 #include <sys/socket.h>

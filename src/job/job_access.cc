@@ -31,8 +31,9 @@ Status JobAccess::MayRead(const sql::SessionInfo& who, const JobPlan& plan,
   if (!check_query || !a.to_database.empty()) return Status::Ok();
   // The call's stand-in: a name the statement does not hold, so that no relation of the
   // user's text is taken for the source.
+  const std::string lower = ToLower(insert_sql);
   std::string source = "job_source";
-  while (ToLower(insert_sql).find(source) != std::string::npos)
+  while (lower.find(source) != std::string::npos)
     source += "_";
   const std::string select =
       std::string(insert_sql.substr(a.select_begin, a.call_begin - a.select_begin)) + source +

@@ -56,8 +56,6 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     }
     job.task_running = true;
     job.task_sink = &sink;
-    epoch = job.record.epoch;
-    plan = job.plan;
   }
   const Clock::SteadyTime until = config_.clock->SteadyNow() + kTaskChain;
   while (RunTask(job, sink)) {

@@ -352,6 +352,15 @@ std::vector<std::string_view> SplitStatements(std::string_view sql) {
   return statements;
 }
 
+std::optional<Explained> SplitExplain(std::string_view sql) {
+  const std::vector<Token> tokens = SignificantTokens(sql);
+  if (tokens.empty() || !IsKeyword(sql, tokens[0], "EXPLAIN")) return std::nullopt;
+  const bool analyze = tokens.size() > 1 && IsKeyword(sql, tokens[1], "ANALYZE");
+  const size_t next = analyze ? 2 : 1;
+  return Explained{analyze ? "EXPLAIN ANALYZE " : "EXPLAIN ",
+                   next < tokens.size() ? tokens[next].begin : sql.size()};
+}
+
 bool HasUnterminatedToken(std::string_view sql) {
   const std::vector<Token> tokens = Tokenize(sql);
   return !tokens.empty() && tokens.back().unterminated;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,15 @@ using ::millrace::ToUpper;
 // whitespace and comments are dropped; each returned view excludes its terminating ';' and
 // surrounding whitespace.
 std::vector<std::string_view> SplitStatements(std::string_view sql);
+
+// EXPLAIN [ANALYZE] <statement>: the leading keywords, spelled as they are run ("EXPLAIN " or
+// "EXPLAIN ANALYZE "), and the offset of the statement explained (sql.size() when nothing
+// follows); nullopt for any other statement.
+struct Explained {
+  std::string_view keywords;
+  size_t statement_begin;
+};
+std::optional<Explained> SplitExplain(std::string_view sql);
 
 // True when `sql` ends inside a comment, string or quoted name: DuckDB refuses such a text
 // whole, so the server refuses it before splitting it.

@@ -27,6 +27,13 @@ Result<Rows> Query(MYSQL* mysql, const std::string& sql) {
   return rows;
 }
 
+void ExpectServerError(const Status& status, const std::string& what) {
+  ASSERT_FALSE(status.ok()) << what << " was not refused";
+  const int code = std::stoi(status.message());
+  EXPECT_GE(code, 1000) << what << ": " << status.message();
+  EXPECT_LT(code, 2000) << what << ": " << status.message();
+}
+
 Result<MysqlPtr> ConnectAs(uint16_t port, const std::string& user, const std::string& password) {
   std::string error;
   MysqlPtr mysql = Connect(port, user, password, &error);

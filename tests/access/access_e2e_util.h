@@ -27,6 +27,10 @@ Result<MysqlPtr> ConnectAs(uint16_t port, const std::string& user, const std::st
 // The rows of `sql` (NULL as "NULL"), or the error as "errno: message".
 Result<Rows> Query(MYSQL* mysql, const std::string& sql);
 
+// `status` (from Query) is a refusal with a MySQL errno, not a dropped connection (2013,
+// 2006); a test failure naming `what` otherwise.
+void ExpectServerError(const Status& status, const std::string& what);
+
 // One `millrace serve` for a test binary: its data under <dir>/data of a temporary directory
 // (made beforehand by the caller when files must be there first), root logged in.
 struct E2EServer {

@@ -32,8 +32,8 @@ bool Allowed(const EndpointPolicy& policy, const std::string& address) {
 
 TEST(EndpointPolicyTest, LinkLocalIsRefusedByDefault) {
   const EndpointPolicy policy;
-  for (const char* address : {"169.254.169.254", "169.254.0.1", "fe80::1", "febf::1",
-                              "::ffff:169.254.169.254"}) {
+  for (const char* address :
+       {"169.254.169.254", "169.254.0.1", "fe80::1", "febf::1", "::ffff:169.254.169.254"}) {
     EXPECT_FALSE(Allowed(policy, address)) << address;
   }
   for (const char* address : {"127.0.0.1", "10.0.0.7", "169.253.255.255", "169.255.0.1", "::1",
@@ -58,8 +58,8 @@ TEST(EndpointPolicyTest, AllowedRangesOpenOnlyWhatTheyHold) {
   EXPECT_FALSE(Allowed(*policy, "169.254.11.1"));
   EXPECT_FALSE(Allowed(*policy, "169.254.169.253"));
   EXPECT_FALSE(Allowed(*policy, "fe80::6"));
-  for (const char* bad : {"169.254.0.0/33", "fe80::/129", "nonsense", "169.254.0.0/", "1.2.3/8",
-                          "10.0.0.0/x"}) {
+  for (const char* bad :
+       {"169.254.0.0/33", "fe80::/129", "nonsense", "169.254.0.0/", "1.2.3/8", "10.0.0.0/x"}) {
     auto parsed = EndpointPolicy::Parse({bad});
     EXPECT_FALSE(parsed.ok()) << bad;
     if (!parsed.ok()) EXPECT_NE(parsed.status().message().find(bad), std::string::npos);
