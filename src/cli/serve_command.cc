@@ -297,6 +297,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.db = db->get();
     jobs_config.clock = Clock::Real();
     jobs_config.work_root = work_root;
+    jobs_config.fault_record = config->data_dir + "/fault_record";
     jobs_config.make_source = files.make_source;
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);

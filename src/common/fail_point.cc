@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace millrace {
 
@@ -18,13 +19,15 @@ Result<FailPoints> FailPoints::Parse(std::string_view spec) {
     const std::string_view action = eq == std::string_view::npos ? "crash" : item.substr(eq + 1);
     if (action == "crash") {
       points.actions_[name] = Action::kCrash;
+    } else if (action == "abort") {
+      points.actions_[name] = Action::kAbort;
     } else if (action == "error") {
       points.actions_[name] = Action::kError;
     } else if (action == "wait") {
       points.actions_[name] = Action::kWait;
     } else {
       return Status::InvalidArgument("fail point " + name + ": unknown action '" +
-                                     std::string(action) + "' (crash, error or wait)");
+                                     std::string(action) + "' (crash, abort, error or wait)");
     }
   }
   return points;
@@ -60,6 +63,9 @@ Status FailPoints::Trigger(const std::string& name, Action action) const {
     case Action::kCrash:
       std::fprintf(stderr, "fail point %s: crashing\n", name.c_str());
       _exit(137);
+    case Action::kAbort:
+      std::fprintf(stderr, "fail point %s: aborting\n", name.c_str());
+      std::abort();
     case Action::kError:
       return Status::Internal("fail point " + name + " triggered");
     case Action::kWait:

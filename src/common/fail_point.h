@@ -3,9 +3,10 @@
 // Contract
 // - MILLRACE_FAIL_POINTS="name=action[,name=action...]" is read once by FailPoints::FromEnv.
 //   Actions: "crash" (the process exits at once with status 137, as after kill -9: no
-//   destructors, no flushing), "error" (Check returns an INTERNAL status naming the point),
-//   "wait" (Check blocks until Release(name) is called; for in-process tests that hold a
-//   thread inside a window while they look at the rest of the system).
+//   destructors, no flushing), "abort" (std::abort: the process dies of SIGABRT, as after a
+//   crash in code we do not own; common/fault_record.h records it), "error" (Check returns an
+//   INTERNAL status naming the point), "wait" (Check blocks until Release(name) is called; for
+//   in-process tests that hold a thread inside a window while they look at the rest of the system).
 // - A point may be scoped: Check(name, scope) triggers "name" and "name/scope" entries, so a
 //   test can stop one job's task ("task.before_commit/jobA") and let the others run.
 // - Check is cheap when no fail point is configured.
@@ -43,7 +44,7 @@ class FailPoints {
   int Hits(std::string_view name) const;
 
  private:
-  enum class Action { kCrash, kError, kWait };
+  enum class Action { kCrash, kAbort, kError, kWait };
   Status Trigger(const std::string& name, Action action) const;
 
   std::map<std::string, Action, std::less<>> actions_;

@@ -41,7 +41,7 @@ class CatalogStore : public access::UserStore, public access::AuditStore {
   // Writes every mutable field of the job (state, epoch, offsets, counters, errors, statement,
   // properties). NOT_FOUND when the job is not in the store.
   virtual Status SaveJob(const JobRecord& job) = 0;
-  // The job and everything recorded of it (tasks, ledger, filtered rows).
+  // The job and everything recorded of it (tasks, ledger, filtered rows, reading marks).
   virtual Status DeleteJob(int64_t job_id) = 0;
 
   // The job's ledger, by key; only entries in `state` when given.
@@ -61,6 +61,14 @@ class CatalogStore : public access::UserStore, public access::AuditStore {
   // Records (or replaces, by key) ledger entries outside a task: files skipped or noted by
   // reconciliation, files marked for a retry.
   virtual Status RecordFiles(const std::vector<LedgerEntry>& entries) = 0;
+
+  // Files a task is about to read, recorded before the read (replacing a mark of the same key)
+  // and cleared after it: marks still there at start-up name the files the server was reading
+  // when it stopped (crash_suspects.h).
+  virtual Status MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) = 0;
+  // Removes the marks task `task_id` of the job wrote.
+  virtual Status ClearReading(int64_t job_id, int64_t task_id) = 0;
+  virtual Result<std::vector<ReadingMark>> ReadingMarks(int64_t job_id) = 0;
 };
 
 }  // namespace millrace::job

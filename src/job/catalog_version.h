@@ -24,7 +24,8 @@ namespace millrace::job {
 // 4: the audit log (__millrace.audit).
 // 5: the Doris definitions of tables (__millrace.table_models, table/model_catalog.h) and load
 //    labels (__millrace.load_labels, table/load_labels.h).
-inline constexpr int kCatalogVersion = 5;
+// 6: the files being read (__millrace.reading, CatalogStore::MarkReading).
+inline constexpr int kCatalogVersion = 6;
 
 struct MigrationStep {
   int from = 0;  // the step brings version `from` to `from + 1`

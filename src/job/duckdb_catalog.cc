@@ -79,6 +79,13 @@ constexpr const char* kCreateTables = R"sql(
       rows BIGINT, load_time_us BIGINT, error VARCHAR);
 )sql";
 
+// Files being read (catalog version 6): CatalogStore::MarkReading.
+constexpr const char* kReadingTableDdl = R"sql(
+    CREATE TABLE __millrace.reading (
+      job_id BIGINT, key VARCHAR, task_id BIGINT, batch_files BIGINT, alone_crashes BIGINT,
+      started_us BIGINT);
+)sql";
+
 Status SaveProperties(Connection& conn, const JobRecord& job) {
   MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn,
                                                    "DELETE FROM __millrace.job_properties "
@@ -134,6 +141,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
     case 4:
       MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
       return conn.Execute(table::kLabelTableDdl);
+    case 5:
+      return conn.Execute(kReadingTableDdl);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }
@@ -281,6 +290,7 @@ Status DuckDbCatalogStore::Open() {
       MR_RETURN_IF_ERROR(catalog_sql::CreateAuditTable(conn));
       MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
       MR_RETURN_IF_ERROR(conn.Execute(table::kLabelTableDdl));
+      MR_RETURN_IF_ERROR(conn.Execute(kReadingTableDdl));
       return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
                           std::to_string(kCatalogVersion) + ")");
     });
@@ -444,7 +454,8 @@ Status DuckDbCatalogStore::SaveJob(const JobRecord& j) {
 
 Status DuckDbCatalogStore::DeleteJob(int64_t job_id) {
   return InTransaction([&](Connection& conn) -> Status {
-    for (const char* table : {"jobs", "job_properties", "tasks", "files", "filtered_rows"}) {
+    for (const char* table :
+         {"jobs", "job_properties", "tasks", "files", "filtered_rows", "reading"}) {
       const std::string column = std::string(table) == "jobs" ? "id" : "job_id";
       MR_ASSIGN_OR_RETURN(auto stmt,
                           Statement::Prepare(conn, std::string("DELETE FROM __millrace.") + table +
@@ -541,6 +552,56 @@ Result<std::map<int64_t, int64_t>> DuckDbCatalogStore::CountFiles(FileState stat
 Status DuckDbCatalogStore::RecordFiles(const std::vector<LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();
   return InTransaction([&](Connection& conn) { return catalog::InsertLedger(conn, entries); });
+}
+
+Status DuckDbCatalogStore::MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) {
+  if (marks.empty()) return Status::Ok();
+  // One DELETE and one INSERT, as InsertLedger: a batch marks up to max_batch_files files.
+  std::string keys;
+  std::string rows;
+  const std::string job = std::to_string(job_id);
+  for (const ReadingMark& m : marks) {
+    const std::string key = engine::QuoteLiteral(m.key);
+    keys += (keys.empty() ? "" : ", ") + key;
+    rows += (rows.empty() ? "(" : ", (") + job + ", " + key + ", " + std::to_string(m.task_id) +
+            ", " + std::to_string(m.batch_files) + ", " + std::to_string(m.alone_crashes) + ", " +
+            std::to_string(m.started_us) + ")";
+  }
+  return InTransaction([&](Connection& conn) -> Status {
+    MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM __millrace.reading WHERE job_id = " + job +
+                                    " AND key IN (" + keys + ")"));
+    return conn.Execute(
+        "INSERT INTO __millrace.reading (job_id, key, task_id, batch_files, alone_crashes, "
+        "started_us) VALUES " +
+        rows);
+  });
+}
+
+Status DuckDbCatalogStore::ClearReading(int64_t job_id, int64_t task_id) {
+  return InTransaction([&](Connection& conn) -> Status {
+    MR_ASSIGN_OR_RETURN(auto stmt,
+                        Statement::Prepare(conn,
+                                           "DELETE FROM __millrace.reading WHERE job_id = ? AND "
+                                           "task_id = ?"));
+    return stmt.Int(job_id).Int(task_id).Run().status();
+  });
+}
+
+Result<std::vector<ReadingMark>> DuckDbCatalogStore::ReadingMarks(int64_t job_id) {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(auto stmt,
+                      Statement::Prepare(*conn,
+                                         "SELECT key, task_id, batch_files, alone_crashes, "
+                                         "started_us FROM __millrace.reading WHERE job_id = ? "
+                                         "ORDER BY key"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Query());
+  std::vector<ReadingMark> marks;
+  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
+    marks.push_back(
+        ReadingMark{Text(c, 0, r), Int(c, 1, r), Int(c, 2, r), Int(c, 3, r), Int(c, 4, r)});
+    return Status::Ok();
+  }));
+  return marks;
 }
 
 }  // namespace millrace::job

@@ -69,6 +69,9 @@ class DuckDbCatalogStore final : public CatalogStore {
                                                     int64_t limit) override;
   Result<std::map<int64_t, int64_t>> CountFiles(FileState state) override;
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override;
+  Status MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) override;
+  Status ClearReading(int64_t job_id, int64_t task_id) override;
+  Result<std::vector<ReadingMark>> ReadingMarks(int64_t job_id) override;
 
   // access::UserStore (duckdb_user_store.cc): tables __millrace.users (the password as its
   // mysql_native_password hash in MySQL's text form, "*HEX") and __millrace.grants (a row per

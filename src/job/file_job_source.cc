@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "common/logging.h"
+#include "job/crash_suspects.h"
 #include "job/file_load_rounds.h"
 #include "job/job_errors.h"
 #include "job/reconcile.h"
@@ -93,7 +94,8 @@ class FileBatch final : public SourceBatch {
  public:
   FileBatch(const Offset& start, const Offset& end, std::vector<source::FileInfo> files,
             LoadSpec spec, JobProperties properties, const FileJobSourceConfig* config,
-            load::FetchOptions fetch, std::unique_ptr<NextBatch> ahead)
+            load::FetchOptions fetch, std::shared_ptr<CrashSuspects> suspects,
+            std::unique_ptr<NextBatch> ahead)
       : SourceBatch(start, end, files.front().key, files.back().key,
                     static_cast<int64_t>(files.size()), TotalBytes(files)),
         files_(std::move(files)),
@@ -101,6 +103,7 @@ class FileBatch final : public SourceBatch {
         properties_(std::move(properties)),
         config_(config),
         fetch_(fetch),
+        suspects_(std::move(suspects)),
         ahead_(std::move(ahead)) {}
 
   Result<LoadedBatch> Load(Sink& sink, const TaskContext& task, int attempt) override {
@@ -121,10 +124,23 @@ class FileBatch final : public SourceBatch {
                                                  fetch_, work->path());
       fetcher = own.get();
     }
+    const CrashSuspects::Reading reading =
+        suspects_->BeforeReading(files_, task.task_id, task.now_us);
+    if (Status marked = config_->catalog->MarkReading(task.job_id, reading.marks); !marked.ok()) {
+      return JobError(JobErrorCode::kLoad, marked.WithContext("marking the files being read"));
+    }
     FileLoadRequest request{&spec_,  &properties_,         &files_,
                             fetcher, config_->fail_points, &first_error_};
+    request.set_aside = &reading.set_aside;
     auto loaded = LoadFileRounds(sink, task, request);
     own.reset();  // before the directory it writes to
+    // The server is still up: whatever the load did, these files did not stop it.
+    suspects_->Read(files_);
+    if (Status cleared = config_->catalog->ClearReading(task.job_id, task.task_id); !cleared.ok()) {
+      // Left marks only make these files suspects after a restart (read alone once more).
+      MR_LOG(kWarning) << "job " << task.job_name
+                       << ": could not clear the marks of the files read: " << cleared.message();
+    }
     return loaded;
   }
 
@@ -141,6 +157,7 @@ class FileBatch final : public SourceBatch {
   const JobProperties properties_;
   const FileJobSourceConfig* const config_;
   const load::FetchOptions fetch_;
+  const std::shared_ptr<CrashSuspects> suspects_;
   std::unique_ptr<NextBatch> ahead_;  // holds the read ahead's fetcher and its directory
 };
 
@@ -172,6 +189,22 @@ load::FetchOptions FileJobSource::FetchOptions() const {
   fetch.parallelism = config_.download_parallelism;
   fetch.copy_local = true;  // the ledger records the version that was read
   return fetch;
+}
+
+Result<std::shared_ptr<CrashSuspects>> FileJobSource::Suspects(const JobRecord& job) {
+  {
+    MutexLock lock(&mu_);
+    if (suspects_ != nullptr) return suspects_;
+  }
+  MR_ASSIGN_OR_RETURN(std::vector<ReadingMark> left, config_.catalog->ReadingMarks(job.id));
+  if (!left.empty()) {
+    MR_LOG(kWarning) << "job " << job.name << ": the server stopped while reading " << left.size()
+                     << " file(s), first " << left.front().key << "; they are read one at a time";
+  }
+  auto suspects = std::make_shared<CrashSuspects>(left, config_.last_stop_was_fault);
+  MutexLock lock(&mu_);
+  suspects_ = suspects;
+  return suspects;
 }
 
 Result<std::string> FileJobSource::Reconcile(const JobRecord& job, bool* unsettled) {
@@ -222,6 +255,8 @@ Result<std::string> FileJobSource::Reconcile(const JobRecord& job, bool* unsettl
 }
 
 Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limits) {
+  auto suspects = Suspects(job);
+  if (!suspects.ok()) return JobError(JobErrorCode::kLoad, suspects.status());
   Polled polled;
   const Clock::SteadyTime now = config_.clock->SteadyNow();
   bool reconcile_due = false;
@@ -265,6 +300,8 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
       files.push_back(std::move(pending_.front()));
       pending_.pop_front();
     }
+    for (size_t keep = (*suspects)->BatchSize(files); files.size() > keep; files.pop_back())
+      pending_.push_front(std::move(files.back()));
     ahead = std::move(ahead_);  // a read ahead not taken now is stale after this task
   }
   if (!files.empty()) {
@@ -275,7 +312,7 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
     polled.oldest_unloaded = OldestModified(files);
     polled.batch = std::make_unique<FileBatch>(job.current_offset, job.current_offset,
                                                std::move(files), std::move(spec), job.properties,
-                                               &config_, FetchOptions(), nullptr);
+                                               &config_, FetchOptions(), *suspects, nullptr);
     return polled;
   }
 
@@ -296,6 +333,12 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
     polled.lag_items = static_cast<int64_t>(listing.unsettled_files);
     return polled;
   }
+  if (const size_t keep = (*suspects)->BatchSize(listing.files); keep < listing.files.size()) {
+    // Read alone: neither the rest nor a read ahead listed after them joins this batch.
+    listing.files.resize(keep);
+    listing.more = true;
+    ahead.reset();
+  }
   polled.more = listing.more || listing.unsettled_files > 0;
   polled.lag_items = static_cast<int64_t>(listing.files.size());
   uint64_t batch_bytes = 0;
@@ -303,7 +346,7 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
     batch_bytes += f.size;
   polled.lag_bytes = static_cast<int64_t>(batch_bytes);
   polled.oldest_unloaded = OldestModified(listing.files);
-  if (listing.more && batch_bytes <= kReadAheadMaxBytes) {
+  if (listing.more && batch_bytes <= kReadAheadMaxBytes && (*suspects)->empty()) {
     source::ListOptions after = list;
     after.start_after = listing.files.back().key;
     auto next = std::make_unique<NextBatch>(config_.files, config_.options.kind, after,
@@ -314,7 +357,7 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
   const Offset end = Offset::FileName(listing.files.back().key);
   polled.batch = std::make_unique<FileBatch>(job.current_offset, end, std::move(listing.files),
                                              std::move(spec), job.properties, &config_,
-                                             FetchOptions(), std::move(ahead));
+                                             FetchOptions(), *suspects, std::move(ahead));
   return polled;
 }
 

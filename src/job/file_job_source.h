@@ -16,6 +16,10 @@
 //   is at the same epoch and offset it was listed for.
 // - A batch loads in rounds (file_load_rounds.h); its files download in the background while
 //   earlier ones load.
+// - Crash suspects (crash_suspects.h): a task marks its files in the catalog before it reads
+//   them and clears the marks after. The first Poll reads the marks a stopped server left; while
+//   any is left, a batch that holds one is cut so that it is read alone (no read ahead then),
+//   and a file that stopped the server too often is quarantined unread.
 // - Polled's lag (files, bytes, and the last-modified time of the oldest) covers the files of
 //   the batch returned, at most max_items of them: not what lies past the batch's limits.
 // - Thread-safety: see job_source.h; LookAgain may be called from any thread.
@@ -37,6 +41,7 @@
 
 namespace millrace::job {
 
+class CrashSuspects;
 class NextBatch;
 
 // A dry run of a new job's first task (FileJobSource::LoadFirstBatch, for EXPLAIN CREATE JOB):
@@ -78,6 +83,7 @@ struct FileJobSourceConfig {
   const FailPoints* fail_points = nullptr;  // may be null
   std::string work_root;                    // downloads go to work directories under it
   int download_parallelism = 8;
+  bool last_stop_was_fault = false;  // the previous process died of a fault (crash_suspects.h)
 };
 
 class FileJobSource final : public JobSource {
@@ -111,6 +117,8 @@ class FileJobSource final : public JobSource {
   // ("" when none).
   Result<std::string> Reconcile(const JobRecord& job, bool* unsettled);
   load::FetchOptions FetchOptions() const;
+  // The crash suspects of `job`, read from the catalog on the first call.
+  Result<std::shared_ptr<CrashSuspects>> Suspects(const JobRecord& job);
 
   const FileJobSourceConfig config_;
   const LoadSpec spec_template_;
@@ -120,6 +128,8 @@ class FileJobSource final : public JobSource {
   // reconciliation.
   std::deque<source::FileInfo> pending_ GUARDED_BY(mu_);
   std::unique_ptr<NextBatch> ahead_ GUARDED_BY(mu_);
+  // From the marks left at start-up; null until the first Poll read them.
+  std::shared_ptr<CrashSuspects> suspects_ GUARDED_BY(mu_);
 };
 
 }  // namespace millrace::job

@@ -39,7 +39,9 @@ class RoundRunner {
         over_filter_ratio_(request.over_filter_ratio),
         fetcher_(*request.fetcher),
         fail_points_(request.fail_points),
-        shapes_(files_.size()) {}
+        shapes_(files_.size()) {
+    if (request.set_aside != nullptr) quarantined_ = *request.set_aside;
+  }
 
   Result<LoadedBatch> Run() {
     group_small_files_ = BatchLoader::CanGroup(spec_);
@@ -113,6 +115,16 @@ class RoundRunner {
     return std::string();
   }
 
+  // Crash window: the statement about to read `group`.
+  Status BeforeReading(const std::vector<size_t>& group) const {
+    if (fail_points_ == nullptr || fail_points_->empty()) return Status::Ok();
+    for (size_t k : group) {
+      Status s = fail_points_->Check("task.reading", files_[k].key);
+      if (!s.ok()) return JobError(JobErrorCode::kLoad, s);
+    }
+    return Status::Ok();
+  }
+
   // The shape of file i when it may join a group, else nullptr.
   const std::vector<std::string>* Groupable(size_t i, const std::string& path) {
     if (files_[i].size == 0 || files_[i].size > kGroupFileBytes || path.empty()) return nullptr;
@@ -150,7 +162,7 @@ class RoundRunner {
     for (uint64_t bytes = files_[i].size;
          shape != nullptr && group->back() + 1 < files_.size() && group->size() < kGroupMaxFiles;) {
       const size_t j = group->back() + 1;
-      if (bytes + files_[j].size > kGroupMaxBytes) break;
+      if (bytes + files_[j].size > kGroupMaxBytes || quarantined_.count(j) > 0) break;
       MR_ASSIGN_OR_RETURN(std::string next, Readable(j));
       const std::vector<std::string>* next_shape =
           quarantined_.count(j) > 0 ? nullptr : Groupable(j, next);
@@ -172,7 +184,10 @@ class RoundRunner {
     if (!by_key.ok()) return JobError(JobErrorCode::kLoad, by_key.status());
     size_t i = 0;
     while (i < files_.size()) {
-      MR_ASSIGN_OR_RETURN(std::string path, Readable(i));
+      std::string path;
+      if (quarantined_.count(i) == 0) {
+        MR_ASSIGN_OR_RETURN(path, Readable(i));
+      }
       if (auto q = quarantined_.find(i); q != quarantined_.end()) {
         Record(r, i, FileState::kQuarantined, FileLoad(), q->second);
         ++i;
@@ -181,6 +196,7 @@ class RoundRunner {
       std::vector<size_t> group;
       std::vector<std::string> paths;
       MR_RETURN_IF_ERROR(Group(i, path, *by_key, &group, &paths));
+      MR_RETURN_IF_ERROR(BeforeReading(group));
       Result<std::vector<FileLoad>> loaded = std::vector<FileLoad>();
       if (group.size() > 1) {
         loaded = loader.LoadGroupFast(paths);
@@ -228,7 +244,8 @@ class RoundRunner {
   bool careful_ = false;
   bool group_small_files_ = false;
   bool first_fetched_ = false;
-  // Files set aside for this task (on_error = skip_file), with the reason.
+  // Files set aside for this task (on_error = skip_file, or FileLoadRequest::set_aside), with
+  // the reason.
   std::map<size_t, std::string> quarantined_;
   std::vector<std::optional<std::vector<std::string>>> shapes_;
 };

@@ -14,10 +14,15 @@
 //   LOADED or QUARANTINED) and statistics; or an error carrying its JobErrorCode: kLoad,
 //   kGetRemoteData (a download failed), kTooManyFailureRows. An interrupted statement (PAUSE,
 //   DROP, stop) is returned CANCELLED and never makes a file bad.
+// - Files in `set_aside` are never read: they are QUARANTINED with the reason given, whatever
+//   on_error says (crash_suspects.h).
 // - Crash window: fail point "task.after_download" (scope: the job name) once the first file
-//   is fetched, before anything is inserted.
+//   is fetched, before anything is inserted. Fail point "task.reading" (scope: the file's key)
+//   just before a statement reads the file: "crash" there stands in for a reader that kills the
+//   process.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +44,8 @@ struct FileLoadRequest {
   // Dry runs (job_dry_run.h): when set, a batch with too many filtered rows is returned with
   // its transaction open, and the error its task fails with (kTooManyFailureRows) is put here.
   Status* over_filter_ratio = nullptr;
+  // Files not to read (index in `files` -> the reason they are quarantined); may be null.
+  const std::map<size_t, std::string>* set_aside = nullptr;
 };
 
 Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,

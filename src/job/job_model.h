@@ -120,4 +120,15 @@ struct LedgerEntry {
   std::string error;
 };
 
+// A file a task is reading (CatalogStore::MarkReading): written before the read and cleared
+// after it, so a mark found at start-up names a file the server was reading when it stopped
+// (crash_suspects.h).
+struct ReadingMark {
+  std::string key;
+  int64_t task_id = 0;
+  int64_t batch_files = 0;    // how many files the task was reading together
+  int64_t alone_crashes = 0;  // earlier stops while this file was read alone
+  int64_t started_us = 0;
+};
+
 }  // namespace millrace::job

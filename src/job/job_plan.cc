@@ -61,6 +61,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   source.fail_points = config_.fail_points;
   source.work_root = config_.work_root;
   source.download_parallelism = config_.download_parallelism;
+  source.last_stop_was_fault = config_.last_stop_was_fault;
   plan->source = std::make_shared<FileJobSource>(std::move(source));
   return std::shared_ptr<const JobPlan>(std::move(plan));
 }

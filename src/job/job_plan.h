@@ -54,6 +54,7 @@ struct PlanBuilderConfig {
   const FailPoints* fail_points = nullptr;  // may be null
   std::string work_root;
   int download_parallelism = 8;
+  bool last_stop_was_fault = false;  // FileJobSourceConfig::last_stop_was_fault
 };
 
 class PlanBuilder {

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "common/fault_record.h"
 #include "common/logging.h"
 #include "job/duckdb_catalog.h"
 #include "job/job_errors.h"
@@ -19,14 +20,14 @@ namespace millrace::job {
 
 class JobService::Impl final : public JobSnapshotSource {
  public:
-  explicit Impl(JobServiceConfig config)
+  Impl(JobServiceConfig config, bool last_stop_was_fault)
       : config_(std::move(config)),
         catalog_(config_.db, config_.db->options().path.empty() ? std::string("memory")
                                                                 : config_.db->options().path),
         scheduler_(config_.clock),
         plans_(PlanBuilderConfig{config_.db, config_.clock, &catalog_, config_.make_source,
                                  config_.make_change_source, config_.fail_points, config_.work_root,
-                                 config_.download_parallelism}),
+                                 config_.download_parallelism, last_stop_was_fault}),
         statements_(JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_,
                                         &config_.access, config_.tasks.paused_check}),
         runner_(TaskRunnerConfig{config_.clock, &catalog_, &scheduler_, config_.fail_points,
@@ -115,7 +116,10 @@ Status JobService::Impl::Init() {
     worker_conns_.push_back(std::move(conn));
   }
   for (auto& sink : sinks_)
-    workers_.emplace_back([this, s = sink.get()] { WorkerLoop(s); });
+    workers_.emplace_back([this, s = sink.get()] {
+      ProtectThisThread();
+      WorkerLoop(s);
+    });
   return Status::Ok();
 }
 
@@ -218,7 +222,17 @@ Result<std::unique_ptr<JobService>> JobService::Start(JobServiceConfig config) {
   if (config.db == nullptr || config.clock == nullptr || !config.make_source) {
     return Status::InvalidArgument("JobService needs a database, a clock and a source factory");
   }
-  auto impl = std::make_unique<Impl>(std::move(config));
+  bool fault = false;
+  if (!config.fault_record.empty()) {
+    MR_ASSIGN_OR_RETURN(const std::string signal, TakeFaultRecord(config.fault_record));
+    if (!signal.empty()) {
+      MR_LOG(kWarning) << "the previous server process died of " << signal
+                       << "; files it was reading are read one at a time";
+    }
+    fault = !signal.empty();
+    MR_RETURN_IF_ERROR(InstallFaultRecorder(config.fault_record));
+  }
+  auto impl = std::make_unique<Impl>(std::move(config), fault);
   MR_RETURN_IF_ERROR(impl->Init());
   return std::unique_ptr<JobService>(new JobService(std::move(impl)));
 }

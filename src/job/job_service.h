@@ -61,6 +61,10 @@ struct JobServiceConfig {
   engine::Database* db = nullptr;  // not owned
   Clock* clock = nullptr;          // not owned
   std::string work_root;           // downloads go to work directories under it
+  // Where a fault of this process is recorded for the next one (common/fault_record.h): read
+  // and removed by Start, which then installs the recorder. "" for none (a crash then counts as
+  // a kill: job/crash_suspects.h).
+  std::string fault_record;
   load::SourceFactory make_source;
   ChangeSourceFactory make_change_source;   // cdc_stream(...) jobs; empty: refused
   const FailPoints* fail_points = nullptr;  // may be null

@@ -395,12 +395,12 @@ void WriteVersion2Catalog(engine::Database* db, const std::string& where) {
   DuckDbCatalogStore store(db, where);
   ASSERT_TRUE(store.Open().ok());
   auto conn = engine::ConnectOrDie(*db);
-  ASSERT_TRUE(
-      conn->Execute("DROP TABLE __millrace.users; DROP TABLE __millrace.grants; "
-                    "DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
-                    "DROP TABLE __millrace.table_models; DROP TABLE __millrace.load_labels; "
-                    "UPDATE __millrace.catalog_version SET version = 2")
-          .ok());
+  ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.users; DROP TABLE __millrace.grants; "
+                            "DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
+                            "DROP TABLE __millrace.table_models; DROP TABLE "
+                            "__millrace.load_labels; DROP TABLE __millrace.reading; "
+                            "UPDATE __millrace.catalog_version SET version = 2")
+                  .ok());
 }
 
 bool HasUserTables(engine::Connection& conn) {
@@ -446,7 +446,7 @@ void CatalogMigrationTest::MigrateVersion2() {
   std::erase_if(after, [](const std::vector<std::string>& row) {
     return row.size() > 1 && row[0] == "__millrace" &&
            (row[1] == "users" || row[1] == "grants" || row[1] == "audit" ||
-            row[1] == "table_models" || row[1] == "load_labels");
+            row[1] == "table_models" || row[1] == "load_labels" || row[1] == "reading");
   });
   Rows expected = before;
   for (Rows* rows : {&expected, &after}) {

@@ -146,6 +146,15 @@ class FaultyCatalog final : public CatalogStore {
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override {
     return store_->RecordFiles(entries);
   }
+  Status MarkReading(int64_t id, const std::vector<ReadingMark>& marks) override {
+    return store_->MarkReading(id, marks);
+  }
+  Status ClearReading(int64_t id, int64_t task_id) override {
+    return store_->ClearReading(id, task_id);
+  }
+  Result<std::vector<ReadingMark>> ReadingMarks(int64_t id) override {
+    return store_->ReadingMarks(id);
+  }
   Result<access::UserCatalog> LoadUsers() override { return store_->LoadUsers(); }
   Status InsertUser(const access::UserRecord& user) override { return store_->InsertUser(user); }
   Status UpdateUser(const access::UserRecord& user) override { return store_->UpdateUser(user); }

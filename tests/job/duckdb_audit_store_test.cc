@@ -65,11 +65,11 @@ TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
     ASSERT_TRUE(store.Open().ok());
   }
   auto conn = engine::ConnectOrDie(*db);
-  ASSERT_TRUE(
-      conn->Execute("DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
-                    "DROP TABLE __millrace.table_models; DROP TABLE __millrace.load_labels; "
-                    "UPDATE __millrace.catalog_version SET version = 3")
-          .ok());
+  ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
+                            "DROP TABLE __millrace.table_models; DROP TABLE "
+                            "__millrace.load_labels; DROP TABLE __millrace.reading; "
+                            "UPDATE __millrace.catalog_version SET version = 3")
+                  .ok());
   DuckDbCatalogStore store(db.get(), "test");
   ASSERT_EQ(store.StoredVersion().value(), 3);
   ASSERT_TRUE(store.Open().ok());

@@ -118,6 +118,7 @@ class ReportingSource final : public source::FileSource {
   config.db = db->get();
   config.clock = Clock::Real();
   config.work_root = db_path + ".work";
+  config.fault_record = db_path + ".fault";
   config.fail_points = &*points;
   config.tasks.retry_backoff = std::chrono::milliseconds(10);
   config.make_source =
@@ -344,6 +345,65 @@ TEST_P(JobCrashTest, EveryFailPointCrashWindowRecovers) {
     ASSERT_TRUE(WaitUntilLoaded(files)) << point;
     ExpectExactlyOnce(files);
   }
+}
+
+// A file that crashes the process whenever it is read (fail point "task.reading" on its key,
+// std::abort, stands in for a reader that crashes): the server reads the crashed batch's files
+// one at a time, crashes twice more on that file alone (a kill -9 in between is not counted),
+// then quarantines it unread, and the job goes on.
+TEST_P(JobCrashTest, AFileThatKillsTheReaderIsQuarantinedAfterRestarts) {
+  constexpr int kFiles = 6;
+  for (int f = 0; f < kFiles; ++f)
+    WriteDataFile(f);
+  const std::string killer = "task.reading/" + DataFilePath(3) + "=abort";
+  // 1: the batch of six; 2 and 3: f000003 alone (the files before it load alone first).
+  for (int stop = 1; stop <= 3; ++stop) {
+    child_ = StartChild(killer, stop == 1);
+    int status = 0;
+    ASSERT_TRUE(WaitFor([&] { return waitpid(child_, &status, WNOHANG) == child_; }))
+        << "stop " << stop;
+    ASSERT_TRUE(WIFSIGNALED(status)) << "stop " << stop;
+    EXPECT_EQ(WTERMSIG(status), SIGABRT) << "stop " << stop;
+    if (stop == 2) {
+      // A kill -9 meanwhile, while f000003 is read alone again, is not counted against it.
+      child_ = StartChild("task.reading/" + DataFilePath(3) + "=crash", false);
+      ASSERT_TRUE(WaitFor([&] { return waitpid(child_, &status, WNOHANG) == child_; }));
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 137);
+    }
+  }
+  // The fail point stays: were the file read again, the child would die again.
+  child_ = StartChild(killer, false);
+  const std::string last = DataFilePath(kFiles - 1);
+  ASSERT_TRUE(WaitFor([&] {
+    for (const ListingLine& line : ChildListings()) {
+      if (line.start_after >= last && line.last_listed.empty()) return true;
+    }
+    return false;
+  }));
+  EXPECT_EQ(waitpid(child_, nullptr, WNOHANG), 0) << "the fourth start died too";
+  KillAndReap(child_);
+  child_ = -1;
+
+  auto db = engine::OpenOrDie({.path = db_path_});
+  auto conn = engine::ConnectOrDie(*db);
+  // Every other file once; the killer's rows none.
+  EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM t"),
+            std::to_string((kFiles - 1) * kRowsPerFile));
+  EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(DISTINCT file) FROM t WHERE file <> 3"),
+            std::to_string(kFiles - 1));
+  EXPECT_EQ(engine::QueryTextRows(*conn, "SELECT state, error FROM __millrace.files WHERE key = " +
+                                             engine::QuoteLiteral(DataFilePath(3)))
+                .value(),
+            (std::vector<std::vector<std::string>>{
+                {"QUARANTINED",
+                 "the server crashed 2 times while reading this file alone; it is set aside so "
+                 "that the job goes on (ALTER JOB ... RETRY FILE reads it again)"}}));
+  EXPECT_EQ(
+      engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"),
+      std::to_string(kFiles - 1));
+  EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.reading"), "0")
+      << "marks are cleared after each read";
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, JobCrashTest,
