@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "engine/duckdb_status.h"
 #include "engine/statement_plan.h"
+#include "load/read_error.h"
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
 #include "table/model_catalog.h"
@@ -29,9 +30,12 @@ int64_t LinesBeforeData(const load::FileFunctionOptions& options) {
                                                                                            : lines;
 }
 
-bool IsEmptyFile(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::file_size(path, ec) == 0 && !ec;
+// A file with no record loads 0 rows, without a reader (load::HoldsNoRecord).
+Result<bool> HoldsNoRecord(const load::FileFunctionOptions& options, const std::string& key,
+                           const std::string& readable) {
+  auto none = load::HoldsNoRecord(options, readable);
+  if (!none.ok()) return load::DescribeReadError(none.status(), key, {readable});
+  return *none;
 }
 
 }  // namespace
@@ -141,11 +145,12 @@ Result<bool> BatchLoader::WritesByKey() {
 }
 
 Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
-  if (IsEmptyFile(readable)) return FileLoad();
+  MR_ASSIGN_OR_RETURN(const bool no_record, HoldsNoRecord(spec_.options, key, readable));
+  if (no_record) return FileLoad();
   if (Status s = LoadTargetColumns(); !s.ok()) return s.WithContext("file " + key);
   if (by_key_) return LoadCareful(key, readable);
   auto rows = InsertOver({readable});
-  if (!rows.ok()) return rows.status().WithContext("file " + key);
+  if (!rows.ok()) return load::DescribeReadError(rows.status(), key, {readable});
   FileLoad load;
   load.rows = *rows;
   return load;
@@ -245,8 +250,9 @@ Status BatchLoader::LoadModel() {
 }
 
 Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::string& readable) {
-  if (IsEmptyFile(readable)) return FileLoad();
-  auto with_file = [&](const Status& s) { return s.WithContext("file " + key); };
+  MR_ASSIGN_OR_RETURN(const bool no_record, HoldsNoRecord(spec_.options, key, readable));
+  if (no_record) return FileLoad();
+  auto with_file = [&](const Status& s) { return load::DescribeReadError(s, key, {readable}); };
   if (Status s = LoadTargetColumns(); !s.ok()) return with_file(s);
   auto select = SelectOver({readable}, /*fast=*/false);
   if (!select.ok()) return with_file(select.status());

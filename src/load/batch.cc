@@ -8,6 +8,7 @@
 
 #include "load/csv_last_line.h"
 #include "load/json_nesting.h"
+#include "load/read_error.h"
 #include "load/reader_sql.h"
 
 namespace millrace::load {
@@ -123,7 +124,7 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
     Status downloaded = source_.Download(file, out.path);
     if (!downloaded.ok()) {
-      out.status = downloaded.WithContext("file " + file.key);
+      out.status = DescribeReadError(downloaded, file.key, {work_dir_});
       out.download_failed = true;
       out.path.clear();
       return out;
@@ -134,7 +135,7 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
   auto prepared = PrepareLocalFile(out.path, options_.compression, work_dir_, static_cast<int>(i),
                                    options_.max_decompressed_bytes);
   if (!prepared.ok()) {
-    out.status = prepared.status().WithContext("file " + file.key);
+    out.status = DescribeReadError(prepared.status(), file.key, {work_dir_});
     out.path.clear();
     return out;
   }
@@ -147,7 +148,7 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     shape = CheckCsvLastLine(out.path, options_.csv_line_end);
   }
   if (!shape.ok()) {
-    out.status = shape.WithContext("file " + file.key);
+    out.status = DescribeReadError(shape, file.key, {work_dir_});
     out.path.clear();
   }
   return out;

@@ -58,6 +58,7 @@ Status CheckJsonNesting(const std::string& path, int max_depth) {
   bool in_string = false;
   size_t carried_backslashes = 0;  // a run of them ending the previous block, inside a string
   uint64_t consumed = 0;           // bytes of the file before this block
+  uint64_t outer_start = 0;        // where the outermost value still open began
   while (in) {
     in.read(block.data(), static_cast<std::streamsize>(block.size()));
     const size_t got = static_cast<size_t>(in.gcount());
@@ -88,6 +89,7 @@ Status CheckJsonNesting(const std::string& path, int max_depth) {
       }
       const unsigned char c = static_cast<unsigned char>(data[i]);
       if (kStructural[c]) {
+        if (depth == 0) outer_start = consumed + i;
         if (c == '"') {
           in_string = true;
           carried_backslashes = 0;
@@ -112,8 +114,10 @@ Status CheckJsonNesting(const std::string& path, int max_depth) {
   if (depth > 0 || in_string) {
     return Status::InvalidArgument(
         "JSON ends inside " + std::string(in_string ? "a string" : "an array or object") +
-        " at its end, line " + std::to_string(LinesUpTo(path, consumed).last_content) +
-        " (the file is truncated?): no part of it is loaded");
+        ": the value that starts at line " + std::to_string(LinesUpTo(path, outer_start).at) +
+        " is not closed by the end of the file, line " +
+        std::to_string(LinesUpTo(path, consumed).last_content) +
+        " (truncated, or a line cut short?); no part of the file is loaded");
   }
   return Status::Ok();
 }

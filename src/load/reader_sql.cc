@@ -33,9 +33,9 @@ std::string FileList(const std::vector<std::string>& files) {
   return out + "]";
 }
 
-Status CorruptError(const std::string& in, Compression c, const std::string& detail) {
-  return Status::DataLoss("file '" + in + "' is not a valid " + std::string(CompressionName(c)) +
-                          " stream: " + detail);
+// Errors name the stream, not the work copy they are read from: the caller adds the file's key.
+Status CorruptError(Compression c, const std::string& detail) {
+  return Status::DataLoss("not a valid " + std::string(CompressionName(c)) + " stream: " + detail);
 }
 
 // Streams `in` through `step` (which consumes input and produces output) and checks that the
@@ -53,14 +53,31 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
   std::vector<char> output(kChunk);
   bool ended = false;
   uint64_t written = 0;
+  int members_ended = 0;       // streams decoded whole so far
+  uint64_t member_output = 0;  // bytes the current stream produced
+  const std::string name(CompressionName(c));
   auto run = [&](const char* next, size_t avail, size_t* consumed, size_t* produced) -> Status {
     Status r = step(next, avail, output.data(), output.size(), consumed, produced, &ended);
-    if (!r.ok()) return CorruptError(in, c, r.message());
+    if (!r.ok() && member_output == 0 && *produced == 0) {
+      // The decoder refused a stream's first bytes.
+      return members_ended == 0
+                 ? CorruptError(c, "the file does not start as a " + name +
+                                       " stream (is it compressed at all? name it without the "
+                                       "suffix, or set \"compress_type\")")
+                 : CorruptError(c, "bytes after the end of the " + name +
+                                       " stream are not another " + name +
+                                       " stream (trailing garbage)");
+    }
+    if (!r.ok()) return CorruptError(c, r.message());
     written += *produced;
+    member_output += *produced;
+    if (ended) {
+      ++members_ended;
+      member_output = 0;
+    }
     if (written > max_bytes) {
       return Status::ResourceExhausted(
-          "file '" + in + "' expands past " + std::to_string(max_bytes) + " bytes when " +
-          std::string(CompressionName(c)) +
+          "expands past " + std::to_string(max_bytes) + " bytes when " + name +
           " is decoded (a decompression bomb, or set \"max_decompressed_bytes\")");
     }
     if (*produced > 0 && std::fwrite(output.data(), 1, *produced, dst.get()) != *produced) {
@@ -75,14 +92,14 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
     size_t avail = n;
     while (avail > 0) {
       if (ended) {
-        if (!reset()) return CorruptError(in, c, "trailing data after the end of the stream");
+        if (!reset()) return CorruptError(c, "trailing data after the end of the stream");
         ended = false;
       }
       size_t consumed = 0;
       size_t produced = 0;
       MR_RETURN_IF_ERROR(run(next, avail, &consumed, &produced));
       if (consumed == 0 && produced == 0 && !ended) {
-        return CorruptError(in, c, "the decoder makes no progress");
+        return CorruptError(c, "the decoder makes no progress");
       }
       next += consumed;
       avail -= consumed;
@@ -96,7 +113,7 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
     }
   }
   if (std::ferror(src.get())) return Status::IoError("cannot read '" + in + "'");
-  if (!ended) return CorruptError(in, c, "truncated (the stream ends before its end marker)");
+  if (!ended) return CorruptError(c, "truncated (the stream ends before its end marker)");
   if (std::fflush(dst.get()) != 0) return Status::IoError("cannot write '" + out + "'");
   return Status::Ok();
 }
@@ -210,9 +227,11 @@ std::string CsvDialect(const CsvOptions& csv) {
   std::string out =
       "delim=" + QuoteLiteral(csv.column_separator) + ", quote=" + QuoteLiteral(quote);
   if (!csv.escape.empty()) out += ", escape=" + QuoteLiteral(csv.escape);
-  out += ", new_line=" + QuoteLiteral(csv.line_delimiter == "\r\n" ? "\\r\\n"
-                                      : csv.line_delimiter == "\r" ? "\\r"
-                                                                   : "\\n");
+  // "\n", the default, is left to DuckDB, which then ends lines at \n, \r\n or \r: a file
+  // written on Windows loads without \r in its last column (given as \n, DuckDB refused it).
+  if (csv.line_delimiter != "\n") {
+    out += ", new_line=" + QuoteLiteral(csv.line_delimiter == "\r\n" ? "\\r\\n" : "\\r");
+  }
   return out;
 }
 
@@ -257,6 +276,12 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
     }
     return true;
   };
+  // The length of the line end at i, 0 when none: the default \n also ends lines at \r\n, as
+  // DuckDB reads them (CsvDialect).
+  auto line_end = [&](size_t i) -> size_t {
+    if (starts_with(i, newline)) return newline.size();
+    return newline == "\n" && starts_with(i, "\r\n") ? 2 : 0;
+  };
   if (starts_with(0, "\xEF\xBB\xBF")) pos = 3;
   for (int64_t line = 0; line < skip; ++line) {
     while (at(pos) >= 0 && !starts_with(pos, newline))
@@ -264,6 +289,10 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
     if (at(pos) < 0) return std::vector<std::string>();
     pos += newline.size();
   }
+  // Blank lines hold no record (DuckDB skips them too): a file of only line ends has none.
+  for (size_t end; (end = line_end(pos)) > 0;)
+    pos += end;
+  const size_t record_start = pos;
   std::vector<std::string> fields(1);
   bool quoted = false;
   while (true) {
@@ -287,7 +316,7 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
       }
       continue;
     }
-    if (starts_with(pos, newline)) break;
+    if (line_end(pos) > 0) break;
     if (starts_with(pos, sep)) {
       fields.emplace_back();
       pos += sep.size();
@@ -302,7 +331,7 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
       return Status::InvalidArgument("file '" + path + "': the first record is longer than 16 MiB");
     }
   }
-  if (fields.size() == 1 && fields[0].empty() && at(pos) < 0 && pos <= 3) {
+  if (fields.size() == 1 && fields[0].empty() && at(pos) < 0 && pos == record_start) {
     return std::vector<std::string>();  // no record at all
   }
   return fields;
@@ -557,6 +586,17 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
     columns += QuoteLiteral(row[0]) + ": " + QuoteLiteral(type);
   }
   return columns + "}";
+}
+
+Result<bool> HoldsNoRecord(const FileFunctionOptions& options, const std::string& path) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Status::IoError("cannot read '" + path + "': " + ec.message());
+  if (size == 0) return true;
+  if (options.format == Format::kJson || options.format == Format::kParquet) return false;
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> first,
+                      ReadFirstRecord(path, options.csv, options.csv.skip_lines));
+  return first.empty();
 }
 
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,

@@ -5,7 +5,8 @@
 // - PrepareLocalFile makes a file readable by DuckDB's readers: a compressed file (any codec)
 //   is decompressed into `work_dir` — DuckDB's own gzip and zstd readers accept truncated
 //   streams silently, ours do not; a plain file whose name suggests compression gets a plain
-//   name. Errors name the file (a truncated or corrupt stream is DATA_LOSS).
+//   name. Errors say what is wrong with the stream (a truncated or corrupt one is DATA_LOSS),
+//   not which file: the caller names it by its key (read_error.h), never by a work path.
 // - BuildReadSql returns a parenthesized SELECT usable where a table stands. Columns:
 //   csv -> c1..cN, all VARCHAR (as Doris); csv_with_names -> names from the header, VARCHAR;
 //   csv_with_names_and_types -> names from line 1, line 2 (types) skipped, VARCHAR;
@@ -69,6 +70,9 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
                                       engine::Connection& sniff,
                                       const std::map<std::string, std::string>& wanted = {});
 
+// True when the file at `path` holds no record to load: it is empty, or (CSV) holds nothing
+// but its skipped lines and blank lines. Such a file loads 0 rows, without a reader.
+Result<bool> HoldsNoRecord(const FileFunctionOptions& options, const std::string& path);
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path);
 

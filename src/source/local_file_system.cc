@@ -82,9 +82,19 @@ class PosixFileSystem final : public LocalFileSystem {
   }
 
   Result<std::unique_ptr<ReadableFile>> OpenForRead(const std::string& path) override {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
-    return std::unique_ptr<ReadableFile>(std::make_unique<PosixReadableFile>(fd, path));
+    auto file = std::make_unique<PosixReadableFile>(fd, path);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return ErrnoStatus(errno, "cannot stat", path);
+    if (!S_ISREG(st.st_mode)) {
+      return Status::InvalidArgument(path + " is not a regular file (a FIFO, socket or device)");
+    }
+    if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+      return ErrnoStatus(errno, "cannot read", path);
+    }
+    return std::unique_ptr<ReadableFile>(std::move(file));
   }
 
   Result<std::string> Resolve(const std::string& path) override {

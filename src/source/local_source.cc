@@ -147,8 +147,10 @@ Status LocalSource::Walk(const std::string& directory, const std::string& start_
         continue;
       }
       MR_RETURN_IF_ERROR(Walk(path, start_after, out));
-    } else if (stat->is_regular && path > start_after && glob_.Matches(path)) {
-      out->push_back({std::move(path), *stat});
+    } else if (path > start_after && glob_.Matches(path)) {
+      // A FIFO, socket or device that matches is not skipped in silence: reading it fails as
+      // that file's own error ("not a regular file"), like an entry that cannot be looked at.
+      out->push_back({std::move(path), *stat, /*unreadable=*/!stat->is_regular});
     }
   }
   return Status::Ok();

@@ -67,7 +67,7 @@ TEST_F(JobBadInputTest, EachBadFilePausesTheJobNamingTheFile) {
       {"truncated.csv.gz", "csv", "truncated (the stream ends before its end marker)"},
       {"truncated.csv.zst", "csv", "truncated (the stream ends before its end marker)"},
       {"corrupt.parquet", "parquet", "No magic bytes found at end of file"},
-      {"invalid.json", "json", "JSON ends inside an array or object at its end, line 2"},
+      {"invalid.json", "json", "the value that starts at line 2 is not closed by the end of the file, line 2"},
       {"wrong_columns.csv", "csv", "Expected Number of Columns: 2 Found: 3"},
   };
   for (const auto& [file, format, error] : cases) {

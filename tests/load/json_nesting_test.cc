@@ -67,15 +67,23 @@ TEST_F(JsonNestingTest, AFileThatEndsInsideAValueIsRefusedWhole) {
   EXPECT_TRUE(CheckJsonNesting(Write("whole.json", whole)).ok());
   const Status cut = CheckJsonNesting(Write("cut.json", array + ",\n"));
   ASSERT_FALSE(cut.ok());
-  EXPECT_NE(cut.message().find("ends inside an array or object at its end, line 101"),
+  EXPECT_NE(cut.message().find("ends inside an array or object: the value that starts at line 1 "
+                               "is not closed by the end of the file, line 101"),
             std::string::npos)
       << cut.message();
   const Status in_string = CheckJsonNesting(Write("string.json", "{\"a\": \"unfinished"));
   ASSERT_FALSE(in_string.ok());
-  EXPECT_NE(in_string.message().find("ends inside a string at its end, line 1"), std::string::npos)
+  EXPECT_NE(in_string.message().find("ends inside a string: the value that starts at line 1 "),
+            std::string::npos)
       << in_string.message();
-  // Lines: a truncated last line of newline-delimited JSON.
-  EXPECT_FALSE(CheckJsonNesting(Write("lines.json", "{\"a\": 1}\n{\"a\": ")).ok());
+  // Lines: a line of newline-delimited JSON cut short is named, not the file's last line.
+  const Status lines =
+      CheckJsonNesting(Write("lines.json", "{\"a\": 1}\n{\"a\": \n{\"a\": 3}\n{\"a\": 4}\n"));
+  ASSERT_FALSE(lines.ok());
+  EXPECT_NE(lines.message().find("the value that starts at line 2 is not closed by the end of the "
+                                 "file, line 4"),
+            std::string::npos)
+      << lines.message();
 }
 
 TEST_F(JsonNestingTest, DuckDbReadsADocumentAsDeepAsTheLimit) {
