@@ -329,6 +329,11 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
   polled.end_offset =
       Offset::FileName(std::max(job.end_offset.Text(kFileNamePart), listing.last_matching_key));
   if (listing.unsettled_files > 0) polled.look_again = kUnsettledPoll;
+  if (!listing.unlisted_directories.empty() && !polled.note) {
+    polled.note = std::to_string(listing.unlisted_directories.size()) +
+                  " directory(ies) passed over: " + listing.unlisted_directories.front() +
+                  "; their files load once they can be listed";
+  }
   if (listing.files.empty()) {
     polled.lag_items = static_cast<int64_t>(listing.unsettled_files);
     return polled;

@@ -62,6 +62,10 @@ struct Listing {
   // Matching files past the returned ones held back because they may still be written
   // (local sources only). When non-zero, poll again after the settle time, not max_interval.
   size_t unsettled_files = 0;
+  // Subdirectories that could not be listed (no permission, an I/O error), "<path>: <why>"
+  // (local sources only). Passed over so that one of them does not stop the job: the files in
+  // them are not seen until they can be listed (then as late files, if below the offset).
+  std::vector<std::string> unlisted_directories;
 };
 
 class FileSource {

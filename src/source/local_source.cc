@@ -116,12 +116,16 @@ Status LocalSource::CheckUnderRoots(const std::string& path, const std::string& 
 }
 
 Status LocalSource::Walk(const std::string& directory, const std::string& start_after,
-                         std::vector<Candidate>* out) const {
+                         std::vector<Candidate>* out, std::vector<std::string>* unlisted) const {
   auto entries = options_.file_system->ListDirectory(directory);
   if (!entries.ok()) {
     // A directory removed while we walk held nothing we could take.
     if (entries.status().code() == StatusCode::kNotFound) return Status::Ok();
-    return entries.status();
+    // The root that cannot be listed fails the listing; one subdirectory must not hold up every
+    // other file: it is passed over, and reported.
+    if (directory == root_) return entries.status();
+    unlisted->push_back(entries.status().message());
+    return Status::Ok();
   }
   const std::string base = directory == "/" ? "" : directory;
   for (const DirectoryEntry& entry : *entries) {
@@ -146,7 +150,7 @@ Status LocalSource::Walk(const std::string& directory, const std::string& start_
           AllExtensionsAtMost(as_prefix, start_after)) {
         continue;
       }
-      MR_RETURN_IF_ERROR(Walk(path, start_after, out));
+      MR_RETURN_IF_ERROR(Walk(path, start_after, out, unlisted));
     } else if (path > start_after && glob_.Matches(path)) {
       // A FIFO, socket or device that matches is not skipped in silence: reading it fails as
       // that file's own error ("not a regular file"), like an entry that cannot be looked at.
@@ -167,11 +171,12 @@ FileInfo LocalSource::ToFileInfo(const std::string& path, const FileStat& stat) 
 
 Result<Listing> LocalSource::List(const ListOptions& options) {
   std::vector<Candidate> candidates;
+  std::vector<std::string> unlisted;
   auto root = options_.file_system->Stat(root_);
   if (!root.ok() && root.status().code() != StatusCode::kNotFound) return root.status();
   if (root.ok() && root->is_directory &&
       (root_ == "/" || !AllExtensionsAtMost(root_ + "/", options.start_after))) {
-    MR_RETURN_IF_ERROR(Walk(root_, options.start_after, &candidates));
+    MR_RETURN_IF_ERROR(Walk(root_, options.start_after, &candidates, &unlisted));
   }
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate& a, const Candidate& b) { return a.path < b.path; });
@@ -210,7 +215,9 @@ Result<Listing> LocalSource::List(const ListOptions& options) {
     }
     builder.Offer(ToFileInfo(candidate.path, candidate.stat));
   }
-  return std::move(builder).Finish();
+  Listing listing = std::move(builder).Finish();
+  listing.unlisted_directories = std::move(unlisted);
+  return listing;
 }
 
 Result<FileInfo> LocalSource::Stat(const std::string& key) {

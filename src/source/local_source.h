@@ -82,8 +82,10 @@ class LocalSource final : public FileSource {
 
   // PERMISSION_DENIED unless canonical `path` lies under a root (or there are none).
   Status CheckUnderRoots(const std::string& path, const std::string& shown) const;
+  // Adds the matching entries under `directory` to `out`; a subdirectory that cannot be listed
+  // is added to `unlisted` ("<path>: <why>") and passed over.
   Status Walk(const std::string& directory, const std::string& start_after,
-              std::vector<Candidate>* out) const;
+              std::vector<Candidate>* out, std::vector<std::string>* unlisted) const;
   bool Settled(const FileStat& stat) const;
   FileInfo ToFileInfo(const std::string& path, const FileStat& stat) const;
   Status CopyListedVersion(const FileInfo& file, ReadableFile* in, int out_fd,

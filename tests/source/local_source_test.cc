@@ -48,6 +48,7 @@ class HookedFileSystem final : public LocalFileSystem {
 
   Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) override {
     ++list_directory_calls;
+    if (before_list) MR_RETURN_IF_ERROR(before_list(path));
     return LocalFileSystem::Posix()->ListDirectory(path);
   }
   Result<FileStat> Stat(const std::string& path) override {
@@ -65,6 +66,7 @@ class HookedFileSystem final : public LocalFileSystem {
   }
 
   StatHook before_stat;
+  StatHook before_list;  // before a directory is listed
   ReadHook before_read;
   int list_directory_calls = 0;
 
@@ -147,6 +149,31 @@ TEST_F(LocalSourceTest, BracesAndDoubleStarWalkOnlyWhereMatchesCanBe) {
   auto deep = MakeLocal(dir_.Join("in/**.csv"));
   EXPECT_EQ(Keys(ListOrDie(*deep)),
             (std::vector<std::string>{dir_.Join("in/6.csv"), dir_.Join("in/x/y/z/5.csv")}));
+}
+
+// A subdirectory that cannot be listed (root bypasses permissions, so a hook fails it the way
+// a directory without +r would) is passed over and reported; the files around it are listed.
+TEST_F(LocalSourceTest, ASubdirectoryThatCannotBeListedIsPassedOverAndReported) {
+  for (const char* name : {"in/a/1.csv", "in/b/2.csv", "in/c/3.csv"})
+    WriteFile(dir_.Join(name), name);
+  HookedFileSystem fs;
+  fs.before_list = [&](const std::string& path) {
+    return path == dir_.Join("in/b")
+               ? Status::PermissionDenied("cannot list directory " + path + ": Permission denied")
+               : Status::Ok();
+  };
+  auto source = MakeLocal(dir_.Join("in/*/*.csv"), &fs);
+  Listing listing = ListOrDie(*source);
+  EXPECT_EQ(Keys(listing),
+            (std::vector<std::string>{dir_.Join("in/a/1.csv"), dir_.Join("in/c/3.csv")}));
+  EXPECT_EQ(listing.unlisted_directories,
+            std::vector<std::string>{"cannot list directory " + dir_.Join("in/b") +
+                                     ": Permission denied"});
+  // The root itself still fails the listing.
+  fs.before_list = [&](const std::string& path) {
+    return Status::PermissionDenied("cannot list directory " + path);
+  };
+  EXPECT_EQ(source->List({}).status().code(), StatusCode::kPermissionDenied);
 }
 
 TEST_F(LocalSourceTest, DirectoriesWhollyBelowStartAfterAreNotWalked) {
