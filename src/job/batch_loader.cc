@@ -42,26 +42,28 @@ Result<bool> HoldsNoRecord(const load::FileFunctionOptions& options, const std::
 
 namespace {
 
-// Where the FROM that introduces the job's S3()/local() call begins, when the statement can
-// load files in groups (see CanGroup); nullopt otherwise.
-std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
-  const load::Format format = spec.options.format;
-  if (format != load::Format::kCsv && format != load::Format::kCsvWithNames &&
-      format != load::Format::kCsvWithNamesAndTypes) {
-    return std::nullopt;
-  }
+// What the job's statement does with the rows of its S3()/local() call, read from its tokens.
+struct SelectShape {
+  // Where the FROM that introduces the call begins, when nothing makes a row depend on the rows
+  // of another file (see CanGroup); nullopt otherwise.
+  std::optional<size_t> one_to_one_from;
+  bool where = false;  // a WHERE leaves rows out
+};
+
+SelectShape ShapeOf(const LoadSpec& spec) {
   const InsertAnalysis& a = spec.analysis;
   const std::string& sql = spec.insert_sql;
   auto word = [&](const sql::Token& t, std::string_view w) {
     return t.kind == sql::TokenKind::kWord && EqualsIgnoreCase(t.Text(sql), w);
   };
+  SelectShape shape;
   const sql::Token* before_call = nullptr;
   int selects = 0;
   int depth = 0;
   for (const sql::Token& t : sql::SignificantTokens(sql)) {
     // One SELECT in the statement: a subquery or CTE could read the target table, which the
     // group's INSERT changes before the count by file runs.
-    if (word(t, "SELECT") && ++selects > 1) return std::nullopt;
+    if (word(t, "SELECT") && ++selects > 1) return {};
     if (t.begin < a.select_begin || (t.begin >= a.call_begin && t.end <= a.call_end)) continue;
     if (t.end <= a.call_begin) before_call = &t;
     const std::string_view text = t.Text(sql);
@@ -69,15 +71,27 @@ std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
     if (text == ")") --depth;
     // The call must be the only item of the FROM clause, and nothing may make a row depend on
     // the rows of another file.
-    if (t.begin >= a.call_end && depth == 0 && text == ",") return std::nullopt;
+    if (t.begin >= a.call_end && depth == 0 && text == ",") return {};
     for (std::string_view w : {"DISTINCT", "OVER", "GROUP", "HAVING", "LIMIT", "OFFSET", "ORDER",
                                "UNION", "INTERSECT", "EXCEPT", "QUALIFY", "WINDOW", "JOIN",
                                "SAMPLE", "TABLESAMPLE", "USING", "PIVOT", "UNPIVOT", "WITH"}) {
-      if (word(t, w)) return std::nullopt;
+      if (word(t, w)) return {};
     }
+    shape.where = shape.where || word(t, "WHERE");
   }
-  if (before_call == nullptr || !word(*before_call, "FROM")) return std::nullopt;
-  return before_call->begin;
+  if (before_call == nullptr || !word(*before_call, "FROM")) return {};
+  shape.one_to_one_from = before_call->begin;
+  return shape;
+}
+
+// The FROM to load CSV files in groups from (see CanGroup); nullopt when they cannot be.
+std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
+  const load::Format format = spec.options.format;
+  if (format != load::Format::kCsv && format != load::Format::kCsvWithNames &&
+      format != load::Format::kCsvWithNamesAndTypes) {
+    return std::nullopt;
+  }
+  return ShapeOf(spec).one_to_one_from;
 }
 
 }  // namespace
@@ -158,6 +172,36 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
 
 bool BatchLoader::CanGroup(const LoadSpec& spec) {
   return GroupableFrom(spec).has_value();
+}
+
+Result<bool> BatchLoader::KeepsEveryRecord() {
+  if (keeps_every_record_) return *keeps_every_record_;
+  const SelectShape shape = ShapeOf(spec_);
+  bool keeps = shape.one_to_one_from.has_value() && !shape.where;
+  if (keeps) {
+    // Nor may an aggregate fold records, or a set-returning function multiply them: DuckDB's
+    // parser names the calls, its catalog says what they are.
+    MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> facts,
+                        engine::ParseSelect(*conn_, WithReader("(SELECT 1)")));
+    if (!facts) return Status::Internal("the job's SELECT does not parse as one");
+    std::string names;
+    for (const std::string& f : facts->functions) {
+      if (f == "unnest" || f == "generate_series" || f == "range") keeps = false;
+      names += (names.empty() ? "" : ", ") + engine::QuoteLiteral(f);
+    }
+    if (keeps && !names.empty()) {
+      MR_ASSIGN_OR_RETURN(auto folding,
+                          engine::QueryTextRows(*conn_,
+                                                "SELECT count(*) FROM duckdb_functions() WHERE "
+                                                "function_name IN (" +
+                                                    names +
+                                                    ") AND function_type NOT IN ('scalar', "
+                                                    "'macro')"));
+      keeps = !folding.empty() && folding[0][0] == "0";
+    }
+  }
+  keeps_every_record_ = keeps;
+  return keeps;
 }
 
 Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(

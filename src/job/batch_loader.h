@@ -83,6 +83,10 @@ class BatchLoader {
   // call alone, without DISTINCT, window, GROUP BY, HAVING, LIMIT, ORDER BY, join, set
   // operation or CTE, so that each output row comes from the rows of one file.
   static bool CanGroup(const LoadSpec& spec);
+  // True when the job's SELECT makes exactly one row (loaded or filtered) of each record it
+  // reads: no WHERE, aggregate, set-returning function, DISTINCT or the like. A file's rows
+  // loaded + filtered must then equal its records (load/record_count.h).
+  Result<bool> KeepsEveryRecord();
   // Loads `readables` (non-empty files of one shape) with one INSERT; each file's rows are
   // counted by the job's SELECT list with the file's name added, over the same FROM and WHERE
   // (an aggregate then fails to bind). A row-level error is returned as LoadFast's; ABORTED
@@ -133,6 +137,7 @@ class BatchLoader {
   std::optional<std::string> json_columns_;
   // Where the FROM before the call begins when the statement can load groups (CanGroup).
   const std::optional<size_t> group_from_;
+  std::optional<bool> keeps_every_record_;  // KeepsEveryRecord, once asked
 };
 
 }  // namespace millrace::job

@@ -115,6 +115,20 @@ class RoundRunner {
     return std::string();
   }
 
+  // Every record of file i is a row loaded or filtered, when the job's SELECT keeps every
+  // record and the file's records were counted (load/record_count.h): a reader that dropped
+  // records in silence makes the file a bad one.
+  Status Accounted(BatchLoader& loader, size_t i, const FileLoad& loaded) {
+    const std::optional<int64_t> records = fetcher_.Wait(i).records;
+    if (!records) return Status::Ok();
+    MR_ASSIGN_OR_RETURN(const bool keeps, loader.KeepsEveryRecord());
+    if (!keeps || loaded.rows + loaded.filtered == *records) return Status::Ok();
+    return Status::DataLoss("file " + files_[i].key + ": the reader returned " +
+                            std::to_string(loaded.rows + loaded.filtered) +
+                            " rows where the file holds " + std::to_string(*records) +
+                            " records; no part of it is loaded");
+  }
+
   // Crash window: the statement about to read `group`.
   Status BeforeReading(const std::vector<size_t>& group) const {
     if (fail_points_ == nullptr || fail_points_->empty()) return Status::Ok();
@@ -223,6 +237,13 @@ class RoundRunner {
           r.bad_file = i;
         }
         return r;
+      }
+      for (size_t k = 0; k < group.size(); ++k) {
+        if (Status counted = Accounted(loader, group[k], (*loaded)[k]); !counted.ok()) {
+          r.file_error = JobError(JobErrorCode::kLoad, counted);
+          r.bad_file = group[k];
+          return r;
+        }
       }
       for (size_t k = 0; k < group.size(); ++k)
         Record(r, group[k], FileState::kLoaded, (*loaded)[k], "");

@@ -10,6 +10,7 @@
 #include "load/json_nesting.h"
 #include "load/read_error.h"
 #include "load/reader_sql.h"
+#include "load/record_count.h"
 
 namespace millrace::load {
 namespace {
@@ -141,11 +142,20 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
   }
   out.path = std::move(prepared).value();
   // What DuckDB's readers would crash on or drop in silence makes the file a bad one first.
+  // Its records are counted in the same pass (JSON) or the next (CSV), here in the background.
   Status shape = Status::Ok();
   if (options_.format == Format::kJson) {
-    shape = CheckJsonNesting(out.path);
+    JsonCounts counts;
+    shape = CheckJsonNesting(out.path, kMaxJsonDepth, &counts);
+    if (shape.ok()) out.records = JsonRecords(counts, options_.json);
   } else if (options_.format != Format::kParquet) {
     shape = CheckCsvLastLine(out.path, options_.csv_line_end);
+    if (shape.ok()) {
+      auto counted =
+          CountCsvRecords(out.path, options_.csv, CsvHeaderLines(options_.format, options_.csv));
+      if (counted.ok()) out.records = *counted;
+      shape = counted.status();
+    }
   }
   if (!shape.ok()) {
     out.status = DescribeReadError(shape, file.key, {work_dir_});
@@ -160,6 +170,8 @@ FetchOptions FetchOptions::For(const FileFunctionOptions& options) {
   fetch.format = options.format;
   fetch.max_decompressed_bytes = options.max_decompressed_bytes;
   if (!options.csv.line_delimiter.empty()) fetch.csv_line_end = options.csv.line_delimiter.back();
+  fetch.csv = options.csv;
+  fetch.json = options.json;
   return fetch;
 }
 

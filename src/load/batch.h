@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,6 +53,9 @@ struct FetchOptions {
   Format format = Format::kCsv;
   std::optional<uint64_t> max_decompressed_bytes;  // FileFunctionOptions'
   char csv_line_end = '\n';  // CSV files: the last character of their line delimiter
+  // How the records of a file are counted (FetchedFile::records).
+  CsvOptions csv;
+  JsonOptions json;
 
   // What a file function's options say of fetching (compression, format, bounds); the rest
   // keeps its defaults.
@@ -68,6 +72,9 @@ struct FetchedFile {
   std::string path;
   Status status;                 // names the file's key
   bool download_failed = false;  // the source failed (else the file's content is bad)
+  // The records the file holds, counted by Millrace (record_count.h) while it is prepared;
+  // nullopt when not counted (Parquet, an empty file, JSON whose rows are not its documents).
+  std::optional<int64_t> records;
 };
 
 // Fetches `files` on `options.parallelism` background threads, starting at once, in list order

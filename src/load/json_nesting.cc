@@ -13,7 +13,7 @@ constexpr size_t kBlock = 1 << 16;
 // The bytes that matter outside strings.
 constexpr std::array<bool, 256> Structural() {
   std::array<bool, 256> table{};
-  for (unsigned char c : {'"', '[', ']', '{', '}'})
+  for (unsigned char c : {'"', '[', ']', '{', '}', ','})
     table[c] = true;
   return table;
 }
@@ -50,7 +50,11 @@ Lines LinesUpTo(const std::string& path, uint64_t offset) {
 
 }  // namespace
 
-Status CheckJsonNesting(const std::string& path, int max_depth) {
+Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* counts) {
+  JsonCounts seen;
+  // The first top-level array: open, and whether an element has started in it.
+  bool in_first_array = false;
+  bool element_started = false;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError("cannot open " + path + " to read it");
   std::vector<char> block(kBlock);
@@ -88,8 +92,32 @@ Status CheckJsonNesting(const std::string& path, int max_depth) {
         continue;
       }
       const unsigned char c = static_cast<unsigned char>(data[i]);
+      if (depth <= 1 && c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+        // Counting happens only at the top two levels, where a document spends few bytes.
+        if (depth == 0 && c != ']' && c != '}' && c != ',') {
+          ++seen.top_values;
+          seen.top_array = seen.top_array || c == '[';
+          seen.top_scalar = seen.top_scalar || (c != '{' && c != '[');
+        } else if (depth == 1 && in_first_array && c != ']') {
+          if (c == ',') {
+            element_started = false;
+          } else if (!element_started) {
+            element_started = true;
+            ++seen.array_elements;
+          }
+        }
+        if (!kStructural[c]) {
+          // A scalar: its bytes up to the next structural byte or space are one value.
+          while (i + 1 < got && !kStructural[static_cast<unsigned char>(data[i + 1])] &&
+                 data[i + 1] != ' ' && data[i + 1] != '\n' && data[i + 1] != '\r' &&
+                 data[i + 1] != '\t') {
+            ++i;
+          }
+        }
+      }
       if (kStructural[c]) {
         if (depth == 0) outer_start = consumed + i;
+        if (depth == 0 && c == '[' && seen.top_values == 1) in_first_array = true;
         if (c == '"') {
           in_string = true;
           carried_backslashes = 0;
@@ -100,8 +128,8 @@ Status CheckJsonNesting(const std::string& path, int max_depth) {
                 std::to_string(LinesUpTo(path, consumed + i).at) +
                 ": no document nests so deep; the file is refused whole");
           }
-        } else if (depth > 0) {
-          --depth;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+          if (--depth == 0) in_first_array = false;
         }
       }
       ++i;
@@ -109,6 +137,7 @@ Status CheckJsonNesting(const std::string& path, int max_depth) {
     consumed += got;
   }
   if (in.bad()) return Status::IoError("cannot read " + path);
+  if (counts != nullptr) *counts = seen;
   // DuckDB's reader has been seen to load the objects before the cut of a truncated array and
   // report success: a file that ends inside a value is refused whole.
   if (depth > 0 || in_string) {

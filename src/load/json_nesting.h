@@ -10,7 +10,8 @@
 //   INVALID_ARGUMENT naming the line (1-based) where the depth first passes `max_depth`, or
 //   the last line when the file ends inside a string, array or object (a truncated file, which
 //   DuckDB's reader may load in part); IO_ERROR when the file cannot be read. It does not
-//   validate the JSON otherwise (DuckDB does, with its own errors).
+//   validate the JSON otherwise (DuckDB does, with its own errors). The counts are of a file
+//   that passes; for one that does not they mean nothing.
 // - Thread-safety: a pure function of the file.
 #pragma once
 
@@ -25,6 +26,16 @@ namespace millrace::load {
 // through DuckDB), far below where DuckDB's reader runs out of stack.
 inline constexpr int kMaxJsonDepth = 1000;
 
-Status CheckJsonNesting(const std::string& path, int max_depth = kMaxJsonDepth);
+// What the same pass sees of a file's records (record_count.h turns it into a count).
+struct JsonCounts {
+  int64_t top_values = 0;      // values at the top level (documents)
+  bool top_array = false;      // one of them is an array
+  bool top_scalar = false;     // one of them is neither an object nor an array
+  int64_t array_elements = 0;  // elements of the first top-level array
+};
+
+// `counts` (may be null) is filled as the file is scanned.
+Status CheckJsonNesting(const std::string& path, int max_depth = kMaxJsonDepth,
+                        JsonCounts* counts = nullptr);
 
 }  // namespace millrace::load

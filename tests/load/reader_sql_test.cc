@@ -9,6 +9,8 @@
 #include "engine/database.h"
 #include "engine/engine_test_util.h"
 #include "load/file_params.h"
+#include "load/json_nesting.h"
+#include "load/record_count.h"
 #include "testing/compress.h"
 #include "testing/temp_dir.h"
 
@@ -256,6 +258,73 @@ TEST_F(ReaderSqlTest, SeveralFilesAreOneTable) {
   EXPECT_EQ(Read({{"column_separator", ","}}, {"1.csv", "2.csv"},
                  "SELECT count(*), string_agg(c2, '' ORDER BY c1) FROM t"),
             (Rows{{"3", "abc"}}));
+}
+
+}  // namespace
+}  // namespace millrace::load
+
+namespace millrace::load {
+namespace {
+
+// Millrace's own record count (record_count.h) against DuckDB's reader over files it reads
+// whole: they must agree, or a good file would be refused.
+TEST_F(ReaderSqlTest, OurRecordCountIsDuckDbsForFilesItReadsWhole) {
+  struct Case {
+    std::string name;
+    std::string content;
+    sql::DorisArgs args;
+  };
+  const sql::DorisArgs comma = {{"column_separator", ","}};
+  const sql::DorisArgs quoted = {{"column_separator", ","}, {"enclose", "\""}};
+  const std::vector<Case> cases = {
+      {"plain.csv", "1,a\n2,b\n3,c\n", comma},
+      {"no_last_newline.csv", "1,a\n2,b", comma},
+      {"blank_lines.csv", "1,a\n\n2,b\n\n\n3,c\n", comma},
+      {"crlf.csv", "1,a\r\n2,b\r\n\r\n3,c\r\n", comma},
+      {"header.csv",
+       "id,name\n1,a\n2,b\n",
+       {{"column_separator", ","}, {"format", "csv_with_names"}}},
+      {"skip.csv", "junk\njunk\n1,a\n", {{"column_separator", ","}, {"skip_lines", "2"}}},
+      {"quoted_newline.csv", "1,\"a\nb\"\n2,\"c,d\"\n3,\"e\"\n", quoted},
+      {"tabs.csv", "1\ta\n2\tb\n", {}},
+      {"multi_sep.csv", "1||a\n2||b\n", {{"column_separator", "||"}}},
+      {"lines.json", "{\"id\": 1}\n{\"id\": 2}\n\n{\"id\": 3}\n", {{"format", "json"}}},
+      {"array.json",
+       "[{\"id\": 1}, {\"id\": [2, 3]}, {\"id\": {\"x\": 4}}]",
+       {{"format", "json"}, {"strip_outer_array", "true"}, {"read_json_by_line", "false"}}},
+      {"pretty.json",
+       "{\n  \"id\": 1\n}\n{\n  \"id\": \"a,b]\"\n}\n",
+       {{"format", "json"}, {"read_json_by_line", "false"}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    WriteFile(dir_.Join(c.name), c.content);
+    const FileFunctionOptions options = Options(c.args);
+    std::optional<int64_t> ours;
+    if (options.format == Format::kJson) {
+      JsonCounts counts;
+      ASSERT_TRUE(CheckJsonNesting(dir_.Join(c.name), kMaxJsonDepth, &counts).ok());
+      ours = JsonRecords(counts, options.json);
+    } else {
+      auto counted = CountCsvRecords(dir_.Join(c.name), options.csv,
+                                     CsvHeaderLines(options.format, options.csv));
+      ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+      ours = *counted;
+    }
+    ASSERT_TRUE(ours.has_value());
+    EXPECT_EQ(Read(c.args, {c.name}, "SELECT count(*) FROM t"), (Rows{{std::to_string(*ours)}}));
+    std::filesystem::remove(dir_.Join(c.name));
+  }
+}
+
+TEST_F(ReaderSqlTest, RecordsMillraceCannotCountAreNotGuessed) {
+  JsonCounts scalar{.top_values = 2, .top_scalar = true};
+  EXPECT_EQ(JsonRecords(scalar, {}), std::nullopt);
+  JsonCounts arrays{.top_values = 2, .top_array = true, .array_elements = 3};
+  EXPECT_EQ(JsonRecords(arrays, {}), std::nullopt);
+  JsonCounts one{.top_values = 1, .top_array = true, .array_elements = 3};
+  EXPECT_EQ(JsonRecords(one, {.json_root = "$.data"}), std::nullopt);
+  EXPECT_EQ(JsonRecords(one, {}), 3);
 }
 
 }  // namespace
