@@ -92,13 +92,15 @@ Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* coun
         continue;
       }
       const unsigned char c = static_cast<unsigned char>(data[i]);
-      if (depth <= 1 && c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-        // Counting happens only at the top two levels, where a document spends few bytes.
+      if ((depth == 0 || (depth == 1 && in_first_array)) && c != ' ' && c != '\n' && c != '\r' &&
+          c != '\t') {
+        // Counting happens only between documents and between the elements of the first
+        // top-level array, where a file spends few bytes.
         if (depth == 0 && c != ']' && c != '}' && c != ',') {
           ++seen.top_values;
           seen.top_array = seen.top_array || c == '[';
           seen.top_scalar = seen.top_scalar || (c != '{' && c != '[');
-        } else if (depth == 1 && in_first_array && c != ']') {
+        } else if (depth == 1 && c != ']') {
           if (c == ',') {
             element_started = false;
           } else if (!element_started) {

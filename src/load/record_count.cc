@@ -1,5 +1,6 @@
 #include "load/record_count.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,15 @@ constexpr size_t kBlock = 1 << 16;
 struct CloseFile {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
+
+// True when the bytes before data[i] are `sep`: a field starts at i. `tail` holds the bytes of
+// the previous block for a separator that spans the boundary.
+bool EndsWith(const std::string& tail, const char* data, size_t i, const std::string& sep) {
+  if (i >= sep.size()) return std::memcmp(data + i - sep.size(), sep.data(), sep.size()) == 0;
+  const std::string before = tail + std::string(data, i);
+  return before.size() >= sep.size() &&
+         before.compare(before.size() - sep.size(), sep.size(), sep) == 0;
+}
 
 }  // namespace
 
@@ -34,16 +44,16 @@ Result<int64_t> CountCsvRecords(const std::string& path, const CsvOptions& csv,
   std::vector<char> block(kBlock);
   int64_t records = 0;
   int64_t lines_to_skip = header_lines;
-  bool content = false;     // the current line has a byte other than \r
-  bool quoted = false;      // inside a quoted field
-  bool field_start = true;  // the next byte starts a field
-  bool escaped = false;     // the previous byte was the escape character, inside quotes
-  size_t sep_matched = 0;   // bytes of a multi-byte separator matched so far
+  bool content = false;      // the current line has a byte other than \r
+  bool quoted = false;       // inside a quoted field
+  bool after_quote = false;  // the previous byte closed a quoted field
+  bool escaped = false;      // the previous byte was the escape character, inside quotes
+  std::string tail;          // the last bytes of the previous block (see EndsWith)
   while (true) {
     const size_t got = std::fread(block.data(), 1, block.size(), file.get());
     if (got == 0) break;
     const char* data = block.data();
-    if (quote == '\0' && sep.size() == 1) {
+    if (quote == '\0') {
       // No quotes: a record per line end; only blank lines need a look.
       for (size_t i = 0; i < got;) {
         const void* found = std::memchr(data + i, end_char, got - i);
@@ -70,7 +80,8 @@ Result<int64_t> CountCsvRecords(const std::string& path, const CsvOptions& csv,
         } else if (escape != '\0' && escape != quote && c == escape) {
           escaped = true;
         } else if (c == quote) {
-          quoted = false;  // a doubled quote reopens at once: "" toggles twice
+          quoted = false;  // a doubled quote opens again just below: "" toggles twice
+          after_quote = true;
         }
         continue;
       }
@@ -81,25 +92,22 @@ Result<int64_t> CountCsvRecords(const std::string& path, const CsvOptions& csv,
           ++records;
         }
         content = false;
-        field_start = true;
-        sep_matched = 0;
+        after_quote = false;
+        tail.clear();
         continue;
       }
+      if (c == quote && lines_to_skip == 0 &&
+          (after_quote || !content || EndsWith(tail, data, i, sep))) {
+        quoted = true;
+        content = true;
+        continue;
+      }
+      after_quote = false;
       if (c != '\r') content = true;
-      if (c == quote && field_start && lines_to_skip == 0) {
-        quoted = true;
-        field_start = false;
-        continue;
-      }
-      // A doubled quote inside a quoted field: the quote that closed it opens it again.
-      if (c == quote && !field_start && i > 0 && data[i - 1] == quote) {
-        quoted = true;
-        continue;
-      }
-      sep_matched = c == sep[sep_matched] ? sep_matched + 1 : (c == sep[0] ? 1 : 0);
-      field_start = sep_matched == sep.size();
-      if (field_start) sep_matched = 0;
     }
+    // The bytes a separator before the next block's first byte may span.
+    tail.append(data + (got > sep.size() ? got - sep.size() : 0), std::min(got, sep.size()));
+    if (tail.size() > sep.size()) tail.erase(0, tail.size() - sep.size());
   }
   if (std::ferror(file.get())) return Status::IoError("cannot read '" + path + "'");
   if (content && lines_to_skip == 0) ++records;  // the last record, without its line end
