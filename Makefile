@@ -33,11 +33,14 @@ test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The long crash and snapshot runs that `make test` runs small: change data capture at 100k rows
-# a table, and the S3 chaos test with 2,000 files.
+# a table, the S3 chaos test with 2,000 files, and the hostile-file fuzz with 5,000 mutated files
+# of each kind (a new seed each run, printed; MILLRACE_FUZZ_SEED=N runs one again).
 chaos: build
 	@cd $(BUILD_DIR) && MILLRACE_CDC_ROWS=100000 MILLRACE_CDC_CRASH_ROWS=100000 \
 	  MILLRACE_CDC_CRASH_KILLS=16 MILLRACE_CHAOS_FILES=2000 \
-	  ctest --output-on-failure --timeout 3600 -R 'pg_cdc|mysql_cdc|JobE2ETest.Chaos' $(CTEST_ARGS)
+	  MILLRACE_FUZZ_FILES=5000 MILLRACE_FUZZ_SEED=$${MILLRACE_FUZZ_SEED:-$$(date +%s)} \
+	  ctest --output-on-failure --timeout 3600 \
+	    -R 'pg_cdc|mysql_cdc|JobE2ETest.Chaos|HostileFuzzTest' $(CTEST_ARGS)
 
 bench: build
 	@BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) bench/run.sh full

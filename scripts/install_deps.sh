@@ -11,7 +11,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev libcurl4-openssl-dev libpugixml-dev libasio-dev libcpp-httplib-dev
   zlib1g-dev libzstd-dev libbz2-dev liblz4-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev libutfcpp-dev
   mariadb-client libmariadb-dev mariadb-server
   postgresql-15 libpq-dev
   nodejs npm

@@ -1,7 +1,10 @@
 #include "common/strings.h"
 
+#include <utf8cpp/utf8.h>
+
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 namespace millrace {
 
@@ -102,6 +105,23 @@ std::vector<std::string_view> SplitString(std::string_view text, char separator)
   }
   pieces.push_back(text.substr(begin));
   return pieces;
+}
+
+std::string ToValidUtf8(std::string_view text) {
+  if (utf8::is_valid(text.begin(), text.end())) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  utf8::replace_invalid(text.begin(), text.end(), std::back_inserter(out));
+  return out;
+}
+
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  // Back off continuation bytes (10xxxxxx) to the start of the character they belong to.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+    --end;
+  return text.substr(0, end);
 }
 
 }  // namespace millrace

@@ -43,5 +43,10 @@ std::string HexEncode(std::string_view bytes);
 std::string Quoted(std::string_view text, char quote);
 // `name` in backquotes, a backquote doubled: an identifier as MySQL and Doris write it.
 std::string Backquoted(std::string_view name);
+// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD: text from a file (a
+// value, a column name quoted in a reader's error) made fit for a VARCHAR.
+std::string ToValidUtf8(std::string_view text);
+// The longest prefix of UTF-8 `text` of at most `max_bytes` that does not split a character.
+std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
 
 }  // namespace millrace

@@ -174,6 +174,17 @@ bool BatchLoader::CanGroup(const LoadSpec& spec) {
   return GroupableFrom(spec).has_value();
 }
 
+Result<std::optional<int64_t>> BatchLoader::FooterRows(const std::string& readable) {
+  MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(*conn_,
+                                                       "SELECT num_rows FROM "
+                                                       "parquet_file_metadata(" +
+                                                           engine::QuoteLiteral(readable) + ")"));
+  if (rows.size() != 1 || rows[0].empty() || rows[0][0].empty()) {
+    return std::optional<int64_t>();
+  }
+  return std::optional<int64_t>(std::stoll(rows[0][0]));
+}
+
 Result<bool> BatchLoader::KeepsEveryRecord() {
   if (keeps_every_record_) return *keeps_every_record_;
   const SelectShape shape = ShapeOf(spec_);

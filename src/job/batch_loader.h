@@ -87,6 +87,8 @@ class BatchLoader {
   // reads: no WHERE, aggregate, set-returning function, DISTINCT or the like. A file's rows
   // loaded + filtered must then equal its records (load/record_count.h).
   Result<bool> KeepsEveryRecord();
+  // The rows a Parquet file's footer declares (parquet_file_metadata's num_rows).
+  Result<std::optional<int64_t>> FooterRows(const std::string& readable);
   // Loads `readables` (non-empty files of one shape) with one INSERT; each file's rows are
   // counted by the job's SELECT list with the file's name added, over the same FROM and WHERE
   // (an aggregate then fails to bind). A row-level error is returned as LoadFast's; ABORTED

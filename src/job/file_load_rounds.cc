@@ -116,10 +116,14 @@ class RoundRunner {
   }
 
   // Every record of file i is a row loaded or filtered, when the job's SELECT keeps every
-  // record and the file's records were counted (load/record_count.h): a reader that dropped
-  // records in silence makes the file a bad one.
+  // record and the file's records were counted (load/record_count.h; Parquet: the rows its
+  // footer declares): a reader that dropped or made up records makes the file a bad one.
   Status Accounted(BatchLoader& loader, size_t i, const FileLoad& loaded) {
-    const std::optional<int64_t> records = fetcher_.Wait(i).records;
+    const load::FetchedFile& fetched = fetcher_.Wait(i);
+    std::optional<int64_t> records = fetched.records;
+    if (!records && spec_.options.format == load::Format::kParquet) {
+      MR_ASSIGN_OR_RETURN(records, loader.FooterRows(fetched.path));
+    }
     if (!records) return Status::Ok();
     MR_ASSIGN_OR_RETURN(const bool keeps, loader.KeepsEveryRecord());
     if (!keeps || loaded.rows + loaded.filtered == *records) return Status::Ok();

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "common/strings.h"
+
 namespace millrace::load {
 namespace {
 
@@ -33,7 +35,8 @@ bool StartsAppendix(std::string_view line) {
 
 std::string Cut(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
-  return std::string(text.substr(0, max_bytes)) + "... (" + std::to_string(text.size()) + " bytes)";
+  return std::string(Utf8Prefix(text, max_bytes)) + "... (" + std::to_string(text.size()) +
+         " bytes)";
 }
 
 }  // namespace
@@ -41,7 +44,9 @@ std::string Cut(std::string_view text, size_t max_bytes) {
 Status DescribeReadError(const Status& error, const std::string& key,
                          const std::vector<std::string>& work_paths) {
   if (error.ok()) return error;
-  const std::string text = ReplaceWorkPaths(error.message(), key, work_paths);
+  // Valid UTF-8 first: a message quotes bytes of the file (a value, a column name), and the
+  // ledger keeps it in a VARCHAR.
+  const std::string text = ReplaceWorkPaths(ToValidUtf8(error.message()), key, work_paths);
   std::string kept;
   size_t start = 0;
   while (start <= text.size()) {

@@ -10,7 +10,8 @@
 //   (the copy read, the batch's work directory) reads as the key; DuckDB's query context
 //   ("LINE 1: ..." and its caret), "Possible Solution:" lines and option dump are cut; a line
 //   keeps at most kMaxLineBytes and the message at most kMaxMessageBytes, saying how many
-//   bytes were cut. OK stays OK.
+//   bytes were cut; bytes that are not UTF-8 read as U+FFFD (the message is valid UTF-8, fit
+//   for the ledger's VARCHAR). OK stays OK.
 // - Presentation only: what the error is is decided by its code and detail, never here.
 #pragma once
 

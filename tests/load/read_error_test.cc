@@ -43,6 +43,23 @@ TEST(ReadErrorTest, ALongValueIsCutSayingHowLongItWas) {
       << message;
 }
 
+// A reader's error quotes bytes of the file: a column name that is not UTF-8 once broke the
+// ledger's INSERT, and the job paused on every retry.
+TEST(ReadErrorTest, BytesThatAreNotUtf8AreReplaced) {
+  const Status duckdb = Status::InvalidArgument(
+      "Binder Error: Referenced column \"name\" not found\nCandidate bindings: \"\xb4"
+      "ame\"");
+  EXPECT_EQ(DescribeReadError(duckdb, "a.parquet", {}).message(),
+            "file a.parquet: Binder Error: Referenced column \"name\" not found\nCandidate "
+            "bindings: \"\xEF\xBF\xBD"
+            "ame\"");
+  // A cut never splits a character.
+  const Status long_value =
+      Status::InvalidArgument(std::string(kMaxLineBytes - 1, 'x') + "\xC3\xA9");
+  const std::string cut = DescribeReadError(long_value, "a.csv", {}).message();
+  EXPECT_NE(cut.find(std::string(kMaxLineBytes - 1, 'x') + "... ("), std::string::npos) << cut;
+}
+
 TEST(ReadErrorTest, OkStaysOk) {
   EXPECT_TRUE(DescribeReadError(Status::Ok(), "a.csv", {}).ok());
 }
