@@ -107,7 +107,9 @@ class RoundRunner {
     }
     first_fetched_ = true;
     if (fetched.status.ok()) return fetched.path;
-    if (props_.on_error != OnError::kSkipFile) {
+    // A file that changed since it was listed (still being written, or replaced) is not a bad
+    // one: the task fails, and a later listing sees the version to load.
+    if (props_.on_error != OnError::kSkipFile || fetched.status.code() == StatusCode::kAborted) {
       return JobError(fetched.download_failed ? JobErrorCode::kGetRemoteData : JobErrorCode::kLoad,
                       fetched.status);
     }

@@ -123,7 +123,7 @@ std::vector<HostileCase> Cases() {
   };
 }
 
-class HostileFilesTest : public LocalJobTest {
+class HostileCorpusTest : public LocalJobTest {
  protected:
   // Job j<i> watches in/<i>/: a_good.csv, then the case's file, then z_good.csv (or .json,
   // .parquet).
@@ -203,7 +203,7 @@ std::vector<HostileCase> WithParquet(std::vector<HostileCase> cases,
   return cases;
 }
 
-TEST_F(HostileFilesTest, EveryHostileFileEndsAsTheTableSaysAndTheServerStaysUp) {
+TEST_F(HostileCorpusTest, EveryHostileFileEndsAsTheTableSaysAndTheServerStaysUp) {
   const std::vector<HostileCase> cases =
       WithParquet(Cases(), [this](const std::string& select) { return ParquetOf(select); });
   for (size_t i = 0; i < cases.size(); ++i)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "job/job_test_util.h"
@@ -67,7 +68,8 @@ TEST_F(JobBadInputTest, EachBadFilePausesTheJobNamingTheFile) {
       {"truncated.csv.gz", "csv", "truncated (the stream ends before its end marker)"},
       {"truncated.csv.zst", "csv", "truncated (the stream ends before its end marker)"},
       {"corrupt.parquet", "parquet", "No magic bytes found at end of file"},
-      {"invalid.json", "json", "the value that starts at line 2 is not closed by the end of the file, line 2"},
+      {"invalid.json", "json",
+       "the value that starts at line 2 is not closed by the end of the file, line 2"},
       {"wrong_columns.csv", "csv", "Expected Number of Columns: 2 Found: 3"},
   };
   for (const auto& [file, format, error] : cases) {
@@ -460,8 +462,9 @@ namespace millrace::job {
 namespace {
 
 // The real file system, except that files named *unreadable* cannot be opened (EACCES: the
-// tests run as root, who reads everything) and files named *vanish* are deleted by another
-// process between the listing and the download.
+// tests run as root, who reads everything), files named *vanish* are deleted by another
+// process between the listing and the download, and files named *grows* get a line more when
+// they are first opened (a writer still appending after the listing).
 class HostileFileSystem final : public source::LocalFileSystem {
  public:
   Result<std::vector<source::DirectoryEntry>> ListDirectory(const std::string& path) override {
@@ -473,9 +476,15 @@ class HostileFileSystem final : public source::LocalFileSystem {
       return source::ErrnoStatus(EACCES, "open", path);
     }
     if (path.find("vanish") != std::string::npos) std::filesystem::remove(path);
+    if (path.find("grows") != std::string::npos && grown_.insert(path).second) {
+      std::ofstream(path, std::ios::app) << "9,late\n";
+    }
     return Posix()->OpenForRead(path);
   }
   Result<std::string> Resolve(const std::string& path) override { return Posix()->Resolve(path); }
+
+ private:
+  std::set<std::string> grown_;  // the task's fetcher threads open files one at a time each
 };
 
 class HostileFilesTest : public JobBadInputTest {
@@ -516,6 +525,19 @@ TEST_F(HostileFilesTest, UnreadableAndVanishedFilesAreQuarantinedWithSkipFile) {
   EXPECT_NE(errors[0][0].find("b_unreadable.csv"), std::string::npos) << errors[0][0];
   EXPECT_NE(errors[0][0].find("Permission denied"), std::string::npos) << errors[0][0];
   EXPECT_NE(errors[1][0].find("c_vanish.csv"), std::string::npos) << errors[1][0];
+}
+
+// A file that grows after it was listed is not quarantined, even with skip_file: the task fails,
+// and the file's whole new version loads once the job lists it again.
+TEST_F(HostileFilesTest, AFileThatGrowsAfterTheListingLoadsWholeLater) {
+  Stage({{"good.csv", "a.csv"}, {"good.csv", "b_grows.csv"}, {"good.csv", "c.csv"}});
+  Create(", \"on_error\" = \"skip_file\"");
+  ASSERT_TRUE(harness_.WaitFor([&] { return Ledger().size() == 3; }));
+  EXPECT_EQ(Ledger(), (Rows{{"a.csv", "LOADED", "2", "false"},
+                            {"b_grows.csv", "LOADED", "3", "false"},
+                            {"c.csv", "LOADED", "2", "false"}}));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), "7");
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name = 'late'"), "1");
 }
 
 TEST_F(HostileFilesTest, AnUnreadableFilePausesADefaultJobNamingIt) {
