@@ -52,6 +52,7 @@ enum class ErrorDomain : uint8_t {
   kJob,          // code: job::JobErrorCode (job/job_errors.h); reason: 0
   kPostgres,     // code: the SQLSTATE, packed by pg::PackSqlState (pg/pg_connection.h); reason: 0
   kMySqlSource,  // code: the errno a MySQL or MariaDB source server returned (mysql/); reason: 0
+  kBadFile,      // code: load::BadFile, why a file cannot be loaded (load/bad_file.h); reason: 0
 };
 
 // What an error is, in a module's own terms, beyond its StatusCode.

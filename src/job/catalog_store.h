@@ -58,6 +58,9 @@ class CatalogStore : public access::UserStore, public access::AuditStore {
                                                             int64_t limit) = 0;
   // How many files of each job's ledger are in `state`, by job id (jobs with none left out).
   virtual Result<std::map<int64_t, int64_t>> CountFiles(FileState state) = 0;
+  // How many QUARANTINED files of each job there are by reason (LedgerEntry::reason; "UNKNOWN"
+  // for files quarantined before reasons were recorded), by job id.
+  virtual Result<std::map<int64_t, std::map<std::string, int64_t>>> CountQuarantinedByReason() = 0;
   // Records (or replaces, by key) ledger entries outside a task: files skipped or noted by
   // reconciliation, files marked for a retry.
   virtual Status RecordFiles(const std::vector<LedgerEntry>& entries) = 0;

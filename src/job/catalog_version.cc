@@ -18,7 +18,7 @@ Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& 
       {2, "the users and grants tables are created"},
       {3, "the audit log table is created"},
       {4, "the table models and load labels tables are created"},
-      {5, "the table of files being read is created"},
+      {5, "the table of files being read is created; the ledger gains the reason of a bad file"},
   };
   std::vector<MigrationStep> plan;
   for (const MigrationStep& step : kSteps) {

@@ -24,7 +24,8 @@ namespace millrace::job {
 // 4: the audit log (__millrace.audit).
 // 5: the Doris definitions of tables (__millrace.table_models, table/model_catalog.h) and load
 //    labels (__millrace.load_labels, table/load_labels.h).
-// 6: the files being read (__millrace.reading, CatalogStore::MarkReading).
+// 6: the files being read (__millrace.reading, CatalogStore::MarkReading); why a file was
+//    quarantined (__millrace.files.reason, load/bad_file.h).
 inline constexpr int kCatalogVersion = 6;
 
 struct MigrationStep {

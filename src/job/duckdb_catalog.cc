@@ -48,7 +48,7 @@ constexpr const char* kTaskColumns =
     "start_file, end_file";
 
 constexpr const char* kFileColumns =
-    "job_id, key, etag, size, state, task_id, rows, load_time_us, error";
+    "job_id, key, etag, size, state, task_id, rows, load_time_us, error, reason";
 
 // The job tables at kCatalogVersion (the users' tables are catalog_sql::CreateUserTables).
 // Version 1 (tests/job/catalog_v1.sql) had jobs.definition and file keys as offsets.
@@ -76,7 +76,7 @@ constexpr const char* kCreateTables = R"sql(
       value VARCHAR, reason VARCHAR, time_us BIGINT);
     CREATE TABLE __millrace.files (
       job_id BIGINT, key VARCHAR, etag VARCHAR, size BIGINT, state VARCHAR, task_id BIGINT,
-      rows BIGINT, load_time_us BIGINT, error VARCHAR);
+      rows BIGINT, load_time_us BIGINT, error VARCHAR, reason VARCHAR);
 )sql";
 
 // Files being read (catalog version 6): CatalogStore::MarkReading.
@@ -142,6 +142,7 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
       MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
       return conn.Execute(table::kLabelTableDdl);
     case 5:
+      MR_RETURN_IF_ERROR(conn.Execute("ALTER TABLE __millrace.files ADD COLUMN reason VARCHAR"));
       return conn.Execute(kReadingTableDdl);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
@@ -244,7 +245,8 @@ Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
             ", " + std::to_string(e.size) + ", " +
             engine::QuoteLiteral(std::string(FileStateName(e.state))) + ", " +
             std::to_string(e.task_id) + ", " + std::to_string(e.rows) + ", " +
-            std::to_string(e.load_time_us) + ", " + engine::QuoteLiteral(e.error) + ")";
+            std::to_string(e.load_time_us) + ", " + engine::QuoteLiteral(e.error) + ", " +
+            engine::QuoteLiteral(e.reason) + ")";
   }
   // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
   MR_RETURN_IF_ERROR(
@@ -483,7 +485,7 @@ Result<std::vector<LedgerEntry>> DuckDbCatalogStore::LedgerPage(int64_t job_id,
   MR_ASSIGN_OR_RETURN(auto stmt,
                       Statement::Prepare(*conn,
                                          "SELECT key, etag, size, state, task_id, rows, "
-                                         "load_time_us, error FROM __millrace.files WHERE "
+                                         "load_time_us, error, reason FROM __millrace.files WHERE "
                                          "job_id = ? AND key > ? AND (? = '' OR state = ?) AND "
                                          "(? = '' OR contains(key, ?)) ORDER BY key LIMIT ?"));
   MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id)
@@ -506,6 +508,7 @@ Result<std::vector<LedgerEntry>> DuckDbCatalogStore::LedgerPage(int64_t job_id,
     e.rows = Int(c, 5, r);
     e.load_time_us = Int(c, 6, r);
     e.error = Text(c, 7, r);
+    e.reason = Text(c, 8, r);
     entries.push_back(std::move(e));
     return Status::Ok();
   }));
@@ -544,6 +547,21 @@ Result<std::map<int64_t, int64_t>> DuckDbCatalogStore::CountFiles(FileState stat
   std::map<int64_t, int64_t> counts;
   MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
     counts[Int(c, 0, r)] = Int(c, 1, r);
+    return Status::Ok();
+  }));
+  return counts;
+}
+
+Result<std::map<int64_t, std::map<std::string, int64_t>>>
+DuckDbCatalogStore::CountQuarantinedByReason() {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(auto result,
+                      conn->Query("SELECT job_id, coalesce(nullif(reason, ''), 'UNKNOWN'), "
+                                  "count(*) FROM __millrace.files WHERE state = 'QUARANTINED' "
+                                  "GROUP BY ALL"));
+  std::map<int64_t, std::map<std::string, int64_t>> counts;
+  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
+    counts[Int(c, 0, r)][Text(c, 1, r)] = Int(c, 2, r);
     return Status::Ok();
   }));
   return counts;

@@ -68,6 +68,7 @@ class DuckDbCatalogStore final : public CatalogStore {
   Result<std::vector<FilteredRow>> FilteredRowsPage(int64_t job_id, const FilteredRow& after,
                                                     int64_t limit) override;
   Result<std::map<int64_t, int64_t>> CountFiles(FileState state) override;
+  Result<std::map<int64_t, std::map<std::string, int64_t>>> CountQuarantinedByReason() override;
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override;
   Status MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) override;
   Status ClearReading(int64_t job_id, int64_t task_id) override;

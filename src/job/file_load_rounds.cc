@@ -5,6 +5,7 @@
 
 #include "common/logging.h"
 #include "job/job_errors.h"
+#include "load/bad_file.h"
 #include "load/reader_sql.h"
 
 namespace millrace::job {
@@ -21,10 +22,17 @@ constexpr uint64_t kGroupMaxBytes = 16 << 20;
 // when this one cannot be committed.
 struct Round {
   LoadedBatch loaded;
-  Status file_error;  // a file that could not be loaded (names it)
+  Status file_error;                                   // a file that could not be loaded (names it)
+  load::BadFile reason = load::BadFile::kReaderError;  // why, read before JobError wraps it
   size_t bad_file = 0;
   bool switch_to_careful = false;
   bool ungroup = false;
+};
+
+// A file set aside: its error, and why as a typed reason.
+struct SetAside {
+  std::string error;
+  load::BadFile reason = load::BadFile::kReaderError;
 };
 
 class RoundRunner {
@@ -40,7 +48,10 @@ class RoundRunner {
         fetcher_(*request.fetcher),
         fail_points_(request.fail_points),
         shapes_(files_.size()) {
-    if (request.set_aside != nullptr) quarantined_ = *request.set_aside;
+    if (request.set_aside != nullptr) {
+      for (const auto& [i, why] : *request.set_aside)
+        quarantined_[i] = {why, load::BadFile::kCrashedServer};
+    }
   }
 
   Result<LoadedBatch> Run() {
@@ -69,7 +80,7 @@ class RoundRunner {
         }
         MR_LOG(kWarning) << "job " << task_.job_name << ": quarantining " << files_[r.bad_file].key
                          << ": " << r.file_error.message();
-        quarantined_[r.bad_file] = r.file_error.message();
+        quarantined_[r.bad_file] = {r.file_error.message(), r.reason};
         continue;
       }
       const LoadStatistic& stats = r.loaded.stats;
@@ -113,7 +124,7 @@ class RoundRunner {
       return JobError(fetched.download_failed ? JobErrorCode::kGetRemoteData : JobErrorCode::kLoad,
                       fetched.status);
     }
-    quarantined_[i] = fetched.status.message();
+    quarantined_[i] = {fetched.status.message(), load::ReasonOf(fetched.status)};
     return std::string();
   }
 
@@ -129,10 +140,12 @@ class RoundRunner {
     if (!records) return Status::Ok();
     MR_ASSIGN_OR_RETURN(const bool keeps, loader.KeepsEveryRecord());
     if (!keeps || loaded.rows + loaded.filtered == *records) return Status::Ok();
-    return Status::DataLoss("file " + files_[i].key + ": the reader returned " +
-                            std::to_string(loaded.rows + loaded.filtered) +
-                            " rows where the file holds " + std::to_string(*records) +
-                            " records; no part of it is loaded");
+    return load::BadFileError(
+        Status::DataLoss("file " + files_[i].key + ": the reader returned " +
+                         std::to_string(loaded.rows + loaded.filtered) +
+                         " rows where the file holds " + std::to_string(*records) +
+                         " records; no part of it is loaded"),
+        load::BadFile::kRecordsMismatch);
   }
 
   // Crash window: the statement about to read `group`.
@@ -155,11 +168,14 @@ class RoundRunner {
     return shapes_[i]->empty() ? nullptr : &*shapes_[i];
   }
 
-  void Record(Round& r, size_t i, FileState state, const FileLoad& loaded, std::string error) {
+  // `why`: the reason of a QUARANTINED file.
+  void Record(Round& r, size_t i, FileState state, const FileLoad& loaded,
+              const SetAside* why = nullptr) {
     const source::FileInfo& f = files_[i];
-    r.loaded.ledger.push_back(LedgerEntry{task_.job_id, f.key, f.etag, static_cast<int64_t>(f.size),
-                                          state, task_.task_id, loaded.rows, task_.now_us,
-                                          std::move(error)});
+    r.loaded.ledger.push_back(
+        LedgerEntry{task_.job_id, f.key, f.etag, static_cast<int64_t>(f.size), state, task_.task_id,
+                    loaded.rows, task_.now_us, why != nullptr ? why->error : "",
+                    why != nullptr ? std::string(load::BadFileName(why->reason)) : ""});
     if (state != FileState::kLoaded) return;
     LoadStatistic& stats = r.loaded.stats;
     stats.scanned_rows += loaded.rows + loaded.filtered;
@@ -209,7 +225,7 @@ class RoundRunner {
         MR_ASSIGN_OR_RETURN(path, Readable(i));
       }
       if (auto q = quarantined_.find(i); q != quarantined_.end()) {
-        Record(r, i, FileState::kQuarantined, FileLoad(), q->second);
+        Record(r, i, FileState::kQuarantined, FileLoad(), &q->second);
         ++i;
         continue;
       }
@@ -239,6 +255,7 @@ class RoundRunner {
                         << " files one by one: " << error.message();
           r.ungroup = true;
         } else {
+          r.reason = load::ReasonOf(error);
           r.file_error = JobError(JobErrorCode::kLoad, error);
           r.bad_file = i;
         }
@@ -246,13 +263,14 @@ class RoundRunner {
       }
       for (size_t k = 0; k < group.size(); ++k) {
         if (Status counted = Accounted(loader, group[k], (*loaded)[k]); !counted.ok()) {
+          r.reason = load::ReasonOf(counted);
           r.file_error = JobError(JobErrorCode::kLoad, counted);
           r.bad_file = group[k];
           return r;
         }
       }
       for (size_t k = 0; k < group.size(); ++k)
-        Record(r, group[k], FileState::kLoaded, (*loaded)[k], "");
+        Record(r, group[k], FileState::kLoaded, (*loaded)[k]);
       i = group.back() + 1;
     }
     return r;
@@ -273,7 +291,7 @@ class RoundRunner {
   bool first_fetched_ = false;
   // Files set aside for this task (on_error = skip_file, or FileLoadRequest::set_aside), with
   // the reason.
-  std::map<size_t, std::string> quarantined_;
+  std::map<size_t, SetAside> quarantined_;
   std::vector<std::optional<std::vector<std::string>>> shapes_;
 };
 

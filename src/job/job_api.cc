@@ -238,7 +238,8 @@ Result<std::string> ApiFiles(const JobApiContext& ctx, const std::string& user,
                          {"taskId", e.task_id},
                          {"rows", e.rows},
                          {"loadTimeUs", e.load_time_us},
-                         {"error", e.error.empty() ? json() : json(e.error)}});
+                         {"error", e.error.empty() ? json() : json(e.error)},
+                         {"reason", e.reason.empty() ? json() : json(e.reason)}});
   }
   return RenderJson(json{{"files", files}, {"next", more ? json(entries.back().key) : json()}});
 }

@@ -107,6 +107,23 @@ void WriteJobMetrics(const JobRegistry& registry, CatalogStore& catalog, Clock& 
                      << quarantined.status().ToString();
   }
 
+  auto by_reason = catalog.CountQuarantinedByReason();
+  if (by_reason.ok()) {
+    out.Family("millrace_job_files_quarantined_by_reason",
+               "quarantined files by why they are bad (load/bad_file.h)", "gauge");
+    for (const Published& p : jobs) {
+      auto job = by_reason->find(p.job->id);
+      if (job == by_reason->end()) continue;
+      for (const auto& [reason, count] : job->second) {
+        out.Sample("millrace_job_files_quarantined_by_reason",
+                   {{"job", p.job->name}, {"reason", reason}}, static_cast<double>(count));
+      }
+    }
+  } else {
+    MR_LOG(kWarning) << "metrics: cannot count quarantined files by reason: "
+                     << by_reason.status().ToString();
+  }
+
   out.Family("millrace_job_tasks_total", "tasks ended, by outcome", "counter");
   for (const Published& p : jobs) {
     const JobRecord& r = record(p);

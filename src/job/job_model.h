@@ -118,6 +118,8 @@ struct LedgerEntry {
   int64_t rows = 0;
   int64_t load_time_us = 0;
   std::string error;
+  // QUARANTINED: why, as load::BadFileName names it ("JSON_TOO_DEEP"); "" otherwise.
+  std::string reason;
 };
 
 // A file a task is reading (CatalogStore::MarkReading): written before the read and cleared

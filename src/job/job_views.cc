@@ -207,7 +207,8 @@ std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander() {
       "job_files",
       "SELECT j.name AS JobName, f.key AS FileName, f.etag AS ETag, f.size AS Size, "
       "f.state AS State, f.task_id AS TaskId, f.rows AS Rows, "
-      "make_timestamp(f.load_time_us) AS LoadTime, nullif(f.error, '') AS Error "
+      "make_timestamp(f.load_time_us) AS LoadTime, nullif(f.error, '') AS Error, "
+      "nullif(f.reason, '') AS Reason "
       "FROM __millrace.files f JOIN __millrace.jobs j ON j.id = f.job_id");
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "load/bad_file.h"
 #include "load/csv_last_line.h"
 #include "load/json_nesting.h"
 #include "load/read_error.h"
@@ -125,7 +126,9 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
     Status downloaded = source_.Download(file, out.path);
     if (!downloaded.ok()) {
-      out.status = DescribeReadError(downloaded, file.key, {work_dir_});
+      out.status = BadFileError(
+          DescribeReadError(downloaded, file.key, {work_dir_}),
+          downloaded.code() == StatusCode::kNotFound ? BadFile::kVanished : BadFile::kUnreadable);
       out.download_failed = true;
       out.path.clear();
       return out;

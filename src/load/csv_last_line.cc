@@ -3,6 +3,8 @@
 #include <fstream>
 #include <string>
 
+#include "load/bad_file.h"
+
 namespace millrace::load {
 
 Status CheckCsvLastLine(const std::string& path, char line_end, uint64_t max_line_bytes) {
@@ -20,10 +22,12 @@ Status CheckCsvLastLine(const std::string& path, char line_end, uint64_t max_lin
   size_t end = tail.size();
   if (end > 0 && tail[end - 1] == line_end) --end;  // the file's final line end
   if (tail.rfind(line_end, end == 0 ? 0 : end - 1) != std::string::npos) return Status::Ok();
-  return Status::InvalidArgument("the last line of the file is longer than " +
-                                 std::to_string(max_line_bytes) +
-                                 " bytes, the longest line the CSV reader takes; no part of the "
-                                 "file is loaded");
+  return BadFileError(
+      Status::InvalidArgument("the last line of the file is longer than " +
+                              std::to_string(max_line_bytes) +
+                              " bytes, the longest line the CSV reader takes; no part of the "
+                              "file is loaded"),
+      BadFile::kLastLineTooLong);
 }
 
 }  // namespace millrace::load

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <vector>
 
+#include "load/bad_file.h"
+
 namespace millrace::load {
 namespace {
 
@@ -125,10 +127,12 @@ Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* coun
           carried_backslashes = 0;
         } else if (c == '[' || c == '{') {
           if (++depth > max_depth) {
-            return Status::InvalidArgument(
-                "JSON nested deeper than " + std::to_string(max_depth) + " levels at line " +
-                std::to_string(LinesUpTo(path, consumed + i).at) +
-                ": no document nests so deep; the file is refused whole");
+            return BadFileError(
+                Status::InvalidArgument("JSON nested deeper than " + std::to_string(max_depth) +
+                                        " levels at line " +
+                                        std::to_string(LinesUpTo(path, consumed + i).at) +
+                                        ": no document nests so deep; the file is refused whole"),
+                BadFile::kJsonTooDeep);
           }
         } else if ((c == ']' || c == '}') && depth > 0) {
           if (--depth == 0) in_first_array = false;
@@ -143,12 +147,14 @@ Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* coun
   // DuckDB's reader has been seen to load the objects before the cut of a truncated array and
   // report success: a file that ends inside a value is refused whole.
   if (depth > 0 || in_string) {
-    return Status::InvalidArgument(
-        "JSON ends inside " + std::string(in_string ? "a string" : "an array or object") +
-        ": the value that starts at line " + std::to_string(LinesUpTo(path, outer_start).at) +
-        " is not closed by the end of the file, line " +
-        std::to_string(LinesUpTo(path, consumed).last_content) +
-        " (truncated, or a line cut short?); no part of the file is loaded");
+    return BadFileError(
+        Status::InvalidArgument(
+            "JSON ends inside " + std::string(in_string ? "a string" : "an array or object") +
+            ": the value that starts at line " + std::to_string(LinesUpTo(path, outer_start).at) +
+            " is not closed by the end of the file, line " +
+            std::to_string(LinesUpTo(path, consumed).last_content) +
+            " (truncated, or a line cut short?); no part of the file is loaded"),
+        BadFile::kJsonTruncated);
   }
   return Status::Ok();
 }

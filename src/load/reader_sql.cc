@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "common/strings.h"
+#include "load/bad_file.h"
 
 namespace millrace::load {
 namespace {
@@ -35,7 +36,9 @@ std::string FileList(const std::vector<std::string>& files) {
 
 // Errors name the stream, not the work copy they are read from: the caller adds the file's key.
 Status CorruptError(Compression c, const std::string& detail) {
-  return Status::DataLoss("not a valid " + std::string(CompressionName(c)) + " stream: " + detail);
+  return BadFileError(
+      Status::DataLoss("not a valid " + std::string(CompressionName(c)) + " stream: " + detail),
+      BadFile::kCorruptStream);
 }
 
 // Streams `in` through `step` (which consumes input and produces output) and checks that the
@@ -76,9 +79,11 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
       member_output = 0;
     }
     if (written > max_bytes) {
-      return Status::ResourceExhausted(
-          "expands past " + std::to_string(max_bytes) + " bytes when " + name +
-          " is decoded (a decompression bomb, or set \"max_decompressed_bytes\")");
+      return BadFileError(
+          Status::ResourceExhausted(
+              "expands past " + std::to_string(max_bytes) + " bytes when " + name +
+              " is decoded (a decompression bomb, or set \"max_decompressed_bytes\")"),
+          BadFile::kDecompressionBomb);
     }
     if (*produced > 0 && std::fwrite(output.data(), 1, *produced, dst.get()) != *produced) {
       return Status::IoError("cannot write '" + out + "'");

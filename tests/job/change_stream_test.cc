@@ -143,6 +143,9 @@ class FaultyCatalog final : public CatalogStore {
   Result<std::map<int64_t, int64_t>> CountFiles(FileState state) override {
     return store_->CountFiles(state);
   }
+  Result<std::map<int64_t, std::map<std::string, int64_t>>> CountQuarantinedByReason() override {
+    return store_->CountQuarantinedByReason();
+  }
   Status RecordFiles(const std::vector<LedgerEntry>& entries) override {
     return store_->RecordFiles(entries);
   }

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "job/job_test_util.h"
 #include "testing/compress.h"
@@ -123,6 +124,26 @@ std::vector<HostileCase> Cases() {
   };
 }
 
+// The typed reason of each quarantined case (ledger column reason, job_files().Reason).
+const std::map<std::string, std::string> kReasons = {
+    {"long_first.csv", "READER_ERROR"},
+    {"long_middle.csv", "READER_ERROR"},
+    {"long_last.csv", "LAST_LINE_TOO_LONG"},
+    {"invalid_utf8.csv", "READER_ERROR"},
+    {"unterminated_quote_enclosed.csv", "READER_ERROR"},
+    {"deep.json", "JSON_TOO_DEEP"},
+    {"truncated_array.json", "JSON_TRUNCATED"},
+    {"bad_line.json", "JSON_TRUNCATED"},
+    {"bomb.csv.gz", "DECOMPRESSION_BOMB"},
+    {"truncated.csv.gz", "CORRUPT_STREAM"},
+    {"not_compressed.csv.gz", "CORRUPT_STREAM"},
+    {"trailing_garbage.csv.gz", "CORRUPT_STREAM"},
+    {"fifo.csv", "UNREADABLE"},
+    {"corrupt_footer.parquet", "READER_ERROR"},
+    {"truncated.parquet", "READER_ERROR"},
+    {"other_schema.parquet", "READER_ERROR"},
+};
+
 class HostileCorpusTest : public LocalJobTest {
  protected:
   // Job j<i> watches in/<i>/: a_good.csv, then the case's file, then z_good.csv (or .json,
@@ -178,7 +199,8 @@ class HostileCorpusTest : public LocalJobTest {
   // State, rows and error of job j<i>'s files, by name.
   Rows Ledger(size_t i) {
     return harness_.QueryExpanded(
-        "SELECT regexp_replace(FileName, '.*/', ''), State, Rows, coalesce(Error, '') FROM "
+        "SELECT regexp_replace(FileName, '.*/', ''), State, Rows, coalesce(Error, ''), "
+        "coalesce(Reason, '') FROM "
         "job_files(\"job\" = \"j" +
         std::to_string(i) + "\") ORDER BY FileName");
   }
@@ -222,12 +244,15 @@ TEST_F(HostileCorpusTest, EveryHostileFileEndsAsTheTableSaysAndTheServerStaysUp)
     const Rows ledger = Ledger(i);
     // The good files around it, each once.
     EXPECT_EQ(ledger[0],
-              (std::vector<std::string>{"a_good" + ledger[0][0].substr(6), "LOADED", "2", ""}));
+              (std::vector<std::string>{"a_good" + ledger[0][0].substr(6), "LOADED", "2", "", ""}));
     EXPECT_EQ(ledger[2][1], "LOADED");
     EXPECT_EQ(ledger[2][2], "2");
     const std::vector<std::string>& bad = ledger[1];
     EXPECT_EQ(bad[0], c.name);
     EXPECT_EQ(bad[1], c.state) << bad[3];
+    // Why, typed (load/bad_file.h): every quarantined file has a reason, a loaded one none.
+    const auto reason = kReasons.find(c.name);
+    EXPECT_EQ(bad[4], reason == kReasons.end() ? "" : reason->second) << bad[3];
     EXPECT_EQ(bad[2], std::to_string(c.rows)) << bad[3];
     if (c.error.empty()) {
       EXPECT_EQ(bad[3], "");

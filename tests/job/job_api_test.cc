@@ -90,7 +90,7 @@ TEST_F(JobApiTest, AMillionFileLedgerPagesByKey) {
   ASSERT_TRUE(harness_.conn()
                   .Execute("INSERT INTO __millrace.files SELECT " + id +
                            ", 'k' || lpad(i::VARCHAR, 7, '0'), 'e', 10, CASE WHEN i % 1000 = 7 "
-                           "THEN 'QUARANTINED' ELSE 'LOADED' END, 1, 3, 0, NULL FROM range(" +
+                           "THEN 'QUARANTINED' ELSE 'LOADED' END, 1, 3, 0, NULL, NULL FROM range(" +
                            std::to_string(kFiles) + ") t(i)")
                   .ok());
   std::string after;

@@ -392,13 +392,15 @@ TEST_P(JobCrashTest, AFileThatKillsTheReaderIsQuarantinedAfterRestarts) {
             std::to_string((kFiles - 1) * kRowsPerFile));
   EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(DISTINCT file) FROM t WHERE file <> 3"),
             std::to_string(kFiles - 1));
-  EXPECT_EQ(engine::QueryTextRows(*conn, "SELECT state, error FROM __millrace.files WHERE key = " +
-                                             engine::QuoteLiteral(DataFilePath(3)))
+  EXPECT_EQ(engine::QueryTextRows(*conn,
+                                  "SELECT state, error, reason FROM __millrace.files WHERE key = " +
+                                      engine::QuoteLiteral(DataFilePath(3)))
                 .value(),
             (std::vector<std::vector<std::string>>{
                 {"QUARANTINED",
                  "the server crashed 2 times while reading this file alone; it is set aside so "
-                 "that the job goes on (ALTER JOB ... RETRY FILE reads it again)"}}));
+                 "that the job goes on (ALTER JOB ... RETRY FILE reads it again)",
+                 "CRASHED_SERVER"}}));
   EXPECT_EQ(
       engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"),
       std::to_string(kFiles - 1));

@@ -71,6 +71,8 @@ TEST_F(JobMetricsTest, EachFigureFollowsTheJobThroughSuccessABadFileAndAPause) {
   EXPECT_EQ(Sample("millrace_job_rows_loaded_total" + m), 5);
   EXPECT_EQ(Sample("millrace_job_rows_filtered_total" + m), 1);
   EXPECT_EQ(Sample("millrace_job_files_quarantined" + m), 1);
+  EXPECT_EQ(Sample("millrace_job_files_quarantined_by_reason{job=\"m\",reason=\"READER_ERROR\"}"),
+            1);
   EXPECT_GT(Sample("millrace_job_bytes_loaded_total" + m).value_or(0), 0);
   EXPECT_EQ(Sample("millrace_job_tasks_total{job=\"m\",outcome=\"succeeded\"}"), 1);
   EXPECT_EQ(Sample("millrace_job_tasks_total{job=\"m\",outcome=\"failed\"}"), 0);
