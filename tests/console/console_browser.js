@@ -119,6 +119,8 @@ async function main() {
     await op.page.selectOption('#file-state', 'QUARANTINED');
     const quarantined = '#files tr[data-key$="c.csv"]';
     await op.page.waitForSelector(quarantined + ' button.retry-file', WAIT);
+    await waitText(op.page, quarantined + ' .reason', {is: 'READER_ERROR'},
+                   'the ledger says why the file is bad');
     await op.page.screenshot({path: path.join(shots, '05-job-quarantined.png'), fullPage: true});
     put('c.csv', '6,grape\n');
     await op.page.click(quarantined + ' button.retry-file');

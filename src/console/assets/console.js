@@ -261,6 +261,7 @@
       {title: 'Rows', cell: f => fmtNumber(f.rows), class: 'num'},
       {title: 'Task', cell: f => f.taskId, class: 'num'},
       {title: 'Loaded', cell: f => fmtTime(f.loadTimeUs)},
+      {title: 'Why', cell: f => f.reason || '', class: 'reason'},
       {title: 'Error', cell: f => f.error, class: 'error'},
       {title: '', cell: f => f.state === 'QUARANTINED'
           ? el('button', {type: 'button', class: 'retry-file', onclick: () => act('/retry', {files: [f.key]}, 'Retrying ' + f.key + '.')}, 'Retry')
