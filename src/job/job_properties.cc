@@ -213,19 +213,23 @@ std::string JobProperties::ToJson() const {
 }
 
 Result<std::string> ParseOffset(std::string_view value) {
+  // Doris's own words first (StreamingJobProperties): "Invalid format for offset" for an empty
+  // value or JSON without fileName, "Failed to initialize offset" for JSON it cannot read.
   const std::string shape =
       "property \"offset\" must be {\"fileName\":\"key\"}, got '" + std::string(value) + "'";
+  const std::string invalid = "Invalid format for offset: " + shape;
   const std::string_view v = Trim(value);
+  if (v.empty()) return Status::InvalidArgument(invalid + ": it is empty");
   std::string key(v);
-  if (!v.empty() && v.front() == '{') {
+  if (v.front() == '{') {
     auto doc = ParseJson(v);
-    if (!doc.ok()) return doc.status().WithContext(shape);
+    if (!doc.ok()) return doc.status().WithContext("Failed to initialize offset: " + shape);
     // Other members are ignored, as Doris does and as earlier versions did (an offset stored in
     // the catalog by them must still load).
     const auto name = doc->find(kFileNamePart);
-    if (name == doc->end()) return Status::InvalidArgument(shape + ": no \"fileName\" member");
+    if (name == doc->end()) return Status::InvalidArgument(invalid + ": no \"fileName\" member");
     if (!name->is_string()) {
-      return Status::InvalidArgument(shape + ": \"fileName\" is of type " +
+      return Status::InvalidArgument(invalid + ": \"fileName\" is of type " +
                                      std::string(name->type_name()) + ", not string");
     }
     key = name->get<std::string>();

@@ -156,6 +156,14 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        true},
       {"use_path_style", ParamType::kBool, "false", "path-style addressing (endpoint/bucket/key)",
        kS3, false},
+      {"provider",
+       ParamType::kChoice,
+       "s3",
+       "the store's kind, as Doris scripts name it: any S3-compatible one is read the same; azure "
+       "is refused (Azure Blob Storage does not speak S3)",
+       kS3,
+       false,
+       {"s3", "oss", "cos", "obs", "bos", "gcp", "minio", "tos", "azure"}},
   };
   return kParams;
 }
@@ -325,6 +333,12 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     options.s3.endpoint = get("s3.endpoint");
     options.s3.region = get("s3.region");
     options.s3.use_path_style = get_bool("use_path_style");
+    if (ToLower(get("provider")) == "azure") {
+      return Status::InvalidArgument(fn +
+                                     ": \"provider\" = \"AZURE\" is not supported: Azure Blob "
+                                     "Storage does not speak the S3 protocol, and Millrace reads "
+                                     "S3-compatible stores only");
+    }
     // Only what the statement gives signs its requests: the server's own credentials (its
     // environment) would let any user reach any endpoint it names with them.
     options.s3.credentials.access_key = get("s3.access_key");

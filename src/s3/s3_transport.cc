@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "common/strings.h"
 #include "s3/s3_xml.h"
 
 namespace millrace::s3 {
@@ -11,9 +12,12 @@ namespace {
 
 constexpr std::chrono::seconds kMaxPresignExpiry{7 * 24 * 3600};
 
-bool IsIpLiteral(std::string_view host_and_port) {
+// A host that cannot carry a bucket as its first label: an IP address, or localhost (which the
+// AWS SDKs also address path style; bucket.localhost does not resolve everywhere).
+bool NeedsPathStyle(std::string_view host_and_port) {
   if (host_and_port.starts_with('[')) return true;  // IPv6
   const std::string host(host_and_port.substr(0, host_and_port.rfind(':')));
+  if (EqualsIgnoreCase(host, "localhost")) return true;
   in_addr addr{};
   return inet_pton(AF_INET, host.c_str(), &addr) == 1;
 }
@@ -138,7 +142,7 @@ Result<std::unique_ptr<S3Transport>> S3Transport::Create(S3Config config, Clock*
     return Status::InvalidArgument("invalid S3 endpoint '" + config.endpoint +
                                    "': expected http(s)://host[:port]");
   }
-  const bool is_ip = IsIpLiteral(host);
+  const bool is_ip = NeedsPathStyle(host);
   return std::unique_ptr<S3Transport>(
       new S3Transport(std::move(config), clock, scheme, std::move(host), is_ip));
 }

@@ -165,7 +165,12 @@ TEST(JobPropertiesTest, PropertiesJsonRoundTrips) {
 }
 
 TEST(JobPropertiesTest, MalformedOffsetIsNamedWithTheReason) {
-  const std::string shape = "property \"offset\" must be {\"fileName\":\"key\"}, got '";
+  // Doris's words first: JSON that does not parse fails to initialize, JSON without a string
+  // fileName (or nothing at all) has an invalid format.
+  const std::string failed =
+      "Failed to initialize offset: property \"offset\" must be {\"fileName\":\"key\"}, got '";
+  const std::string invalid =
+      "Invalid format for offset: property \"offset\" must be {\"fileName\":\"key\"}, got '";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"fileName": "a)",
        "': not valid JSON: parse error at line 1, column 16: syntax error while parsing value - "
@@ -183,12 +188,15 @@ TEST(JobPropertiesTest, MalformedOffsetIsNamedWithTheReason) {
       {R"({"file": "x"})", "': no \"fileName\" member"},
       {R"({"fileName": 3})", "': \"fileName\" is of type number, not string"},
       {R"({"fileName": null})", "': \"fileName\" is of type null, not string"},
+      {"", "': it is empty"},
+      {"  ", "': it is empty"},
   };
   for (const auto& [value, reason] : cases) {
     auto key = ParseOffset(value);
     ASSERT_FALSE(key.ok()) << value;
     EXPECT_EQ(key.status().code(), StatusCode::kInvalidArgument) << value;
-    EXPECT_EQ(key.status().message(), shape + value + reason);
+    const bool parses = reason.find("not valid JSON") == std::string::npos;
+    EXPECT_EQ(key.status().message(), (parses ? invalid : failed) + value + reason);
     // JobProperties::Parse (CREATE and ALTER JOB) reports the same.
     auto p = JobProperties::Parse({{"offset", value}});
     ASSERT_FALSE(p.ok()) << value;

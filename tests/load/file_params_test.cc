@@ -161,6 +161,29 @@ TEST(FileParamsTest, MalformedJsonPathsAreNamedWithTheReason) {
 }
 
 // docs/table_functions.md holds the generated parameter table; it must match the code.
+// Doris's regression suites pass "provider" = "S3" to every S3(): any S3-compatible store is
+// accepted, in any case; Azure, which does not speak S3, is refused saying so.
+TEST(FileParamsTest, ProviderIsAcceptedForS3CompatibleStoresOnly) {
+  for (const char* provider : {"S3", "s3", "OSS", "cos", "OBS", "MINIO", "gcp"}) {
+    auto options =
+        ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*.csv"}, {"provider", provider}});
+    EXPECT_TRUE(options.ok()) << provider << ": " << options.status().ToString();
+  }
+  auto azure =
+      ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*.csv"}, {"provider", "Azure"}});
+  ASSERT_FALSE(azure.ok());
+  EXPECT_EQ(azure.status().message(),
+            "S3(): \"provider\" = \"AZURE\" is not supported: Azure Blob Storage does not speak "
+            "the S3 protocol, and Millrace reads S3-compatible stores only");
+  auto other =
+      ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*.csv"}, {"provider", "HDFS"}});
+  EXPECT_FALSE(other.ok());
+  // local() has no store.
+  EXPECT_FALSE(
+      ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/in/*.csv"}, {"provider", "S3"}})
+          .ok());
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;

@@ -373,6 +373,28 @@ TEST(SigV4S3ExampleTest, ClientPresignsTheDocumentedUrl) {
   EXPECT_EQ(*url, kPresignedExample);
 }
 
+// Path style by itself where a bucket cannot be a host's first label: an IP address or
+// localhost (as the AWS SDKs do); virtual-hosted elsewhere unless use_path_style.
+TEST(SigV4S3ExampleTest, AnIpOrLocalhostEndpointIsAddressedPathStyle) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"http://127.0.0.1:9000", "http://127.0.0.1:9000/examplebucket/test.txt?"},
+      {"http://localhost:9000", "http://localhost:9000/examplebucket/test.txt?"},
+      {"http://LOCALHOST", "http://LOCALHOST/examplebucket/test.txt?"},
+      {"http://minio.example:9000", "http://examplebucket.minio.example:9000/test.txt?"},
+  };
+  for (const auto& [endpoint, prefix] : cases) {
+    S3Config config{.endpoint = endpoint,
+                    .region = "us-east-1",
+                    .credentials = {"AKIAIOSFODNN7EXAMPLE", "secret", ""}};
+    auto client = S3Client::Create(config, Clock::Real());
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    auto url = (*client)->PresignGetObject("examplebucket", "test.txt", std::chrono::seconds(60),
+                                           ExampleTime());
+    ASSERT_TRUE(url.ok()) << url.status().ToString();
+    EXPECT_EQ(url->rfind(prefix, 0), 0u) << endpoint << ": " << *url;
+  }
+}
+
 TEST(SigV4Test, SessionTokenIsSignedInHeadersAndQuery) {
   Signer signer(SignerConfig{.access_key = "AKID",
                              .secret_key = "secret-key-value",
