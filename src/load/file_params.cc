@@ -344,6 +344,10 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     options.s3.credentials.access_key = get("s3.access_key");
     options.s3.credentials.secret_key = get("s3.secret_key");
     options.s3.credentials.session_token = get("s3.session_token");
+    // Both or neither (anonymous, unsigned requests), as Doris checks them.
+    if (options.s3.credentials.access_key.empty() != options.s3.credentials.secret_key.empty()) {
+      return Status::InvalidArgument(fn + ": Both the access key and the secret key must be set.");
+    }
   }
   return options;
 }

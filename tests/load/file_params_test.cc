@@ -184,6 +184,24 @@ TEST(FileParamsTest, ProviderIsAcceptedForS3CompatibleStoresOnly) {
           .ok());
 }
 
+// Credentials come whole or not at all (anonymous requests), in Doris's words.
+TEST(FileParamsTest, TheAccessKeyAndTheSecretKeyComeTogether) {
+  for (const sql::DorisArgs& half :
+       {sql::DorisArgs{{"s3.access_key", "AK"}}, sql::DorisArgs{{"s3.secret_key", "SK"}}}) {
+    sql::DorisArgs args = half;
+    args.emplace("uri", "s3://b/k/*.csv");
+    auto options = ParseFileFunctionArgs(SourceKind::kS3, args);
+    ASSERT_FALSE(options.ok());
+    EXPECT_EQ(options.status().message(),
+              "S3(): Both the access key and the secret key must be set.");
+  }
+  EXPECT_TRUE(ParseFileFunctionArgs(
+                  SourceKind::kS3,
+                  {{"uri", "s3://b/k/*.csv"}, {"s3.access_key", "AK"}, {"s3.secret_key", "SK"}})
+                  .ok());
+  EXPECT_TRUE(ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*.csv"}}).ok());
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;
