@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "common/strings.h"
+#include "load/file_params.h"
 #include "sql/lexer.h"
 
 namespace millrace::job {
@@ -305,13 +306,14 @@ std::string ReplaceSecrets(std::string_view insert_sql, const InsertAnalysis& an
                            const std::function<std::string(std::string_view key)>& with) {
   std::string call =
       std::string(insert_sql.substr(analysis.call_begin, analysis.call_end - analysis.call_begin));
-  for (const char* secret_key : {"s3.secret_key", "s3.session_token", "password"}) {
-    auto it = analysis.args.find(secret_key);
-    if (it == analysis.args.end() || it->second.empty()) continue;
-    const std::string replacement = with(secret_key);
+  // Secrets by any name Doris gives them (AWS_SECRET_KEY is s3.secret_key), and a change
+  // stream's password.
+  for (const auto& [key, value] : analysis.args) {
+    if (value.empty() || !(load::IsSecretParam(key) || EqualsIgnoreCase(key, "password"))) continue;
+    const std::string replacement = with(key);
     size_t pos = 0;
-    while ((pos = call.find(it->second, pos)) != std::string::npos) {
-      call.replace(pos, it->second.size(), replacement);
+    while ((pos = call.find(value, pos)) != std::string::npos) {
+      call.replace(pos, value.size(), replacement);
       pos += replacement.size();
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/json.h"
@@ -37,9 +38,15 @@ std::string SupportedKeys(SourceKind kind) {
   return out;
 }
 
+bool Names(const ParamSpec& spec, std::string_view key) {
+  if (EqualsIgnoreCase(spec.name, key)) return true;
+  return std::any_of(spec.aliases.begin(), spec.aliases.end(),
+                     [&](std::string_view alias) { return EqualsIgnoreCase(alias, key); });
+}
+
 const ParamSpec* FindSpec(std::string_view name, SourceKind kind) {
   for (const ParamSpec& spec : FileFunctionParams()) {
-    if (spec.name != name) continue;
+    if (!Names(spec, name)) continue;
     if (kind == SourceKind::kS3 ? spec.for_s3 : spec.for_local) return &spec;
   }
   return nullptr;
@@ -140,12 +147,42 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        kS3, kLocal},
       {"jsonpaths", ParamType::kString, "",
        "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3, kLocal},
-      {"s3.endpoint", ParamType::kString, "", "http(s)://host:port of the S3 service", kS3, false},
-      {"s3.region", ParamType::kString, "us-east-1", "S3 region", kS3, false},
-      {"s3.access_key", ParamType::kString, "",
-       "access key (none: anonymous requests; the server's own environment never signs)", kS3,
-       false},
-      {"s3.secret_key", ParamType::kString, "", "secret key", kS3, false, {}, true},
+      {"s3.endpoint",
+       ParamType::kString,
+       "",
+       "http(s)://host:port of the S3 service",
+       kS3,
+       false,
+       {},
+       false,
+       {"AWS_ENDPOINT", "endpoint", "aws.endpoint"}},
+      {"s3.region",
+       ParamType::kString,
+       "us-east-1",
+       "S3 region",
+       kS3,
+       false,
+       {},
+       false,
+       {"AWS_REGION", "region", "aws.region"}},
+      {"s3.access_key",
+       ParamType::kString,
+       "",
+       "access key (none: anonymous requests; the server's own environment never signs)",
+       kS3,
+       false,
+       {},
+       false,
+       {"AWS_ACCESS_KEY", "access_key"}},
+      {"s3.secret_key",
+       ParamType::kString,
+       "",
+       "secret key",
+       kS3,
+       false,
+       {},
+       true,
+       {"AWS_SECRET_KEY", "secret_key"}},
       {"s3.session_token",
        ParamType::kString,
        "",
@@ -153,9 +190,17 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        kS3,
        false,
        {},
-       true},
-      {"use_path_style", ParamType::kBool, "false", "path-style addressing (endpoint/bucket/key)",
-       kS3, false},
+       true,
+       {"session_token"}},
+      {"use_path_style",
+       ParamType::kBool,
+       "false",
+       "path-style addressing (endpoint/bucket/key); an IP or localhost endpoint always is",
+       kS3,
+       false,
+       {},
+       false,
+       {"s3.path-style-access"}},
       {"provider",
        ParamType::kChoice,
        "s3",
@@ -166,6 +211,25 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        {"s3", "oss", "cos", "obs", "bos", "gcp", "minio", "tos", "azure"}},
   };
   return kParams;
+}
+
+const std::vector<RefusedParam>& RefusedFileFunctionParams() {
+  static const std::vector<RefusedParam> kRefused = {
+      {"resource", "Doris resources are not kept here: give the endpoint and keys in S3()"},
+      {"table_id", "it names a table of a Doris cluster"},
+      {"s3.role_arn", "Millrace signs with the access key and secret key given, never a role"},
+      {"s3.external_id", "Millrace signs with the access key and secret key given, never a role"},
+      {"s3.credentials_provider_type",
+       "Millrace signs with the access key and secret key given, or sends anonymous requests"},
+  };
+  return kRefused;
+}
+
+bool IsSecretParam(std::string_view key) {
+  for (const ParamSpec& spec : FileFunctionParams()) {
+    if (spec.secret && Names(spec, key)) return true;
+  }
+  return false;
 }
 
 std::string_view FormatName(Format format) {
@@ -215,8 +279,31 @@ Compression CompressionFromSuffix(std::string_view path) {
   return Compression::kPlain;
 }
 
-Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& args) {
+Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& given) {
   const std::string fn = FunctionName(kind);
+  // Each key under the parameter's own name (keys match any alias, in any case); two keys for
+  // one parameter are an error, as are the keys only Doris itself understands.
+  sql::DorisArgs args;
+  std::map<std::string_view, std::string> named_by;  // parameter -> the key that gave it
+  for (const auto& [key, value] : given) {
+    for (const RefusedParam& refused : RefusedFileFunctionParams()) {
+      if (EqualsIgnoreCase(refused.name, key)) {
+        return Status::InvalidArgument(fn + ": \"" + key +
+                                       "\" is not supported: " + std::string(refused.reason));
+      }
+    }
+    const ParamSpec* spec = FindSpec(key, kind);
+    if (spec == nullptr) {
+      args.emplace(key, value);  // reported below, by the user's name
+      continue;
+    }
+    if (auto [it, fresh] = named_by.emplace(spec->name, key); !fresh) {
+      return Status::InvalidArgument(fn + ": \"" + it->second + "\" and \"" + key +
+                                     "\" name the same parameter (" + std::string(spec->name) +
+                                     "); give it once");
+    }
+    args.emplace(std::string(spec->name), value);
+  }
   // Validate every key and value against the table first, so errors name the user's key.
   for (const auto& [key, value] : args) {
     const ParamSpec* spec = FindSpec(key, kind);
@@ -402,7 +489,11 @@ std::string FileFunctionParamsMarkdown() {
         break;
     }
     std::string def(spec.default_value);
-    out += "| `" + std::string(spec.name) + "` | " + (spec.for_s3 ? "yes" : "") + " | " +
+    std::string names = "`" + std::string(spec.name) + "`";
+    for (size_t i = 0; i < spec.aliases.size(); ++i)
+      names += (i == 0 ? " (also `" : ", `") + std::string(spec.aliases[i]) + "`";
+    if (!spec.aliases.empty()) names += ")";
+    out += "| " + names + " | " + (spec.for_s3 ? "yes" : "") + " | " +
            (spec.for_local ? "yes" : "") + " | " + type + " | " +
            (def.empty() ? "" : "`" + def + "`") + " | " + std::string(spec.description) + " |\n";
   }

@@ -42,7 +42,20 @@ struct ParamSpec {
   bool for_local;
   std::vector<std::string_view> choices = {};  // for kChoice
   bool secret = false;
+  // Other names Doris accepts for it (AWS_ENDPOINT for s3.endpoint); keys match any name, in
+  // any case.
+  std::vector<std::string_view> aliases = {};
 };
+
+// Keys Doris accepts that only mean something inside Doris, refused with the reason.
+struct RefusedParam {
+  std::string_view name;
+  std::string_view reason;
+};
+const std::vector<RefusedParam>& RefusedFileFunctionParams();
+
+// True when `key` (any alias, any case) names a secret parameter of S3() or local().
+bool IsSecretParam(std::string_view key);
 
 const std::vector<ParamSpec>& FileFunctionParams();
 

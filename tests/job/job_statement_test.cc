@@ -105,5 +105,18 @@ TEST(JobStatementTest, MaskSecrets) {
   EXPECT_NE(masked.find("\"s3.access_key\" = \"AK\""), std::string::npos);
 }
 
+// Doris's names for the secrets (AWS_SECRET_KEY, session_token), in any case, are masked too.
+TEST(JobStatementTest, MaskSecretsByEveryName) {
+  const std::string insert =
+      "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/*.csv\", \"AWS_ACCESS_KEY\" = \"AK\", "
+      "\"aws_secret_key\" = \"SeCrEt123\", \"Session_Token\" = \"ToKeN456\")";
+  auto analysis = AnalyzeInsert(insert);
+  ASSERT_TRUE(analysis.ok()) << analysis.status().ToString();
+  const std::string masked = MaskSecrets(insert, *analysis);
+  EXPECT_EQ(masked.find("SeCrEt123"), std::string::npos) << masked;
+  EXPECT_EQ(masked.find("ToKeN456"), std::string::npos) << masked;
+  EXPECT_NE(masked.find("\"AWS_ACCESS_KEY\" = \"AK\""), std::string::npos) << masked;
+}
+
 }  // namespace
 }  // namespace millrace::job

@@ -202,6 +202,44 @@ TEST(FileParamsTest, TheAccessKeyAndTheSecretKeyComeTogether) {
   EXPECT_TRUE(ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*.csv"}}).ok());
 }
 
+// Doris's names for a parameter, in any case, are the parameter; two of them at once are an
+// error; keys only Doris understands are refused saying why, not as unknown.
+TEST(FileParamsTest, DorisAliasesInAnyCaseNameTheirParameter) {
+  auto options = ParseFileFunctionArgs(SourceKind::kS3, {{"URI", "s3://b/k/*.csv"},
+                                                         {"AWS_ENDPOINT", "http://10.0.0.1:9000"},
+                                                         {"aws.region", "eu-west-1"},
+                                                         {"access_key", "AK"},
+                                                         {"AWS_SECRET_KEY", "SK"},
+                                                         {"S3.Path-Style-Access", "true"},
+                                                         {"Format", "JSON"}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(options->s3.endpoint, "http://10.0.0.1:9000");
+  EXPECT_EQ(options->s3.region, "eu-west-1");
+  EXPECT_EQ(options->s3.credentials.access_key, "AK");
+  EXPECT_EQ(options->s3.credentials.secret_key, "SK");
+  EXPECT_TRUE(options->s3.use_path_style);
+  EXPECT_EQ(options->format, Format::kJson);
+
+  auto twice = ParseFileFunctionArgs(
+      SourceKind::kS3,
+      {{"uri", "s3://b/k/*.csv"}, {"AWS_ENDPOINT", "http://a"}, {"s3.endpoint", "http://b"}});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(),
+            "S3(): \"AWS_ENDPOINT\" and \"s3.endpoint\" name the same parameter (s3.endpoint); "
+            "give it once");
+
+  for (const RefusedParam& refused : RefusedFileFunctionParams()) {
+    auto got = ParseFileFunctionArgs(SourceKind::kS3,
+                                     {{"uri", "s3://b/k/*.csv"}, {std::string(refused.name), "x"}});
+    ASSERT_FALSE(got.ok()) << refused.name;
+    EXPECT_EQ(got.status().message(), "S3(): \"" + std::string(refused.name) +
+                                          "\" is not supported: " + std::string(refused.reason));
+  }
+  EXPECT_TRUE(IsSecretParam("AWS_SECRET_KEY"));
+  EXPECT_TRUE(IsSecretParam("s3.session_token"));
+  EXPECT_FALSE(IsSecretParam("s3.access_key"));
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;
