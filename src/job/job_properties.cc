@@ -116,7 +116,7 @@ const std::vector<JobPropertySpec>& JobPropertySpecs() {
        "seconds between polls when no new file was found"},
       {"s3.max_batch_files", "256", "an integer from 1 to 100000",
        "most files in one task (a change stream: most changes, whole source transactions)"},
-      {"s3.max_batch_bytes", "10G", "a size (\"1048576\", \"512M\", \"10G\")",
+      {"s3.max_batch_bytes", "10G", "a size from 100M to 10G (\"104857600\", \"512M\", \"10G\")",
        "most bytes in one task (the file that crosses it is included)"},
       {"offset", "", "{\"fileName\":\"key\"}", "start after this key; also settable by ALTER"},
       {"s3.ingestion_mode", "STREAMING", "STREAMING or ONCE",
@@ -149,9 +149,11 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
     const auto& specs = JobPropertySpecs();
     auto spec = std::find_if(specs.begin(), specs.end(),
                              [&](const JobPropertySpec& s) { return s.name == key; });
+    // Doris passes keys starting with "__" through (its own internal ones).
+    if (spec == specs.end() && key.starts_with("__")) continue;
     if (spec == specs.end()) {
-      return Status::InvalidArgument("unknown job property \"" + key +
-                                     "\"; supported: " + SupportedKeys());
+      return Status::InvalidArgument("Invalid properties: [" + key + "]. Supported keys are " +
+                                     SupportedKeys() + " (unknown job property \"" + key + "\")");
     }
     bool ok = true;
     if (key == "max_interval") {
@@ -160,7 +162,9 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
       ok = ParseInt(value, &p.max_batch_files) && p.max_batch_files >= 1 &&
            p.max_batch_files <= 100000;
     } else if (key == "s3.max_batch_bytes") {
-      ok = ParseBytes(value, &p.max_batch_bytes);
+      // Doris's bounds (StreamingJobProperties).
+      ok = ParseBytes(value, &p.max_batch_bytes) && p.max_batch_bytes >= 100LL << 20 &&
+           p.max_batch_bytes <= 10LL << 30;
     } else if (key == "cdc.wal_retention_warning") {
       ok = ParseBytes(value, &p.wal_retention_warning_bytes);
     } else if (key == "offset") {
