@@ -240,6 +240,14 @@ TEST(FileParamsTest, DorisAliasesInAnyCaseNameTheirParameter) {
   EXPECT_FALSE(IsSecretParam("s3.access_key"));
 }
 
+TEST(FileParamsTest, FormatsDorisReadsAndMillraceDoesNotAreRefusedInDorisWords) {
+  for (const char* format : {"orc", "avro", "arrow", "hive_text", "wal", "ORC"}) {
+    auto got = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"}, {"format", format}});
+    ASSERT_FALSE(got.ok()) << format;
+    EXPECT_EQ(got.status().message(), "S3(): format:" + std::string(format) + " is not supported.");
+  }
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;
