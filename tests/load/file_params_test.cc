@@ -55,7 +55,7 @@ TEST(FileParamsTest, UnknownKeysAndBadValuesAreNamed) {
       ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k"}, {"file_path", "/x"}});
   EXPECT_FALSE(local_only.ok());
 
-  auto format = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"format", "orc"}});
+  auto format = ParseFileFunctionArgs(SourceKind::kLocal, {{"file_path", "/x"}, {"format", "xml"}});
   ASSERT_FALSE(format.ok());
   EXPECT_NE(format.status().message().find("\"format\" must be one of csv"), std::string::npos);
 
