@@ -187,6 +187,10 @@ void FileJobSource::TurnEnded() {
 load::FetchOptions FileJobSource::FetchOptions() const {
   load::FetchOptions fetch = load::FetchOptions::For(config_.options);
   fetch.parallelism = config_.download_parallelism;
+  // s3.connection.maximum narrows it for this job; it never widens the server's bound.
+  if (config_.options.max_connections) {
+    fetch.parallelism = std::min(fetch.parallelism, *config_.options.max_connections);
+  }
   fetch.copy_local = true;  // the ledger records the version that was read
   return fetch;
 }

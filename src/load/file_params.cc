@@ -201,6 +201,14 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        {},
        false,
        {"s3.path-style-access"}},
+      {"s3.connection.maximum", ParamType::kInt, "",
+       "most connections (downloads) of one task at once; the server's own bound still holds", kS3,
+       false},
+      {"s3.connection.timeout", ParamType::kInt, "",
+       "milliseconds to establish a connection (none: 5000)", kS3, false},
+      {"s3.connection.request.timeout", ParamType::kInt, "",
+       "milliseconds a request may go without a byte moving before it is retried (none: 30000)",
+       kS3, false},
       {"provider",
        ParamType::kChoice,
        "s3",
@@ -428,6 +436,23 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     options.s3.endpoint = get("s3.endpoint");
     options.s3.region = get("s3.region");
     options.s3.use_path_style = get_bool("use_path_style");
+    // Doris's connection settings reach the client; 0 would mean "never", so it is refused.
+    for (const char* key :
+         {"s3.connection.maximum", "s3.connection.timeout", "s3.connection.request.timeout"}) {
+      if (const std::string v = get(key); !v.empty() && std::stoll(v) < 1) {
+        return Status::InvalidArgument(fn + ": \"" + key + "\" must be at least 1, got '" + v +
+                                       "'");
+      }
+    }
+    if (const std::string v = get("s3.connection.maximum"); !v.empty()) {
+      options.max_connections = static_cast<int>(std::min<int64_t>(std::stoll(v), 1 << 20));
+    }
+    if (const std::string v = get("s3.connection.timeout"); !v.empty()) {
+      options.s3.retry.connect_timeout = std::chrono::milliseconds(std::stoll(v));
+    }
+    if (const std::string v = get("s3.connection.request.timeout"); !v.empty()) {
+      options.s3.retry.request_timeout = std::chrono::milliseconds(std::stoll(v));
+    }
     if (ToLower(get("provider")) == "azure") {
       return Status::InvalidArgument(fn +
                                      ": \"provider\" = \"AZURE\" is not supported: Azure Blob "

@@ -93,7 +93,9 @@ struct FileFunctionOptions {
   std::optional<uint64_t> max_decompressed_bytes;
   CsvOptions csv;
   JsonOptions json;
-  s3::S3Config s3;  // for kS3
+  s3::S3Config s3;  // for kS3 (s3.connection.timeout and .request.timeout in its retry policy)
+  // s3.connection.maximum: most downloads of one task at once (within the server's own bound).
+  std::optional<int> max_connections;
 };
 
 Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& args);

@@ -248,6 +248,28 @@ TEST(FileParamsTest, FormatsDorisReadsAndMillraceDoesNotAreRefusedInDorisWords) 
   }
 }
 
+// Doris's connection settings are honoured, not swallowed: they reach the S3 client's policy
+// and the job's download parallelism.
+TEST(FileParamsTest, ConnectionSettingsReachTheClient) {
+  auto options =
+      ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"},
+                                              {"s3.connection.maximum", "3"},
+                                              {"s3.connection.timeout", "1000"},
+                                              {"s3.connection.request.timeout", "3000"}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_EQ(options->max_connections, 3);
+  EXPECT_EQ(options->s3.retry.connect_timeout, std::chrono::milliseconds(1000));
+  EXPECT_EQ(options->s3.retry.request_timeout, std::chrono::milliseconds(3000));
+  auto zero = ParseFileFunctionArgs(SourceKind::kS3,
+                                    {{"uri", "s3://b/k/*"}, {"s3.connection.maximum", "0"}});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().message(), "S3(): \"s3.connection.maximum\" must be at least 1, got '0'");
+  auto defaults = ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"}});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->max_connections, std::nullopt);
+  EXPECT_EQ(defaults->s3.retry.connect_timeout, s3::RetryPolicy().connect_timeout);
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;
