@@ -270,6 +270,17 @@ TEST(FileParamsTest, ConnectionSettingsReachTheClient) {
   EXPECT_EQ(defaults->s3.retry.connect_timeout, s3::RetryPolicy().connect_timeout);
 }
 
+// Doris's hints that change nothing of the rows are accepted, as booleans.
+TEST(FileParamsTest, DorisHintsAreAcceptedAsBooleans) {
+  EXPECT_TRUE(ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"},
+                                                      {"fuzzy_parse", "true"},
+                                                      {"force_parsing_by_standard_uri", "true"}})
+                  .ok());
+  EXPECT_FALSE(
+      ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"}, {"fuzzy_parse", "maybe"}})
+          .ok());
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;
