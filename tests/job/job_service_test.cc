@@ -45,7 +45,10 @@ TEST_F(JobServiceTest, LoadsExistingFilesThenEachNewFile) {
   ASSERT_TRUE(WaitForRows(22));
   EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), "22");
   EXPECT_EQ(harness_.JobColumn("ev", "Status"), "RUNNING");
-  EXPECT_EQ(harness_.JobColumn("ev", "CurrentOffset"), "{\"fileName\":\"" + in_ + "/c.csv\"}");
+  // jobs() shows the job as published after its commit: a moment after its rows are visible.
+  EXPECT_TRUE(harness_.WaitFor([&] {
+    return harness_.JobColumn("ev", "CurrentOffset") == "{\"fileName\":\"" + in_ + "/c.csv\"}";
+  })) << harness_.JobColumn("ev", "CurrentOffset");
   EXPECT_EQ(harness_.JobColumn("ev", "ExecuteType"), "STREAMING");
   // Files a.csv..c.csv, in rows and bytes.
   const std::string stats = harness_.JobColumn("ev", "LoadStatistic");
