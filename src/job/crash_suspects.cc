@@ -1,5 +1,7 @@
 #include "job/crash_suspects.h"
 
+#include "load/bad_file.h"
+
 namespace millrace::job {
 
 CrashSuspects::CrashSuspects(const std::vector<ReadingMark>& left, bool fault) {
@@ -29,10 +31,11 @@ CrashSuspects::Reading CrashSuspects::BeforeReading(const std::vector<source::Fi
     const auto suspect = alone_crashes_.find(files[i].key);
     const int64_t crashes = suspect == alone_crashes_.end() ? 0 : suspect->second;
     if (crashes >= kAloneCrashesToQuarantine) {
-      reading.set_aside[i] =
-          "the server crashed " + std::to_string(crashes) +
-          " times while reading this file alone; it is set aside so that the job goes on "
-          "(ALTER JOB ... RETRY FILE reads it again)";
+      reading.set_aside[i] = load::BadFileError(
+          Status::Aborted("the server crashed " + std::to_string(crashes) +
+                          " times while reading this file alone; it is set aside so that the "
+                          "job goes on (ALTER JOB ... RETRY FILE reads it again)"),
+          load::BadFile::kCrashedServer);
       continue;
     }
     reading.marks.push_back(

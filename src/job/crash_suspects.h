@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "common/thread_annotations.h"
 #include "job/job_model.h"
 #include "source/file_source.h"
@@ -47,8 +48,9 @@ class CrashSuspects {
   size_t BatchSize(const std::vector<source::FileInfo>& files) const;
 
   struct Reading {
-    std::vector<ReadingMark> marks;           // to write before the first read
-    std::map<size_t, std::string> set_aside;  // index in `files` -> why it is not read
+    std::vector<ReadingMark> marks;  // to write before the first read
+    // Index in `files` -> why it is not read (typed load::BadFile::kCrashedServer).
+    std::map<size_t, Status> set_aside;
   };
   Reading BeforeReading(const std::vector<source::FileInfo>& files, int64_t task_id,
                         int64_t now_us) const;

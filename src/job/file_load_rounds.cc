@@ -22,17 +22,12 @@ constexpr uint64_t kGroupMaxBytes = 16 << 20;
 // when this one cannot be committed.
 struct Round {
   LoadedBatch loaded;
-  Status file_error;                                   // a file that could not be loaded (names it)
-  load::BadFile reason = load::BadFile::kReaderError;  // why, read before JobError wraps it
+  // A file that could not be loaded: the error as it was made (names the file, and its typed
+  // reason, load/bad_file.h); wrapped as kLoad only when the task fails with it.
+  Status file_error;
   size_t bad_file = 0;
   bool switch_to_careful = false;
   bool ungroup = false;
-};
-
-// A file set aside: its error, and why as a typed reason.
-struct SetAside {
-  std::string error;
-  load::BadFile reason = load::BadFile::kReaderError;
 };
 
 class RoundRunner {
@@ -48,10 +43,7 @@ class RoundRunner {
         fetcher_(*request.fetcher),
         fail_points_(request.fail_points),
         shapes_(files_.size()) {
-    if (request.set_aside != nullptr) {
-      for (const auto& [i, why] : *request.set_aside)
-        quarantined_[i] = {why, load::BadFile::kCrashedServer};
-    }
+    if (request.set_aside != nullptr) quarantined_ = *request.set_aside;
   }
 
   Result<LoadedBatch> Run() {
@@ -76,11 +68,11 @@ class RoundRunner {
         // An interrupted statement (PAUSE, DROP, stop) says nothing about the file.
         if (props_.on_error != OnError::kSkipFile ||
             r.file_error.code() == StatusCode::kCancelled) {
-          return r.file_error;
+          return JobError(JobErrorCode::kLoad, r.file_error);
         }
         MR_LOG(kWarning) << "job " << task_.job_name << ": quarantining " << files_[r.bad_file].key
                          << ": " << r.file_error.message();
-        quarantined_[r.bad_file] = {r.file_error.message(), r.reason};
+        quarantined_[r.bad_file] = r.file_error;
         continue;
       }
       const LoadStatistic& stats = r.loaded.stats;
@@ -124,7 +116,7 @@ class RoundRunner {
       return JobError(fetched.download_failed ? JobErrorCode::kGetRemoteData : JobErrorCode::kLoad,
                       fetched.status);
     }
-    quarantined_[i] = {fetched.status.message(), load::ReasonOf(fetched.status)};
+    quarantined_[i] = fetched.status;
     return std::string();
   }
 
@@ -168,14 +160,14 @@ class RoundRunner {
     return shapes_[i]->empty() ? nullptr : &*shapes_[i];
   }
 
-  // `why`: the reason of a QUARANTINED file.
+  // `why`: the error of a QUARANTINED file (its message and typed reason go to the ledger).
   void Record(Round& r, size_t i, FileState state, const FileLoad& loaded,
-              const SetAside* why = nullptr) {
+              const Status* why = nullptr) {
     const source::FileInfo& f = files_[i];
     r.loaded.ledger.push_back(
         LedgerEntry{task_.job_id, f.key, f.etag, static_cast<int64_t>(f.size), state, task_.task_id,
-                    loaded.rows, task_.now_us, why != nullptr ? why->error : "",
-                    why != nullptr ? std::string(load::BadFileName(why->reason)) : ""});
+                    loaded.rows, task_.now_us, why != nullptr ? why->message() : "",
+                    why != nullptr ? std::string(load::BadFileName(load::ReasonOf(*why))) : ""});
     if (state != FileState::kLoaded) return;
     LoadStatistic& stats = r.loaded.stats;
     stats.scanned_rows += loaded.rows + loaded.filtered;
@@ -255,16 +247,14 @@ class RoundRunner {
                         << " files one by one: " << error.message();
           r.ungroup = true;
         } else {
-          r.reason = load::ReasonOf(error);
-          r.file_error = JobError(JobErrorCode::kLoad, error);
+          r.file_error = error;
           r.bad_file = i;
         }
         return r;
       }
       for (size_t k = 0; k < group.size(); ++k) {
         if (Status counted = Accounted(loader, group[k], (*loaded)[k]); !counted.ok()) {
-          r.reason = load::ReasonOf(counted);
-          r.file_error = JobError(JobErrorCode::kLoad, counted);
+          r.file_error = counted;
           r.bad_file = group[k];
           return r;
         }
@@ -291,7 +281,7 @@ class RoundRunner {
   bool first_fetched_ = false;
   // Files set aside for this task (on_error = skip_file, or FileLoadRequest::set_aside), with
   // the reason.
-  std::map<size_t, SetAside> quarantined_;
+  std::map<size_t, Status> quarantined_;
   std::vector<std::optional<std::vector<std::string>>> shapes_;
 };
 

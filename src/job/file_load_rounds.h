@@ -17,7 +17,7 @@
 // - A file that changed since it was listed (the source's ABORTED) fails the task as
 //   kGetRemoteData, whatever on_error says: it is not a bad file, and the job's retries, then
 //   its automatic resume, list the version to load.
-// - Files in `set_aside` are never read: they are QUARANTINED with the reason given, whatever
+// - Files in `set_aside` are never read: they are QUARANTINED with the error given, whatever
 //   on_error says (crash_suspects.h).
 // - Crash window: fail point "task.after_download" (scope: the job name) once the first file
 //   is fetched, before anything is inserted. Fail point "task.reading" (scope: the file's key)
@@ -48,7 +48,7 @@ struct FileLoadRequest {
   // its transaction open, and the error its task fails with (kTooManyFailureRows) is put here.
   Status* over_filter_ratio = nullptr;
   // Files not to read (index in `files` -> the reason they are quarantined); may be null.
-  const std::map<size_t, std::string>* set_aside = nullptr;
+  const std::map<size_t, Status>* set_aside = nullptr;
 };
 
 Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,

@@ -443,22 +443,22 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     options.s3.region = get("s3.region");
     options.s3.use_path_style = get_bool("use_path_style");
     // Doris's connection settings reach the client; 0 would mean "never", so it is refused.
-    for (const char* key :
-         {"s3.connection.maximum", "s3.connection.timeout", "s3.connection.request.timeout"}) {
-      if (const std::string v = get(key); !v.empty() && std::stoll(v) < 1) {
+    auto at_least_one = [&](const char* key) -> Result<std::optional<int64_t>> {
+      const std::string v = get(key);
+      if (v.empty()) return std::optional<int64_t>();
+      const int64_t n = std::stoll(v);  // a non-negative integer: checked above
+      if (n < 1) {
         return Status::InvalidArgument(fn + ": \"" + key + "\" must be at least 1, got '" + v +
                                        "'");
       }
-    }
-    if (const std::string v = get("s3.connection.maximum"); !v.empty()) {
-      options.max_connections = static_cast<int>(std::min<int64_t>(std::stoll(v), 1 << 20));
-    }
-    if (const std::string v = get("s3.connection.timeout"); !v.empty()) {
-      options.s3.retry.connect_timeout = std::chrono::milliseconds(std::stoll(v));
-    }
-    if (const std::string v = get("s3.connection.request.timeout"); !v.empty()) {
-      options.s3.retry.request_timeout = std::chrono::milliseconds(std::stoll(v));
-    }
+      return std::optional<int64_t>(n);
+    };
+    MR_ASSIGN_OR_RETURN(const auto maximum, at_least_one("s3.connection.maximum"));
+    MR_ASSIGN_OR_RETURN(const auto connect, at_least_one("s3.connection.timeout"));
+    MR_ASSIGN_OR_RETURN(const auto request, at_least_one("s3.connection.request.timeout"));
+    if (maximum) options.max_connections = static_cast<int>(std::min<int64_t>(*maximum, 1 << 20));
+    if (connect) options.s3.retry.connect_timeout = std::chrono::milliseconds(*connect);
+    if (request) options.s3.retry.request_timeout = std::chrono::milliseconds(*request);
     if (ToLower(get("provider")) == "azure") {
       return Status::InvalidArgument(fn +
                                      ": \"provider\" = \"AZURE\" is not supported: Azure Blob "

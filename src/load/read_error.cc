@@ -27,10 +27,10 @@ std::string ReplaceWorkPaths(std::string text, const std::string& key,
   return text;
 }
 
-// DuckDB's appendices: from its query context or option dump on, nothing is for the user.
-bool StartsAppendix(std::string_view line) {
-  return line.starts_with("LINE ") || line.starts_with("  file = ") ||
-         line.starts_with("Possible Solution:");
+// DuckDB's appendices: from its query context ("LINE 1: ...") or its option dump on, nothing
+// is for the user.
+bool EndsMessage(std::string_view line) {
+  return line.starts_with("LINE ") || line.starts_with("  file = ");
 }
 
 std::string Cut(std::string_view text, size_t max_bytes) {
@@ -53,10 +53,9 @@ Status DescribeReadError(const Status& error, const std::string& key,
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
-    // Possible Solution lines come before the option dump; other lines after them may still
-    // say what is wrong, so only the query context and the dump end the message.
-    if (line.starts_with("LINE ") || line.starts_with("  file = ")) break;
-    if (!line.empty() && !StartsAppendix(line)) {
+    if (EndsMessage(line)) break;
+    // Its advice names options a job cannot set.
+    if (!line.empty() && !line.starts_with("Possible Solution:")) {
       if (!kept.empty()) kept += '\n';
       kept += Cut(line, kMaxLineBytes);
     }

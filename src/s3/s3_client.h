@@ -27,8 +27,8 @@
 // - GetObject never buffers a whole object: the body is handed to the sink as it arrives.
 //   A range that starts at or past the end of a non-empty object is OUT_OF_RANGE (as S3 says).
 // - Addressing: virtual-hosted unless use_path_style, an IP-address or localhost endpoint, or a
-//   bucket name that is not one DNS label (then path style, as the AWS SDKs do). With no credentials in
-//   the config or the environment, requests are sent unsigned (public buckets).
+//   bucket name that is not one DNS label (then path style, as the AWS SDKs do). With no
+//   credentials in the config or the environment, requests are sent unsigned (public buckets).
 // - Time (for signing, stall detection and backoff sleeps) comes from the injected Clock.
 // - Counting: every attempt sent (first tries and retries) is counted once it ends, by kind and
 //   outcome (RequestStats), in the client's own counters (stats()) and, when the config names
