@@ -9,6 +9,7 @@
 #include "load/bad_file.h"
 #include "load/csv_last_line.h"
 #include "load/json_nesting.h"
+#include "load/json_numbers.h"
 #include "load/read_error.h"
 #include "load/reader_sql.h"
 #include "load/record_count.h"
@@ -159,6 +160,12 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
       if (counted.ok()) out.records = *counted;
       shape = counted.status();
     }
+  }
+  // num_as_string: the numbers become strings of their own digits before DuckDB parses them.
+  if (shape.ok() && options_.format == Format::kJson && options_.json.num_as_string) {
+    const std::string quoted = work_dir_ + "/n" + std::to_string(i) + ".json";
+    shape = QuoteJsonNumbers(out.path, quoted);
+    if (shape.ok()) out.path = quoted;
   }
   if (!shape.ok()) {
     out.status = DescribeReadError(shape, file.key, {work_dir_});

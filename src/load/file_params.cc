@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -129,6 +130,15 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "strip the outer double quotes of each CSV field", kS3, kLocal},
       {"skip_lines", ParamType::kInt, "0", "lines skipped at the start of each CSV file", kS3,
        kLocal},
+      {"csv_schema", ParamType::kString, "",
+       "CSV: names and types of the columns, name1:type1;name2:type2 (tinyint, smallint, int, "
+       "bigint, largeint, float, double, decimal(p,s), date, datetime, char, varchar, string, "
+       "boolean); a value that does not fit its type, or a column the file lacks, reads as NULL",
+       kS3, kLocal},
+      {"enable_text_validate_utf8", ParamType::kBool, "true",
+       "CSV: text must be UTF-8; accepted, and always so: a file that is not UTF-8 is refused "
+       "(false is accepted too, and still validates: a DuckDB VARCHAR holds UTF-8 only)",
+       kS3, kLocal},
       {"compress_type",
        ParamType::kChoice,
        "",
@@ -147,6 +157,10 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        kS3, kLocal},
       {"jsonpaths", ParamType::kString, "",
        "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3, kLocal},
+      {"num_as_string", ParamType::kBool, "false",
+       "JSON: numbers read as the text of their digits (no rounding through a double); the "
+       "INSERT casts them into the column's type",
+       kS3, kLocal},
       {"fuzzy_parse", ParamType::kBool, "false",
        "JSON: Doris's parse-speed hint (fields in the same order in every document); accepted, "
        "the rows are the same without it",
@@ -429,7 +443,14 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
   options.csv.trim_double_quotes = get_bool("trim_double_quotes");
   options.csv.skip_lines = std::stoll(get("skip_lines"));
 
+  if (const std::string schema = get("csv_schema"); !schema.empty()) {
+    auto parsed = ParseCsvSchema(schema);
+    if (!parsed.ok()) return parsed.status().WithContext(fn);
+    options.csv.schema = std::move(parsed).value();
+  }
+
   options.json.read_json_by_line = get_bool("read_json_by_line");
+  options.json.num_as_string = get_bool("num_as_string");
   options.json.strip_outer_array = get_bool("strip_outer_array");
   options.json.json_root = get("json_root");
   if (const std::string paths = get("jsonpaths"); !paths.empty()) {
@@ -476,6 +497,61 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     }
   }
   return options;
+}
+
+Result<std::vector<CsvColumn>> ParseCsvSchema(std::string_view text) {
+  // Doris's csv_schema types and the DuckDB types they read as.
+  static const std::vector<std::pair<std::string_view, std::string_view>> kTypes = {
+      {"tinyint", "TINYINT"}, {"smallint", "SMALLINT"}, {"int", "INTEGER"},
+      {"bigint", "BIGINT"},   {"largeint", "HUGEINT"},  {"float", "FLOAT"},
+      {"double", "DOUBLE"},   {"date", "DATE"},         {"datetime", "TIMESTAMP"},
+      {"char", "VARCHAR"},    {"varchar", "VARCHAR"},   {"string", "VARCHAR"},
+      {"boolean", "BOOLEAN"}};
+  const std::string shape =
+      "\"csv_schema\" must be name1:type1;name2:type2;..., got '" + std::string(text) + "'";
+  std::vector<CsvColumn> columns;
+  for (std::string_view part : SplitString(text, ';')) {
+    const std::string field(Trim(part));
+    if (field.empty()) continue;  // a trailing ';'
+    const size_t colon = field.find(':');
+    if (colon == std::string::npos) {
+      return Status::InvalidArgument(shape + ": '" + field + "' has no ':' between name and type");
+    }
+    CsvColumn column{std::string(Trim(std::string_view(field).substr(0, colon))), ""};
+    const std::string type = ToLower(Trim(std::string_view(field).substr(colon + 1)));
+    if (column.name.empty()) return Status::InvalidArgument(shape + ": a column has no name");
+    for (const CsvColumn& seen : columns) {
+      if (EqualsIgnoreCase(seen.name, column.name)) {
+        return Status::InvalidArgument(shape + ": column '" + column.name + "' is named twice");
+      }
+    }
+    // decimal(p,s) keeps its precision and scale; char(n)/varchar(n) are text of any length.
+    const std::string base = type.substr(0, type.find('('));
+    if (base == "decimal" || base == "decimalv3") {
+      int precision = 0;
+      int scale = 0;
+      char close = 0;
+      if (std::sscanf(type.c_str() + base.size(), "(%d,%d%c", &precision, &scale, &close) != 3 ||
+          close != ')' || precision < 1 || precision > 38 || scale < 0 || scale > precision) {
+        return Status::InvalidArgument(shape + ": '" + type +
+                                       "' is not decimal(p,s) with 1 <= p <= 38 and 0 <= s <= p");
+      }
+      column.type = "DECIMAL(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
+    } else if ((base == "char" || base == "varchar") || base == type) {
+      for (const auto& [doris, duck] : kTypes) {
+        if (base == doris) column.type = duck;
+      }
+    }
+    if (column.type.empty()) {
+      return Status::InvalidArgument(shape + ": type '" + type + "' of column '" + column.name +
+                                     "' is not one of tinyint, smallint, int, bigint, largeint, "
+                                     "float, double, decimal(p,s), date, datetime, char, "
+                                     "varchar, string, boolean");
+    }
+    columns.push_back(std::move(column));
+  }
+  if (columns.empty()) return Status::InvalidArgument(shape + ": no column");
+  return columns;
 }
 
 Result<std::vector<std::string>> ParseJsonPaths(std::string_view text) {

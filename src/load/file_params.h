@@ -67,6 +67,12 @@ std::string_view CompressionName(Compression compression);
 // Infers compression from a file name suffix (.gz, .zst, .bz2, .lz4, .deflate); plain otherwise.
 Compression CompressionFromSuffix(std::string_view path);
 
+// A column of "csv_schema": its name and the DuckDB type it is read as.
+struct CsvColumn {
+  std::string name;
+  std::string type;  // INTEGER, DECIMAL(38,10), VARCHAR, ...
+};
+
 struct CsvOptions {
   std::string column_separator = "\t";
   std::string line_delimiter = "\n";
@@ -74,6 +80,9 @@ struct CsvOptions {
   std::string escape;
   bool trim_double_quotes = false;
   int64_t skip_lines = 0;
+  // csv_schema: the columns' names and types, in file order; empty for c1..cN (or the header's
+  // names), all VARCHAR.
+  std::vector<CsvColumn> schema;
 };
 
 struct JsonOptions {
@@ -82,6 +91,7 @@ struct JsonOptions {
   std::string json_root;  // "$.data" style; "" for the document itself
   // The paths of "jsonpaths" ('["$.id", "$.user.name"]'), in order; empty for all fields.
   std::vector<std::string> jsonpaths;
+  bool num_as_string = false;  // numbers read as their text (json_numbers.h)
 };
 
 struct FileFunctionOptions {
@@ -99,6 +109,11 @@ struct FileFunctionOptions {
 };
 
 Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::DorisArgs& args);
+
+// The value of "csv_schema" ("k1:int;k2:decimal(38,10);k3:varchar(20)"): Doris's types
+// mapped to DuckDB's. INVALID_ARGUMENT naming "csv_schema", the value and what is wrong (a
+// field without ':', a name given twice, a type Doris's csv_schema does not take).
+Result<std::vector<CsvColumn>> ParseCsvSchema(std::string_view text);
 
 // The value of "jsonpaths": a JSON array of one or more non-empty strings, escapes decoded
 // (["$.\"a b\""] is the path $."a b"). Anything else is INVALID_ARGUMENT naming "jsonpaths",

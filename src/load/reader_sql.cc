@@ -390,6 +390,20 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
     if (!file_column.empty()) select += ", " + engine::QuoteIdentifier(file_column);
     sql = select + " FROM " + sql + ")";
   }
+  if (!csv.schema.empty()) {
+    // csv_schema names and types the columns by position, as Doris does: a value that does
+    // not fit its type, or a column past the file's last, reads as NULL.
+    std::string select = "(SELECT ";
+    for (size_t i = 0; i < csv.schema.size(); ++i) {
+      if (i > 0) select += ", ";
+      const std::string value =
+          i < names.size() ? engine::QuoteIdentifier(names[i]) : std::string("NULL");
+      select += "TRY_CAST(" + value + " AS " + csv.schema[i].type + ") AS " +
+                engine::QuoteIdentifier(csv.schema[i].name);
+    }
+    if (!file_column.empty()) select += ", " + engine::QuoteIdentifier(file_column);
+    sql = select + " FROM " + sql + ")";
+  }
   return sql;
 }
 

@@ -281,6 +281,48 @@ TEST(FileParamsTest, DorisHintsAreAcceptedAsBooleans) {
           .ok());
 }
 
+TEST(FileParamsTest, CsvSchemaMapsDorisTypesToDuckDbs) {
+  auto schema = ParseCsvSchema(
+      "k1:int; k2 : decimal(38,10);k3:varchar(20);k4:LARGEINT;"
+      "k5:datetime;k6:string;k7:boolean;");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  std::vector<std::string> got;
+  for (const CsvColumn& column : *schema)
+    got.push_back(column.name + " " + column.type);
+  EXPECT_EQ(got,
+            (std::vector<std::string>{"k1 INTEGER", "k2 DECIMAL(38,10)", "k3 VARCHAR", "k4 HUGEINT",
+                                      "k5 TIMESTAMP", "k6 VARCHAR", "k7 BOOLEAN"}));
+  for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+           {"k1", "has no ':'"},
+           {"k1:int;K1:int", "named twice"},
+           {"k1:json", "type 'json' of column 'k1' is not one of"},
+           {"k1:int(3)", "type 'int(3)'"},
+           {"k1:decimal(40,2)", "not decimal(p,s)"},
+           {":int", "has no name"},
+           {";", "no column"}}) {
+    auto parsed = ParseCsvSchema(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find(why), std::string::npos)
+        << bad << ": " << parsed.status().ToString();
+  }
+  // Through S3(): the error names the function and the key.
+  auto refused =
+      ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"}, {"CSV_SCHEMA", "k1"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("S3(): \"csv_schema\""), std::string::npos);
+}
+
+TEST(FileParamsTest, NumAsStringAndUtf8ValidationAreParsed) {
+  auto options = ParseFileFunctionArgs(
+      SourceKind::kS3,
+      {{"uri", "s3://b/k/*"}, {"num_as_string", "true"}, {"enable_text_validate_utf8", "false"}});
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_TRUE(options->json.num_as_string);
+  EXPECT_FALSE(ParseFileFunctionArgs(SourceKind::kS3, {{"uri", "s3://b/k/*"},
+                                                       {"enable_text_validate_utf8", "sometimes"}})
+                   .ok());
+}
+
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
   std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
   std::stringstream doc;

@@ -83,6 +83,71 @@ TEST_F(FileTableFunctionTest, LocalSelect) {
   EXPECT_EQ(*rows, (Rows{{"one"}}));
 }
 
+// Doris's S3() keys, each honoured against a real store.
+TEST_F(FileTableFunctionTest, CsvWithNamesBindsColumnsByTheHeader) {
+  ASSERT_TRUE(s3_->PutObject("data", "n/a.csv", "name,id\nx,1\ny,2\n").ok());
+  auto rows = Run(
+      "SELECT id, name FROM " +
+      S3("s3://data/n/*.csv", ", \"format\" = \"csv_with_names\", \"column_separator\" = \",\"") +
+      " ORDER BY id");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Rows{{"1", "x"}, {"2", "y"}}));
+}
+
+TEST_F(FileTableFunctionTest, NumAsStringKeepsEveryDigit) {
+  ASSERT_TRUE(conn_->Execute("CREATE TABLE d (id INTEGER, amount DECIMAL(38,9), v VARCHAR)").ok());
+  ASSERT_TRUE(s3_->PutObject("data", "num/a.json",
+                             "{\"id\": 1, \"amount\": 12345678901234567890.123456789, \"v\": "
+                             "1.10}\n{\"id\": -2, \"amount\": -0.000000001, \"v\": \"1.5\"}\n")
+                  .ok());
+  const std::string json = ", \"format\" = \"json\"";
+  auto kept =
+      Run("SELECT id, amount, v, typeof(amount) FROM " +
+          S3("s3://data/num/*.json", json + ", \"num_as_string\" = \"true\"") + " ORDER BY id");
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(*kept, (Rows{{"-2", "-0.000000001", "1.5", "VARCHAR"},
+                         {"1", "12345678901234567890.123456789", "1.10", "VARCHAR"}}));
+  auto expanded =
+      registry_.Expand("INSERT INTO d SELECT id, amount, v FROM " +
+                       S3("s3://data/num/*.json", json + ", \"num_as_string\" = \"true\""));
+  ASSERT_TRUE(expanded.ok()) << expanded.status().ToString();
+  ASSERT_TRUE(conn_->Execute(expanded->sql).ok());
+  EXPECT_EQ(engine::QueryRows(*conn_, "SELECT amount FROM d WHERE id = 1"),
+            (Rows{{"12345678901234567890.123456789"}}));
+  // Without it, the number went through a double.
+  auto rounded = Run("SELECT CAST(amount AS VARCHAR) FROM " + S3("s3://data/num/*.json", json) +
+                     " WHERE id = 1");
+  ASSERT_TRUE(rounded.ok()) << rounded.status().ToString();
+  EXPECT_NE((*rounded)[0][0], "12345678901234567890.123456789");
+}
+
+TEST_F(FileTableFunctionTest, CsvSchemaNamesAndTypesTheColumns) {
+  ASSERT_TRUE(s3_->PutObject("data", "cs/a.csv", "1|12.5|x\n2|abc|y\n").ok());
+  auto rows = Run("SELECT k1, k2, k3, k4, typeof(k1), typeof(k2) FROM " +
+                  S3("s3://data/cs/*.csv",
+                     ", \"column_separator\" = \"|\", \"csv_schema\" = "
+                     "\"k1:int;k2:decimal(10,2);k3:varchar(5);k4:bigint\"") +
+                  " ORDER BY k1");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  // A value that does not fit its type, and a column the file lacks, read as NULL (Doris's rule).
+  EXPECT_EQ(*rows, (Rows{{"1", "12.50", "x", "NULL", "INTEGER", "DECIMAL(10,2)"},
+                         {"2", "NULL", "y", "NULL", "INTEGER", "DECIMAL(10,2)"}}));
+}
+
+TEST_F(FileTableFunctionTest, NoKeysMeansAnonymousRequests) {
+  ASSERT_TRUE(s3_->PutObject("data", "anon/a.csv", "1\tpublic\n").ok());
+  // No access key and no secret key: the requests go unsigned, as Doris sends them.
+  auto rows = Run("SELECT c2 FROM S3(\"uri\" = \"s3://data/anon/*.csv\", \"s3.endpoint\" = \"" +
+                  s3_->endpoint() + "\")");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Rows{{"public"}}));
+  // The store does check a signed request: an access key it does not know is refused.
+  auto wrong =
+      Run("SELECT c2 FROM S3(\"uri\" = \"s3://data/anon/*.csv\", \"s3.endpoint\" = \"" +
+          s3_->endpoint() + "\", \"s3.access_key\" = \"NOBODY\", \"s3.secret_key\" = \"wrong\")");
+  EXPECT_FALSE(wrong.ok());
+}
+
 TEST_F(FileTableFunctionTest, ErrorsNameTheProblem) {
   auto none = Run("SELECT * FROM " + S3("s3://data/nothing/*.csv"));
   ASSERT_FALSE(none.ok());
