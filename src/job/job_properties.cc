@@ -134,11 +134,50 @@ const std::vector<JobPropertySpec>& JobPropertySpecs() {
       {"session.enable_insert_strict", "true", "true or false",
        "strict: a row with a value that cannot convert is filtered; not strict: the value "
        "becomes NULL"},
+      {"session.insert_timeout", "14400", "seconds, a positive integer",
+       "Doris's bound on one load statement: checked, not yet enforced (a task's size is bounded "
+       "by s3.max_batch_files and s3.max_batch_bytes)"},
+      {"session.query_timeout", "900", "seconds, a positive integer",
+       "Doris's bound on one query: checked, not yet enforced, as session.insert_timeout"},
       {"cdc.wal_retention_warning", "1G", "a size (\"1048576\", \"512M\", \"10G\")",
        "change streams: JobRuntimeMsg warns when the replication slot of a PAUSED job holds "
        "more WAL than this on the source"},
   };
   return kSpecs;
+}
+
+const std::vector<IgnoredSessionVariable>& IgnoredSessionVariables() {
+  // Real Doris session variables a Doris script may set on a job, which mean nothing here.
+  static const std::vector<IgnoredSessionVariable> kIgnored = {
+      {"exec_mem_limit", "memory is bounded server-wide (--memory-limit)"},
+      {"max_execution_time", "a query bound, as session.query_timeout"},
+      {"time_zone", "files' timestamps are read as written; DuckDB's TIMESTAMP has no zone"},
+      {"sql_mode", "the job's INSERT is checked when it is created"},
+      {"workload_group", "one server, no workload groups"},
+      {"enable_profile", "Doris's query profile; see the job's metrics"},
+      {"profile_level", "Doris's query profile; see the job's metrics"},
+      {"batch_size", "a Doris execution tuning"},
+      {"parallel_pipeline_task_num", "DuckDB's threads are set server-wide (--threads)"},
+      {"parallel_fragment_exec_instance_num", "DuckDB's threads are set server-wide (--threads)"},
+      {"send_batch_parallelism", "a Doris execution tuning"},
+      {"runtime_filter_mode", "a Doris planner tuning"},
+      {"enable_nereids_planner", "a Doris planner choice"},
+      {"enable_nereids_dml", "a Doris planner choice"},
+      {"enable_fallback_to_original_planner", "a Doris planner choice"},
+      {"enable_insert_value_auto_cast", "the INSERT casts as DuckDB does"},
+      {"insert_visible_timeout_ms", "a task's rows are visible when its commit returns"},
+      {"enable_unique_key_partial_update", "a UNIQUE KEY load replaces whole rows"},
+      {"enable_memtable_on_sink_node", "a Doris storage tuning"},
+      {"enable_single_replica_insert", "one server, one replica"},
+      {"group_commit", "each task commits its batch in one transaction"},
+      {"skip_delete_sign", "a query option of Doris's"},
+      {"skip_delete_bitmap", "a query option of Doris's"},
+      {"skip_storage_engine_merge", "a query option of Doris's"},
+      {"read_csv_empty_line_as_null", "a blank CSV line holds no record here"},
+      {"enable_strict_consistency_dml", "a Doris storage tuning"},
+      {"dml_plan_retry_times", "a Doris planner tuning"},
+  };
+  return kIgnored;
 }
 
 Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
@@ -151,6 +190,22 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
                              [&](const JobPropertySpec& s) { return s.name == key; });
     // Doris passes keys starting with "__" through (its own internal ones).
     if (spec == specs.end() && key.starts_with("__")) continue;
+    // session.<variable>: a real Doris session variable, in any case, as Doris checks them.
+    if (spec == specs.end() && key.starts_with(kSessionPrefix)) {
+      const std::string variable = ToLower(std::string_view(key).substr(kSessionPrefix.size()));
+      spec = std::find_if(specs.begin(), specs.end(), [&](const JobPropertySpec& s) {
+        return s.name == std::string(kSessionPrefix) + variable;
+      });
+      const auto& ignored = IgnoredSessionVariables();
+      if (spec == specs.end() &&
+          std::none_of(ignored.begin(), ignored.end(),
+                       [&](const IgnoredSessionVariable& v) { return v.name == variable; })) {
+        return Status::InvalidArgument(
+            "Invalid session variable, [" + variable +
+            "] (not a Doris session variable Millrace knows; docs/jobs.md lists them)");
+      }
+      if (spec == specs.end()) continue;  // accepted, and means nothing here
+    }
     if (spec == specs.end()) {
       return Status::InvalidArgument("Invalid properties: [" + key + "]. Supported keys are " +
                                      SupportedKeys() + " (unknown job property \"" + key + "\")");
@@ -186,13 +241,16 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
       const std::string mode = ToLower(value);
       ok = mode == "pause" || mode == "skip_file";
       p.on_error = mode == "skip_file" ? OnError::kSkipFile : OnError::kPause;
-    } else if (key == "session.insert_max_filter_ratio") {
+    } else if (spec->name == "session.insert_timeout" || spec->name == "session.query_timeout") {
+      int64_t seconds = 0;
+      ok = ParseInt(value, &seconds) && seconds >= 1;
+    } else if (spec->name == "session.insert_max_filter_ratio") {
       char* end = nullptr;
       const std::string text(value);
       p.max_filter_ratio = std::strtod(text.c_str(), &end);
       ok = !text.empty() && end == text.c_str() + text.size() && p.max_filter_ratio >= 0 &&
            p.max_filter_ratio <= 1;
-    } else if (key == "session.enable_insert_strict") {
+    } else if (spec->name == "session.enable_insert_strict") {
       ok = ParseBool(value, &p.strict);
     }
     if (!ok) return BadValue(key, value, spec->accepted);
@@ -248,6 +306,15 @@ Result<std::string> ParseOffset(std::string_view value) {
 
 std::string OffsetJson(std::string_view key) {
   return Offset().With(kFileNamePart, std::string(key)).ToJson();
+}
+
+std::string IgnoredSessionVariablesMarkdown() {
+  std::string out = "| session variable | why it is ignored |\n| --- | --- |\n";
+  for (const IgnoredSessionVariable& variable : IgnoredSessionVariables()) {
+    out +=
+        "| `session." + std::string(variable.name) + "` | " + std::string(variable.reason) + " |\n";
+  }
+  return out;
 }
 
 std::string JobPropertiesMarkdown() {

@@ -6,7 +6,8 @@
 //
 // Contract
 // - Parse rejects an unknown key with INVALID_ARGUMENT listing the supported keys, and a bad
-//   value naming the key, the value and what is accepted. Keys are case-sensitive, as in Doris.
+//   value naming the key, the value and what is accepted. Keys are case-sensitive, as in Doris
+//   (the variable of a session.<variable> key is not).
 // - Merge (for ALTER JOB) applies new values over existing ones and validates the result.
 #pragma once
 
@@ -32,6 +33,17 @@ struct JobPropertySpec {
 };
 
 const std::vector<JobPropertySpec>& JobPropertySpecs();
+
+// "session.<variable>" sets a Doris session variable for the job's tasks. Those Millrace reads
+// are in JobPropertySpecs; these are real Doris variables a script may set that mean nothing
+// here: accepted with any value, and ignored. Any other name is "Invalid session variable, [x]",
+// as in Doris. Variable names match in any case.
+inline constexpr std::string_view kSessionPrefix = "session.";
+struct IgnoredSessionVariable {
+  std::string_view name;    // without "session."
+  std::string_view reason;  // why it means nothing here
+};
+const std::vector<IgnoredSessionVariable>& IgnoredSessionVariables();
 
 using PropertyMap = std::map<std::string, std::string, std::less<>>;
 
@@ -68,7 +80,8 @@ Result<std::string> ParseOffset(std::string_view value);
 // common/json.h).
 std::string OffsetJson(std::string_view key);
 
-// The property table as Markdown (for docs/jobs.md).
+// The property table, and the ignored session variables, as Markdown (for docs/jobs.md).
 std::string JobPropertiesMarkdown();
+std::string IgnoredSessionVariablesMarkdown();
 
 }  // namespace millrace::job

@@ -76,12 +76,41 @@ TEST(JobPropertiesTest, BadInputNamesTheKey) {
                                                         {"on_error", "ignore"},
                                                         {"session.insert_max_filter_ratio", "1.5"},
                                                         {"session.enable_insert_strict", "yes"},
+                                                        {"session.insert_timeout", "0"},
+                                                        {"session.query_timeout", "soon"},
                                                         {"offset", "{\"file\": \"x\"}"}}) {
     auto p = JobProperties::Parse({{key, value}});
     ASSERT_FALSE(p.ok()) << key << "=" << value;
     EXPECT_NE(p.status().message().find("\"" + key + "\""), std::string::npos)
         << p.status().message();
   }
+}
+
+TEST(JobPropertiesTest, SessionVariablesAreDorisOwn) {
+  // Those Millrace reads, in any case; real Doris variables it ignores; anything else refused.
+  auto read = JobProperties::Parse({{"session.ENABLE_INSERT_STRICT", "false"},
+                                    {"session.Insert_Max_Filter_Ratio", "0.5"},
+                                    {"session.insert_timeout", "3600"},
+                                    {"session.query_timeout", "60"},
+                                    {"session.exec_mem_limit", "2147483648"},
+                                    {"session.TIME_ZONE", "Asia/Shanghai"}});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_FALSE(read->strict);
+  EXPECT_DOUBLE_EQ(read->max_filter_ratio, 0.5);
+  EXPECT_EQ(read->given.at("session.TIME_ZONE"), "Asia/Shanghai");  // kept as given
+  for (const IgnoredSessionVariable& variable : IgnoredSessionVariables()) {
+    EXPECT_TRUE(JobProperties::Parse({{"session." + std::string(variable.name), "anything"}}).ok())
+        << variable.name;
+  }
+  auto invented = JobProperties::Parse({{"session.make_it_fast", "true"}});
+  ASSERT_FALSE(invented.ok());
+  EXPECT_EQ(invented.status().message().rfind("Invalid session variable, [make_it_fast]", 0), 0u)
+      << invented.status().message();
+  // A bad value of a variable Millrace reads names the key as given.
+  auto bad = JobProperties::Parse({{"session.Enable_Insert_Strict", "yes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("\"session.Enable_Insert_Strict\""), std::string::npos)
+      << bad.status().message();
 }
 
 TEST(JobPropertiesTest, MergeAndJson) {
@@ -219,6 +248,9 @@ TEST(JobPropertiesTest, DocsAreInSyncWithTheTable) {
   EXPECT_NE(doc.str().find(JobPropertiesMarkdown()), std::string::npos)
       << "regenerate the table in docs/jobs.md:\n"
       << JobPropertiesMarkdown();
+  EXPECT_NE(doc.str().find(IgnoredSessionVariablesMarkdown()), std::string::npos)
+      << "regenerate the ignored session variables in docs/jobs.md:\n"
+      << IgnoredSessionVariablesMarkdown();
 }
 
 }  // namespace
