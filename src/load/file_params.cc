@@ -168,7 +168,8 @@ const std::vector<ParamSpec>& FileFunctionParams() {
       {"s3.endpoint",
        ParamType::kString,
        "",
-       "http(s)://host:port of the S3 service",
+       "http(s)://host:port of the S3 service; a bare host:port is http for an IP address or "
+       "localhost, https for any other host",
        kS3,
        false,
        {},

@@ -26,6 +26,8 @@
 //   (HTTP 416), the object changed: ABORTED, even against servers that ignore If-Match.
 // - GetObject never buffers a whole object: the body is handed to the sink as it arrives.
 //   A range that starts at or past the end of a non-empty object is OUT_OF_RANGE (as S3 says).
+// - Endpoint: http(s)://host[:port], or a bare host[:port] as Doris scripts write it: http for
+//   an IP address or localhost, https for any other host.
 // - Addressing: virtual-hosted unless use_path_style, an IP-address or localhost endpoint, or a
 //   bucket name that is not one DNS label (then path style, as the AWS SDKs do). With no
 //   credentials in the config or the environment, requests are sent unsigned (public buckets).

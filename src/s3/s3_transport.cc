@@ -134,13 +134,17 @@ Result<std::unique_ptr<S3Transport>> S3Transport::Create(S3Config config, Clock*
   std::string endpoint = config.endpoint;
   if (endpoint.empty()) endpoint = "https://s3." + config.region + ".amazonaws.com";
   const size_t sep = endpoint.find("://");
-  const std::string scheme = sep == std::string::npos ? "" : endpoint.substr(0, sep);
-  std::string host = sep == std::string::npos ? "" : endpoint.substr(sep + 3);
+  std::string scheme = sep == std::string::npos ? "" : endpoint.substr(0, sep);
+  std::string host = sep == std::string::npos ? endpoint : endpoint.substr(sep + 3);
   if (host.ends_with('/')) host.pop_back();
+  // Doris scripts often give a bare host[:port]: a store at an IP address or localhost is a
+  // local one reached over plain HTTP (as Doris reaches it); any other host over TLS, since the
+  // requests carry signed credentials and the data.
+  if (sep == std::string::npos && !host.empty()) scheme = NeedsPathStyle(host) ? "http" : "https";
   if ((scheme != "http" && scheme != "https") || host.empty() ||
       host.find_first_of("/?#@ ") != std::string::npos) {
     return Status::InvalidArgument("invalid S3 endpoint '" + config.endpoint +
-                                   "': expected http(s)://host[:port]");
+                                   "': expected http(s)://host[:port] or host[:port]");
   }
   const bool is_ip = NeedsPathStyle(host);
   return std::unique_ptr<S3Transport>(

@@ -20,30 +20,8 @@ namespace {
 using Rows = std::vector<std::vector<std::string>>;
 using server::ServerProcess;
 
-// Runs `sql` through the mariadb CLI; rows without the header, cells split at tabs.
 Result<Rows> Mariadb(uint16_t port, const std::string& sql) {
-  MR_ASSIGN_OR_RETURN(auto result, server::MariaDb(port, sql, {"--skip-column-names"}));
-  if (result.exit_code != 0) return Status::Internal("mariadb: " + result.err);
-  Rows rows;
-  size_t start = 0;
-  while (start < result.out.size()) {
-    size_t end = result.out.find('\n', start);
-    if (end == std::string::npos) end = result.out.size();
-    std::vector<std::string> row;
-    size_t cell = start;
-    while (true) {
-      const size_t tab = result.out.find('\t', cell);
-      if (tab == std::string::npos || tab > end) {
-        row.push_back(result.out.substr(cell, end - cell));
-        break;
-      }
-      row.push_back(result.out.substr(cell, tab - cell));
-      cell = tab + 1;
-    }
-    rows.push_back(std::move(row));
-    start = end + 1;
-  }
-  return rows;
+  return server::MariaDbRows(port, sql);
 }
 
 std::string Value(uint16_t port, const std::string& sql) {

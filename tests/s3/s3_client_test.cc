@@ -441,7 +441,7 @@ TEST_F(S3ClientTest, PresignedUrlWorksWithPlainCurl) {
 }
 
 TEST(S3ClientConfigTest, RejectsBadEndpointsAndHalfCredentials) {
-  for (const char* endpoint : {"127.0.0.1:9000", "ftp://host", "http://", "http://h/base/path"}) {
+  for (const char* endpoint : {"ftp://host", "http://", "http://h/base/path", "h/base"}) {
     auto client = S3Client::Create({.endpoint = endpoint}, Clock::Real());
     EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument) << endpoint;
   }
@@ -450,6 +450,25 @@ TEST(S3ClientConfigTest, RejectsBadEndpointsAndHalfCredentials) {
   EXPECT_EQ(half.status().code(), StatusCode::kInvalidArgument);
   auto ok = S3Client::Create({.endpoint = "https://s3.example.com/"}, Clock::Real());
   EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+}
+
+// Doris scripts write "s3.endpoint" = "127.0.0.1:9000": a bare host is plain HTTP for a local
+// store (an IP address or localhost), TLS for any other host.
+TEST(S3ClientConfigTest, ABareEndpointIsHttpForALocalStoreAndHttpsElsewhere) {
+  for (const auto& [endpoint, url] : std::vector<std::pair<std::string, std::string>>{
+           {"127.0.0.1:9000", "http://127.0.0.1:9000/bucket/k?"},
+           {"localhost:9000", "http://localhost:9000/bucket/k?"},
+           {"[::1]:9000", "http://[::1]:9000/bucket/k?"},
+           {"s3.example.com", "https://bucket.s3.example.com/k?"},
+           {"http://s3.example.com", "http://bucket.s3.example.com/k?"}}) {
+    auto client = S3Client::Create({.endpoint = endpoint, .credentials = {"AKID", "SECRET", ""}},
+                                   Clock::Real());
+    ASSERT_TRUE(client.ok()) << endpoint << ": " << client.status().ToString();
+    auto presigned = (*client)->PresignGetObject("bucket", "k", std::chrono::seconds(60),
+                                                 Clock::Real()->WallNow());
+    ASSERT_TRUE(presigned.ok()) << presigned.status().ToString();
+    EXPECT_EQ(presigned->rfind(url, 0), 0u) << endpoint << " -> " << *presigned;
+  }
 }
 
 TEST(S3UriTest, SplitsBucketAndKey) {

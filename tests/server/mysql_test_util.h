@@ -117,6 +117,10 @@ inline Result<HttpReply> HttpGetAsRoot(uint16_t port, const std::string& path) {
 Result<testing::ProcessResult> MariaDb(uint16_t port, const std::string& sql,
                                        const std::vector<std::string>& extra_args = {});
 
+// `sql` through the same client with --skip-column-names: the rows, cells split at tabs.
+// INTERNAL with the client's stderr when it exits non-zero.
+Result<std::vector<std::vector<std::string>>> MariaDbRows(uint16_t port, const std::string& sql);
+
 // ---------------------------------------------------------------------------------------------
 // A protocol-level client for tests.
 
