@@ -24,6 +24,8 @@ std::string_view BadFileName(BadFile reason) {
       return "RECORDS_MISMATCH";
     case BadFile::kCrashedServer:
       return "CRASHED_SERVER";
+    case BadFile::kPartitionNotInPath:
+      return "PARTITION_NOT_IN_PATH";
   }
   return "READER_ERROR";
 }

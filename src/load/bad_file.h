@@ -16,16 +16,17 @@
 namespace millrace::load {
 
 enum class BadFile : int32_t {
-  kReaderError = 1,    // DuckDB's reader refused it (its message says why)
-  kUnreadable,         // cannot be opened or read (permission, not a regular file, I/O)
-  kVanished,           // deleted after the listing
-  kCorruptStream,      // compressed stream truncated, corrupt, or not compressed at all
-  kDecompressionBomb,  // expands past max_decompressed_bytes
-  kJsonTooDeep,        // nested deeper than kMaxJsonDepth
-  kJsonTruncated,      // ends inside a value
-  kLastLineTooLong,    // a CSV last line longer than DuckDB's reader takes
-  kRecordsMismatch,    // rows loaded + filtered differ from the records it holds
-  kCrashedServer,      // the server crashed reading it (job/crash_suspects.h)
+  kReaderError = 1,     // DuckDB's reader refused it (its message says why)
+  kUnreadable,          // cannot be opened or read (permission, not a regular file, I/O)
+  kVanished,            // deleted after the listing
+  kCorruptStream,       // compressed stream truncated, corrupt, or not compressed at all
+  kDecompressionBomb,   // expands past max_decompressed_bytes
+  kJsonTooDeep,         // nested deeper than kMaxJsonDepth
+  kJsonTruncated,       // ends inside a value
+  kLastLineTooLong,     // a CSV last line longer than DuckDB's reader takes
+  kRecordsMismatch,     // rows loaded + filtered differ from the records it holds
+  kCrashedServer,       // the server crashed reading it (job/crash_suspects.h)
+  kPartitionNotInPath,  // path_partition_keys names a key its path has no directory for
 };
 
 std::string_view BadFileName(BadFile reason);

@@ -10,6 +10,7 @@
 #include "load/csv_last_line.h"
 #include "load/json_nesting.h"
 #include "load/json_numbers.h"
+#include "load/path_partition.h"
 #include "load/read_error.h"
 #include "load/reader_sql.h"
 #include "load/record_count.h"
@@ -167,6 +168,15 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     shape = QuoteJsonNumbers(out.path, quoted);
     if (shape.ok()) out.path = quoted;
   }
+  if (shape.ok() && !options_.path_partition_keys.empty()) {
+    const std::vector<std::string>& keys = options_.path_partition_keys;
+    auto values = PathPartitionValues(file.key, keys);
+    auto linked =
+        values.ok() ? LinkPartitioned(out.path, keys, *values, work_dir_ + "/p" + std::to_string(i))
+                    : Result<std::string>(values.status());
+    shape = linked.status();
+    if (linked.ok()) out.path = *std::move(linked);
+  }
   if (!shape.ok()) {
     out.status = DescribeReadError(shape, file.key, {work_dir_});
     out.path.clear();
@@ -182,6 +192,7 @@ FetchOptions FetchOptions::For(const FileFunctionOptions& options) {
   if (!options.csv.line_delimiter.empty()) fetch.csv_line_end = options.csv.line_delimiter.back();
   fetch.csv = options.csv;
   fetch.json = options.json;
+  fetch.path_partition_keys = options.path_partition_keys;
   return fetch;
 }
 

@@ -56,6 +56,8 @@ struct FetchOptions {
   // How the records of a file are counted (FetchedFile::records).
   CsvOptions csv;
   JsonOptions json;
+  // Each file is linked under directories of these keys' values (path_partition.h).
+  std::vector<std::string> path_partition_keys;
 
   // What a file function's options say of fetching (compression, format, bounds); the rest
   // keeps its defaults.

@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "common/logging.h"
 #include "common/strings.h"
+#include "load/path_partition.h"
 
 namespace millrace::load {
 namespace {
@@ -160,6 +161,11 @@ const std::vector<ParamSpec>& FileFunctionParams() {
       {"num_as_string", ParamType::kBool, "false",
        "JSON: numbers read as the text of their digits (no rounding through a double); the "
        "INSERT casts them into the column's type",
+       kS3, kLocal},
+      {"path_partition_keys", ParamType::kString, "",
+       "columns read from key=value directories of each file's path, as text: \"city,year\" "
+       "reads city and year from .../city=paris/year=2026/a.csv; a file whose path lacks one is "
+       "a bad file",
        kS3, kLocal},
       {"fuzzy_parse", ParamType::kBool, "false",
        "JSON: Doris's parse-speed hint (fields in the same order in every document); accepted, "
@@ -448,6 +454,12 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     auto parsed = ParseCsvSchema(schema);
     if (!parsed.ok()) return parsed.status().WithContext(fn);
     options.csv.schema = std::move(parsed).value();
+  }
+
+  if (const std::string keys = get("path_partition_keys"); !keys.empty()) {
+    auto parsed = ParsePathPartitionKeys(keys);
+    if (!parsed.ok()) return parsed.status().WithContext(fn);
+    options.path_partition_keys = std::move(parsed).value();
   }
 
   options.json.read_json_by_line = get_bool("read_json_by_line");

@@ -103,6 +103,9 @@ struct FileFunctionOptions {
   std::optional<uint64_t> max_decompressed_bytes;
   CsvOptions csv;
   JsonOptions json;
+  // path_partition_keys: columns read from key=value directories of each file's path
+  // (path_partition.h), after the file's own columns.
+  std::vector<std::string> path_partition_keys;
   s3::S3Config s3;  // for kS3 (s3.connection.timeout and .request.timeout in its retry policy)
   // s3.connection.maximum: most downloads of one task at once (within the server's own bound).
   std::optional<int> max_connections;

@@ -350,6 +350,22 @@ Result<std::vector<std::string>> FirstRecordOf(const FileFunctionOptions& option
   return first;
 }
 
+// The reader arguments that read path_partition_keys from the directories each file is linked
+// under (path_partition.h), as text; "" without them.
+std::string HiveSql(const FileFunctionOptions& options) {
+  return options.path_partition_keys.empty()
+             ? std::string()
+             : ", hive_partitioning=true, hive_types_autocast=false";
+}
+
+// ", <key>, ..." of the path partition columns, for the SELECTs that name their columns.
+std::string PartitionColumnsSql(const FileFunctionOptions& options) {
+  std::string out;
+  for (const std::string& key : options.path_partition_keys)
+    out += ", " + engine::QuoteIdentifier(key);
+  return out;
+}
+
 // ", filename AS <file_column>" (DuckDB's virtual column, not part of `*`), or "" for none.
 std::string FileColumnSql(const std::string& file_column) {
   return file_column.empty() ? std::string()
@@ -376,10 +392,10 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
     header = options.format == Format::kCsvWithNames;
     if (!header) skip += 2;
   }
-  std::string sql = "(SELECT *" + FileColumnSql(file_column) + " FROM read_csv(" + FileList(files) +
-                    ", " + dialect + ", header=" + (header ? "true" : "false") +
-                    ", skip=" + std::to_string(skip) +
-                    ", auto_detect=false, columns=" + ColumnsStruct(names) + "))";
+  std::string sql =
+      "(SELECT *" + FileColumnSql(file_column) + " FROM read_csv(" + FileList(files) + ", " +
+      dialect + ", header=" + (header ? "true" : "false") + ", skip=" + std::to_string(skip) +
+      ", auto_detect=false, columns=" + ColumnsStruct(names) + HiveSql(options) + "))";
   if (csv.trim_double_quotes) {
     std::string select = "(SELECT ";
     for (size_t i = 0; i < names.size(); ++i) {
@@ -388,7 +404,7 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
       select += "trim(" + col + ", '\"') AS " + col;
     }
     if (!file_column.empty()) select += ", " + engine::QuoteIdentifier(file_column);
-    sql = select + " FROM " + sql + ")";
+    sql = select + PartitionColumnsSql(options) + " FROM " + sql + ")";
   }
   if (!csv.schema.empty()) {
     // csv_schema names and types the columns by position, as Doris does: a value that does
@@ -402,7 +418,7 @@ Result<std::string> BuildCsvSql(const FileFunctionOptions& options,
                 engine::QuoteIdentifier(csv.schema[i].name);
     }
     if (!file_column.empty()) select += ", " + engine::QuoteIdentifier(file_column);
-    sql = select + " FROM " + sql + ")";
+    sql = select + PartitionColumnsSql(options) + " FROM " + sql + ")";
   }
   return sql;
 }
@@ -441,20 +457,24 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
   if (PlainJson(options)) {
     return "(SELECT * FROM read_json(" + FileList(files) +
            ", format=" + QuoteLiteral(JsonFormat(json)) +
-           (columns.empty() ? std::string() : ", columns=" + columns) + "))";
+           (columns.empty() ? std::string() : ", columns=" + columns) + HiveSql(options) + "))";
   }
   // Rows are the JSON values at json_root of each document (the elements, when the root holds
-  // an array and strip_outer_array is set).
-  std::string docs = "(SELECT json AS doc FROM read_json_objects(" + FileList(files) + ", format=" +
-                     QuoteLiteral(json.read_json_by_line ? "newline_delimited" : "auto") + "))";
+  // an array and strip_outer_array is set); the path partition columns go along.
+  const std::string partitions = PartitionColumnsSql(options);
+  std::string docs =
+      "(SELECT json AS doc" + partitions + " FROM read_json_objects(" + FileList(files) +
+      ", format=" + QuoteLiteral(json.read_json_by_line ? "newline_delimited" : "auto") +
+      HiveSql(options) + "))";
   std::string rows = docs;
   if (!json.json_root.empty()) {
     const std::string at_root = "json_extract(doc, " + QuoteLiteral(json.json_root) + ")";
     rows = json.strip_outer_array
-               ? "(SELECT unnest(CAST(" + at_root + " AS JSON[])) AS doc FROM " + docs + ")"
-               : "(SELECT " + at_root + " AS doc FROM " + docs + ")";
+               ? "(SELECT unnest(CAST(" + at_root + " AS JSON[])) AS doc" + partitions + " FROM " +
+                     docs + ")"
+               : "(SELECT " + at_root + " AS doc" + partitions + " FROM " + docs + ")";
   } else if (json.strip_outer_array) {
-    rows = "(SELECT unnest(CAST(doc AS JSON[])) AS doc FROM " + docs + ")";
+    rows = "(SELECT unnest(CAST(doc AS JSON[])) AS doc" + partitions + " FROM " + docs + ")";
   }
   if (json.jsonpaths.empty()) {
     // Expand the objects' fields like read_json does: json_transform needs the structure as a
@@ -467,7 +487,7 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
       return Status::InvalidArgument("no JSON document found at \"json_root\" " + json.json_root);
     }
     return "(SELECT unnest(json_transform(doc, " + QuoteLiteral(structure[0][0]) +
-           "), recursive := false) FROM " + rows + ")";
+           "), recursive := false)" + partitions + " FROM " + rows + ")";
   }
   const std::vector<std::string>& paths = json.jsonpaths;
   std::string select = "(SELECT ";
@@ -476,7 +496,7 @@ Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
     select += "json_extract_string(doc, " + QuoteLiteral(paths[i]) + ") AS " +
               engine::QuoteIdentifier(LastSegment(paths[i]));
   }
-  return select + " FROM " + rows + ")";
+  return select + partitions + " FROM " + rows + ")";
 }
 
 }  // namespace
@@ -569,7 +589,7 @@ Result<std::string> BuildReadSql(const FileFunctionOptions& options,
       return BuildJsonSql(options, files, sniff, read.json_columns);
     case Format::kParquet:
       return "(SELECT *" + FileColumnSql(file_column) + " FROM read_parquet(" + FileList(files) +
-             "))";
+             HiveSql(options) + "))";
   }
   return Status::Internal("unknown format");
 }
@@ -587,6 +607,11 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
   if (described.empty()) return std::string();
   std::string columns = "{";
   for (const auto& row : described) {
+    // The path partition columns come from the directories, not the documents.
+    if (std::any_of(options.path_partition_keys.begin(), options.path_partition_keys.end(),
+                    [&](const std::string& key) { return EqualsIgnoreCase(key, row[0]); })) {
+      continue;
+    }
     // Only flat columns carry over to other files: a field null in every sampled row is typed
     // JSON (a later file's strings would keep their quotes), and nested types would drop the
     // nested fields the first file lacks. Those files are detected one by one.

@@ -130,6 +130,36 @@ TEST_F(JobS3Test, JsonAndParquetJobs) {
   EXPECT_EQ(harness_.Value("SELECT sum(id) || '/' || sum(v) FROM pq"), "499500/124875.0");
 }
 
+// Doris's path_partition_keys in a job: small CSV files of several partitions (read in groups
+// by one reader), a JSON file, and a file whose path lacks the key, set aside with its reason.
+TEST_F(JobS3Test, PathPartitionKeysFillColumnsFromEachFilesPath) {
+  ASSERT_TRUE(
+      harness_.conn().Execute("CREATE TABLE visits (id INTEGER, city VARCHAR, day DATE)").ok());
+  Put("pp/city=paris/day=2026-12-01/a.csv", "1\n2\n");
+  Put("pp/city=paris/day=2026-12-02/b.csv", "3\n");
+  Put("pp/city=rome/day=2026-12-01/c.csv", "4\n");
+  Put("pp/d.csv", "5\n");  // no partition directories
+  auto created = harness_.Run(
+      "CREATE JOB visits ON STREAMING PROPERTIES (\"max_interval\" = \"1\", \"on_error\" = "
+      "\"skip_file\") DO INSERT INTO visits SELECT CAST(c1 AS INTEGER), city, day FROM " +
+      S3Args("s3://landing/pp/**.csv", "\"path_partition_keys\" = \"city,day\", "));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("visits", "CurrentOffset") == "{\"fileName\":\"pp/d.csv\"}";
+  })) << harness_.JobColumn("visits", "ErrorMsg");
+  EXPECT_EQ(harness_.Query("SELECT id, city, day FROM visits ORDER BY id"),
+            (Rows{{"1", "paris", "2026-12-01"},
+                  {"2", "paris", "2026-12-01"},
+                  {"3", "paris", "2026-12-02"},
+                  {"4", "rome", "2026-12-01"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT FileName, State, coalesce(Reason, '') FROM "
+                                   "job_files(\"job\" = \"visits\") ORDER BY FileName"),
+            (Rows{{"pp/city=paris/day=2026-12-01/a.csv", "LOADED", ""},
+                  {"pp/city=paris/day=2026-12-02/b.csv", "LOADED", ""},
+                  {"pp/city=rome/day=2026-12-01/c.csv", "LOADED", ""},
+                  {"pp/d.csv", "QUARANTINED", "PARTITION_NOT_IN_PATH"}}));
+}
+
 TEST_F(JobS3Test, TheSecretKeyNeverShows) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
   Put("sec/a.csv", "1,x\n");

@@ -134,6 +134,61 @@ TEST_F(FileTableFunctionTest, CsvSchemaNamesAndTypesTheColumns) {
                          {"2", "NULL", "y", "NULL", "INTEGER", "DECIMAL(10,2)"}}));
 }
 
+TEST_F(FileTableFunctionTest, PathPartitionKeysAddColumnsFromThePath) {
+  ASSERT_TRUE(s3_->PutObject("data", "pp/city=paris/year=2026/a.csv", "1,x\n2,y\n").ok());
+  ASSERT_TRUE(s3_->PutObject("data", "pp/city=rome/year=2025/b.csv", "3,z\n").ok());
+  const std::string csv =
+      ", \"column_separator\" = \",\", \"path_partition_keys\" = \"city, year\"";
+  auto rows = Run("SELECT c1, c2, city, year, typeof(year) FROM " +
+                  S3("s3://data/pp/*/*/*.csv", csv) + " ORDER BY c1");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Rows{{"1", "x", "paris", "2026", "VARCHAR"},
+                         {"2", "y", "paris", "2026", "VARCHAR"},
+                         {"3", "z", "rome", "2025", "VARCHAR"}}));
+  // Only the keys asked for become columns, whatever else the path holds.
+  auto one = Run("SELECT * FROM " +
+                 S3("s3://data/pp/*/*/*.csv",
+                    ", \"column_separator\" = \",\", \"path_partition_keys\" = \"YEAR\"") +
+                 " ORDER BY c1 LIMIT 1");
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(*one, (Rows{{"1", "x", "2026"}}));
+
+  // JSON, read whole and through jsonpaths, and Parquet.
+  ASSERT_TRUE(s3_->PutObject("data", "pj/city=oslo/a.json", "{\"id\": 7, \"v\": \"q\"}\n").ok());
+  const std::string json = ", \"format\" = \"json\", \"path_partition_keys\" = \"city\"";
+  auto whole = Run("SELECT id, v, city FROM " + S3("s3://data/pj/*/*.json", json));
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(*whole, (Rows{{"7", "q", "oslo"}}));
+  auto paths =
+      Run("SELECT * FROM " + S3("s3://data/pj/*/*.json", json + ", \"jsonpaths\" = '[\"$.v\"]'"));
+  ASSERT_TRUE(paths.ok()) << paths.status().ToString();
+  EXPECT_EQ(*paths, (Rows{{"q", "oslo"}}));
+  const std::string parquet = work_.Join("p.parquet");
+  ASSERT_TRUE(conn_
+                  ->Execute("COPY (SELECT 5 AS id) TO " + engine::QuoteLiteral(parquet) +
+                            " (FORMAT parquet)")
+                  .ok());
+  std::ifstream in(parquet, std::ios::binary);
+  ASSERT_TRUE(s3_->PutObject("data", "pq/dt=2026-12-06/a.parquet",
+                             std::string(std::istreambuf_iterator<char>(in), {}))
+                  .ok());
+  auto pq = Run("SELECT id, dt FROM " +
+                S3("s3://data/pq/*/*.parquet",
+                   ", \"format\" = \"parquet\", \"path_partition_keys\" = \"dt\""));
+  ASSERT_TRUE(pq.ok()) << pq.status().ToString();
+  EXPECT_EQ(*pq, (Rows{{"5", "2026-12-06"}}));
+
+  // A file whose path lacks a key is refused, naming the key and the file.
+  auto missing = Run("SELECT * FROM " + S3("s3://data/pj/*/*.json",
+                                           ", \"format\" = \"json\", \"path_partition_keys\" "
+                                           "= \"region\""));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no 'region=...' directory"), std::string::npos)
+      << missing.status().ToString();
+  EXPECT_NE(missing.status().message().find("pj/city=oslo/a.json"), std::string::npos)
+      << missing.status().ToString();
+}
+
 TEST_F(FileTableFunctionTest, NoKeysMeansAnonymousRequests) {
   ASSERT_TRUE(s3_->PutObject("data", "anon/a.csv", "1\tpublic\n").ok());
   // No access key and no secret key: the requests go unsigned, as Doris sends them.
