@@ -151,6 +151,43 @@ TEST_F(DorisScriptsTest, StreamingInsertJobLifecycle) {
             "4");
 }
 
+// jobs() and tasks() with Doris's columns in Doris's order, Millrace's own after them.
+TEST_F(DorisScriptsTest, JobsAndTasksHaveDorisColumnsInDorisOrder) {
+  auto names = [&](const std::string& function) {
+    std::vector<std::string> out;
+    for (const auto& row : Query("DESCRIBE SELECT * FROM " + function + "(\"type\"=\"insert\")"))
+      out.push_back(row.at(0));
+    return out;
+  };
+  EXPECT_EQ(names("jobs"), (std::vector<std::string>{"Id",
+                                                     "Name",
+                                                     "Definer",
+                                                     "ExecuteType",
+                                                     "RecurringStrategy",
+                                                     "Status",
+                                                     "ExecuteSql",
+                                                     "CreateTime",
+                                                     "SucceedTaskCount",
+                                                     "FailedTaskCount",
+                                                     "CanceledTaskCount",
+                                                     "Comment",
+                                                     "Properties",
+                                                     "CurrentOffset",
+                                                     "EndOffset",
+                                                     "LoadStatistic",
+                                                     "ErrorMsg",
+                                                     "JobRuntimeMsg",
+                                                     "Lag",
+                                                     "LastTaskSuccessTime"}));
+  const std::vector<std::string> doris_tasks = {
+      "TaskId",     "JobId",     "JobName",    "Label",       "Status",        "ErrorMsg",
+      "CreateTime", "StartTime", "FinishTime", "TrackingUrl", "LoadStatistic", "User"};
+  const std::vector<std::string> tasks = names("tasks");
+  ASSERT_GE(tasks.size(), doris_tasks.size());
+  EXPECT_EQ(std::vector<std::string>(tasks.begin(), tasks.begin() + doris_tasks.size()),
+            doris_tasks);
+}
+
 // Offsets: the three Doris refuses, each in Doris's words, and one that skips the files at or
 // before it.
 TEST_F(DorisScriptsTest, OffsetsAsDorisReadsThem) {

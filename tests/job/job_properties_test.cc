@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/json.h"
+#include "load/file_params.h"
 
 namespace millrace::job {
 namespace {
@@ -251,6 +252,26 @@ TEST(JobPropertiesTest, DocsAreInSyncWithTheTable) {
   EXPECT_NE(doc.str().find(IgnoredSessionVariablesMarkdown()), std::string::npos)
       << "regenerate the ignored session variables in docs/jobs.md:\n"
       << IgnoredSessionVariablesMarkdown();
+}
+
+// docs/doris.md's table says what Millrace does with every Doris key: each key and alias the
+// code knows is in it.
+TEST(JobPropertiesTest, DorisTableNamesEveryKey) {
+  std::ifstream in(MILLRACE_SOURCE_DIR "/docs/doris.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  std::vector<std::string> keys;
+  for (const load::ParamSpec& spec : load::FileFunctionParams()) {
+    keys.emplace_back(spec.name);
+    keys.insert(keys.end(), spec.aliases.begin(), spec.aliases.end());
+  }
+  for (const load::RefusedParam& refused : load::RefusedFileFunctionParams())
+    keys.emplace_back(refused.name);
+  for (const JobPropertySpec& spec : JobPropertySpecs())
+    keys.emplace_back(spec.name);
+  for (const std::string& key : keys)
+    EXPECT_NE(text.find("`" + key + "`"), std::string::npos) << key << " is not in docs/doris.md";
 }
 
 }  // namespace
