@@ -362,11 +362,17 @@ Status AccessControl::AcquireConnection(std::string_view user) {
   if (auto it = users_.find(user); it != users_.end()) {
     limit = it->second.record.max_user_connections;
   }
+  if (limit == 0) limit = default_connection_limit_;
   auto count = connections_.find(user);
   if (count == connections_.end()) count = connections_.emplace(std::string(user), 0).first;
   if (limit > 0 && count->second >= limit) return sql::TooManyUserConnectionsError(user);
   ++count->second;
   return Status::Ok();
+}
+
+void AccessControl::SetDefaultConnectionLimit(int64_t limit) {
+  MutexLock lock(&mu_);
+  default_connection_limit_ = limit;
 }
 
 void AccessControl::ReleaseConnection(std::string_view user) {

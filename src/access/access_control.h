@@ -132,8 +132,12 @@ class AccessControl {
                           PrivilegeSet privileges) EXCLUDES(write_mu_, mu_);
 
   // A connection of `user` starts: error 1203 when the user already has its
-  // max_user_connections. Every successful call is paired with ReleaseConnection.
+  // max_user_connections (the user's own, or when that is 0 the server's default, as MySQL's
+  // global max_user_connections). Every successful call is paired with ReleaseConnection.
   Status AcquireConnection(std::string_view user) EXCLUDES(mu_);
+  // The limit of a user whose own max_user_connections is 0 (--max-connections-per-user);
+  // 0: none (the default until set).
+  void SetDefaultConnectionLimit(int64_t limit) EXCLUDES(mu_);
   void ReleaseConnection(std::string_view user) EXCLUDES(mu_);
 
  private:
@@ -168,6 +172,7 @@ class AccessControl {
   mutable Mutex mu_;
   UserMap users_ GUARDED_BY(mu_);
   std::map<std::string, int64_t, std::less<>> connections_ GUARDED_BY(mu_);
+  int64_t default_connection_limit_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace millrace::access

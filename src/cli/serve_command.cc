@@ -266,6 +266,7 @@ int RunServe(const std::vector<std::string>& args) {
     if (Status status = catalog.Open(); !status.ok()) return Fail(status);
     access::AccessControl access(&catalog, config->root_password);
     if (Status status = access.Load(); !status.ok()) return Fail(status);
+    access.SetDefaultConnectionLimit(mysql_options->max_connections_per_user);
     access::AuditLog audit(&catalog, Clock::Real(), config->audit_keep);
     access::LoginThrottle throttle(Clock::Real());
     access::LoginGate logins(&access, &throttle, &audit);

@@ -62,6 +62,9 @@ class Channel {
   void Close();
   // "127.0.0.1:54321", or "unknown".
   std::string Peer() const;
+  // The socket's descriptor, for poll() by the session's watch (mysql_session.h); -1 once
+  // closed. Owning thread only.
+  int fd() { return socket_.is_open() ? socket_.native_handle() : -1; }
 
  private:
   using Completion = std::function<void(const asio::error_code&, size_t)>;

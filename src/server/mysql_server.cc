@@ -28,6 +28,9 @@ const std::vector<FlagSpec>& MySqlServerOptions::Flags() {
       {"max-packet-size", "MILLRACE_MAX_PACKET_SIZE", "67108864",
        "largest MySQL packet accepted from a client, in bytes (max_allowed_packet)"},
       {"max-connections", "MILLRACE_MAX_CONNECTIONS", "512", "most concurrent MySQL connections"},
+      {"max-connections-per-user", "MILLRACE_MAX_CONNECTIONS_PER_USER", "100",
+       "most concurrent MySQL connections of one user whose own MAX_USER_CONNECTIONS is 0 (0: no "
+       "limit); past it a login gets ERR 1203"},
       {"shutdown-grace", "MILLRACE_SHUTDOWN_GRACE", "30",
        "seconds running statements get to finish on SIGTERM before they are interrupted"},
       {"require-tls", "MILLRACE_REQUIRE_TLS", "",
@@ -47,6 +50,8 @@ Result<MySqlServerOptions> MySqlServerOptions::FromFlags(const ServerConfig& con
   MR_ASSIGN_OR_RETURN(int64_t packet, flags.GetInt("max-packet-size", 1024, int64_t{1} << 30));
   MR_ASSIGN_OR_RETURN(int64_t connections, flags.GetInt("max-connections", 1, 100'000));
   MR_ASSIGN_OR_RETURN(int64_t grace, flags.GetInt("shutdown-grace", 0, 86'400));
+  MR_ASSIGN_OR_RETURN(int64_t per_user, flags.GetInt("max-connections-per-user", 0, 100'000));
+  options.max_connections_per_user = static_cast<int>(per_user);
   options.idle_timeout = std::chrono::seconds(idle);
   options.net_timeout = std::chrono::seconds(net);
   options.max_packet_size = static_cast<size_t>(packet);
@@ -71,6 +76,7 @@ std::vector<sql::SystemVariable> MySqlServerOptions::SystemVariables() const {
       number("net_write_timeout", net_timeout.count()),
       number("max_allowed_packet", static_cast<int64_t>(max_packet_size)),
       number("max_connections", max_connections),
+      number("max_user_connections", max_connections_per_user),
   };
 }
 
@@ -114,6 +120,7 @@ class MySqlServer::Impl {
     if (ec) return Status::Unavailable("cannot read the MySQL listening port: " + ec.message());
     AcceptNext();
     accept_thread_ = std::thread([this] { accept_io_.run(); });
+    watch_thread_ = std::thread([this] { Watch(); });
     started_ = true;
     return Status::Ok();
   }
@@ -158,9 +165,39 @@ class MySqlServer::Impl {
     }
     for (auto& [id, slot] : slots)
       slot.thread.join();
+    {
+      MutexLock lock(&mu_);
+      watch_stop_ = true;
+      cv_.notify_all();
+    }
+    watch_thread_.join();
   }
 
  private:
+  // How often running statements are looked at: a statement past its bound, or whose client
+  // has gone, is interrupted within this much of it.
+  static constexpr std::chrono::milliseconds kWatchInterval{200};
+
+  // Bounds running statements: those past their session's query_timeout or insert_timeout
+  // (sql::Router::InterruptOverdue) and those whose client has gone
+  // (MySqlSession::InterruptIfClientGone) are interrupted.
+  void Watch() EXCLUDES(mu_) {
+    while (true) {
+      {
+        MutexLock lock(&mu_);
+        if (WaitOnFor(cv_, &mu_, kWatchInterval,
+                      [this]() NO_THREAD_SAFETY_ANALYSIS { return watch_stop_; })) {
+          return;
+        }
+        // Under mu_: a session is neither destroyed nor reaped meanwhile.
+        for (auto& [id, slot] : slots_) {
+          if (!slot.done) slot.session->InterruptIfClientGone();
+        }
+      }
+      env_.router->InterruptOverdue();
+    }
+  }
+
   struct Slot {
     std::unique_ptr<MySqlSession> session;
     std::thread thread;
@@ -278,6 +315,7 @@ class MySqlServer::Impl {
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer retry_timer_;
   std::thread accept_thread_;
+  std::thread watch_thread_;
   uint16_t port_ = 0;
   bool started_ = false;
   std::atomic<uint32_t> next_id_{1};
@@ -285,6 +323,7 @@ class MySqlServer::Impl {
   Mutex mu_;
   std::condition_variable cv_;
   std::map<uint32_t, Slot> slots_ GUARDED_BY(mu_);
+  bool watch_stop_ GUARDED_BY(mu_) = false;
 };
 
 MySqlServer::MySqlServer(MySqlServerOptions options, sql::Router* router, MetricsRegistry* metrics)

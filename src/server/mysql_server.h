@@ -67,6 +67,9 @@ struct MySqlServerOptions {
   std::chrono::seconds net_timeout{60};
   size_t max_packet_size = 64 << 20;
   int max_connections = 512;
+  // A user's connections when its own max_user_connections is 0 (enforced by the
+  // authenticator's Admit; shown as @@max_user_connections); 0: no limit.
+  int max_connections_per_user = 100;
   std::chrono::seconds shutdown_grace{30};
   std::shared_ptr<const TlsCredentials> tls;  // null: no TLS
   bool require_tls = false;                   // needs `tls`

@@ -1,5 +1,7 @@
 #include "server/mysql_session.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -50,7 +52,23 @@ void MySqlSession::ForceStop() {
     MutexLock lock(&mu_);
     if (interruptible_ != nullptr) interruptible_->Interrupt();
   }
-  channel_->Post([this] { channel_->Close(); });
+  channel_->Post([this] {
+    {
+      MutexLock lock(&mu_);
+      watch_fd_ = -1;  // before the descriptor can be closed and reused
+    }
+    channel_->Close();
+  });
+}
+
+void MySqlSession::InterruptIfClientGone() {
+  MutexLock lock(&mu_);
+  if (watch_fd_ < 0 || interruptible_ == nullptr) return;
+  pollfd p{watch_fd_, POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) != 1 || (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) == 0) return;
+  MR_LOG(kInfo) << "connection " << id_ << ": the client has gone; its statement is interrupted";
+  interruptible_->Interrupt();
+  watch_fd_ = -1;  // once
 }
 
 std::chrono::milliseconds MySqlSession::net_timeout() const {
@@ -346,6 +364,7 @@ Status MySqlSession::HandleQuery(std::string_view text) {
     return Status::Ok();
   }
   if (statements.empty()) statements.push_back(text);  // reported as "Query was empty"
+  StatementWatch watch(this);
   for (size_t i = 0; i < statements.size(); ++i) {
     const bool more = i + 1 < statements.size();
     env_.metrics->queries->Add();
@@ -393,8 +412,7 @@ Status MySqlSession::WriteRows(RowStream& stream, size_t limit, bool binary, boo
     if (stream.chunk == nullptr || stream.next_row >= stream.chunk->size()) {
       Result<std::unique_ptr<engine::DataChunk>> chunk = stream.rows->Next();
       if (!chunk.ok()) {
-        session_->RecordError(chunk.status());
-        WriteError(chunk.status());
+        WriteError(session_->RecordError(chunk.status()));
         *failed = true;
         return Status::Ok();
       }

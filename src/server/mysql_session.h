@@ -45,6 +45,10 @@ class MySqlSession {
   void RequestStop();
   // Any thread: interrupts the running statement and closes the connection.
   void ForceStop() EXCLUDES(mu_);
+  // Any thread: when a statement runs and the client has closed its end of the connection
+  // (it quit or died waiting), interrupts the statement, since nobody is left to read its
+  // answer; the connection then closes when the answer cannot be sent.
+  void InterruptIfClientGone() EXCLUDES(mu_);
 
  private:
   Status Serve();
@@ -145,6 +149,29 @@ class MySqlSession {
   uint32_t next_statement_id_ = 1;
   Mutex mu_;
   sql::Session* interruptible_ GUARDED_BY(mu_) = nullptr;  // session_, for ForceStop
+  // The socket's descriptor while a statement runs (StatementWatch), -1 otherwise: the watch
+  // polls it only under mu_, and it is cleared under mu_ before the socket can close.
+  int watch_fd_ GUARDED_BY(mu_) = -1;
+  class StatementWatch;
+};
+
+// Exposes the socket to the watch while a command's statement runs.
+class MySqlSession::StatementWatch {
+ public:
+  explicit StatementWatch(MySqlSession* session) : session_(session) {
+    const int fd = session_->channel_->fd();
+    MutexLock lock(&session_->mu_);
+    session_->watch_fd_ = fd;
+  }
+  ~StatementWatch() {
+    MutexLock lock(&session_->mu_);
+    session_->watch_fd_ = -1;
+  }
+  StatementWatch(const StatementWatch&) = delete;
+  StatementWatch& operator=(const StatementWatch&) = delete;
+
+ private:
+  MySqlSession* session_;
 };
 
 }  // namespace millrace::server

@@ -11,8 +11,7 @@ Status MySqlSession::HandlePrepare(std::string_view sql) {
   env_.metrics->queries->Add();
   Result<std::unique_ptr<sql::ClientStatement>> prepared = session_->Prepare(sql);
   if (!prepared.ok()) {
-    session_->RecordError(prepared.status());
-    WriteError(prepared.status());
+    WriteError(session_->RecordError(prepared.status()));
     return Status::Ok();
   }
   const sql::ClientStatement& statement = **prepared;
@@ -65,6 +64,7 @@ Status MySqlSession::HandleExecute(std::string_view body) {
   for (auto& data : prepared.long_data)
     data.reset();
   RunningStatement running(env_.metrics->running);
+  StatementWatch watch(this);
   Result<sql::StatementResult> result =
       session_->ExecutePrepared(*prepared.statement, request->params);
   if (!result.ok()) {

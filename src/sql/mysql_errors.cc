@@ -41,6 +41,7 @@ constexpr SqlState kSqlStates[] = {
     {kErNetPacketsOutOfOrder, "08S01"},
     {kErUnknownSystemVariable, "HY000"},
     {kErTooManyUserConnections, "42000"},
+    {kErQueryTimeout, "HY000"},
     {kErWrongUsage, "HY000"},
     {kErSpecificAccessDenied, "42000"},
     {kErWrongValueForVar, "42000"},
@@ -315,6 +316,15 @@ Status TooManyUserConnectionsError(std::string_view user) {
                                              " already has more than 'max_user_connections' "
                                              "active connections"),
                    kErTooManyUserConnections);
+}
+
+Status QueryTimeoutError(std::string_view variable, int64_t seconds) {
+  return WithErrno(
+      Status::DeadlineExceeded(
+          "Query execution was interrupted, maximum statement execution time exceeded: " +
+          std::string(variable) + " is " + std::to_string(seconds) + " s (SET " +
+          std::string(variable) + " = <seconds> to allow more)"),
+      kErQueryTimeout);
 }
 
 Status SandboxError(std::string_view what, std::string_view why) {

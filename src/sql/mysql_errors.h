@@ -63,6 +63,7 @@ inline constexpr uint16_t kErNetPacketTooLarge = 1153;
 inline constexpr uint16_t kErNetPacketsOutOfOrder = 1156;
 inline constexpr uint16_t kErUnknownSystemVariable = 1193;
 inline constexpr uint16_t kErTooManyUserConnections = 1203;
+inline constexpr uint16_t kErQueryTimeout = 3024;
 inline constexpr uint16_t kErWrongUsage = 1221;
 inline constexpr uint16_t kErSpecificAccessDenied = 1227;
 inline constexpr uint16_t kErWrongValueForVar = 1231;
@@ -144,5 +145,8 @@ Status SandboxError(std::string_view what, std::string_view why);
 Status PasswordFormatError();
 // 1203 (42000) "User u already has more than 'max_user_connections' active connections".
 Status TooManyUserConnectionsError(std::string_view user);
+// 3024 (HY000) "Query execution was interrupted, maximum statement execution time exceeded",
+// naming the session variable that bounded it (query_timeout, insert_timeout) and its value.
+Status QueryTimeoutError(std::string_view variable, int64_t seconds);
 
 }  // namespace millrace::sql

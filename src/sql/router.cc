@@ -4,6 +4,7 @@
 #include <array>
 
 #include "common/version.h"
+#include "engine/duckdb_status.h"
 #include "sql/builtin_statements.h"
 #include "sql/mysql_errors.h"
 #include "sql/mysql_information_schema.h"
@@ -225,7 +226,8 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
     return named;
   }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
-  SetActivity(handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement));
+  SetActivity(handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement),
+              tokens);
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
@@ -250,6 +252,7 @@ Status Session::ScreenInternalNames(std::string_view statement,
 
 Result<StatementResult> Session::Finish(std::string_view statement, Result<StatementResult> result,
                                         bool keep_diagnostics) {
+  if (!result.ok()) result = BoundError(result.status());
   if (!keep_diagnostics) last_error_ = result.status();
   if (const std::shared_ptr<StatementGuard> guard = router_->guard(); guard != nullptr) {
     guard->Executed(*this, statement, result.status());
@@ -264,15 +267,67 @@ Result<StatementResult> Session::Finish(std::string_view statement, Result<State
   return result;
 }
 
-void Session::SetActivity(std::string statement) {
+void Session::SetActivity(std::string statement, const std::vector<Token>& tokens) {
   const Clock::SteadyTime now = router_->options_.clock->SteadyNow();
+  const StatementBound bound = statement.empty() ? StatementBound{} : BoundOf(tokens, statement);
   MutexLock lock(&router_->mu_);
   Router::Activity& activity = router_->activities_[connection_id_];
   // A KILL QUERY of the statement that ends here must not reach the next one.
   if (statement.empty()) conn_->ClearInterrupt();
+  if (!statement.empty()) {
+    // A new statement's bound; an ended one keeps whether it timed out, for its error.
+    activity.bound = bound;
+    activity.timed_out = false;
+    activity.deadline =
+        bound.seconds > 0 ? now + std::chrono::seconds(bound.seconds) : Clock::SteadyTime::max();
+  } else {
+    activity.deadline = Clock::SteadyTime::max();
+  }
   activity.statement = std::move(statement);
   activity.database = database_;
   activity.since = now;
+}
+
+StatementBound Session::BoundOf(const std::vector<Token>& tokens,
+                                std::string_view statement) const {
+  bool writes = false;
+  if (!tokens.empty()) {
+    for (const char* keyword : {"INSERT", "REPLACE", "UPDATE", "DELETE", "MERGE"}) {
+      writes = writes || IsKeyword(statement, tokens.front(), keyword);
+    }
+  }
+  StatementBound bound{writes ? "insert_timeout" : "query_timeout", 0};
+  Result<SystemVariable> variable = variables_.Get(bound.variable);
+  if (variable.ok() && variable->value) {
+    // A numeric variable holds digits (SessionVariables::Set checks them).
+    bound.seconds = std::strtoll(variable->value->c_str(), nullptr, 10);
+  }
+  return bound;
+}
+
+Status Session::BoundError(const Status& status) const {
+  if (status.code() != StatusCode::kCancelled &&
+      !engine::IsDuckDbError(status, DUCKDB_ERROR_INTERRUPT)) {
+    return status;
+  }
+  MutexLock lock(&router_->mu_);
+  auto it = router_->activities_.find(connection_id_);
+  if (it == router_->activities_.end() || !it->second.timed_out) return status;
+  return QueryTimeoutError(it->second.bound.variable, it->second.bound.seconds);
+}
+
+int Router::InterruptOverdue() {
+  const Clock::SteadyTime now = options_.clock->SteadyNow();
+  int interrupted = 0;
+  MutexLock lock(&mu_);
+  for (auto& [connection, activity] : activities_) {
+    if (activity.statement.empty() || activity.timed_out || now < activity.deadline) continue;
+    // Under mu_, as Kill: the statement cannot end and the next begin meanwhile.
+    activity.timed_out = true;
+    activity.session->Interrupt();
+    ++interrupted;
+  }
+  return interrupted;
 }
 
 Result<StatementResult> Session::ExecuteClientSql(std::string_view statement) {
@@ -377,8 +432,9 @@ Result<StatementResult> Session::Run(TableFunctionRegistry::Rewritten rewritten)
   return result;
 }
 
-void Session::RecordError(const Status& status) {
-  last_error_ = status;
+Status Session::RecordError(const Status& status) {
+  last_error_ = BoundError(status);
+  return last_error_;
 }
 
 Result<std::optional<std::string>> Session::QueryScalar(std::string_view sql) {

@@ -142,6 +142,12 @@ std::string DefaultServerVersion();
 // "Millrace <version> (DuckDB <version>)".
 std::string DefaultVersionComment();
 
+// What bounds a statement's run: a session variable and its value in seconds (0: none).
+struct StatementBound {
+  std::string variable;
+  int64_t seconds = 0;
+};
+
 class Router {
  public:
   Router(engine::Database* db, RouterOptions options);
@@ -177,6 +183,11 @@ class Router {
   // (its kill hook closes an idle connection at once; a running one closes after its answer).
   // NOT_FOUND (1094) when no session has that id.
   Status Kill(uint32_t id, bool end_session) EXCLUDES(mu_);
+  // Interrupts every statement that has run past its bound (query_timeout or insert_timeout
+  // of its session, taken when it started, measured on RouterOptions::clock, rows still being
+  // sent included); it then fails with 3024 naming the variable. Returns how many it
+  // interrupted. The server calls it a few times a second (mysql_server.h).
+  int InterruptOverdue() EXCLUDES(mu_);
   bool IsHiddenDatabase(std::string_view name) const;
   // `main`, `pg_catalog`, the MySQL information_schema's views and
   // RouterOptions::hidden_databases.
@@ -210,6 +221,11 @@ class Router {
     Clock::SteadyTime since;
     bool killed = false;
     std::function<void()> on_kill;  // Session::SetKillHook
+    // The statement's bound (Session::BoundOf): past `deadline` it is interrupted and fails
+    // with 3024 naming `bound`.
+    Clock::SteadyTime deadline = Clock::SteadyTime::max();
+    StatementBound bound;
+    bool timed_out = false;
   };
   // By the session's DuckDB connection id (engine::Connection::id(), SessionUser's key).
   std::map<uint64_t, Activity> activities_ GUARDED_BY(mu_);
@@ -247,8 +263,9 @@ class Session {
   bool Visible(std::string_view database, std::string_view table);
   // The guard's StatementGuard::MayManageSessions; true without a guard.
   bool MayManageSessions();
-  // Records an error raised after Execute returned (while streaming rows).
-  void RecordError(const Status& status);
+  // Records an error raised after Execute returned (while streaming rows), and returns the
+  // error the client is to see (a statement interrupted by its bound: 3024, as Execute's).
+  Status RecordError(const Status& status);
 
   // Selects a database (USE d); unknown names are MySQL error 1049.
   Status Use(std::string_view database);
@@ -290,8 +307,14 @@ class Session {
  private:
   friend class Router;
   Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
-  // Records what the session does now, for SHOW PROCESSLIST ("" when idle).
-  void SetActivity(std::string statement);
+  // Records what the session does now, for SHOW PROCESSLIST ("" when idle), and the bound
+  // of a statement that starts (`tokens`: its words, for its kind).
+  void SetActivity(std::string statement, const std::vector<Token>& tokens = {});
+  // insert_timeout for a statement that writes rows (INSERT, REPLACE, UPDATE, DELETE, MERGE),
+  // query_timeout for any other, as Doris bounds them; from the session's variables.
+  StatementBound BoundOf(const std::vector<Token>& tokens, std::string_view statement) const;
+  // `status`, or 3024 naming the bound when the statement ran past it and was interrupted.
+  Status BoundError(const Status& status) const;
   // The end of a statement begun with SetActivity: records its error (unless
   // `keep_diagnostics`), tells the guard, and ends the activity when its rows are released.
   Result<StatementResult> Finish(std::string_view statement, Result<StatementResult> result,

@@ -28,6 +28,8 @@ std::vector<SystemVariable> DefaultSystemVariables(std::string_view server_versi
       text("default_storage_engine", "DuckDB"),
       text("have_query_cache", "NO"),
       text("init_connect", ""),
+      // Doris's statement bounds, in seconds (Router::InterruptOverdue); 0 or less: none.
+      number("insert_timeout", "14400"),
       number("interactive_timeout", "28800"),
       text("license", "Apache-2.0"),
       number("lower_case_table_names", "0"),
@@ -38,6 +40,7 @@ std::vector<SystemVariable> DefaultSystemVariables(std::string_view server_versi
       number("net_write_timeout", "60"),
       number("performance_schema", "0"),
       number("query_cache_size", "0"),
+      number("query_timeout", "900"),
       text("query_cache_type", "OFF"),
       number("sql_auto_is_null", "0"),
       number("sql_select_limit", "18446744073709551615"),

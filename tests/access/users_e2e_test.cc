@@ -135,5 +135,41 @@ TEST_F(UsersE2ETest, AUserLogsInSeesItsGrantsAndTheCatalogHoldsOnlyTheHash) {
   EXPECT_EQ(log.find("Secret"), std::string::npos) << log;
 }
 
+// --max-connections-per-user bounds the sessions of every user whose own MAX_USER_CONNECTIONS
+// is 0 (root too), as MySQL's global max_user_connections does; the user's own wins.
+TEST(UserConnectionLimitE2ETest, ALoginPastTheLimitGets1203) {
+  testing::TempDir dir;
+  auto server = ServerProcess::Start(
+      dir.path(), {{"--max-connections-per-user", "2"}, {"MILLRACE_ROOT_PASSWORD=pw"}});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const uint16_t port = (*server)->mysql_port();
+  std::string error;
+  MysqlPtr first = Connect(port, "root", "pw", &error);
+  ASSERT_NE(first, nullptr) << error;
+  auto limit = Query(first.get(), "SELECT @@max_user_connections");
+  ASSERT_TRUE(limit.ok());
+  EXPECT_EQ(*limit, (Rows{{"2"}}));
+  ASSERT_TRUE(
+      Query(first.get(), "CREATE USER ann IDENTIFIED BY 'a' WITH MAX_USER_CONNECTIONS 3").ok());
+  MysqlPtr second = Connect(port, "root", "pw", &error);
+  ASSERT_NE(second, nullptr) << error;
+  EXPECT_EQ(Connect(port, "root", "pw", &error), nullptr);
+  EXPECT_EQ(error.substr(0, 11), "1203 (42000") << error;
+  EXPECT_NE(error.find("User root already has more than 'max_user_connections'"), std::string::npos)
+      << error;
+  // One closes, another may come.
+  second.reset();
+  EXPECT_TRUE(testing::WaitFor([&] { return Connect(port, "root", "pw", &error) != nullptr; }))
+      << error;
+  // ann's own limit (3) wins over the server's.
+  std::vector<MysqlPtr> anns;
+  for (int i = 0; i < 3; ++i) {
+    anns.push_back(Connect(port, "ann", "a", &error));
+    ASSERT_NE(anns.back(), nullptr) << error;
+  }
+  EXPECT_EQ(Connect(port, "ann", "a", &error), nullptr);
+  EXPECT_EQ(error.substr(0, 4), "1203") << error;
+}
+
 }  // namespace
 }  // namespace millrace::access

@@ -1,12 +1,14 @@
 // The real `millrace serve` binary driven by MariaDB Connector/C: large streamed results,
 // many concurrent clients, result metadata, multi-statements and authentication.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <atomic>
 #include <barrier>
 #include <thread>
 
 #include "server/mysql_test_util.h"
+#include "testing/server_process.h"
 
 namespace millrace::server {
 namespace {
@@ -261,6 +263,71 @@ TEST_F(ConnectorCTest, KillQueryStopsALongQueryAndTheSessionGoesOn) {
   res = mysql_store_result(admin.get());
   EXPECT_EQ(std::string(mysql_fetch_row(res)[1]), "internal");
   mysql_free_result(res);
+}
+
+// Doris's statement bounds: query_timeout ends a query, insert_timeout an INSERT, each with
+// MySQL's 3024 naming the variable; the session goes on; 0 is no bound.
+TEST_F(ConnectorCTest, QueryTimeoutAndInsertTimeoutEndStatementsThatRunOn) {
+  MysqlPtr mysql = Connect();
+  ASSERT_NE(mysql, nullptr);
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT @@query_timeout"), "900");
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT @@insert_timeout"), "14400");
+  const std::string endless =
+      "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r";
+  ASSERT_TRUE(Exec(mysql.get(), "SET query_timeout = 1"));
+  ASSERT_NE(mysql_query(mysql.get(), endless.c_str()), 0);
+  EXPECT_EQ(mysql_errno(mysql.get()), 3024u) << mysql_error(mysql.get());
+  EXPECT_NE(std::string(mysql_error(mysql.get())).find("query_timeout is 1 s"), std::string::npos)
+      << mysql_error(mysql.get());
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT 41 + 1"), "42");
+
+  // An INSERT is bounded by insert_timeout, whatever query_timeout says.
+  ASSERT_TRUE(Exec(mysql.get(), "CREATE DATABASE IF NOT EXISTS bounds"));
+  ASSERT_TRUE(Exec(mysql.get(), "CREATE TABLE IF NOT EXISTS bounds.t (n BIGINT)"));
+  ASSERT_TRUE(Exec(mysql.get(), "SET @@session.query_timeout = 0, insert_timeout = 1"));
+  const std::string insert = "INSERT INTO bounds.t SELECT count(*) FROM range(100000000000) a";
+  ASSERT_NE(mysql_query(mysql.get(), insert.c_str()), 0);
+  EXPECT_EQ(mysql_errno(mysql.get()), 3024u) << mysql_error(mysql.get());
+  EXPECT_NE(std::string(mysql_error(mysql.get())).find("insert_timeout is 1 s"), std::string::npos)
+      << mysql_error(mysql.get());
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT count(*) FROM bounds.t"), "0");
+  // A statement that ends in time is not touched.
+  ASSERT_TRUE(Exec(mysql.get(), "SET query_timeout = 1"));
+  EXPECT_EQ(Scalar(mysql.get(), "SELECT count(*) FROM range(1000)"), "1000");
+}
+
+// A client killed in the middle of a statement leaves nothing running on the server: the
+// statement is interrupted within a second, not run to its end for nobody.
+TEST_F(ConnectorCTest, AStatementOfAKilledClientIsInterrupted) {
+  MysqlPtr admin = Connect();
+  ASSERT_NE(admin, nullptr);
+  auto running = [&](std::string* id) {
+    if (mysql_query(admin.get(), "SHOW FULL PROCESSLIST") != 0) return false;
+    MYSQL_RES* res = mysql_store_result(admin.get());
+    bool found = false;
+    while (MYSQL_ROW row = mysql_fetch_row(res)) {
+      if (row[7] != nullptr && std::string(row[7]).find("killed_client") != std::string::npos) {
+        found = true;
+        if (id != nullptr) *id = row[0];
+      }
+    }
+    mysql_free_result(res);
+    return found;
+  };
+  auto client = testing::SpawnProcess(
+      {"/usr/bin/mariadb", "--no-defaults", "-h127.0.0.1",
+       "-P" + std::to_string(server().mysql_port()), "-uroot", "-e",
+       "WITH RECURSIVE killed_client(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM killed_client) "
+       "SELECT count(*) FROM killed_client"},
+      {}, "/dev/null", "/dev/null");
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  std::string id;
+  ASSERT_TRUE(testing::WaitFor([&] { return running(&id); }));
+  ASSERT_EQ(::kill(*client, SIGKILL), 0);
+  int wait_status = 0;
+  ASSERT_TRUE(testing::WaitForExit(*client, std::chrono::seconds(10), &wait_status));
+  EXPECT_TRUE(testing::WaitFor([&] { return !running(nullptr); }, std::chrono::seconds(1)))
+      << "connection " << id << " still runs its statement a second after its client died";
 }
 
 TEST_F(ConnectorCTest, MetadataAffectedRowsMultiResultsAndErrors) {

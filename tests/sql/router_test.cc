@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <thread>
 
 #include "common/logging.h"
 #include "engine/engine_test_util.h"
 #include "sql/mysql_errors.h"
+#include "testing/wait_for.h"
 
 namespace millrace::sql {
 namespace {
@@ -441,6 +443,58 @@ TEST_F(RouterTest, DorisTableFunctionsExpandInsideStatements) {
   auto bad = RunStatement(*session_, "SELECT * FROM gen(\"step\" 1)");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("gen(): expected '='"), std::string::npos);
+}
+
+// A statement's bound is taken from its session when it starts and measured on the router's
+// clock: past it, InterruptOverdue interrupts it and it fails with 3024 naming the variable.
+TEST(RouterBoundsTest, StatementsPastTheirBoundAreInterrupted) {
+  auto db = engine::OpenOrDie({});
+  ManualClock clock;
+  RouterOptions options;
+  options.clock = &clock;
+  Router router(db.get(), options);
+  auto session = router.NewSession(SessionInfo{7, "root", "127.0.0.1"});
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ASSERT_TRUE(RunStatement(**session, "SET query_timeout = 5").ok());
+  EXPECT_EQ(router.InterruptOverdue(), 0);  // nothing runs
+
+  Status ended;
+  std::thread query([&] {
+    ended = RunStatement(**session, "SELECT count(*) FROM range(100000000000) a").status();
+  });
+  ASSERT_TRUE(testing::WaitFor([&] {
+    auto processes = router.Processes();
+    return !processes.empty() && processes[0].running;
+  }));
+  clock.Advance(std::chrono::seconds(4));
+  EXPECT_EQ(router.InterruptOverdue(), 0);  // not yet
+  clock.Advance(std::chrono::seconds(1));
+  EXPECT_EQ(router.InterruptOverdue(), 1);
+  query.join();
+  EXPECT_EQ(ClassifyError(ended).code, kErQueryTimeout) << ended.ToString();
+  EXPECT_NE(ended.message().find("query_timeout is 5 s"), std::string::npos) << ended.ToString();
+  // SHOW WARNINGS tells the same, and the session goes on.
+  auto warnings = RunStatement(**session, "SHOW WARNINGS");
+  ASSERT_TRUE(warnings.ok());
+  ASSERT_EQ(warnings->rows.size(), 1u);
+  EXPECT_EQ(warnings->rows[0][1], "3024");
+  auto next = RunStatement(**session, "SELECT 1");
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+
+  // 0 is no bound: a statement runs however long the clock says it took.
+  ASSERT_TRUE(RunStatement(**session, "SET query_timeout = 0").ok());
+  std::thread unbounded([&] {
+    ended = RunStatement(**session, "SELECT count(*) FROM range(100000000000) a").status();
+  });
+  ASSERT_TRUE(testing::WaitFor([&] {
+    auto processes = router.Processes();
+    return !processes.empty() && processes[0].running;
+  }));
+  clock.Advance(std::chrono::hours(24 * 365));
+  EXPECT_EQ(router.InterruptOverdue(), 0);
+  ASSERT_TRUE(router.Kill(7, /*end_session=*/false).ok());
+  unbounded.join();
+  EXPECT_EQ(ClassifyError(ended).code, kErQueryInterrupted) << ended.ToString();
 }
 
 }  // namespace
