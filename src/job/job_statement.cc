@@ -301,24 +301,43 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
 
 namespace {
 
-// `insert_sql` with each secret of its source call replaced by `with(property)`.
+// `insert_sql` with the value of each credential of its source call replaced by
+// `with(property)`. The values are found as the tokens after `"key" =` in the call (S3(...),
+// cdc_stream(...) or FROM ... (...)), never by searching for the text of a secret, which could
+// also stand in another value (an access key equal to its secret, a secret inside a path).
 std::string ReplaceSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
                            const std::function<std::string(std::string_view key)>& with) {
-  std::string call =
-      std::string(insert_sql.substr(analysis.call_begin, analysis.call_end - analysis.call_begin));
-  // Secrets by any name Doris gives them (AWS_SECRET_KEY is s3.secret_key), and a change
-  // stream's password.
-  for (const auto& [key, value] : analysis.args) {
-    if (value.empty() || !(load::IsSecretParam(key) || EqualsIgnoreCase(key, "password"))) continue;
-    const std::string replacement = with(key);
-    size_t pos = 0;
-    while ((pos = call.find(value, pos)) != std::string::npos) {
-      call.replace(pos, value.size(), replacement);
-      pos += replacement.size();
-    }
+  const std::vector<sql::Token> tokens = sql::SignificantTokens(insert_sql);
+  struct Replacement {
+    size_t begin;
+    size_t end;
+    std::string text;
+  };
+  std::vector<Replacement> replacements;
+  for (size_t i = 0; i + 2 < tokens.size(); ++i) {
+    const sql::Token& key = tokens[i];
+    if (key.begin < analysis.call_begin || key.end > analysis.call_end) continue;
+    if (key.kind != sql::TokenKind::kString && key.kind != sql::TokenKind::kQuotedIdent) continue;
+    if (tokens[i + 1].Text(insert_sql) != "=") continue;
+    const std::string name = sql::Unquote(insert_sql, key);
+    if (!load::IsSecretParam(name) && !EqualsIgnoreCase(name, "password")) continue;
+    // The value: one token (a quoted string, a number), or a sign and a number.
+    size_t last = i + 2;
+    const std::string_view first = tokens[last].Text(insert_sql);
+    if ((first == "-" || first == "+") && last + 1 < tokens.size()) ++last;
+    const sql::Token& value = tokens[i + 2];
+    const char quote =
+        value.kind == sql::TokenKind::kString || value.kind == sql::TokenKind::kQuotedIdent
+            ? insert_sql[value.begin]
+            : '"';
+    replacements.push_back({value.begin, tokens[last].end,
+                            std::string(1, quote) + with(ToLower(name)) + std::string(1, quote)});
+    i = last;
   }
-  return std::string(insert_sql.substr(0, analysis.call_begin)) + call +
-         std::string(insert_sql.substr(analysis.call_end));
+  std::string out(insert_sql);
+  for (auto it = replacements.rbegin(); it != replacements.rend(); ++it)
+    out.replace(it->begin, it->end - it->begin, it->text);
+  return out;
 }
 
 }  // namespace

@@ -197,7 +197,7 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        kS3,
        false,
        {},
-       false,
+       true,
        {"AWS_ACCESS_KEY", "access_key"}},
       {"s3.secret_key",
        ParamType::kString,

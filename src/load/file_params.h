@@ -54,7 +54,8 @@ struct RefusedParam {
 };
 const std::vector<RefusedParam>& RefusedFileFunctionParams();
 
-// True when `key` (any alias, any case) names a secret parameter of S3() or local().
+// True when `key` (any alias, any case) names a credential of S3() or local() (the access
+// key, the secret key, the session token): never shown, in a view, a log line or SHOW CREATE.
 bool IsSecretParam(std::string_view key);
 
 const std::vector<ParamSpec>& FileFunctionParams();

@@ -223,8 +223,13 @@ TEST_F(JobS3Test, ShowCreateJobRecreatesAnEqualJob) {
       "SELECT ExecuteSql || ' | ' || Properties || ' | ' || Comment FROM jobs(type := "
       "'insert') WHERE Name = 'shown'");
 
+  // The access key is a credential too, shown as a placeholder.
+  const size_t access = shown->find("\"${s3.access_key}\"");
+  ASSERT_NE(access, std::string::npos) << *shown;
+  ASSERT_LT(access, placeholder);
   std::string filled = *shown;
   filled.replace(placeholder + 1, std::string("${s3.secret_key}").size(), kSecret);
+  filled.replace(access + 1, std::string("${s3.access_key}").size(), "S3RVER");
   ASSERT_TRUE(harness_.Run("DROP JOB WHERE jobname = 'shown'").ok());
   ASSERT_TRUE(harness_.conn().Execute("DELETE FROM ev").ok());
   auto recreated = harness_.Run(filled);

@@ -102,7 +102,7 @@ TEST(JobStatementTest, MaskSecrets) {
   const std::string masked = MaskSecrets(kInsert, *analysis);
   EXPECT_EQ(masked.find("SeCrEt123"), std::string::npos);
   EXPECT_NE(masked.find("\"s3.secret_key\" = \"***\""), std::string::npos);
-  EXPECT_NE(masked.find("\"s3.access_key\" = \"AK\""), std::string::npos);
+  EXPECT_NE(masked.find("\"s3.access_key\" = \"***\""), std::string::npos);
 }
 
 // Doris's names for the secrets (AWS_SECRET_KEY, session_token), in any case, are masked too.
@@ -115,7 +115,24 @@ TEST(JobStatementTest, MaskSecretsByEveryName) {
   const std::string masked = MaskSecrets(insert, *analysis);
   EXPECT_EQ(masked.find("SeCrEt123"), std::string::npos) << masked;
   EXPECT_EQ(masked.find("ToKeN456"), std::string::npos) << masked;
-  EXPECT_NE(masked.find("\"AWS_ACCESS_KEY\" = \"AK\""), std::string::npos) << masked;
+  EXPECT_NE(masked.find("\"AWS_ACCESS_KEY\" = \"***\""), std::string::npos) << masked;
+}
+
+// A credential's value is replaced where it stands, not wherever its text occurs: an access key
+// equal to its secret, a secret that is also part of the uri, a single-quoted value.
+TEST(JobStatementTest, MaskSecretsReplacesTheValuesNotTheirText) {
+  const std::string insert =
+      "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/KEY/*.csv\", \"s3.access_key\" = "
+      "\"KEY\", \"s3.secret_key\" = 'KEY', \"format\" = \"csv\")";
+  auto analysis = AnalyzeInsert(insert);
+  ASSERT_TRUE(analysis.ok()) << analysis.status().ToString();
+  EXPECT_EQ(MaskSecrets(insert, *analysis),
+            "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/KEY/*.csv\", \"s3.access_key\" = "
+            "\"***\", \"s3.secret_key\" = '***', \"format\" = \"csv\")");
+  EXPECT_EQ(PlaceholderSecrets(insert, *analysis),
+            "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/KEY/*.csv\", \"s3.access_key\" = "
+            "\"${s3.access_key}\", \"s3.secret_key\" = '${s3.secret_key}', \"format\" = "
+            "\"csv\")");
 }
 
 }  // namespace

@@ -237,7 +237,8 @@ TEST(FileParamsTest, DorisAliasesInAnyCaseNameTheirParameter) {
   }
   EXPECT_TRUE(IsSecretParam("AWS_SECRET_KEY"));
   EXPECT_TRUE(IsSecretParam("s3.session_token"));
-  EXPECT_FALSE(IsSecretParam("s3.access_key"));
+  EXPECT_TRUE(IsSecretParam("AWS_ACCESS_KEY"));  // a credential too, never shown
+  EXPECT_FALSE(IsSecretParam("s3.endpoint"));
 }
 
 TEST(FileParamsTest, FormatsDorisReadsAndMillraceDoesNotAreRefusedInDorisWords) {
