@@ -32,6 +32,7 @@
 #include "common/endpoint_policy.h"
 #include "common/fail_point.h"
 #include "common/logging.h"
+#include "common/secret_box.h"
 #include "common/metrics.h"
 #include "common/server_config.h"
 #include "common/tls.h"
@@ -261,8 +262,12 @@ int RunServe(const std::vector<std::string>& args) {
     MetricsRegistry metrics;
     metrics.AddCallbackGauge("process_resident_memory_bytes", "resident memory of the process",
                              ProcessResidentBytes);
+    // The key that seals the jobs' credentials in the catalog, created at the first start.
+    auto secrets = SecretBox::OpenOrCreate(config->data_dir + "/secret.key");
+    if (!secrets.ok()) return Fail(secrets.status());
+    std::shared_ptr<const SecretBox> secret_box = std::move(secrets).value();
     // Users and grants, in the job catalog (opened, or migrated, here first).
-    job::DuckDbCatalogStore catalog(db->get(), options.path);
+    job::DuckDbCatalogStore catalog(db->get(), options.path, secret_box.get());
     if (Status status = catalog.Open(); !status.ok()) return Fail(status);
     access::AccessControl access(&catalog, config->root_password);
     if (Status status = access.Load(); !status.ok()) return Fail(status);
@@ -299,6 +304,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.clock = Clock::Real();
     jobs_config.work_root = work_root;
     jobs_config.fault_record = config->data_dir + "/fault_record";
+    jobs_config.secrets = secret_box;
     jobs_config.make_source = files.make_source;
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);

@@ -26,7 +26,9 @@ namespace millrace::job {
 //    labels (__millrace.load_labels, table/load_labels.h).
 // 6: the files being read (__millrace.reading, CatalogStore::MarkReading); why a file was
 //    quarantined (__millrace.files.reason, load/bad_file.h).
-inline constexpr int kCatalogVersion = 6;
+// 7: each job's statement (jobs.insert_sql, which holds its credentials) is sealed with the
+//    data directory's key (common/secret_box.h).
+inline constexpr int kCatalogVersion = 7;
 
 struct MigrationStep {
   int from = 0;  // the step brings version `from` to `from + 1`

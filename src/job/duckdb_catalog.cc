@@ -130,7 +130,30 @@ Status MigrateOffsetsToJson(Connection& conn) {
   return Status::Ok();
 }
 
-Status RunMigration(Connection& conn, const MigrationStep& step) {
+// Migration 6 -> 7: each job's statement, which holds its credentials, is sealed.
+Status SealStatements(Connection& conn, const SecretBox* secrets, const std::string& where) {
+  MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(conn,
+                                                       "SELECT id, coalesce(insert_sql, '') FROM "
+                                                       "__millrace.jobs ORDER BY id"));
+  if (rows.empty()) return Status::Ok();
+  if (secrets == nullptr) {
+    return Status::FailedPrecondition("the jobs in " + where +
+                                      " hold credentials in clear and no key was given to seal "
+                                      "them");
+  }
+  MR_ASSIGN_OR_RETURN(auto update, Statement::Prepare(conn,
+                                                      "UPDATE __millrace.jobs SET insert_sql = ? "
+                                                      "WHERE id = ?"));
+  for (const auto& row : rows) {
+    if (SecretBox::IsSealed(row[1])) continue;
+    MR_ASSIGN_OR_RETURN(std::string sealed, secrets->Seal(row[1]));
+    MR_RETURN_IF_ERROR(update.Reset().Str(sealed).Int(std::stoll(row[0])).Run().status());
+  }
+  return Status::Ok();
+}
+
+Status RunMigration(Connection& conn, const MigrationStep& step, const SecretBox* secrets,
+                    const std::string& where) {
   switch (step.from) {
     case 1:
       return MigrateOffsetsToJson(conn);
@@ -144,6 +167,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step) {
     case 5:
       MR_RETURN_IF_ERROR(conn.Execute("ALTER TABLE __millrace.files ADD COLUMN reason VARCHAR"));
       return conn.Execute(kReadingTableDdl);
+    case 6:
+      return SealStatements(conn, secrets, where);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }
@@ -301,7 +326,7 @@ Status DuckDbCatalogStore::Open() {
   if (steps.empty()) return Status::Ok();
   Status migrated = InTransaction([&](Connection& conn) -> Status {
     for (const MigrationStep& step : steps) {
-      Status s = RunMigration(conn, step);
+      Status s = RunMigration(conn, step, secrets_, where_);
       if (!s.ok()) {
         return s.WithContext("migrating the job catalog in " + where_ + " from version " +
                              std::to_string(step.from) + " (" + step.what + ")");
@@ -350,7 +375,13 @@ Result<std::vector<JobRecord>> DuckDbCatalogStore::LoadJobs() {
     j.manual_pause = !c.IsNull(col, r) && c.GetBool(col, r);
     ++col;
     j.next_task_id = Int(c, col++, r);
-    j.insert_sql = Text(c, col++, r);
+    // A statement that cannot be opened does not keep the others from loading.
+    auto statement = UnsealStatement(Text(c, col++, r), j.name);
+    if (statement.ok()) {
+      j.insert_sql = std::move(statement).value();
+    } else {
+      j.statement_error = statement.status().message();
+    }
     j.database = Text(c, col++, r);
     j.reconcile_floor = Text(c, col++, r);
     jobs.push_back(std::move(j));
@@ -408,7 +439,27 @@ Result<std::vector<TaskRecord>> DuckDbCatalogStore::LoadTasks(int64_t job_id, in
   return tasks;
 }
 
+Result<std::string> DuckDbCatalogStore::SealStatement(const std::string& insert_sql) const {
+  if (secrets_ == nullptr) {
+    return Status::FailedPrecondition("the job catalog in " + where_ +
+                                      " has no key to seal a job's credentials with");
+  }
+  return secrets_->Seal(insert_sql);
+}
+
+Result<std::string> DuckDbCatalogStore::UnsealStatement(const std::string& stored,
+                                                        const std::string& job) const {
+  if (secrets_ == nullptr) {
+    return Status::FailedPrecondition("the job catalog in " + where_ + " has no key to open job " +
+                                      job + "'s credentials with");
+  }
+  auto opened = secrets_->Unseal(stored);
+  if (!opened.ok()) return opened.status().WithContext("job " + job + " in " + where_);
+  return opened;
+}
+
 Status DuckDbCatalogStore::InsertJob(const JobRecord& j) {
+  MR_ASSIGN_OR_RETURN(const std::string sealed, SealStatement(j.insert_sql));
   return InTransaction([&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(
         auto stmt,
@@ -422,7 +473,7 @@ Status DuckDbCatalogStore::InsertJob(const JobRecord& j) {
     BindStats(stmt, j.stats);
     stmt.Str(j.error_code).Str(j.error_msg);
     stmt.Str(j.runtime_msg).Int(j.last_success_time_us).Int(j.epoch).Int(j.auto_resume_count);
-    stmt.Bool(j.manual_pause).Int(j.next_task_id).Str(j.insert_sql).Str(j.database);
+    stmt.Bool(j.manual_pause).Int(j.next_task_id).Str(sealed).Str(j.database);
     stmt.Str(j.reconcile_floor);
     MR_RETURN_IF_ERROR(stmt.Run().status());
     return SaveProperties(conn, j);
@@ -430,6 +481,10 @@ Status DuckDbCatalogStore::InsertJob(const JobRecord& j) {
 }
 
 Status DuckDbCatalogStore::SaveJob(const JobRecord& j) {
+  // A statement that could not be opened is kept as stored: the right key may open it later.
+  const bool keep = !j.statement_error.empty();
+  MR_ASSIGN_OR_RETURN(const std::string sealed,
+                      keep ? Result<std::string>(std::string()) : SealStatement(j.insert_sql));
   return InTransaction([&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(
         auto stmt,
@@ -440,14 +495,15 @@ Status DuckDbCatalogStore::SaveJob(const JobRecord& j) {
             "canceled_tasks = ?, scanned_rows = ?, load_bytes = ?, file_number = ?, "
             "file_size = ?, filtered_rows = ?, error_code = ?, error_msg = ?, runtime_msg = ?, "
             "last_success_time_us = ?, epoch = ?, auto_resume_count = ?, manual_pause = ?, "
-            "next_task_id = ?, reconcile_floor = ?, insert_sql = ?, definer = ? WHERE id = ?"));
+            "next_task_id = ?, reconcile_floor = ?, insert_sql = CASE WHEN ? THEN insert_sql "
+            "ELSE ? END, definer = ? WHERE id = ?"));
     stmt.Str(j.masked_sql).Str(j.comment).Str(std::string(JobStateName(j.state)));
     stmt.Str(j.current_offset.ToJson()).Str(j.end_offset.ToJson());
     stmt.Int(j.succeed_tasks).Int(j.failed_tasks).Int(j.canceled_tasks);
     BindStats(stmt, j.stats);
     stmt.Str(j.error_code).Str(j.error_msg).Str(j.runtime_msg).Int(j.last_success_time_us);
     stmt.Int(j.epoch).Int(j.auto_resume_count).Bool(j.manual_pause).Int(j.next_task_id);
-    stmt.Str(j.reconcile_floor).Str(j.insert_sql).Str(j.definer).Int(j.id);
+    stmt.Str(j.reconcile_floor).Bool(keep).Str(sealed).Str(j.definer).Int(j.id);
     MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
     if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
     return SaveProperties(conn, j);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/secret_box.h"
 #include "engine/database.h"
 #include "job/catalog_store.h"
 #include "job/job_model.h"
@@ -51,8 +52,12 @@ Result<std::vector<FilteredRow>> TaskFilteredRows(engine::Connection& conn, int6
 
 class DuckDbCatalogStore final : public CatalogStore {
  public:
-  // `db` must outlive the store; `where` names it in errors (the database file).
-  DuckDbCatalogStore(engine::Database* db, std::string where) : db_(db), where_(std::move(where)) {}
+  // `db` must outlive the store; `where` names it in errors (the database file). `secrets`
+  // (borrowed) seals each job's statement, which holds its credentials, before it is stored
+  // (jobs.insert_sql is never in clear: catalog version 7); without it, a job cannot be stored
+  // or loaded, and a catalog holding jobs cannot be upgraded to version 7.
+  DuckDbCatalogStore(engine::Database* db, std::string where, const SecretBox* secrets = nullptr)
+      : db_(db), where_(std::move(where)), secrets_(secrets) {}
 
   Status Open() override;
   Result<std::vector<JobRecord>> LoadJobs() override;
@@ -101,8 +106,13 @@ class DuckDbCatalogStore final : public CatalogStore {
     return txn.Commit();
   }
 
+  // The job's statement as stored (sealed), and back.
+  Result<std::string> SealStatement(const std::string& insert_sql) const;
+  Result<std::string> UnsealStatement(const std::string& stored, const std::string& job) const;
+
   engine::Database* const db_;
   const std::string where_;
+  const SecretBox* const secrets_;
 };
 
 }  // namespace millrace::job

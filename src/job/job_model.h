@@ -45,6 +45,10 @@ struct JobRecord {
   // The job's INSERT ... SELECT as the user wrote it, credentials included: the job needs them
   // to run after a restart. Never shown: views use masked_sql.
   std::string insert_sql;
+  // Why the stored statement could not be opened (the data directory's key is not the one it
+  // was sealed with); "" normally. Such a job loads PAUSED with this error, insert_sql empty,
+  // and its stored statement is kept as it is until an ALTER JOB ... DO replaces it.
+  std::string statement_error;
   std::string masked_sql;  // the INSERT ... with secrets masked, for ExecuteSql
   std::string comment;
   // The database (DuckDB schema) selected when the job was created: unqualified names in its

@@ -22,8 +22,10 @@ class JobService::Impl final : public JobSnapshotSource {
  public:
   Impl(JobServiceConfig config, bool last_stop_was_fault)
       : config_(std::move(config)),
-        catalog_(config_.db, config_.db->options().path.empty() ? std::string("memory")
-                                                                : config_.db->options().path),
+        catalog_(
+            config_.db,
+            config_.db->options().path.empty() ? std::string("memory") : config_.db->options().path,
+            config_.secrets.get()),
         scheduler_(config_.clock),
         plans_(PlanBuilderConfig{config_.db, config_.clock, &catalog_, config_.make_source,
                                  config_.make_change_source, config_.fail_points, config_.work_root,
@@ -127,7 +129,12 @@ Status JobService::Impl::Restore(JobRecord record) {
   auto job = std::make_shared<Job>(record.id, record.name);
   MR_ASSIGN_OR_RETURN(auto tasks, catalog_.LoadTasks(record.id, config_.tasks.task_history));
   auto built =
-      plans_.Build(record.insert_sql, record.database, /*creating=*/false, job->object_store);
+      record.statement_error.empty()
+          ? plans_.Build(record.insert_sql, record.database, /*creating=*/false, job->object_store)
+          : Result<std::shared_ptr<const JobPlan>>(Status::DataLoss(
+                record.statement_error +
+                "; restore that key file, or give the job its statement again with "
+                "ALTER JOB ... DO, or DROP it"));
   const Clock::SteadyTime now = config_.clock->SteadyNow();
   MutexLock lock(&job->mu);
   for (TaskRecord& t : tasks) {
@@ -219,8 +226,11 @@ JobService::JobService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 JobService::~JobService() = default;
 
 Result<std::unique_ptr<JobService>> JobService::Start(JobServiceConfig config) {
-  if (config.db == nullptr || config.clock == nullptr || !config.make_source) {
-    return Status::InvalidArgument("JobService needs a database, a clock and a source factory");
+  if (config.db == nullptr || config.clock == nullptr || !config.make_source ||
+      config.secrets == nullptr) {
+    return Status::InvalidArgument(
+        "JobService needs a database, a clock, a source factory and a key for the jobs' "
+        "credentials");
   }
   bool fault = false;
   if (!config.fault_record.empty()) {

@@ -43,6 +43,7 @@
 #include "common/fail_point.h"
 #include "common/metrics.h"
 #include "common/result.h"
+#include "common/secret_box.h"
 #include "engine/database.h"
 #include "job/job_access.h"
 #include "job/job_api.h"
@@ -74,6 +75,9 @@ struct JobServiceConfig {
   int download_parallelism = 8;
   TaskPolicy tasks;  // retries, task history, automatic resumes
   JobAccess access;  // privileges (job_access.h); default: no checks
+  // Seals each job's statement (its credentials) in the catalog; required (serve: the data
+  // directory's key file, common/secret_box.h).
+  std::shared_ptr<const SecretBox> secrets;
 };
 
 class JobService {

@@ -341,6 +341,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
     after.reconcile_floor = after.properties.offset;
   }
   after.insert_sql = new_sql;
+  after.statement_error.clear();  // a statement given again replaces one that could not open
   after.masked_sql = MaskSecrets(new_sql, plan->analysis);
   // The job runs as whoever defined it last, checked as such above: never with the rights of
   // a user who did not write what it now does.

@@ -120,6 +120,7 @@ class CatalogMigrationTest : public ::testing::Test {
     config.db = db;
     config.clock = Clock::Real();
     config.work_root = db_path_ + ".work";
+    config.secrets = TestSecrets();
     config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
     return JobService::Start(std::move(config)).status();
   }
@@ -158,11 +159,15 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
 
   // The catalog is at the current version, with the same tables and columns as a new one.
   EXPECT_EQ(harness_.Query("SELECT version FROM __millrace.catalog_version"), (Rows{{kVersion}}));
+  // Every job's statement is sealed (version 7).
+  EXPECT_EQ(harness_.Query("SELECT count(*) FROM __millrace.jobs WHERE insert_sql LIKE 'mrsec1:%' "
+                           "AND insert_sql NOT LIKE '%file_path%'"),
+            (Rows{{"3"}}));
   EXPECT_FALSE(HasDefinitionColumn(harness_.conn()));
   {
     testing::TempDir fresh_dir;
     auto fresh = engine::OpenOrDie({.path = fresh_dir.Join("fresh.duckdb")});
-    DuckDbCatalogStore store(fresh.get(), "fresh");
+    DuckDbCatalogStore store(fresh.get(), "fresh", TestSecrets().get());
     ASSERT_TRUE(store.Open().ok());
     auto fresh_conn = engine::ConnectOrDie(*fresh);
     EXPECT_EQ(CatalogColumns(harness_.conn()), CatalogColumns(*fresh_conn));
@@ -300,7 +305,7 @@ TEST_F(CatalogMigrationTest, ANewerCatalogIsRefusedAndLeftAlone) {
   {
     // A catalog a later release wrote: this version's tables, the next version recorded.
     auto db = engine::OpenOrDie({.path = db_path_});
-    DuckDbCatalogStore store(db.get(), db_path_);
+    DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
     ASSERT_TRUE(store.Open().ok());
     auto conn = engine::ConnectOrDie(*db);
     ASSERT_TRUE(
@@ -353,7 +358,7 @@ void CatalogMigrationTest::ExpectFailedMigrationLeavesVersion1(const std::string
                               "SELECT current_offset, end_offset FROM __millrace.jobs "
                               "WHERE name = 'people'"),
             (Rows{{File("b.csv"), File("b.csv")}}));
-  DuckDbCatalogStore store(db.get(), db_path_);
+  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
   auto stored = store.StoredVersion();
   ASSERT_TRUE(stored.ok()) << stored.status().ToString();
   EXPECT_EQ(*stored, 1);
@@ -392,7 +397,7 @@ TEST_F(CatalogMigrationTest, AMigrationFailingAtItsLastStepLeavesVersion1) {
 // A version 2 catalog: what this build creates, without the users' tables (the one change
 // of version 3), recorded as version 2.
 void WriteVersion2Catalog(engine::Database* db, const std::string& where) {
-  DuckDbCatalogStore store(db, where);
+  DuckDbCatalogStore store(db, where, TestSecrets().get());
   ASSERT_TRUE(store.Open().ok());
   auto conn = engine::ConnectOrDie(*db);
   ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.users; DROP TABLE __millrace.grants; "
@@ -428,7 +433,7 @@ void CatalogMigrationTest::MigrateVersion2() {
   ASSERT_FALSE(HasUserTables(*conn));
   const Rows before = Everything(*conn);
 
-  DuckDbCatalogStore store(db.get(), db_path_);
+  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
   ASSERT_EQ(store.StoredVersion().value(), 2);
   Status opened = store.Open();
   ASSERT_TRUE(opened.ok()) << opened.ToString();
@@ -437,7 +442,7 @@ void CatalogMigrationTest::MigrateVersion2() {
   {
     testing::TempDir fresh_dir;
     auto fresh = engine::OpenOrDie({.path = fresh_dir.Join("fresh.duckdb")});
-    DuckDbCatalogStore fresh_store(fresh.get(), "fresh");
+    DuckDbCatalogStore fresh_store(fresh.get(), "fresh", TestSecrets().get());
     ASSERT_TRUE(fresh_store.Open().ok());
     auto fresh_conn = engine::ConnectOrDie(*fresh);
     EXPECT_EQ(CatalogColumns(*conn), CatalogColumns(*fresh_conn));
@@ -486,7 +491,7 @@ TEST_F(CatalogMigrationTest, AFailedMigrationFromVersion2LeavesVersion2) {
   auto conn = engine::ConnectOrDie(*db);
   ASSERT_TRUE(conn->Execute("CREATE VIEW __millrace.users AS SELECT 1 AS name").ok());
   const Rows before = Everything(*conn);
-  DuckDbCatalogStore store(db.get(), db_path_);
+  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
   const Status opened = store.Open();
   EXPECT_FALSE(opened.ok());
   EXPECT_NE(opened.message().find("from version 2"), std::string::npos) << opened.ToString();
@@ -496,6 +501,69 @@ TEST_F(CatalogMigrationTest, AFailedMigrationFromVersion2LeavesVersion2) {
   ASSERT_TRUE(store.Open().ok());
   EXPECT_TRUE(HasUserTables(*conn));
   EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+}
+
+// A version 6 catalog kept each job's statement, credentials included, in clear: the upgrade
+// seals it, the job loads with the same statement, and a wrong key cannot open it.
+TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
+  const std::string secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCY";
+  const std::string insert =
+      "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/*.csv\", \"s3.access_key\" = \"AK\", "
+      "\"s3.secret_key\" = \"" +
+      secret + "\")";
+  {
+    auto db = engine::OpenOrDie({.path = db_path_});
+    DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+    ASSERT_TRUE(store.Open().ok());
+    JobRecord job;
+    job.id = 1;
+    job.name = "s3job";
+    job.insert_sql = insert;
+    ASSERT_TRUE(store.InsertJob(job).ok());
+    // As version 6 stored it.
+    auto conn = engine::ConnectOrDie(*db);
+    ASSERT_TRUE(
+        conn->Execute("UPDATE __millrace.jobs SET insert_sql = " + engine::QuoteLiteral(insert) +
+                      "; UPDATE __millrace.catalog_version SET version = 6")
+            .ok());
+  }
+  auto db = engine::OpenOrDie({.path = db_path_});
+  auto conn = engine::ConnectOrDie(*db);
+  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+  const std::string stored = engine::QueryValue(*conn, "SELECT insert_sql FROM __millrace.jobs");
+  EXPECT_TRUE(SecretBox::IsSealed(stored)) << stored;
+  EXPECT_EQ(stored.find(secret), std::string::npos);
+  auto jobs = store.LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].insert_sql, insert);
+  // Another key opens nothing, and says so; the job still loads, without its statement.
+  auto other = SecretBox::WithKey(std::string(SecretBox::kKeyBytes, 'x'), "another key");
+  DuckDbCatalogStore wrong(db.get(), db_path_, other.get());
+  auto unopened = wrong.LoadJobs();
+  ASSERT_TRUE(unopened.ok()) << unopened.status().ToString();
+  ASSERT_EQ(unopened->size(), 1u);
+  EXPECT_EQ((*unopened)[0].insert_sql, "");
+  EXPECT_NE((*unopened)[0].statement_error.find("cannot be opened with another key"),
+            std::string::npos)
+      << (*unopened)[0].statement_error;
+  // Saving such a job keeps its sealed statement for the right key.
+  JobRecord paused = (*unopened)[0];
+  paused.state = JobState::kPaused;
+  ASSERT_TRUE(wrong.SaveJob(paused).ok());
+  EXPECT_EQ(engine::QueryValue(*conn, "SELECT insert_sql FROM __millrace.jobs"), stored);
+  EXPECT_EQ(store.LoadJobs().value().at(0).insert_sql, insert);
+  // Without a key, a catalog with jobs is not upgraded.
+  ASSERT_TRUE(
+      conn->Execute("UPDATE __millrace.jobs SET insert_sql = " + engine::QuoteLiteral(insert) +
+                    "; UPDATE __millrace.catalog_version SET version = 6")
+          .ok());
+  DuckDbCatalogStore keyless(db.get(), db_path_);
+  const Status opened = keyless.Open();
+  EXPECT_EQ(opened.code(), StatusCode::kFailedPrecondition) << opened.ToString();
+  EXPECT_EQ(keyless.StoredVersion().value(), 6);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "job/job_errors.h"
 #include "job/job_registry.h"
 #include "job/job_statements.h"
+#include "job/job_test_util.h"
 #include "job/scheduler.h"
 #include "job/sink.h"
 #include "job/task_runner.h"
@@ -182,7 +183,7 @@ class Layer {
   Layer(const std::string& path, ManualClock* clock)
       : db_(engine::OpenOrDie({.path = path})),
         conn_(engine::ConnectOrDie(*db_)),
-        store_(db_.get(), path),
+        store_(db_.get(), path, TestSecrets().get()),
         catalog_(&store_),
         scheduler_(clock),
         runner_(TaskRunnerConfig{.clock = clock,

@@ -119,6 +119,7 @@ class ReportingSource final : public source::FileSource {
   config.clock = Clock::Real();
   config.work_root = db_path + ".work";
   config.fault_record = db_path + ".fault";
+  config.secrets = TestSecrets();
   config.fail_points = &*points;
   config.tasks.retry_backoff = std::chrono::milliseconds(10);
   config.make_source =

@@ -3,9 +3,11 @@
 //
 // MILLRACE_CHAOS_FILES (default 240) sizes the chaos run; e.g. 3000 for a long manual run.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -13,6 +15,7 @@
 #include "server/mysql_test_util.h"
 #include "testing/fault_proxy.h"
 #include "testing/s3rver.h"
+#include "testing/server_process.h"
 
 namespace millrace::job {
 namespace {
@@ -123,6 +126,58 @@ TEST_F(JobE2ETest, JobLifecycleThroughTheMysqlFrontEnd) {
   ASSERT_TRUE(Exec("DROP JOB WHERE jobname = 'ev'").ok());
   EXPECT_EQ(Get("SELECT count(*) FROM jobs(\"type\" = \"insert\")"), "0");
   EXPECT_EQ(Get("SELECT count(*) FROM shop.events"), "4");
+}
+
+// The job's credentials never reach the disk in clear: not the database file (checkpointed at
+// shutdown), its write-ahead log, nor the server's log; they are sealed with the data
+// directory's key (0600), which a restart reads back to carry the job on.
+TEST_F(JobE2ETest, CredentialsAreSealedAtRest) {
+  ASSERT_TRUE(s3_->PutObject("landing", "sealed/1.csv", "1,one\n").ok());
+  ASSERT_TRUE(
+      Exec("CREATE DATABASE shop; USE shop; CREATE TABLE events (id INT, name VARCHAR)").ok());
+  ASSERT_TRUE(Exec("USE shop; CREATE JOB sealed ON STREAMING PROPERTIES (\"max_interval\" = \"1\") "
+                   "DO INSERT INTO events SELECT c1, c2 FROM " +
+                   S3Call(s3_->endpoint(), "s3://landing/sealed/*.csv"))
+                  .ok());
+  ASSERT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM shop.events") == "1"; }));
+  auto wal_or_db = [&] {
+    std::string bytes;
+    for (const auto& entry : std::filesystem::directory_iterator(data_.path())) {
+      if (entry.is_regular_file()) bytes += testing::ReadFile(entry.path().string());
+    }
+    return bytes;
+  };
+  // While it runs (the write-ahead log holds the job's rows) and after a clean stop (the
+  // database file, checkpointed).
+  EXPECT_EQ(wal_or_db().find("Secret-E2E-9Q"), std::string::npos);
+  const std::string log = server_->Log();
+  ASSERT_TRUE(server_->Terminate().ok());
+  EXPECT_EQ(wal_or_db().find("Secret-E2E-9Q"), std::string::npos);
+  EXPECT_EQ(log.find("Secret-E2E-9Q"), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(::stat((data_.path() + "/secret.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  // A restart opens the sealed statement with the key: the job carries on.
+  StartServer();
+  ASSERT_TRUE(s3_->PutObject("landing", "sealed/2.csv", "2,two\n").ok());
+  EXPECT_TRUE(WaitFor([&] { return Get("SELECT count(*) FROM shop.events") == "2"; }))
+      << Get("SELECT ErrorMsg FROM jobs(\"type\" = \"insert\")");
+  // Without its key, the server still starts: the job is paused and says why, and its sealed
+  // statement is kept for the key to open again.
+  ASSERT_TRUE(server_->Terminate().ok());
+  const std::string key = data_.path() + "/secret.key";
+  const std::string moved = data_.path() + "/moved.key";
+  ASSERT_EQ(::rename(key.c_str(), moved.c_str()), 0);
+  StartServer();
+  EXPECT_EQ(Get("SELECT Status FROM jobs(\"type\" = \"insert\")"), "PAUSED");
+  EXPECT_NE(Get("SELECT ErrorMsg FROM jobs(\"type\" = \"insert\")").find("cannot be opened with"),
+            std::string::npos)
+      << Get("SELECT ErrorMsg FROM jobs(\"type\" = \"insert\")");
+  ASSERT_TRUE(server_->Terminate().ok());
+  ASSERT_EQ(::rename(moved.c_str(), key.c_str()), 0);
+  StartServer();
+  EXPECT_EQ(Get("SELECT Status FROM jobs(\"type\" = \"insert\")"), "RUNNING");
 }
 
 // EXPLAIN CREATE JOB through the mariadb client: one result set (Section, Item, Detail) of the

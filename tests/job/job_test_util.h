@@ -47,6 +47,14 @@ inline void WriteFile(const std::string& path, const std::string& content) {
 // JobServiceHarness::WaitFor, which moves the manual clock while it waits.
 using testing::WaitFor;
 
+// The key the tests' job services seal credentials with: the same in every process and
+// restart, as a data directory's key file is.
+inline std::shared_ptr<const SecretBox> TestSecrets() {
+  static const std::shared_ptr<const SecretBox> kBox =
+      SecretBox::WithKey(std::string(SecretBox::kKeyBytes, 'k'), "the tests' key");
+  return kBox;
+}
+
 class JobServiceHarness {
  public:
   enum class Time { kManual, kReal };
@@ -67,6 +75,7 @@ class JobServiceHarness {
     config.db = db_.get();
     config.clock = clock();
     config.work_root = db_path_ + ".work";
+    config.secrets = TestSecrets();
     config.tasks.retry_backoff = std::chrono::milliseconds(10);
     // Local files settle quickly in tests; S3 sources ignore the setting.
     config.make_source = load::DefaultSourceFactory(clock(), kSettle);
