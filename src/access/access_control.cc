@@ -1,6 +1,7 @@
 #include "access/access_control.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <tuple>
 
@@ -226,6 +227,20 @@ Status AccessControl::CreateUser(const UserIdentity& user, const UserChange& cha
   MR_RETURN_IF_ERROR(RefuseRoot(user, "CREATE USER"));
   MR_RETURN_IF_ERROR(CheckHost(user));
   if (user.name.empty()) return sql::CannotUserError("CREATE USER", user.name, HostOf(user));
+  // A name that shows like another ('root ' like root) or holds what a log line or a terminal
+  // would act on is refused: a user is who its name says.
+  const unsigned char first = static_cast<unsigned char>(user.name.front());
+  const unsigned char last = static_cast<unsigned char>(user.name.back());
+  if (std::isspace(first) || std::isspace(last)) {
+    return sql::CannotUserError("CREATE USER", user.name, HostOf(user),
+                                "a user name may not begin or end with a space");
+  }
+  for (unsigned char c : user.name) {
+    if (c < 0x20 || c == 0x7f) {
+      return sql::CannotUserError("CREATE USER", user.name, HostOf(user),
+                                  "a user name may not hold control characters");
+    }
+  }
   MutexLock write(&write_mu_);
   {
     MutexLock lock(&mu_);

@@ -1,6 +1,7 @@
 #include "access/user_statements.h"
 
 #include "access/user_statement.h"
+#include "common/logging.h"
 #include "engine/database.h"
 #include "sql/mysql_errors.h"
 #include "sql/statement_support.h"
@@ -78,10 +79,15 @@ class UserStatementHandler final : public sql::StatementHandler {
         MR_RETURN_IF_ERROR(access_->AlterUser(target, stmt.change));
         return StatementResult();
       }
-      case UserStatementKind::kDropUser:
+      case UserStatementKind::kDropUser: {
         MR_RETURN_IF_ERROR(RequireAdmin(me));
+        const bool existed = access_->UserExists(target.name);
         MR_RETURN_IF_ERROR(access_->DropUser(target, stmt.if_exists));
+        // The dropped user's sessions end (as KILL CONNECTION ends them): a session must not
+        // outlive its user, nor take on the grants of a new user of the same name.
+        if (existed) EndSessionsOf(ctx.session.router(), target.name);
         return StatementResult();
+      }
       case UserStatementKind::kSetPassword:
         if (!self) MR_RETURN_IF_ERROR(RequireAdmin(me));
         MR_RETURN_IF_ERROR(access_->AlterUser(target, stmt.change, "SET PASSWORD"));
@@ -116,6 +122,15 @@ class UserStatementHandler final : public sql::StatementHandler {
   }
 
  private:
+  static void EndSessionsOf(sql::Router& router, const std::string& user) {
+    for (const sql::ProcessInfo& process : router.Processes()) {
+      if (process.user != user) continue;
+      // A session that ended meanwhile is no longer there to end (1094): nothing to do.
+      router.Kill(process.id, /*end_session=*/true).IgnoreError();
+      MR_LOG(kInfo) << "connection " << process.id << " of dropped user " << user << " is closed";
+    }
+  }
+
   Status RequireAdmin(const std::string& user) const {
     if (access_->IsAdmin(user)) return Status::Ok();
     return sql::SpecificAccessDeniedError(PrivilegeName(Privilege::kAdmin));

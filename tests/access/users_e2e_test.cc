@@ -171,5 +171,37 @@ TEST(UserConnectionLimitE2ETest, ALoginPastTheLimitGets1203) {
   EXPECT_EQ(error.substr(0, 4), "1203") << error;
 }
 
+// DROP USER ends the user's open sessions: the connection is closed, and a new user of the
+// same name does not find a session waiting with its grants. Names that would show as another
+// user's ('root ', 'bob ') or hold control characters are refused.
+TEST_F(UsersE2ETest, DropUserEndsItsSessionsAndNamesAreWhatTheySay) {
+  Root("CREATE DATABASE shop");
+  Root("CREATE TABLE shop.orders (id INT)");
+  Root(std::string("CREATE USER 'bob'@'%' IDENTIFIED BY '") + kBobPassword + "'");
+  std::string error;
+  MysqlPtr bob = Connect(server_->mysql_port(), "bob", kBobPassword, &error);
+  ASSERT_NE(bob, nullptr) << error;
+  ASSERT_TRUE(Query(bob.get(), "SELECT 1").ok());
+  Root("DROP USER bob");
+  // The open session is closed; recreated with the same name and more grants, bob's old
+  // connection does not come back with them.
+  Root(std::string("CREATE USER 'bob'@'%' IDENTIFIED BY '") + kBobPassword + "'");
+  Root("GRANT SELECT_PRIV ON shop.* TO bob");
+  EXPECT_TRUE(testing::WaitFor([&] { return !Query(bob.get(), "SELECT 1").ok(); }));
+  auto orders = Query(bob.get(), "SELECT count(*) FROM shop.orders");
+  EXPECT_FALSE(orders.ok());
+  // A new login of the new bob works.
+  MysqlPtr again = Connect(server_->mysql_port(), "bob", kBobPassword, &error);
+  ASSERT_NE(again, nullptr) << error;
+  EXPECT_TRUE(Query(again.get(), "SELECT count(*) FROM shop.orders").ok());
+
+  for (const char* name : {"'root '", "' bob'", "'carl\t'", "'dan\nroot'"}) {
+    auto refused = Query(root_.get(), std::string("CREATE USER ") + name + " IDENTIFIED BY 'x'");
+    ASSERT_FALSE(refused.ok()) << name;
+    EXPECT_NE(refused.status().message().find("1396"), std::string::npos)
+        << name << ": " << refused.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace millrace::access
