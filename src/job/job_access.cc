@@ -83,6 +83,27 @@ Status JobAccess::DefinerMayRun(const std::string& definer, const JobPlan& plan,
                                   "; grant it again and RESUME the job");
 }
 
+bool JobAccess::MaySeeSourceData(uint64_t connection_id, const std::string& definer) const {
+  if (control == nullptr || !connection_user) return true;
+  const std::optional<std::string> user = connection_user(connection_id);
+  if (!user) return true;
+  return MaySeeSourceDataAs(*user, definer);
+}
+
+bool JobAccess::MaySeeSourceDataAs(const std::string& user, const std::string& definer) const {
+  if (control == nullptr) return true;
+  return user == definer || control->IsAdmin(user);
+}
+
+void HideSourceData(JobRecord* job) {
+  if (!job->error_msg.empty()) job->error_msg = std::string(kSourceDataHidden);
+}
+
+void HideSourceData(TaskRecord* task) {
+  if (!task->error_msg.empty()) task->error_msg = std::string(kSourceDataHidden);
+  if (!task->first_error_msg.empty()) task->first_error_msg = std::string(kSourceDataHidden);
+}
+
 bool JobAccess::MaySee(uint64_t connection_id, const engine::RelationName& target) const {
   if (control == nullptr || !connection_user) return true;
   const std::optional<std::string> user = connection_user(connection_id);

@@ -9,7 +9,8 @@
 //   what is missing (no automatic resume: a user who may manage the job resumes it once the
 //   grant is back).
 // - jobs(), tasks(), job_files() and filtered_rows() show a user the jobs on tables the user
-//   may read (SELECT_PRIV).
+//   may read (SELECT_PRIV); what a job read from its source (filtered rows, error texts) only
+//   to its definer and administrators (MaySeeSourceData).
 // - With no AccessControl (tests, tools) every check passes.
 // - Thread-safety: the functions read AccessControl, which is thread-safe.
 #pragma once
@@ -23,6 +24,7 @@
 #include "access/access_control.h"
 #include "common/fail_point.h"
 #include "engine/statement_plan.h"
+#include "job/job_model.h"
 #include "sql/router.h"
 
 namespace millrace::job {
@@ -62,10 +64,23 @@ struct JobAccess {
   // What the job's SELECT reads, checked for `who` (check_query); OK without one.
   Status MayRead(const sql::SessionInfo& who, const JobPlan& plan, std::string_view insert_sql,
                  const std::string& database) const;
+  // Whether the caller may see what a job read from its source: its filtered rows (their
+  // values) and the errors of its tasks and files, which quote the source's data. Seeing the
+  // job (its target) is not enough: only the job's definer, who gave it its source and its
+  // credentials, and administrators may.
+  bool MaySeeSourceData(uint64_t connection_id, const std::string& definer) const;
+  bool MaySeeSourceDataAs(const std::string& user, const std::string& definer) const;
   // Whether the caller on `connection_id` may see a job loading into `target`.
   bool MaySee(uint64_t connection_id, const engine::RelationName& target) const;
   // The same for `user` (the HTTP API's, by name).
   bool MaySeeAs(const std::string& user, const engine::RelationName& target) const;
 };
+
+// What a job's errors become for a caller who may not see its source data (MaySeeSourceData).
+inline constexpr std::string_view kSourceDataHidden =
+    "hidden: it may quote the job's source; the job's definer and administrators see it";
+// Replaces the job's (or task's) error texts by kSourceDataHidden; codes and counts stay.
+void HideSourceData(JobRecord* job);
+void HideSourceData(TaskRecord* task);
 
 }  // namespace millrace::job

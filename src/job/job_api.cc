@@ -110,7 +110,12 @@ Result<std::shared_ptr<const Job::View>> VisibleJob(const JobApiContext& ctx,
   std::shared_ptr<Job> job = ctx.registry->Find(name);
   std::shared_ptr<const Job::View> view = job == nullptr ? nullptr : job->view();
   if (view == nullptr || !ctx.access->MaySeeAs(user, view->row.target)) return NoSuchJob(name);
-  return view;
+  if (ctx.access->MaySeeSourceDataAs(user, view->row.record.definer)) return view;
+  auto hidden = std::make_shared<Job::View>(*view);
+  HideSourceData(&hidden->row.record);
+  for (TaskRecord& task : hidden->tasks)
+    HideSourceData(&task);
+  return std::shared_ptr<const Job::View>(std::move(hidden));
 }
 
 }  // namespace
@@ -134,6 +139,9 @@ Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user,
   std::erase_if(rows, [&](const JobRow& row) {
     return row.record.name <= page.after || !ctx.access->MaySeeAs(user, row.target);
   });
+  for (JobRow& row : rows) {
+    if (!ctx.access->MaySeeSourceDataAs(user, row.record.definer)) HideSourceData(&row.record);
+  }
   std::sort(rows.begin(), rows.end(),
             [](const JobRow& a, const JobRow& b) { return a.record.name < b.record.name; });
   const bool more = TrimToPage(&rows, page.limit);
@@ -166,6 +174,11 @@ Result<std::string> ApiTasks(const JobApiContext& ctx, const std::string& user,
 Result<std::string> ApiFilteredRows(const JobApiContext& ctx, const std::string& user,
                                     const std::string& name, const ApiPage& page) {
   MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));
+  if (!ctx.access->MaySeeSourceDataAs(user, view->row.record.definer)) {
+    return Status::PermissionDenied("the filtered rows of job " + name +
+                                    " hold its source's data: its definer and administrators "
+                                    "see them");
+  }
   FilteredRow after;
   after.task_id = -1;  // from the first
   if (!page.after.empty()) {
@@ -229,8 +242,10 @@ Result<std::string> ApiFiles(const JobApiContext& ctx, const std::string& user,
       std::vector<LedgerEntry> entries,
       ctx.catalog->LedgerPage(view->row.record.id, page.after, page.limit + 1, wanted, search));
   const bool more = TrimToPage(&entries, page.limit);
+  const bool source_visible = ctx.access->MaySeeSourceDataAs(user, view->row.record.definer);
   json files = json::array();
-  for (const LedgerEntry& e : entries) {
+  for (LedgerEntry& e : entries) {
+    if (!source_visible && !e.error.empty()) e.error = std::string(kSourceDataHidden);
     files.push_back(json{{"key", e.key},
                          {"etag", e.etag},
                          {"size", e.size},

@@ -191,6 +191,8 @@ void JobService::Impl::WorkerLoop(Sink* sink) {
 Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
   MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(MakeJobsFunction(this, &config_.access)));
   MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(MakeTasksFunction(this, &config_.access)));
+  MR_RETURN_IF_ERROR(
+      config_.db->RegisterTableFunction(MakeJobSourceAccessFunction(this, &config_.access)));
   registry->Register("jobs", std::make_shared<sql::NamedParameterExpander>("jobs"));
   registry->Register("tasks", std::make_shared<sql::NamedParameterExpander>("tasks"));
   registry->Register("job_files", MakeJobFilesExpander());

@@ -36,11 +36,15 @@ void SetText(OutputChunk& out, size_t col, size_t row, const std::string& text) 
   }
 }
 
-// The jobs the caller on `connection_id` may see.
+// The jobs the caller on `connection_id` may see, their errors hidden where they may quote a
+// source the caller may not read (JobAccess::MaySeeSourceData).
 std::vector<JobRow> VisibleJobs(JobSnapshotSource& source, const JobAccess& access,
                                 uint64_t connection_id) {
   std::vector<JobRow> rows = source.SnapshotJobs();
   std::erase_if(rows, [&](const JobRow& row) { return !access.MaySee(connection_id, row.target); });
+  for (JobRow& row : rows) {
+    if (!access.MaySeeSourceData(connection_id, row.record.definer)) HideSourceData(&row.record);
+  }
   return rows;
 }
 
@@ -136,7 +140,9 @@ class TasksFunction final : public engine::TableFunction {
     std::vector<std::pair<TaskRecord, std::string>> tasks;
     for (TaskRecord& task : source_->SnapshotTasks()) {
       auto it = definers.find(task.job_id);
-      if (it != definers.end()) tasks.emplace_back(std::move(task), it->second);
+      if (it == definers.end()) continue;
+      if (!access_->MaySeeSourceData(args.connection_id(), it->second)) HideSourceData(&task);
+      tasks.emplace_back(std::move(task), it->second);
     }
     using Row = std::pair<TaskRecord, std::string>;
     auto write = [](OutputChunk& out, size_t r, const Row& row) {
@@ -165,6 +171,40 @@ class TasksFunction final : public engine::TableFunction {
   JobSnapshotSource* source_;
   const JobAccess* access_;
 };
+
+// job_source_access(): the ids of the jobs whose source data (filtered rows, file errors) the
+// caller may see, for the catalog views' SQL.
+class JobSourceAccessFunction final : public engine::TableFunction {
+ public:
+  JobSourceAccessFunction(JobSnapshotSource* source, const JobAccess* access)
+      : source_(source), access_(access) {}
+  std::string name() const override { return std::string(kJobSourceAccessFunction); }
+  std::vector<std::string> parameter_names() const override { return {}; }
+  Result<std::vector<ColumnDef>> Bind(const TableFunctionArgs& args) override {
+    return std::vector<ColumnDef>{{"Id", TypeId::kBigInt}};
+  }
+  Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs& args) override {
+    std::vector<int64_t> ids;
+    for (const JobRow& row : source_->SnapshotJobs()) {
+      if (access_->MaySee(args.connection_id(), row.target) &&
+          access_->MaySeeSourceData(args.connection_id(), row.record.definer)) {
+        ids.push_back(row.record.id);
+      }
+    }
+    auto write = [](OutputChunk& out, size_t r, const int64_t& id) { out.SetInt64(0, r, id); };
+    return std::unique_ptr<engine::TableScan>(
+        std::make_unique<engine::VectorScan<int64_t, decltype(write)>>(std::move(ids), write));
+  }
+
+ private:
+  JobSnapshotSource* source_;
+  const JobAccess* access_;
+};
+
+// The condition "job j's source data is visible to the caller", in the views' SQL.
+std::string SourceVisible() {
+  return "j.id IN (SELECT Id FROM " + std::string(kJobSourceAccessFunction) + "())";
+}
 
 // A view over a catalog table, optionally for one job: name("job" = "x").
 class CatalogViewExpander final : public sql::TableFunctionExpander {
@@ -202,23 +242,34 @@ std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* sour
   return std::make_shared<TasksFunction>(source, access);
 }
 
+std::shared_ptr<engine::TableFunction> MakeJobSourceAccessFunction(JobSnapshotSource* source,
+                                                                   const JobAccess* access) {
+  return std::make_shared<JobSourceAccessFunction>(source, access);
+}
+
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander() {
+  // A file's error may quote its data: shown to those who may see the job's source data.
   return std::make_shared<CatalogViewExpander>(
       "job_files",
       "SELECT j.name AS JobName, f.key AS FileName, f.etag AS ETag, f.size AS Size, "
       "f.state AS State, f.task_id AS TaskId, f.rows AS Rows, "
-      "make_timestamp(f.load_time_us) AS LoadTime, nullif(f.error, '') AS Error, "
-      "nullif(f.reason, '') AS Reason "
-      "FROM __millrace.files f JOIN __millrace.jobs j ON j.id = f.job_id");
+      "make_timestamp(f.load_time_us) AS LoadTime, CASE WHEN nullif(f.error, '') IS NULL THEN "
+      "NULL WHEN " +
+          SourceVisible() + " THEN f.error ELSE " +
+          engine::QuoteLiteral(std::string(kSourceDataHidden)) +
+          " END AS Error, nullif(f.reason, '') AS Reason "
+          "FROM __millrace.files f JOIN __millrace.jobs j ON j.id = f.job_id");
 }
 
 std::shared_ptr<sql::TableFunctionExpander> MakeFilteredRowsExpander() {
+  // The rows' values are the source's data: only for those who may see it.
   return std::make_shared<CatalogViewExpander>(
       "filtered_rows",
       "SELECT j.name AS JobName, r.task_id AS TaskId, r.file AS FileName, r.line AS Line, "
       "r.column_name AS ColumnName, r.value AS Value, r.reason AS Reason, "
       "make_timestamp(r.time_us) AS Time "
-      "FROM __millrace.filtered_rows r JOIN __millrace.jobs j ON j.id = r.job_id");
+      "FROM __millrace.filtered_rows r JOIN __millrace.jobs j ON j.id = r.job_id AND " +
+          SourceVisible());
 }
 
 }  // namespace millrace::job

@@ -34,8 +34,14 @@ std::shared_ptr<engine::TableFunction> MakeJobsFunction(JobSnapshotSource* sourc
                                                         const JobAccess* access);
 std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* source,
                                                          const JobAccess* access);
+// job_source_access(): the ids of the jobs whose source data the caller may see
+// (JobAccess::MaySeeSourceData); job_files() and filtered_rows() read it.
+inline constexpr std::string_view kJobSourceAccessFunction = "job_source_access";
+std::shared_ptr<engine::TableFunction> MakeJobSourceAccessFunction(JobSnapshotSource* source,
+                                                                   const JobAccess* access);
 // job_files("job" = "name"): key, etag, size, state, task, rows, load time and error of every
-// file the job has seen. It and filtered_rows() show the jobs jobs() shows the caller.
+// file the job has seen. It and filtered_rows() show the jobs jobs() shows the caller; a file's
+// error, and the filtered rows, only to those who may see the job's source data.
 std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander();
 // filtered_rows("job" = "name"): the rows a job filtered, with file, line, column, value and
 // reason (the newest ones; see CommitGateConfig::filtered_rows_kept).

@@ -73,13 +73,17 @@ class JobAccessTest : public LocalJobTest {
            "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
   }
 
-  // The job names jobs() shows to `user`.
-  std::vector<std::vector<std::string>> JobsSeenBy(const std::string& user) {
+  // `sql` (through the views' expansion) as `user` runs it.
+  std::vector<std::vector<std::string>> QueryAs(const std::string& user, const std::string& sql) {
     viewer_ = user;
     viewer_connection_ = harness_.conn().id();
-    auto rows = harness_.Query("SELECT Name FROM jobs(type := 'insert') ORDER BY Name");
+    auto rows = harness_.QueryExpanded(sql);
     viewer_connection_ = UINT64_MAX;
     return rows;
+  }
+  // The job names jobs() shows to `user`.
+  std::vector<std::vector<std::string>> JobsSeenBy(const std::string& user) {
+    return QueryAs(user, "SELECT Name FROM jobs(type := 'insert') ORDER BY Name");
   }
 
   access::MemoryUserStore store_;
@@ -170,6 +174,45 @@ TEST_F(JobAccessTest, ViewsShowTheJobsOnTablesTheUserMayRead) {
   EXPECT_EQ(JobsSeenBy("ops"), (std::vector<std::vector<std::string>>{{"into_t"}, {"into_u"}}));
   // Millrace's own connections see every job.
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM jobs(type := 'insert')"), "2");
+}
+
+// A job's filtered rows and its errors quote its source's data: a user who may read the job's
+// table sees the job and its counts, not them; its definer and administrators do.
+TEST_F(JobAccessTest, SourceDataIsShownOnlyToTheDefinerAndAdministrators) {
+  WriteFile(in_ + "/b.csv", "2,two\nnot-a-number,private value\n3,three\n");
+  ASSERT_TRUE(harness_
+                  .RunAs(As("ops"),
+                         "CREATE JOB leaky ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+                         "\"session.insert_max_filter_ratio\" = \"0.5\") DO INSERT INTO t SELECT "
+                         "c1, c2 FROM local(\"file_path\" = \"" +
+                             in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")")
+                  .ok());
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == "3"; }))
+      << harness_.JobColumn("leaky", "ErrorMsg");
+  const std::string rows = "SELECT Value FROM filtered_rows(\"job\" = \"leaky\")";
+  const std::string first_error =
+      "SELECT max(FirstErrorMsg) FROM tasks(type := 'insert') WHERE JobName = 'leaky'";
+  EXPECT_EQ(QueryAs("ops", rows), (std::vector<std::vector<std::string>>{{"not-a-number"}}));
+  EXPECT_NE(QueryAs("ops", first_error)[0][0].find("not-a-number"), std::string::npos);
+  // reader may read t, and so sees the job, not what it read.
+  EXPECT_EQ(JobsSeenBy("reader"), (std::vector<std::vector<std::string>>{{"leaky"}}));
+  EXPECT_EQ(QueryAs("reader", rows), (std::vector<std::vector<std::string>>{}));
+  EXPECT_EQ(QueryAs("reader", first_error),
+            (std::vector<std::vector<std::string>>{{std::string(kSourceDataHidden)}}));
+  EXPECT_EQ(QueryAs("reader",
+                    "SELECT json_extract_string(LoadStatistic, '$.filteredRows') FROM "
+                    "jobs(type := 'insert')"),
+            (std::vector<std::vector<std::string>>{{"1"}}));
+  // The HTTP API says the same.
+  JobApiContext api = harness_.service().ApiContext();
+  auto filtered = ApiFilteredRows(api, "reader", "leaky", ApiPage{});
+  EXPECT_EQ(filtered.status().code(), StatusCode::kPermissionDenied);
+  auto job = ApiJob(api, "reader", "leaky");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->find("not-a-number"), std::string::npos) << *job;
+  auto own = ApiJob(api, "ops", "leaky");
+  ASSERT_TRUE(own.ok());
+  EXPECT_NE(own->find("not-a-number"), std::string::npos) << *own;
 }
 
 }  // namespace
