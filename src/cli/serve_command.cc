@@ -32,8 +32,8 @@
 #include "common/endpoint_policy.h"
 #include "common/fail_point.h"
 #include "common/logging.h"
-#include "common/secret_box.h"
 #include "common/metrics.h"
+#include "common/secret_box.h"
 #include "common/server_config.h"
 #include "common/tls.h"
 #include "console/console.h"
@@ -377,6 +377,10 @@ int RunServe(const std::vector<std::string>& args) {
     http_options.tls = mysql_options->tls;
     http_options.authenticator = &http_authenticator;
     http_options.metrics_public = config->metrics_public;
+    http_options.may_see_job = [api = (*jobs)->ApiContext()](const std::string& user,
+                                                             const std::string& job) {
+      return job::ApiJobVisible(api, user, job).ok();
+    };
     http_options.sessions.idle_timeout = std::chrono::seconds(config->http_session_idle_seconds);
     http::HttpServer http_server(
         http_options, &metrics,

@@ -65,6 +65,7 @@ void MetricsWriter::Family(std::string_view name, std::string_view help, std::st
 }
 
 void MetricsWriter::Sample(std::string_view name, const Labels& labels, double value) {
+  if (keep_ && !keep_(labels)) return;
   out_ += name;
   if (!labels.empty()) {
     out_ += '{';
@@ -128,7 +129,7 @@ void MetricsRegistry::AddCollector(std::function<void(MetricsWriter&)> collect) 
   collectors_.push_back(std::move(collect));
 }
 
-std::string MetricsRegistry::RenderPrometheus() const {
+std::string MetricsRegistry::RenderPrometheus(const SampleFilter& keep) const {
   std::vector<std::function<void(MetricsWriter&)>> collectors;
   {
     MutexLock lock(&mu_);
@@ -136,7 +137,7 @@ std::string MetricsRegistry::RenderPrometheus() const {
   }
   std::string out = RenderOwn();
   // Collectors may take their own locks and read databases: outside the registry's.
-  MetricsWriter writer;
+  MetricsWriter writer(keep);
   for (const auto& collect : collectors)
     collect(writer);
   return out + writer.Take();

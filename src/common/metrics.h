@@ -72,9 +72,15 @@ class Histogram {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+// Which labelled samples a render keeps (RenderPrometheus); all when empty.
+using SampleFilter = std::function<bool(const Labels& labels)>;
+
 // What a collector writes: families, each with its samples.
 class MetricsWriter {
  public:
+  MetricsWriter() = default;
+  // Samples `keep` refuses are left out (a family's HELP and TYPE stay).
+  explicit MetricsWriter(SampleFilter keep) : keep_(std::move(keep)) {}
   // Starts a family (its HELP and TYPE lines); `type` is counter, gauge or histogram.
   void Family(std::string_view name, std::string_view help, std::string_view type);
   // One sample of the current family; `name` is the family's (with _bucket, _sum or _count for
@@ -86,6 +92,7 @@ class MetricsWriter {
   std::string Take() { return std::move(out_); }
 
  private:
+  SampleFilter keep_;
   std::string out_;
 };
 
@@ -101,8 +108,10 @@ class MetricsRegistry {
   // Writes labelled families at each render (see the contract above).
   void AddCollector(std::function<void(MetricsWriter&)> collect) EXCLUDES(mu_);
 
-  // Every metric in registration order, then the collectors' families, as Prometheus text.
-  std::string RenderPrometheus() const EXCLUDES(mu_);
+  // Every metric in registration order, then the collectors' families, as Prometheus text;
+  // the collectors' samples `keep` refuses are left out (the HTTP server shows a user only the
+  // series of the jobs it may see).
+  std::string RenderPrometheus(const SampleFilter& keep = {}) const EXCLUDES(mu_);
 
  private:
   struct Entry {

@@ -27,6 +27,7 @@ std::string JobName(const HttpRequest& request, std::string_view suffix) {
 // The action of a POST: the job statement, and its text as SQL would have it (for the audit
 // log; the statement itself is never parsed from it).
 struct Action {
+  std::string job;  // the job's name
   job::JobStatement statement;
   std::string audit_action;  // the audit log's action, as access_guard names it
   std::string text;
@@ -35,6 +36,7 @@ struct Action {
 Result<Action> PauseOrResume(const std::string& name, bool pause) {
   const char* verb = pause ? "PAUSE" : "RESUME";
   return Action{
+      name,
       job::ControlJobStatement{pause ? job::JobControl::kPause : job::JobControl::kResume, name},
       std::string(verb) + " JOB", std::string(verb) + " JOB WHERE jobname = " + sql::Quote(name)};
 }
@@ -65,14 +67,17 @@ Result<Action> Retry(const std::string& name, const std::string& body) {
       text += sql::Quote(alter.retry_files.back());
     }
   }
-  return Action{std::move(alter), "ALTER JOB", std::move(text)};
+  return Action{name, std::move(alter), "ALTER JOB", std::move(text)};
 }
 
 HttpResponse Run(job::JobService* jobs, access::AuditLog* audit, const HttpRequest& request,
                  const Result<Action>& action) {
   if (!action.ok()) return Answer(action.status());
   const sql::SessionInfo who{0, request.user, request.remote_address, request.secure};
-  Result<std::string> message = jobs->Execute(action->statement, "", who);
+  // A job the user may not see answers as a missing one (404), never naming its table.
+  const Status visible = job::ApiJobVisible(jobs->ApiContext(), request.user, action->job);
+  Result<std::string> message =
+      visible.ok() ? jobs->Execute(action->statement, "", who) : Result<std::string>(visible);
   if (audit != nullptr) {
     audit->Record(access::AuditEvent{0, request.user, request.remote_address, "JOB",
                                      action->audit_action, action->text,

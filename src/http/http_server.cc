@@ -39,9 +39,20 @@ HttpServer::HttpServer(HttpServerOptions options, MetricsRegistry* metrics, Heal
   routes_.push_back(
       {"GET", "/api/health", Audience::kAnyone, [this](const HttpRequest&) { return Health(); }});
   routes_.push_back(
-      {"GET", "/metrics", metrics_audience, [this](const HttpRequest&) {
+      {"GET", "/metrics", metrics_audience, [this](const HttpRequest& request) {
+         // A logged-in user sees the series of the jobs it may see (job names are not for
+         // everyone); a public scrape sees every series, as the operator chose.
+         SampleFilter keep;
+         if (!options_.metrics_public && options_.may_see_job) {
+           keep = [this, user = request.user](const Labels& labels) {
+             for (const auto& [key, value] : labels) {
+               if (key == "job") return options_.may_see_job(user, value);
+             }
+             return true;
+           };
+         }
          return HttpResponse{
-             200, "text/plain; version=0.0.4; charset=utf-8", metrics_->RenderPrometheus(), {}};
+             200, "text/plain; version=0.0.4; charset=utf-8", metrics_->RenderPrometheus(keep), {}};
        }});
   routes_.push_back({"GET", "/login", Audience::kAnyone,
                      [](const HttpRequest&) { return HttpAccess::LoginPage(); }});

@@ -55,6 +55,9 @@ struct HttpServerOptions {
   // (and /metrics when public) answer.
   HttpAuthenticator* authenticator = nullptr;
   bool metrics_public = false;  // --metrics-public: Prometheus scrapes without a password
+  // Whether `user` may see job `job` (a sample labelled job="..." of /metrics): a logged-in
+  // user sees only those series. Empty: every series (and always with metrics_public).
+  std::function<bool(const std::string& user, const std::string& job)> may_see_job;
   SessionStoreOptions sessions;
 };
 

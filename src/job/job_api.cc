@@ -156,6 +156,10 @@ Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user,
   return RenderJson(json{{"jobs", jobs}, {"next", more ? json(rows.back().record.name) : json()}});
 }
 
+Status ApiJobVisible(const JobApiContext& ctx, const std::string& user, const std::string& name) {
+  return VisibleJob(ctx, user, name).status();
+}
+
 Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,
                            const std::string& name) {
   MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, VisibleJob(ctx, user, name));

@@ -51,6 +51,10 @@ inline constexpr size_t kThroughputTasks = 30;
 // {"timeUs":[...],"rows":[...]}, the finish time and rows loaded of its last kThroughputTasks ended
 // tasks, oldest first.
 Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user, const ApiPage& page);
+// OK when `user` may see job `name` (its table is one the user may read); otherwise NOT_FOUND
+// worded as for a job that does not exist, so that a name tells nothing of a job the user may
+// not see. For the /metrics series of a job and the console's job actions.
+Status ApiJobVisible(const JobApiContext& ctx, const std::string& user, const std::string& name);
 // {job..., "tasks":[{task}...]} (the task history, oldest first), with the fields ApiJobs adds.
 Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,
                            const std::string& name);

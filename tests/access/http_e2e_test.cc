@@ -5,6 +5,8 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "access/access_e2e_util.h"
 
@@ -131,6 +133,49 @@ TEST_F(HttpE2ETest, FailedLoginsFromOneAddressAreSlowedOnBothPorts) {
   res = Client().Get("/metrics");
   EXPECT_EQ(res->status, 200);
   EXPECT_GE(server::PrometheusValue(res->body, "millrace_mysql_auth_failures_total"), 4);
+}
+
+// /metrics shows a logged-in user the series of the jobs it may see, and the console's job
+// actions answer a job the user may not see as a missing one: 404 alike, naming no table.
+TEST_F(HttpE2ETest, JobsAUserMayNotSeeAreNowhereInItsAnswers) {
+  std::filesystem::create_directories(dir_.Join("inbox"));
+  {
+    std::ofstream out(dir_.Join("inbox/a.csv"));
+    out << "1\n";
+  }
+  Start();
+  Root("CREATE DATABASE shop");
+  Root("CREATE TABLE shop.open_t (id INT)");
+  Root("CREATE TABLE shop.secret_t (id INT)");
+  const std::string source = "local(\"file_path\" = \"" + dir_.Join("inbox") + "/*.csv\")";
+  Root("CREATE JOB open_job ON STREAMING DO INSERT INTO shop.open_t SELECT c1 FROM " + source);
+  Root("CREATE JOB secret_job ON STREAMING DO INSERT INTO shop.secret_t SELECT c1 FROM " + source);
+  Root("CREATE USER ann IDENTIFIED BY 'Ann-Http-1'");
+  Root("GRANT SELECT_PRIV, LOAD_PRIV ON shop.open_t TO ann");
+
+  httplib::Client client = Client();
+  client.set_basic_auth("ann", "Ann-Http-1");
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  ASSERT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("job=\"open_job\""), std::string::npos) << metrics->body;
+  EXPECT_EQ(metrics->body.find("secret_job"), std::string::npos);
+  httplib::Client admin = Client();
+  admin.set_basic_auth("root", kRootPassword);
+  auto all = admin.Get("/metrics");
+  ASSERT_TRUE(all);
+  EXPECT_NE(all->body.find("job=\"secret_job\""), std::string::npos);
+
+  auto hidden = client.Post("/api/jobs/secret_job/pause", "", "application/json");
+  auto missing = client.Post("/api/jobs/no_job/pause", "", "application/json");
+  ASSERT_TRUE(hidden && missing);
+  EXPECT_EQ(hidden->status, 404);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(hidden->body, "{\"error\":\"job secret_job does not exist\"}\n");
+  EXPECT_EQ(hidden->body.find("secret_t"), std::string::npos);
+  auto own = client.Post("/api/jobs/open_job/pause", "", "application/json");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->status, 200) << own->body;
 }
 
 }  // namespace
