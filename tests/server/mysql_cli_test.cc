@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "server/mysql_test_util.h"
 #include "testing/wait_for.h"
@@ -270,6 +271,33 @@ TEST(MysqlCliShutdownTest, SigtermStopsCleanlyAndDataSurvivesARestart) {
   auto count = MariaDb((*again)->mysql_port(), "SELECT count(*) FROM keep.t", {"-N"});
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(count->out, "5\n") << count->err;
+}
+
+// SIGTERM with a statement that would run for ever: it gets --shutdown-grace, then it is
+// interrupted and the server exits cleanly; the endless statement does not hold it up.
+TEST(MysqlCliShutdownTest, TheGraceEndsAStatementThatRunsOn) {
+  testing::TempDir dir;
+  auto server = ServerProcess::Start(dir.path(), {{"--shutdown-grace", "1"}, {}});
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const uint16_t port = (*server)->mysql_port();
+  std::thread endless([port] {
+    auto run = MariaDb(port,
+                       "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                       "SELECT count(*) FROM r");
+    ASSERT_TRUE(run.ok());
+    EXPECT_NE(run->exit_code, 0);  // the connection closed under it
+  });
+  ASSERT_TRUE(testing::WaitFor([&] {
+    auto list = MariaDb(port, "SHOW PROCESSLIST", {"-N"});
+    return list.ok() && list->out.find("WITH RECURSIVE") != std::string::npos;
+  }));
+  auto status = (*server)->Terminate(std::chrono::seconds(20));
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_EQ(*status, 0) << (*server)->Log();
+  EXPECT_NE((*server)->Log().find("interrupting the statements still running after the 1000 ms"),
+            std::string::npos)
+      << (*server)->Log();
+  endless.join();
 }
 
 TEST(MysqlCliStartupTest, RefusesABusyPortAndNonLoopbackWithoutPassword) {
