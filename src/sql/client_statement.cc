@@ -113,7 +113,7 @@ Result<StatementResult> Session::ExecutePrepared(ClientStatement& statement,
     MR_ASSIGN_OR_RETURN(std::string text, BindLiterals(statement.text_, literals));
     return Execute(text);
   }
-  SetActivity(statement.text_, SignificantTokens(statement.text_));
+  SetActivity(statement.text_, BoundOf(SignificantTokens(statement.text_), statement.text_));
   auto run = [&]() -> Result<StatementResult> {
     if (const std::shared_ptr<StatementGuard> guard = router_->guard(); guard != nullptr) {
       MR_RETURN_IF_ERROR(guard->CheckStatement(*this, statement.check_sql_));

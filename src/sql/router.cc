@@ -227,7 +227,7 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
   SetActivity(handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement),
-              tokens);
+              BoundOf(tokens, statement));
   Result<StatementResult> result =
       handler != nullptr ? handler->Execute(StatementContext{statement, tokens, *this})
                          : ExecuteClientSql(statement);
@@ -267,9 +267,8 @@ Result<StatementResult> Session::Finish(std::string_view statement, Result<State
   return result;
 }
 
-void Session::SetActivity(std::string statement, const std::vector<Token>& tokens) {
+void Session::SetActivity(std::string statement, StatementBound bound) {
   const Clock::SteadyTime now = router_->options_.clock->SteadyNow();
-  const StatementBound bound = statement.empty() ? StatementBound{} : BoundOf(tokens, statement);
   MutexLock lock(&router_->mu_);
   Router::Activity& activity = router_->activities_[connection_id_];
   // A KILL QUERY of the statement that ends here must not reach the next one.

@@ -308,10 +308,11 @@ class Session {
   friend class Router;
   Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
   // Records what the session does now, for SHOW PROCESSLIST ("" when idle), and the bound
-  // of a statement that starts (`tokens`: its words, for its kind).
-  void SetActivity(std::string statement, const std::vector<Token>& tokens = {});
+  // of a statement that starts (BoundOf).
+  void SetActivity(std::string statement, StatementBound bound = {});
   // insert_timeout for a statement that writes rows (INSERT, REPLACE, UPDATE, DELETE, MERGE),
   // query_timeout for any other, as Doris bounds them; from the session's variables.
+  // `tokens` are those of `statement`.
   StatementBound BoundOf(const std::vector<Token>& tokens, std::string_view statement) const;
   // `status`, or 3024 naming the bound when the statement ran past it and was interrupted.
   Status BoundError(const Status& status) const;
