@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <memory>
 
 #include "common/json.h"
 #include "common/logging.h"
@@ -44,9 +46,16 @@ HttpServer::HttpServer(HttpServerOptions options, MetricsRegistry* metrics, Heal
          // everyone); a public scrape sees every series, as the operator chose.
          SampleFilter keep;
          if (!options_.metrics_public && options_.may_see_job) {
-           keep = [this, user = request.user](const Labels& labels) {
+           // A job has many samples: each is decided once per render.
+           auto decided = std::make_shared<std::map<std::string, bool, std::less<>>>();
+           keep = [this, user = request.user, decided](const Labels& labels) {
              for (const auto& [key, value] : labels) {
-               if (key == "job") return options_.may_see_job(user, value);
+               if (key != "job") continue;
+               auto it = decided->find(value);
+               if (it == decided->end()) {
+                 it = decided->emplace(value, options_.may_see_job(user, value)).first;
+               }
+               return it->second;
              }
              return true;
            };

@@ -83,11 +83,14 @@ Status JobAccess::DefinerMayRun(const std::string& definer, const JobPlan& plan,
                                   "; grant it again and RESUME the job");
 }
 
+std::optional<std::string> JobAccess::CheckedUser(uint64_t connection_id) const {
+  if (control == nullptr || !connection_user) return std::nullopt;
+  return connection_user(connection_id);
+}
+
 bool JobAccess::MaySeeSourceData(uint64_t connection_id, const std::string& definer) const {
-  if (control == nullptr || !connection_user) return true;
-  const std::optional<std::string> user = connection_user(connection_id);
-  if (!user) return true;
-  return MaySeeSourceDataAs(*user, definer);
+  const std::optional<std::string> user = CheckedUser(connection_id);
+  return !user || MaySeeSourceDataAs(*user, definer);
 }
 
 bool JobAccess::MaySeeSourceDataAs(const std::string& user, const std::string& definer) const {
@@ -105,10 +108,8 @@ void HideSourceData(TaskRecord* task) {
 }
 
 bool JobAccess::MaySee(uint64_t connection_id, const engine::RelationName& target) const {
-  if (control == nullptr || !connection_user) return true;
-  const std::optional<std::string> user = connection_user(connection_id);
-  if (!user) return true;
-  return MaySeeAs(*user, target);
+  const std::optional<std::string> user = CheckedUser(connection_id);
+  return !user || MaySeeAs(*user, target);
 }
 
 bool JobAccess::MaySeeAs(const std::string& user, const engine::RelationName& target) const {

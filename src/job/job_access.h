@@ -74,6 +74,11 @@ struct JobAccess {
   bool MaySee(uint64_t connection_id, const engine::RelationName& target) const;
   // The same for `user` (the HTTP API's, by name).
   bool MaySeeAs(const std::string& user, const engine::RelationName& target) const;
+
+ private:
+  // The user whose rights the views check for the caller on `connection_id`; nullopt when no
+  // check applies (no AccessControl, or a connection of Millrace's own, which sees everything).
+  std::optional<std::string> CheckedUser(uint64_t connection_id) const;
 };
 
 // What a job's errors become for a caller who may not see its source data (MaySeeSourceData).

@@ -103,13 +103,21 @@ json TasksJson(const Job::View& view) {
   return tasks;
 }
 
-// The job's published view, when `user` may see it.
-Result<std::shared_ptr<const Job::View>> VisibleJob(const JobApiContext& ctx,
-                                                    const std::string& user,
-                                                    const std::string& name) {
+// The job's published view as it is, when `user` may see the job.
+Result<std::shared_ptr<const Job::View>> PublishedView(const JobApiContext& ctx,
+                                                       const std::string& user,
+                                                       const std::string& name) {
   std::shared_ptr<Job> job = ctx.registry->Find(name);
   std::shared_ptr<const Job::View> view = job == nullptr ? nullptr : job->view();
   if (view == nullptr || !ctx.access->MaySeeAs(user, view->row.target)) return NoSuchJob(name);
+  return view;
+}
+
+// The same, its source data hidden from a user who may not see it.
+Result<std::shared_ptr<const Job::View>> VisibleJob(const JobApiContext& ctx,
+                                                    const std::string& user,
+                                                    const std::string& name) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const Job::View> view, PublishedView(ctx, user, name));
   if (ctx.access->MaySeeSourceDataAs(user, view->row.record.definer)) return view;
   auto hidden = std::make_shared<Job::View>(*view);
   HideSourceData(&hidden->row.record);
@@ -157,7 +165,7 @@ Result<std::string> ApiJobs(const JobApiContext& ctx, const std::string& user,
 }
 
 Status ApiJobVisible(const JobApiContext& ctx, const std::string& user, const std::string& name) {
-  return VisibleJob(ctx, user, name).status();
+  return PublishedView(ctx, user, name).status();
 }
 
 Result<std::string> ApiJob(const JobApiContext& ctx, const std::string& user,

@@ -132,17 +132,23 @@ class TasksFunction final : public engine::TableFunction {
         {"FirstErrorMsg", TypeId::kVarchar}, {"RunningOffset", TypeId::kVarchar}};
   }
   Result<std::unique_ptr<engine::TableScan>> Scan(const TableFunctionArgs& args) override {
-    // A task shows its job's definer, and only when its job is visible.
-    std::map<int64_t, std::string> definers;
+    // A task shows its job's definer, and only when its job is visible; its errors only to
+    // those who may see the job's source data (decided once per job).
+    struct Owner {
+      std::string definer;
+      bool source_visible;
+    };
+    std::map<int64_t, Owner> owners;
     for (const JobRow& job : VisibleJobs(*source_, *access_, args.connection_id())) {
-      definers[job.record.id] = job.record.definer;
+      owners[job.record.id] = {job.record.definer,
+                               access_->MaySeeSourceData(args.connection_id(), job.record.definer)};
     }
     std::vector<std::pair<TaskRecord, std::string>> tasks;
     for (TaskRecord& task : source_->SnapshotTasks()) {
-      auto it = definers.find(task.job_id);
-      if (it == definers.end()) continue;
-      if (!access_->MaySeeSourceData(args.connection_id(), it->second)) HideSourceData(&task);
-      tasks.emplace_back(std::move(task), it->second);
+      auto it = owners.find(task.job_id);
+      if (it == owners.end()) continue;
+      if (!it->second.source_visible) HideSourceData(&task);
+      tasks.emplace_back(std::move(task), it->second.definer);
     }
     using Row = std::pair<TaskRecord, std::string>;
     auto write = [](OutputChunk& out, size_t r, const Row& row) {
