@@ -5,26 +5,46 @@ JOBS ?= $(shell nproc)
 # Extra ctest arguments, e.g. CTEST_ARGS="-L unit" for the fast tests only (README: Developing).
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build run test chaos bench bench-quick format clean
+.PHONY: all deps deps-server configure configure-server build build-server run test chaos \
+  bench bench-quick format clean
 
 all: build
 
+# Everything: the server's build and the tests' peers (database servers, drivers, a browser).
 deps:
-	@scripts/install_deps.sh
+	@scripts/install_deps.sh all
 
+# Only what the server needs to build and run.
+deps-server:
+	@scripts/install_deps.sh server
+
+CMAKE_CONFIGURE = cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+
+# With the tests: configured anew when the build directory was configured without them.
 configure: deps
+	@if [ ! -f $(BUILD_DIR)/build.ninja ] || \
+	    grep -q '^MILLRACE_BUILD_TESTS:BOOL=OFF' $(BUILD_DIR)/CMakeCache.txt; then \
+	  $(CMAKE_CONFIGURE) -DMILLRACE_BUILD_TESTS=ON; \
+	fi
+
+# Without the tests when the build directory is new; one that has them keeps them.
+configure-server: deps-server
 	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	    -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-	    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; \
+	  $(CMAKE_CONFIGURE) -DMILLRACE_BUILD_TESTS=OFF; \
 	fi
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The `millrace` binary alone.
+build-server: configure-server
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target millrace
+
 # Starts the server on embedded defaults with its data under ./var; local() and local-file jobs
-# read under /tmp/in (the quickstart's directory).
-run: build
+# read under /tmp/in (the quickstart's directory). Installs and builds only what the server
+# needs: no test peer, no test.
+run: build-server
 	@mkdir -p var
 	@mkdir -p /tmp/in
 	$(BUILD_DIR)/millrace serve --data-dir var --local-root /tmp/in

@@ -1,7 +1,6 @@
 # Third-party dependencies: Debian packages, and DuckDB 1.4.4 from the pinned npm packages.
 
 find_package(Threads REQUIRED)
-find_package(GTest REQUIRED)
 # Every JSON the project parses (offsets, jsonpaths, test fixtures): Debian nlohmann-json3-dev.
 find_package(nlohmann_json 3.11 REQUIRED)
 
@@ -43,42 +42,5 @@ get_filename_component(DUCKDB_LIBRARY_DIR "${DUCKDB_LIBRARY}" DIRECTORY)
 set(CMAKE_BUILD_RPATH "${DUCKDB_LIBRARY_DIR}")
 set(CMAKE_INSTALL_RPATH "${DUCKDB_LIBRARY_DIR}")
 
-# Path of the npm tree, for tests that start s3rver or read the SigV4 suite.
+# Path of the npm tree: the console embeds uPlot from it; tests start s3rver and read the SigV4 suite.
 set(MILLRACE_NPM_DIR "${MILLRACE_NPM_DIR}" CACHE INTERNAL "")
-
-# A test binary: GoogleTest main, registered with ctest test by test. LABELS is required and
-# names what the binary needs, so `ctest -L unit` picks the fast set:
-#   unit   fast and hermetic: no child server process, no s3rver, no fork/kill
-#   e2e    through the real `millrace` binary, s3rver, or the mariadb client / Connector C
-#   crash  kill -9 crash tests
-include(GoogleTest)
-set(MILLRACE_TEST_LABELS unit e2e crash)
-function(millrace_test name)
-  # ONE_PROCESS: the binary runs as one test (its suites share a heavy peer, started once)
-  # instead of one process per test case.
-  cmake_parse_arguments(ARG "ONE_PROCESS" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
-  if(NOT ARG_LABELS)
-    message(FATAL_ERROR "millrace_test(${name}): LABELS is required (${MILLRACE_TEST_LABELS})")
-  endif()
-  foreach(label IN LISTS ARG_LABELS)
-    if(NOT label IN_LIST MILLRACE_TEST_LABELS)
-      message(FATAL_ERROR "millrace_test(${name}): unknown label ${label}")
-    endif()
-  endforeach()
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
-  target_compile_definitions(${name} PRIVATE
-    MILLRACE_NPM_DIR="${MILLRACE_NPM_DIR}"
-    MILLRACE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    MILLRACE_BINARY_DIR="${CMAKE_BINARY_DIR}")
-  if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT 300)
-  endif()
-  if(ARG_ONE_PROCESS)
-    add_test(NAME ${name} COMMAND ${name})
-    set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
-  else()
-    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-      PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
-  endif()
-endfunction()

@@ -1,25 +1,46 @@
 #!/usr/bin/env bash
-# Installs every dependency Millrace needs on Debian 12: Debian packages with apt-get and the
-# pinned npm packages of third_party/npm (package-lock.json). Idempotent: when everything is
-# present it checks and returns without touching the network.
+# Installs what Millrace needs on Debian 12: Debian packages with apt-get and the pinned npm
+# packages of third_party/npm (package-lock.json). Idempotent: when everything is present it
+# checks and returns without touching the network.
+#
+#   install_deps.sh          everything: the server's build and the tests' peers (`make test`)
+#   install_deps.sh server   only what the server needs to build and run (`make run`)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+profile=${1:-all}
+case "$profile" in
+  server | all) ;;
+  *)
+    echo "usage: $0 [server|all]" >&2
+    exit 2
+    ;;
+esac
 
+# The server's build (libraries it links, the compiler, ccache) and the mariadb client the
+# README's quickstart connects with.
 apt_packages=(
-  build-essential cmake ninja-build clang clang-format
-  libgtest-dev libgmock-dev libbenchmark-dev
+  build-essential cmake ninja-build clang ccache pkg-config
   libssl-dev libcurl4-openssl-dev libpugixml-dev libasio-dev libcpp-httplib-dev
   zlib1g-dev libzstd-dev libbz2-dev liblz4-dev
   nlohmann-json3-dev libutfcpp-dev
-  mariadb-client libmariadb-dev mariadb-server
-  postgresql-15 libpq-dev
+  libmariadb-dev libpq-dev
+  mariadb-client
   nodejs npm
-  python3-mysqldb python3-pymysql python3-sqlalchemy
-  golang-go golang-github-go-sql-driver-mysql-dev
-  default-jdk-headless libmariadb-java
-  chromium
 )
+# The tests, the benchmarks and their peers: GoogleTest, the formatter CI checks with, the
+# database servers, the client drivers and the browser.
+if [[ "$profile" == all ]]; then
+  apt_packages+=(
+    clang-format
+    libgtest-dev libgmock-dev
+    mariadb-server postgresql-15
+    python3-mysqldb python3-pymysql python3-sqlalchemy
+    golang-go golang-github-go-sql-driver-mysql-dev
+    default-jdk-headless libmariadb-java
+    chromium
+  )
+fi
 
 missing=()
 for pkg in "${apt_packages[@]}"; do

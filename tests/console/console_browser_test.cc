@@ -7,6 +7,7 @@
 
 #include "server/mysql_test_util.h"
 #include "testing/server_process.h"
+#include "testing/test_paths.h"
 
 namespace millrace::console {
 namespace {
@@ -18,13 +19,13 @@ class ConsoleBrowserTest : public server::SharedServerTest {
 };
 
 TEST_F(ConsoleBrowserTest, LogInWatchAJobPauseResumeRetryAndBeRefused) {
-  const std::string shots = std::string(MILLRACE_BINARY_DIR) + "/tests/console/screenshots";
+  const std::string shots = testing::BinaryPath("tests/console/screenshots");
   std::filesystem::remove_all(shots);
-  auto run = testing::RunProcess(
-      {"node", std::string(MILLRACE_SOURCE_DIR) + "/tests/console/console_browser.js",
-       MILLRACE_NPM_DIR, std::to_string(server().mysql_port()),
-       std::to_string(server().http_port()), data_dir() + "/inbox", shots},
-      {}, std::chrono::seconds(300));
+  auto run =
+      testing::RunProcess({"node", testing::SourcePath("tests/console/console_browser.js"),
+                           testing::NpmPath(""), std::to_string(server().mysql_port()),
+                           std::to_string(server().http_port()), data_dir() + "/inbox", shots},
+                          {}, std::chrono::seconds(300));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure("node console_browser.js", *run)
                                << "\nserver log:\n"

@@ -15,6 +15,7 @@
 #include "job/job_test_util.h"
 #include "source/local_file_system.h"
 #include "source/local_source.h"
+#include "testing/test_paths.h"
 
 namespace millrace::job {
 namespace {
@@ -98,7 +99,7 @@ class CatalogMigrationTest : public ::testing::Test {
 
   // A data directory as the first release left it: the v1 fixture, then `extra` SQL.
   void WriteV1Directory(const std::string& extra = "") {
-    std::ifstream in(MILLRACE_SOURCE_DIR "/tests/job/catalog_v1.sql");
+    std::ifstream in(testing::SourcePath("tests/job/catalog_v1.sql"));
     ASSERT_TRUE(in.good());
     std::stringstream text;
     text << in.rdbuf();

@@ -13,13 +13,14 @@
 
 #include "job/job_test_util.h"
 #include "testing/compress.h"
+#include "testing/test_paths.h"
 
 namespace millrace::job {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-const std::string kHostile = MILLRACE_SOURCE_DIR "/tests/data/hostile/";
+const std::string kHostile = testing::SourcePath("tests/data/hostile/");
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,13 +8,14 @@
 
 #include "job/job_test_util.h"
 #include "source/local_source.h"
+#include "testing/test_paths.h"
 
 namespace millrace::job {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-const std::string kCorpus = MILLRACE_SOURCE_DIR "/tests/job/corpus/";
+const std::string kCorpus = testing::SourcePath("tests/job/corpus/");
 
 class JobBadInputTest : public LocalJobTest {
  protected:

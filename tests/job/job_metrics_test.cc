@@ -11,11 +11,12 @@
 
 #include "common/metrics.h"
 #include "job/job_test_util.h"
+#include "testing/test_paths.h"
 
 namespace millrace::job {
 namespace {
 
-const std::string kCorpus = MILLRACE_SOURCE_DIR "/tests/job/corpus/";
+const std::string kCorpus = testing::SourcePath("tests/job/corpus/");
 
 class JobMetricsTest : public LocalJobTest {
  protected:

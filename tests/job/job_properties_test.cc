@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "load/file_params.h"
+#include "testing/test_paths.h"
 
 namespace millrace::job {
 namespace {
@@ -243,7 +244,7 @@ TEST(JobPropertiesTest, MalformedOffsetIsNamedWithTheReason) {
 }
 
 TEST(JobPropertiesTest, DocsAreInSyncWithTheTable) {
-  std::ifstream in(MILLRACE_SOURCE_DIR "/docs/jobs.md");
+  std::ifstream in(testing::SourcePath("docs/jobs.md"));
   std::stringstream doc;
   doc << in.rdbuf();
   EXPECT_NE(doc.str().find(JobPropertiesMarkdown()), std::string::npos)
@@ -257,7 +258,7 @@ TEST(JobPropertiesTest, DocsAreInSyncWithTheTable) {
 // docs/doris.md's table says what Millrace does with every Doris key: each key and alias the
 // code knows is in it.
 TEST(JobPropertiesTest, DorisTableNamesEveryKey) {
-  std::ifstream in(MILLRACE_SOURCE_DIR "/docs/doris.md");
+  std::ifstream in(testing::SourcePath("docs/doris.md"));
   std::stringstream doc;
   doc << in.rdbuf();
   const std::string text = doc.str();

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "job/job_test_util.h"
+#include "testing/test_paths.h"
 
 namespace millrace::job {
 namespace {
@@ -170,7 +171,7 @@ TEST_F(JobVerifyTest, ReportsOneFileOfEachKindAndChangesNothing) {
   WriteFile(Path("a.csv"), "1,one\n");
   WriteFile(Path("b.csv"), "2,two\n");
   WriteFile(Path("c.csv"), "3,three\n");
-  std::filesystem::copy_file(MILLRACE_SOURCE_DIR "/tests/job/corpus/wrong_columns.csv",
+  std::filesystem::copy_file(testing::SourcePath("tests/job/corpus/wrong_columns.csv"),
                              Path("d.csv"));
   WriteFile(Path("e.csv"), "5,five\n");
   harness_.Tick();

@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "common/logging.h"
+#include "testing/test_paths.h"
 
 namespace millrace::load {
 namespace {
@@ -325,7 +326,7 @@ TEST(FileParamsTest, NumAsStringAndUtf8ValidationAreParsed) {
 }
 
 TEST(FileParamsTest, DocsAreInSyncWithTheTable) {
-  std::ifstream in(MILLRACE_SOURCE_DIR "/docs/table_functions.md");
+  std::ifstream in(testing::SourcePath("docs/table_functions.md"));
   std::stringstream doc;
   doc << in.rdbuf();
   EXPECT_NE(doc.str().find(FileFunctionParamsMarkdown()), std::string::npos)

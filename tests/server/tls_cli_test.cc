@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "server/mysql_test_util.h"
+#include "testing/test_paths.h"
 #include "testing/tls_cert.h"
 
 namespace millrace::server {
@@ -167,7 +168,7 @@ TEST(TlsRequiredTest, PlainLoginsAreRefusedWith3159AndTlsOnesAccepted) {
 
 // `millrace serve` with `flags`: its exit code and stderr.
 testing::ProcessResult Serve(const testing::TempDir& dir, std::vector<std::string> flags) {
-  std::vector<std::string> argv = {std::string(MILLRACE_BINARY_DIR) + "/millrace",
+  std::vector<std::string> argv = {testing::MillraceBinary(),
                                    "serve",
                                    "--data-dir",
                                    dir.Join("data"),
@@ -211,8 +212,7 @@ TEST(TlsStartupTest, BadCertificatesAndKeysStopTheServerWithOneLine) {
 }
 
 TEST(TlsStartupTest, HelpListsTheTlsFlagsAndTheirEnvironment) {
-  auto help =
-      testing::RunProcess({std::string(MILLRACE_BINARY_DIR) + "/millrace", "serve", "--help"});
+  auto help = testing::RunProcess({testing::MillraceBinary(), "serve", "--help"});
   ASSERT_TRUE(help.ok());
   EXPECT_EQ(help->exit_code, 0);
   for (const char* text :

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "s3/s3_transport.h"
+#include "testing/test_paths.h"
 #include "testing/wait_for.h"
 
 namespace millrace::testing {
@@ -24,13 +25,12 @@ Result<std::unique_ptr<S3rver>> S3rver::Start(const std::vector<std::string>& bu
   const std::string data = server->dir_.Join("data");
   const std::string log = server->dir_.Join("s3rver.log");
   if (::mkdir(data.c_str(), 0755) != 0) return Status::IoError("cannot create " + data);
-  std::vector<std::string> argv = {
-      "node",        std::string(MILLRACE_NPM_DIR) + "/s3rver/bin/s3rver.js",
-      "--directory", data,
-      "--address",   "127.0.0.1",
-      "--port",      "0",
-      "--silent",    "--service-endpoint",
-      "localhost"};
+  std::vector<std::string> argv = {"node",        testing::NpmPath("s3rver/bin/s3rver.js"),
+                                   "--directory", data,
+                                   "--address",   "127.0.0.1",
+                                   "--port",      "0",
+                                   "--silent",    "--service-endpoint",
+                                   "localhost"};
   for (const std::string& bucket : buckets) {
     argv.push_back("--configure-bucket");
     argv.push_back(bucket);
