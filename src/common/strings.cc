@@ -50,6 +50,13 @@ bool ContainsIgnoreCase(std::string_view text, std::string_view needle) {
          needle.empty();
 }
 
+std::optional<bool> ParseBool(std::string_view text) {
+  const std::string lower = ToLower(text);
+  if (lower == "true" || lower == "1") return true;
+  if (lower == "false" || lower == "0") return false;
+  return std::nullopt;
+}
+
 std::optional<int64_t> ParseInt64(std::string_view text) {
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

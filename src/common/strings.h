@@ -30,6 +30,9 @@ bool ContainsIgnoreCase(std::string_view text, std::string_view needle);
 
 // The whole of `text` as a decimal integer (an optional '-' and digits); nullopt otherwise.
 std::optional<int64_t> ParseInt64(std::string_view text);
+// "true" or "1" as true, "false" or "0" as false, in any case (Doris's boolean properties and
+// parameters); nullopt for anything else.
+std::optional<bool> ParseBool(std::string_view text);
 
 bool IsAsciiSpace(char c);
 // `text` without leading and trailing whitespace.

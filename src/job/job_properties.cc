@@ -95,19 +95,6 @@ bool ParseBytes(std::string_view text, int64_t* out) {
   return true;
 }
 
-bool ParseBool(std::string_view text, bool* out) {
-  const std::string lower = ToLower(text);
-  if (lower == "true" || lower == "1") {
-    *out = true;
-    return true;
-  }
-  if (lower == "false" || lower == "0") {
-    *out = false;
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 const std::vector<JobPropertySpec>& JobPropertySpecs() {
@@ -251,7 +238,9 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
       ok = !text.empty() && end == text.c_str() + text.size() && p.max_filter_ratio >= 0 &&
            p.max_filter_ratio <= 1;
     } else if (spec->name == "session.enable_insert_strict") {
-      ok = ParseBool(value, &p.strict);
+      const std::optional<bool> strict = ParseBool(value);
+      ok = strict.has_value();
+      p.strict = strict.value_or(p.strict);
     }
     if (!ok) return BadValue(key, value, spec->accepted);
   }

@@ -17,19 +17,6 @@ namespace {
 constexpr bool kS3 = true;
 constexpr bool kLocal = true;
 
-bool ParseBool(std::string_view value, bool* out) {
-  const std::string lower = ToLower(value);
-  if (lower == "true" || lower == "1") {
-    *out = true;
-    return true;
-  }
-  if (lower == "false" || lower == "0") {
-    *out = false;
-    return true;
-  }
-  return false;
-}
-
 std::string SupportedKeys(SourceKind kind) {
   std::string out;
   for (const ParamSpec& spec : FileFunctionParams()) {
@@ -347,11 +334,10 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
                                      "\"; supported: " + SupportedKeys(kind));
     }
     if (spec->secret) Logger::Default().AddSecret(value);
-    bool flag = false;
     int64_t number = 0;
     switch (spec->type) {
       case ParamType::kBool:
-        if (!ParseBool(value, &flag)) {
+        if (!ParseBool(value).has_value()) {
           return Status::InvalidArgument(fn + ": \"" + key + "\" must be true or false, got '" +
                                          value + "'");
         }
@@ -395,10 +381,7 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     const ParamSpec* spec = FindSpec(key, kind);
     return spec != nullptr ? std::string(spec->default_value) : std::string();
   };
-  auto get_bool = [&](std::string_view key) {
-    bool value = false;
-    return ParseBool(get(key), &value) && value;
-  };
+  auto get_bool = [&](std::string_view key) { return ParseBool(get(key)).value_or(false); };
   FileFunctionOptions options;
   options.kind = kind;
   options.pattern = get(kind == SourceKind::kS3 ? "uri" : "file_path");

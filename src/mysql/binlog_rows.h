@@ -65,40 +65,13 @@
 #include <vector>
 
 #include "change/change_value.h"
+#include "common/mysql_field_type.h"
 #include "common/result.h"
 
 namespace millrace::mysql {
 
-// Column types as the binlog writes them (enum_field_types in mysql_com.h).
-enum : uint8_t {
-  kTypeDecimal = 0,  // DECIMAL before MySQL 5.0: not decoded
-  kTypeTiny = 1,
-  kTypeShort = 2,
-  kTypeLong = 3,
-  kTypeFloat = 4,
-  kTypeDouble = 5,
-  kTypeNull = 6,
-  kTypeTimestamp = 7,  // TIMESTAMP before MySQL 5.6's format: epoch seconds, no fraction
-  kTypeLongLong = 8,
-  kTypeInt24 = 9,
-  kTypeDate = 10,
-  kTypeTime = 11,      // TIME before MySQL 5.6's format: HHMMSS as a number
-  kTypeDateTime = 12,  // DATETIME before MySQL 5.6's format: YYYYMMDDHHMMSS as a number
-  kTypeYear = 13,
-  kTypeVarchar = 15,
-  kTypeBit = 16,
-  kTypeTimestamp2 = 17,
-  kTypeDateTime2 = 18,
-  kTypeTime2 = 19,
-  kTypeJson = 245,  // MySQL 8's binary JSON; MariaDB's JSON is a LONGTEXT (kTypeBlob)
-  kTypeNewDecimal = 246,
-  kTypeEnum = 247,
-  kTypeSet = 248,
-  kTypeBlob = 252,  // every BLOB and TEXT size; the metadata gives the length prefix
-  kTypeVarString = 253,
-  kTypeString = 254,  // CHAR and BINARY (and, in the binlog, ENUM and SET)
-  kTypeGeometry = 255,
-};
+// Column types as the binlog writes them (common/mysql_field_type.h).
+using enum mysql_wire::FieldType;
 
 // Collation numbers that matter to decoding.
 inline constexpr uint32_t kBinaryCollation = 63;

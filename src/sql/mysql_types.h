@@ -23,38 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "common/mysql_field_type.h"
 #include "engine/types.h"
 
 namespace millrace::sql {
 
-// Column type codes of the protocol (MySQL's enum_field_types).
-inline constexpr uint8_t kTypeDecimal = 0;
-inline constexpr uint8_t kTypeTiny = 1;
-inline constexpr uint8_t kTypeShort = 2;
-inline constexpr uint8_t kTypeLong = 3;
-inline constexpr uint8_t kTypeFloat = 4;
-inline constexpr uint8_t kTypeDouble = 5;
-inline constexpr uint8_t kTypeNull = 6;
-inline constexpr uint8_t kTypeTimestamp = 7;
-inline constexpr uint8_t kTypeLongLong = 8;
-inline constexpr uint8_t kTypeInt24 = 9;
-inline constexpr uint8_t kTypeDate = 10;
-inline constexpr uint8_t kTypeTime = 11;
-inline constexpr uint8_t kTypeDateTime = 12;
-inline constexpr uint8_t kTypeYear = 13;
-inline constexpr uint8_t kTypeVarchar = 15;
-inline constexpr uint8_t kTypeBit = 16;
-inline constexpr uint8_t kTypeJson = 245;
-inline constexpr uint8_t kTypeNewDecimal = 246;
-inline constexpr uint8_t kTypeEnum = 247;
-inline constexpr uint8_t kTypeSet = 248;
-inline constexpr uint8_t kTypeTinyBlob = 249;
-inline constexpr uint8_t kTypeMediumBlob = 250;
-inline constexpr uint8_t kTypeLongBlob = 251;
-inline constexpr uint8_t kTypeBlob = 252;
-inline constexpr uint8_t kTypeVarString = 253;
-inline constexpr uint8_t kTypeString = 254;
-inline constexpr uint8_t kTypeGeometry = 255;
+// Column type codes of the protocol (common/mysql_field_type.h).
+using enum mysql_wire::FieldType;
 
 // Column definition flags.
 inline constexpr uint16_t kFlagNotNull = 1;
