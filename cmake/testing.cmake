@@ -23,11 +23,9 @@ function(millrace_test name)
     endif()
   endforeach()
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
-  target_compile_definitions(${name} PRIVATE
-    MILLRACE_NPM_DIR="${MILLRACE_NPM_DIR}"
-    MILLRACE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    MILLRACE_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  # Paths to the tree come from millrace_testing (testing/test_paths.h), never from a definition
+  # on the test's command line: that would key every test's objects in ccache to one clone.
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} millrace_testing GTest::gtest GTest::gtest_main)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "cdc/target_schema.h"
-#include "job/duckdb_catalog.h"
+#include "engine/internal_schema.h"
 #include "job/sink.h"
 
 namespace millrace::cdc {
@@ -23,7 +23,7 @@ ChangeBatch::ChangeBatch(job::Offset start, job::Offset end, std::string first, 
       snapshot_(snapshot) {}
 
 std::string ChangeBatch::SeenTable(int64_t job_id, size_t table) {
-  return std::string(job::catalog::kSchema) + ".cdc_seen_" + std::to_string(job_id) + "_" +
+  return std::string(engine::kInternalSchema) + ".cdc_seen_" + std::to_string(job_id) + "_" +
          std::to_string(table);
 }
 

@@ -26,6 +26,8 @@
 #include "access/login_throttle.h"
 #include "access/user_statements.h"
 #include "asio.hpp"
+#include "catalog/duckdb_catalog.h"
+#include "catalog/duckdb_sink.h"
 #include "cdc/source_factory.h"
 #include "cli/commands.h"
 #include "common/clock.h"
@@ -38,9 +40,9 @@
 #include "common/tls.h"
 #include "console/console.h"
 #include "engine/database.h"
+#include "engine/internal_schema.h"
 #include "http/http_auth.h"
 #include "http/http_server.h"
-#include "job/duckdb_catalog.h"
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
@@ -266,13 +268,14 @@ int RunServe(const std::vector<std::string>& args) {
     auto secrets = SecretBox::OpenOrCreate(config->data_dir + "/secret.key");
     if (!secrets.ok()) return Fail(secrets.status());
     std::shared_ptr<const SecretBox> secret_box = std::move(secrets).value();
-    // Users and grants, in the job catalog (opened, or migrated, here first).
-    job::DuckDbCatalogStore catalog(db->get(), options.path, secret_box.get());
-    if (Status status = catalog.Open(); !status.ok()) return Fail(status);
-    access::AccessControl access(&catalog, config->root_password);
+    // Jobs, users and grants, and the audit log: the catalog in the database file (opened, or
+    // created, or migrated, here first).
+    catalog::DuckDbCatalog stores(db->get(), options.path, secret_box.get());
+    if (Status status = stores.Open(); !status.ok()) return Fail(status);
+    access::AccessControl access(stores.users(), config->root_password);
     if (Status status = access.Load(); !status.ok()) return Fail(status);
     access.SetDefaultConnectionLimit(mysql_options->max_connections_per_user);
-    access::AuditLog audit(&catalog, Clock::Real(), config->audit_keep);
+    access::AuditLog audit(stores.audit(), Clock::Real(), config->audit_keep);
     access::LoginThrottle throttle(Clock::Real());
     access::LoginGate logins(&access, &throttle, &audit);
     MySqlAuthenticator authenticator(&access, &logins);
@@ -280,9 +283,10 @@ int RunServe(const std::vector<std::string>& args) {
 
     sql::RouterOptions router_options;
     router_options.system_variables = mysql_options->SystemVariables();
-    router_options.hidden_databases = {job::catalog::kSchema, std::string(access::kFilteredSchema),
+    router_options.hidden_databases = {engine::kInternalSchema,
+                                       std::string(access::kFilteredSchema),
                                        std::string(access::kStubSchema)};
-    router_options.internal_databases = {job::catalog::kSchema,
+    router_options.internal_databases = {engine::kInternalSchema,
                                          std::string(access::kFilteredSchema),
                                          std::string(sql::kMysqlInfoSchema)};
     sql::Router router(db->get(), router_options);
@@ -304,7 +308,8 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.clock = Clock::Real();
     jobs_config.work_root = work_root;
     jobs_config.fault_record = config->data_dir + "/fault_record";
-    jobs_config.secrets = secret_box;
+    jobs_config.store = stores.jobs();
+    jobs_config.make_sink = catalog::DuckDbSink::Factory(db->get());
     jobs_config.make_source = files.make_source;
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
@@ -346,7 +351,7 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     if (Status status = access::InstallFilteredInformationSchema(
-            **health_conn, {std::string(job::catalog::kSchema)});
+            **health_conn, {std::string(engine::kInternalSchema)});
         !status.ok()) {
       return Fail(status);
     }
@@ -365,7 +370,7 @@ int RunServe(const std::vector<std::string>& args) {
     if (!sandbox.ok()) return Fail(sandbox.status());
     guard = std::make_shared<access::AccessGuard>(
         &access, std::move(sandbox).value(),
-        std::vector<std::string>{std::string(job::catalog::kSchema)}, &audit, &*fail_points);
+        std::vector<std::string>{std::string(engine::kInternalSchema)}, &audit, &*fail_points);
     router.SetGuard(guard);
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);

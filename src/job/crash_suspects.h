@@ -2,7 +2,7 @@
 // with them after the restart, so that a file that crashes the reader (a bug in a reader we do
 // not own, or one we do) cannot keep the server down.
 //
-// Each task marks the files it reads before the first read (CatalogStore::MarkReading) and
+// Each task marks the files it reads before the first read (JobStore::MarkReading) and
 // clears the marks when its load returns, however it returns. A mark found at start-up names a
 // file that was being read when the process died. The death was a fault (common/fault_record.h:
 // a crash, in our code or in a reader we do not own) or a stop from outside (a kill, the OOM

@@ -34,7 +34,7 @@
 #include "common/fail_point.h"
 #include "common/thread_annotations.h"
 #include "job/batch_loader.h"
-#include "job/catalog_store.h"
+#include "job/job_store.h"
 #include "job/job_source.h"
 #include "load/batch.h"
 #include "source/file_source.h"
@@ -79,7 +79,7 @@ struct FileJobSourceConfig {
   load::FileFunctionOptions options;
   // Not owned; must outlive the source.
   Clock* clock = nullptr;
-  CatalogStore* catalog = nullptr;
+  JobStore* catalog = nullptr;
   const FailPoints* fail_points = nullptr;  // may be null
   std::string work_root;                    // downloads go to work directories under it
   int download_parallelism = 8;

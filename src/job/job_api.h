@@ -19,7 +19,7 @@
 #include <string>
 
 #include "common/result.h"
-#include "job/catalog_store.h"
+#include "job/job_store.h"
 #include "job/job_access.h"
 #include "job/job_registry.h"
 #include "job/scheduler.h"
@@ -37,7 +37,7 @@ Result<ApiPage> ParseApiPage(const std::string& limit, const std::string& after)
 
 struct JobApiContext {
   const JobRegistry* registry;
-  CatalogStore* catalog;
+  JobStore* catalog;
   const JobAccess* access;
   Scheduler* scheduler;  // for when a job's next turn is due
   Clock* clock;

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "job/batch_loader.h"
-#include "job/duckdb_catalog.h"
 #include "job/file_job_source.h"
 #include "job/job_errors.h"
 #include "job/sink.h"
@@ -134,14 +133,13 @@ Result<std::vector<DryRunLine>> JobDryRun::Run(const CreateJobStatement& stmt,
   record.current_offset = Offset::FileName(properties.offset);
   record.reconcile_floor = properties.offset;
 
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, config_.db->Connect());
-  DuckDbSink sink(conn.get());
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, config_.make_sink());
   // Named so that the load's log lines are not taken for a job's.
   const TaskContext task{kDryRunJobId, kDryRunTaskId, stmt.name + " (EXPLAIN)", database,
                          MicrosSinceEpoch(config_.clock->WallNow())};
   const BatchLimits limits{properties.max_batch_files, properties.max_batch_bytes};
   MR_ASSIGN_OR_RETURN(std::unique_ptr<TrialBatch> trial,
-                      files->LoadFirstBatch(record, limits, sink, task));
+                      files->LoadFirstBatch(record, limits, *sink, task));
 
   std::vector<DryRunLine> lines;
   lines.push_back({"Task", "batch", BatchDetail(*trial, properties, files->Describe())});
@@ -150,8 +148,8 @@ Result<std::vector<DryRunLine>> JobDryRun::Run(const CreateJobStatement& stmt,
   // The filtered rows are read in the load's transaction, then nothing of it stays.
   std::vector<FilteredRow> filtered;
   if (trial->loaded.ok()) {
-    MR_ASSIGN_OR_RETURN(
-        filtered, catalog::TaskFilteredRows(*conn, kDryRunJobId, kDryRunTaskId, kFilteredShown));
+    MR_ASSIGN_OR_RETURN(filtered, trial->loaded->txn->TaskFilteredRows(kDryRunJobId, kDryRunTaskId,
+                                                                       kFilteredShown));
     MR_RETURN_IF_ERROR(trial->loaded->txn->Rollback());
   }
   lines.push_back({"Task", "outcome", OutcomeDetail(*trial)});
@@ -179,6 +177,7 @@ Result<std::vector<DryRunLine>> JobDryRun::Run(const CreateJobStatement& stmt,
     }
   }
   if (!read.empty()) {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, config_.db->Connect());
     MR_RETURN_IF_ERROR(UseDatabase(*conn, database));
     AddReading(*conn, trial->spec, read, &lines);
   }

@@ -44,6 +44,7 @@
 #include "job/job_plan.h"
 #include "job/job_registry.h"
 #include "job/job_statement.h"
+#include "job/sink.h"
 
 namespace millrace::job {
 
@@ -61,6 +62,7 @@ struct JobDryRunConfig {
   const JobRegistry* registry = nullptr;  // not owned; the names taken
   const PlanBuilder* plans = nullptr;     // not owned
   const JobAccess* access = nullptr;      // not owned; null: no privilege checks
+  SinkFactory make_sink;                  // the trial load's transaction, rolled back
 };
 
 class JobDryRun {

@@ -67,7 +67,7 @@ void WriteObjectStoreMetrics(MetricsWriter& out, const std::vector<Published>& j
 
 }  // namespace
 
-void WriteJobMetrics(const JobRegistry& registry, CatalogStore& catalog, Clock& clock,
+void WriteJobMetrics(const JobRegistry& registry, JobStore& catalog, Clock& clock,
                      const ObjectStorePrices& prices, MetricsWriter& out) {
   std::vector<Published> jobs;
   for (std::shared_ptr<Job>& job : registry.All()) {

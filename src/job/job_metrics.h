@@ -27,7 +27,7 @@
 
 #include "common/clock.h"
 #include "common/metrics.h"
-#include "job/catalog_store.h"
+#include "job/job_store.h"
 #include "job/job_registry.h"
 
 namespace millrace::job {
@@ -39,7 +39,7 @@ struct ObjectStorePrices {
   double get_per_1000 = 0.0004;  // HEAD too, as AWS prices it
 };
 
-void WriteJobMetrics(const JobRegistry& registry, CatalogStore& catalog, Clock& clock,
+void WriteJobMetrics(const JobRegistry& registry, JobStore& catalog, Clock& clock,
                      const ObjectStorePrices& prices, MetricsWriter& out);
 
 }  // namespace millrace::job

@@ -1,6 +1,6 @@
 // The records of the job service: jobs, tasks, ledger entries, and their statistics.
 //
-// These are plain values. A catalog store (catalog_store.h) persists them; the registry
+// These are plain values. A catalog store (job_store.h) persists them; the registry
 // (job_registry.h) holds the live ones; the views (job_views.h) render them in Doris's column
 // layout.
 #pragma once
@@ -126,7 +126,7 @@ struct LedgerEntry {
   std::string reason;
 };
 
-// A file a task is reading (CatalogStore::MarkReading): written before the read and cleared
+// A file a task is reading (JobStore::MarkReading): written before the read and cleared
 // after it, so a mark found at start-up names a file the server was reading when it stopped
 // (crash_suspects.h).
 struct ReadingMark {

@@ -19,7 +19,7 @@
 #include "common/clock.h"
 #include "common/fail_point.h"
 #include "engine/database.h"
-#include "job/catalog_store.h"
+#include "job/job_store.h"
 #include "job/job_properties.h"
 #include "job/job_registry.h"
 #include "load/file_table_function.h"
@@ -48,7 +48,7 @@ using ChangeSourceFactory =
 struct PlanBuilderConfig {
   engine::Database* db = nullptr;   // not owned
   Clock* clock = nullptr;           // not owned
-  CatalogStore* catalog = nullptr;  // not owned
+  JobStore* catalog = nullptr;  // not owned
   load::SourceFactory make_source;
   ChangeSourceFactory make_change_source;   // empty: change streams are refused
   const FailPoints* fail_points = nullptr;  // may be null

@@ -4,7 +4,6 @@
 
 #include "common/fault_record.h"
 #include "common/logging.h"
-#include "job/duckdb_catalog.h"
 #include "job/job_errors.h"
 #include "job/job_metrics.h"
 #include "job/job_plan.h"
@@ -22,20 +21,17 @@ class JobService::Impl final : public JobSnapshotSource {
  public:
   Impl(JobServiceConfig config, bool last_stop_was_fault)
       : config_(std::move(config)),
-        catalog_(
-            config_.db,
-            config_.db->options().path.empty() ? std::string("memory") : config_.db->options().path,
-            config_.secrets.get()),
+        store_(*config_.store),
         scheduler_(config_.clock),
-        plans_(PlanBuilderConfig{config_.db, config_.clock, &catalog_, config_.make_source,
+        plans_(PlanBuilderConfig{config_.db, config_.clock, &store_, config_.make_source,
                                  config_.make_change_source, config_.fail_points, config_.work_root,
                                  config_.download_parallelism, last_stop_was_fault}),
-        statements_(JobStatementsConfig{config_.clock, &catalog_, &registry_, &scheduler_, &plans_,
+        statements_(JobStatementsConfig{config_.clock, &store_, &registry_, &scheduler_, &plans_,
                                         &config_.access, config_.tasks.paused_check}),
-        runner_(TaskRunnerConfig{config_.clock, &catalog_, &scheduler_, config_.fail_points,
+        runner_(TaskRunnerConfig{config_.clock, &store_, &scheduler_, config_.fail_points,
                                  &config_.access, config_.tasks}),
         verifier_(JobVerifierConfig{.registry = &registry_,
-                                    .catalog = &catalog_,
+                                    .catalog = &store_,
                                     .access = &config_.access,
                                     .make_source = config_.make_source,
                                     .db = config_.db}),
@@ -43,7 +39,8 @@ class JobService::Impl final : public JobSnapshotSource {
                                  .clock = config_.clock,
                                  .registry = &registry_,
                                  .plans = &plans_,
-                                 .access = &config_.access}) {}
+                                 .access = &config_.access,
+                                 .make_sink = config_.make_sink}) {}
   ~Impl() override { Stop(); }
 
   Status Init();
@@ -59,7 +56,7 @@ class JobService::Impl final : public JobSnapshotSource {
     return statements_.Execute(statement, database, who);
   }
   JobApiContext ApiContext() {
-    return JobApiContext{&registry_, &catalog_, &config_.access, &scheduler_, config_.clock};
+    return JobApiContext{&registry_, &store_, &config_.access, &scheduler_, config_.clock};
   }
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who) {
     return statements_.ShowCreate(name, who);
@@ -81,7 +78,7 @@ class JobService::Impl final : public JobSnapshotSource {
   Status RegisterViews(sql::TableFunctionRegistry* registry);
   void RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePrices& prices) {
     metrics->AddCollector([this, prices](MetricsWriter& out) {
-      WriteJobMetrics(registry_, catalog_, *config_.clock, prices, out);
+      WriteJobMetrics(registry_, store_, *config_.clock, prices, out);
     });
   }
 
@@ -94,7 +91,7 @@ class JobService::Impl final : public JobSnapshotSource {
   void WorkerLoop(Sink* sink);
 
   const JobServiceConfig config_;
-  DuckDbCatalogStore catalog_;
+  JobStore& store_;
   JobRegistry registry_;
   Scheduler scheduler_;
   PlanBuilder plans_;
@@ -102,20 +99,17 @@ class JobService::Impl final : public JobSnapshotSource {
   TaskRunner runner_;
   JobVerifier verifier_;
   JobDryRun dry_run_;
-  std::vector<std::unique_ptr<engine::Connection>> worker_conns_;
-  std::vector<std::unique_ptr<DuckDbSink>> sinks_;
+  std::vector<std::unique_ptr<Sink>> sinks_;
   std::vector<std::thread> workers_;
 };
 
 Status JobService::Impl::Init() {
-  MR_RETURN_IF_ERROR(catalog_.Open());
-  MR_ASSIGN_OR_RETURN(auto stored, catalog_.LoadJobs());
+  MR_ASSIGN_OR_RETURN(auto stored, store_.LoadJobs());
   for (JobRecord& record : stored)
     MR_RETURN_IF_ERROR(Restore(std::move(record)));
   for (int i = 0; i < config_.workers; ++i) {
-    MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
-    sinks_.push_back(std::make_unique<DuckDbSink>(conn.get()));
-    worker_conns_.push_back(std::move(conn));
+    MR_ASSIGN_OR_RETURN(auto sink, config_.make_sink());
+    sinks_.push_back(std::move(sink));
   }
   for (auto& sink : sinks_)
     workers_.emplace_back([this, s = sink.get()] {
@@ -127,7 +121,7 @@ Status JobService::Impl::Init() {
 
 Status JobService::Impl::Restore(JobRecord record) {
   auto job = std::make_shared<Job>(record.id, record.name);
-  MR_ASSIGN_OR_RETURN(auto tasks, catalog_.LoadTasks(record.id, config_.tasks.task_history));
+  MR_ASSIGN_OR_RETURN(auto tasks, store_.LoadTasks(record.id, config_.tasks.task_history));
   auto built =
       record.statement_error.empty()
           ? plans_.Build(record.insert_sql, record.database, /*creating=*/false, job->object_store)
@@ -229,10 +223,10 @@ JobService::~JobService() = default;
 
 Result<std::unique_ptr<JobService>> JobService::Start(JobServiceConfig config) {
   if (config.db == nullptr || config.clock == nullptr || !config.make_source ||
-      config.secrets == nullptr) {
+      config.store == nullptr || !config.make_sink) {
     return Status::InvalidArgument(
-        "JobService needs a database, a clock, a source factory and a key for the jobs' "
-        "credentials");
+        "JobService needs a database, a clock, a source factory, a job store and a sink "
+        "factory");
   }
   bool fault = false;
   if (!config.fault_record.empty()) {

@@ -11,11 +11,12 @@
 //   (file_job_source.h, with reconcile.h and file_load_rounds.h) are the first source.
 // - sink.h and commit_gate.h: rows, offset, ledger and task record in one transaction, with
 //   the job's epoch checked inside it.
-// - catalog_store.h: jobs, task history and ledgers, with a versioned schema
-//   (catalog_version.h); DuckDbCatalogStore in the same database file as the tables.
+// - job_store.h: jobs, task history and ledgers. The service is given a store and a sink
+//   factory (JobServiceConfig); the server wires the embedded DuckDB ones (src/catalog/).
 //
 // Contract
-// - Start() opens (or creates, or migrates) the catalog, loads every job in the state it was
+// - Start() takes an open store (its schema created or migrated), loads every job in the state it
+// was
 //   left in (a task cut off by a crash left nothing behind: its transaction never committed)
 //   and starts `workers` workers. Jobs that were RUNNING carry on; a job whose stored
 //   definition no longer works (its source or target is gone) stays PAUSED with
@@ -43,7 +44,6 @@
 #include "common/fail_point.h"
 #include "common/metrics.h"
 #include "common/result.h"
-#include "common/secret_box.h"
 #include "engine/database.h"
 #include "job/job_access.h"
 #include "job/job_api.h"
@@ -51,7 +51,9 @@
 #include "job/job_metrics.h"
 #include "job/job_plan.h"
 #include "job/job_statement.h"
+#include "job/job_store.h"
 #include "job/job_verify.h"
+#include "job/sink.h"
 #include "job/task_policy.h"
 #include "load/file_table_function.h"
 #include "sql/doris_table_functions.h"
@@ -60,8 +62,13 @@ namespace millrace::job {
 
 struct JobServiceConfig {
   engine::Database* db = nullptr;  // not owned
-  Clock* clock = nullptr;          // not owned
-  std::string work_root;           // downloads go to work directories under it
+  // Where jobs, tasks and ledgers are kept (not owned; open); and the sinks the workers and dry
+  // runs commit through. The server wires catalog::DuckDbCatalog's job store and
+  // catalog::DuckDbSink.
+  JobStore* store = nullptr;
+  SinkFactory make_sink;
+  Clock* clock = nullptr;  // not owned
+  std::string work_root;   // downloads go to work directories under it
   // Where a fault of this process is recorded for the next one (common/fault_record.h): read
   // and removed by Start, which then installs the recorder. "" for none (a crash then counts as
   // a kill: job/crash_suspects.h).
@@ -75,9 +82,6 @@ struct JobServiceConfig {
   int download_parallelism = 8;
   TaskPolicy tasks;  // retries, task history, automatic resumes
   JobAccess access;  // privileges (job_access.h); default: no checks
-  // Seals each job's statement (its credentials) in the catalog; required (serve: the data
-  // directory's key file, common/secret_box.h).
-  std::shared_ptr<const SecretBox> secrets;
 };
 
 class JobService {

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "common/clock.h"
-#include "job/catalog_store.h"
+#include "job/job_store.h"
 #include "job/job_access.h"
 #include "job/job_plan.h"
 #include "job/job_registry.h"
@@ -28,7 +28,7 @@ namespace millrace::job {
 
 struct JobStatementsConfig {
   Clock* clock = nullptr;                 // not owned
-  CatalogStore* catalog = nullptr;        // not owned
+  JobStore* catalog = nullptr;        // not owned
   JobRegistry* registry = nullptr;        // not owned
   Scheduler* scheduler = nullptr;         // not owned
   const PlanBuilder* plans = nullptr;     // not owned

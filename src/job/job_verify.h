@@ -2,7 +2,7 @@
 // (docs/jobs.md, "VERIFY JOB").
 //
 // A file job's source is listed once, in key order, and merged with the job's ledger read in
-// key order (CatalogStore::LedgerPage), page by page: memory holds one page of each and the
+// key order (JobStore::LedgerPage), page by page: memory holds one page of each and the
 // example rows, whatever the number of files. Each file is counted under exactly one kind:
 //   LOADED       in the ledger as loaded, same ETag and size in the source
 //   CHANGED      in the ledger as loaded, the source's ETag or size differs now
@@ -47,7 +47,7 @@
 
 #include "common/result.h"
 #include "engine/database.h"
-#include "job/catalog_store.h"
+#include "job/job_store.h"
 #include "job/job_access.h"
 #include "job/job_registry.h"
 #include "load/file_table_function.h"
@@ -96,7 +96,7 @@ Result<std::vector<VerifyRow>> CompareFiles(const FileComparison& comparison);
 
 struct JobVerifierConfig {
   JobRegistry* registry = nullptr;    // not owned
-  CatalogStore* catalog = nullptr;    // not owned
+  JobStore* catalog = nullptr;    // not owned
   const JobAccess* access = nullptr;  // not owned; null: no privilege checks
   load::SourceFactory make_source;    // opens the job's files again
   engine::Database* db = nullptr;     // not owned; counts a change stream's target rows

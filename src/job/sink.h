@@ -1,6 +1,7 @@
 // Sink: where a batch's rows, the job's offset, its ledger and the task record commit together.
-// Embedded DuckDB is the first implementation (DuckDbSink); a PostgreSQL database is next (the
-// offset, ledger and task record then live in the target database, in the same transaction).
+// Embedded DuckDB is the first implementation (catalog::DuckDbSink, wired by the server through
+// JobServiceConfig::make_sink); a PostgreSQL database is next (the offset, ledger and task
+// record then live in the target database, in the same transaction).
 //
 // Contract
 // - Begin() opens a transaction in which unqualified names resolve in `database`. A
@@ -9,12 +10,15 @@
 //   from `start` to the job's new offset only if the stored job is RUNNING, at `start` and at
 //   `epoch`; then it records the ledger entries and the task record. It returns false, having
 //   written nothing, when the job no longer expects this task.
+// - TaskFilteredRows reads the filtered rows a task recorded (BatchLoader) as the transaction
+//   sees them: a dry run reads its own before it rolls back.
 // - Interrupt() cancels the statement running in the sink's transaction and every statement
 //   after it until ClearInterrupt(), from any thread; they fail with CANCELLED.
 // - One transaction at a time per sink; Begin, WriteProgress, Commit and Rollback are called
 //   by one thread (the task's).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +46,9 @@ class SinkTransaction {
   // The embedded engine's connection the batch's rows are written through.
   virtual engine::Connection& connection() = 0;
   virtual Result<bool> WriteProgress(const Progress& progress) = 0;
+  // In file and line order, at most `limit`.
+  virtual Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
+                                                            int64_t limit) = 0;
   virtual Status Commit() = 0;
   virtual Status Rollback() = 0;
 };
@@ -54,18 +61,8 @@ class Sink {
   virtual void ClearInterrupt() = 0;
 };
 
-// The sink of the embedded database, over one connection (a worker's), with the catalog in
-// the same database (duckdb_catalog.h).
-class DuckDbSink final : public Sink {
- public:
-  explicit DuckDbSink(engine::Connection* conn) : conn_(conn) {}  // conn must outlive the sink
-  Result<std::unique_ptr<SinkTransaction>> Begin(const std::string& database) override;
-  void Interrupt() override { conn_->Interrupt(); }
-  void ClearInterrupt() override { conn_->ClearInterrupt(); }
-
- private:
-  engine::Connection* const conn_;
-};
+// Makes a sink for one worker (or one dry run); each sink is used by one thread at a time.
+using SinkFactory = std::function<Result<std::unique_ptr<Sink>>()>;
 
 // Makes unqualified names of `conn`'s statements resolve in `database` ("" for DuckDB's
 // default schema).

@@ -5,8 +5,9 @@
 
 #include <map>
 
+#include "catalog/duckdb_catalog.h"
+#include "catalog/duckdb_sink.h"
 #include "engine/engine_test_util.h"
-#include "job/duckdb_catalog.h"
 #include "job/job_errors.h"
 #include "job/job_registry.h"
 #include "job/job_statements.h"
@@ -114,10 +115,9 @@ class MemoryChangeStream final : public JobSource {
 };
 
 // The DuckDB catalog, whose SaveJob fails while `fail_saves` is set (a full disk, say).
-class FaultyCatalog final : public CatalogStore {
+class FaultyCatalog final : public JobStore {
  public:
-  explicit FaultyCatalog(CatalogStore* store) : store_(store) {}
-  Status Open() override { return store_->Open(); }
+  explicit FaultyCatalog(JobStore* store) : store_(store) {}
   Result<std::vector<JobRecord>> LoadJobs() override { return store_->LoadJobs(); }
   Result<std::vector<TaskRecord>> LoadTasks(int64_t id, int limit) override {
     return store_->LoadTasks(id, limit);
@@ -159,22 +159,10 @@ class FaultyCatalog final : public CatalogStore {
   Result<std::vector<ReadingMark>> ReadingMarks(int64_t id) override {
     return store_->ReadingMarks(id);
   }
-  Result<access::UserCatalog> LoadUsers() override { return store_->LoadUsers(); }
-  Status InsertUser(const access::UserRecord& user) override { return store_->InsertUser(user); }
-  Status UpdateUser(const access::UserRecord& user) override { return store_->UpdateUser(user); }
-  Status DeleteUser(std::string_view name) override { return store_->DeleteUser(name); }
-  Status AddGrant(const access::Grant& grant) override { return store_->AddGrant(grant); }
-  Status RemoveGrant(const access::Grant& grant) override { return store_->RemoveGrant(grant); }
-  Status AppendAudit(const access::AuditEvent& event, int64_t keep) override {
-    return store_->AppendAudit(event, keep);
-  }
-  Result<std::vector<access::AuditEvent>> LoadAudit(int64_t limit, int64_t before) override {
-    return store_->LoadAudit(limit, before);
-  }
   std::atomic<bool> fail_saves{false};
 
  private:
-  CatalogStore* store_;
+  JobStore* store_;
 };
 
 // The parts of the job layer, as the service wires them, over one database file.
@@ -184,7 +172,7 @@ class Layer {
       : db_(engine::OpenOrDie({.path = path})),
         conn_(engine::ConnectOrDie(*db_)),
         store_(db_.get(), path, TestSecrets().get()),
-        catalog_(&store_),
+        catalog_(store_.jobs()),
         scheduler_(clock),
         runner_(TaskRunnerConfig{.clock = clock,
                                  .catalog = &catalog_,
@@ -194,8 +182,8 @@ class Layer {
                                         .catalog = &catalog_,
                                         .registry = &registry_,
                                         .scheduler = &scheduler_}),
-        sink_(conn_.get()) {
-    EXPECT_TRUE(catalog_.Open().ok());
+        sink_(engine::ConnectOrDie(*db_)) {
+    EXPECT_TRUE(store_.Open().ok());
   }
 
   // PAUSE / RESUME / DROP JOB, as a client runs them.
@@ -229,7 +217,7 @@ class Layer {
   }
 
   std::string Value(const std::string& sql) { return engine::QueryValue(*conn_, sql); }
-  DuckDbCatalogStore& catalog() { return store_; }
+  catalog::DuckDbJobStore& catalog() { return *store_.jobs(); }
   FaultyCatalog& faulty() { return catalog_; }
   Scheduler& scheduler() { return scheduler_; }
   JobRegistry& registry() { return registry_; }
@@ -240,13 +228,13 @@ class Layer {
  private:
   std::unique_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
-  DuckDbCatalogStore store_;
+  catalog::DuckDbCatalog store_;
   FaultyCatalog catalog_;
   JobRegistry registry_;
   Scheduler scheduler_;
   TaskRunner runner_;
   JobStatements statements_;
-  DuckDbSink sink_;
+  catalog::DuckDbSink sink_;
 };
 
 class ChangeStreamTest : public ::testing::Test {

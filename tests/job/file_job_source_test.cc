@@ -6,8 +6,9 @@
 
 #include <filesystem>
 
+#include "catalog/duckdb_catalog.h"
+#include "catalog/duckdb_sink.h"
 #include "engine/engine_test_util.h"
-#include "job/duckdb_catalog.h"
 #include "job/job_plan.h"
 #include "job/job_test_util.h"
 
@@ -37,9 +38,9 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
   auto conn = engine::ConnectOrDie(*db);
   ASSERT_TRUE(conn->Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
-  DuckDbCatalogStore catalog(db.get(), "test");
-  ASSERT_TRUE(catalog.Open().ok());
-  PlanBuilder plans(PlanBuilderConfig{db.get(), &clock, &catalog,
+  catalog::DuckDbCatalog stores(db.get(), "test");
+  ASSERT_TRUE(stores.Open().ok());
+  PlanBuilder plans(PlanBuilderConfig{db.get(), &clock, stores.jobs(),
                                       load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
                                       nullptr, nullptr, work, 2});
   auto plan = plans.Build(
@@ -67,7 +68,7 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   EXPECT_EQ(Entries(work), 0u);  // its downloads stopped and its directory went with them
 
   // The batch polled before is still whole: it fetches its own files when it loads.
-  DuckDbSink sink(conn.get());
+  catalog::DuckDbSink sink(engine::ConnectOrDie(*db));
   auto loaded = polled->batch->Load(sink, TaskContext{1, 1, "f", "", 0}, 0);
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->stats.file_number, 2);

@@ -115,11 +115,14 @@ class ReportingSource final : public source::FileSource {
   auto db = engine::Database::Open({.path = db_path, .threads = 2});
   if (!db.ok()) _exit(4);
   JobServiceConfig config;
-  config.db = db->get();
+  std::unique_ptr<catalog::DuckDbCatalog> catalog;
+  if (Status opened = UseDuckDbCatalog(db->get(), &catalog, &config); !opened.ok()) {
+    std::fprintf(stderr, "child: %s\n", opened.ToString().c_str());
+    _exit(5);
+  }
   config.clock = Clock::Real();
   config.work_root = db_path + ".work";
   config.fault_record = db_path + ".fault";
-  config.secrets = TestSecrets();
   config.fail_points = &*points;
   config.tasks.retry_backoff = std::chrono::milliseconds(10);
   config.make_source =

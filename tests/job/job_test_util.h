@@ -14,6 +14,8 @@
 #include <functional>
 #include <thread>
 
+#include "catalog/duckdb_catalog.h"
+#include "catalog/duckdb_sink.h"
 #include "common/clock.h"
 #include "engine/engine_test_util.h"
 #include "job/job_service.h"
@@ -55,6 +57,22 @@ inline std::shared_ptr<const SecretBox> TestSecrets() {
   return kBox;
 }
 
+// Opens (or creates, or migrates) the embedded catalog of `db` with TestSecrets() and points
+// `config` at `db`, the catalog's job store and DuckDB sinks, as the server wires them;
+// `catalog` keeps the catalog, which must outlive the service.
+inline Status UseDuckDbCatalog(engine::Database* db,
+                               std::unique_ptr<catalog::DuckDbCatalog>* catalog,
+                               JobServiceConfig* config) {
+  const std::string where = db->options().path.empty() ? "memory" : db->options().path;
+  auto opened = std::make_unique<catalog::DuckDbCatalog>(db, where, TestSecrets().get());
+  MR_RETURN_IF_ERROR(opened->Open());
+  config->db = db;
+  config->store = opened->jobs();
+  config->make_sink = catalog::DuckDbSink::Factory(db);
+  *catalog = std::move(opened);
+  return Status::Ok();
+}
+
 class JobServiceHarness {
  public:
   enum class Time { kManual, kReal };
@@ -72,10 +90,10 @@ class JobServiceHarness {
     db_ = engine::OpenOrDie({.path = db_path_});
     conn_ = engine::ConnectOrDie(*db_);
     JobServiceConfig config;
-    config.db = db_.get();
+    const Status opened = UseDuckDbCatalog(db_.get(), &catalog_, &config);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     config.clock = clock();
     config.work_root = db_path_ + ".work";
-    config.secrets = TestSecrets();
     config.tasks.retry_backoff = std::chrono::milliseconds(10);
     // Local files settle quickly in tests; S3 sources ignore the setting.
     config.make_source = load::DefaultSourceFactory(clock(), kSettle);
@@ -93,6 +111,7 @@ class JobServiceHarness {
 
   void Stop() {
     service_.reset();
+    catalog_.reset();
     conn_.reset();
     db_.reset();
   }
@@ -152,6 +171,7 @@ class JobServiceHarness {
   std::unique_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
   sql::TableFunctionRegistry registry_;
+  std::unique_ptr<catalog::DuckDbCatalog> catalog_;
   std::unique_ptr<JobService> service_;
 };
 

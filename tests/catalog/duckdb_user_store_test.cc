@@ -4,10 +4,10 @@
 
 #include "access/access_control.h"
 #include "access/password.h"
-#include "job/duckdb_catalog.h"
+#include "catalog/duckdb_catalog.h"
 #include "job/job_test_util.h"
 
-namespace millrace::job {
+namespace millrace::catalog {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
@@ -18,20 +18,21 @@ access::PrivilegeSet Privileges(std::string_view name) {
 
 class DuckDbUserStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(store_.Open().ok()); }
+  void SetUp() override { ASSERT_TRUE(catalog_.Open().ok()); }
   Rows Query(const std::string& sql) { return engine::QueryRows(*conn_, sql); }
 
   testing::TempDir dir_;
   std::unique_ptr<engine::Database> db_ = engine::OpenOrDie({.path = dir_.Join("db.duckdb")});
-  DuckDbCatalogStore store_{db_.get(), "db.duckdb"};
+  DuckDbCatalog catalog_{db_.get(), "db.duckdb"};
+  access::UserStore* store_ = catalog_.users();
   std::unique_ptr<engine::Connection> conn_ = engine::ConnectOrDie(*db_);
 };
 
 TEST_F(DuckDbUserStoreTest, UsersRoundTripWithTheirPasswordHashed) {
   access::UserRecord ann{"ann", "localhost", access::NativePasswordHash("password"), true, 4, 77};
-  ASSERT_TRUE(store_.InsertUser(ann).ok());
-  ASSERT_TRUE(store_.InsertUser({"bob", "%", "", false, 0, 78}).ok());
-  EXPECT_EQ(store_.InsertUser(ann).code(), StatusCode::kAlreadyExists);
+  ASSERT_TRUE(store_->InsertUser(ann).ok());
+  ASSERT_TRUE(store_->InsertUser({"bob", "%", "", false, 0, 78}).ok());
+  EXPECT_EQ(store_->InsertUser(ann).code(), StatusCode::kAlreadyExists);
   // The table holds MySQL's text form of the hash; nothing else of the password.
   EXPECT_EQ(
       Query("SELECT name, host, password_hash, require_ssl, max_user_connections, "
@@ -42,9 +43,9 @@ TEST_F(DuckDbUserStoreTest, UsersRoundTripWithTheirPasswordHashed) {
   ann.password_hash = access::NativePasswordHash("other");
   ann.require_ssl = false;
   ann.created_at_us = 999;  // not written
-  ASSERT_TRUE(store_.UpdateUser(ann).ok());
-  EXPECT_EQ(store_.UpdateUser({"nobody", "%", "", false, 0, 0}).code(), StatusCode::kNotFound);
-  auto loaded = store_.LoadUsers();
+  ASSERT_TRUE(store_->UpdateUser(ann).ok());
+  EXPECT_EQ(store_->UpdateUser({"nobody", "%", "", false, 0, 0}).code(), StatusCode::kNotFound);
+  auto loaded = store_->LoadUsers();
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   ASSERT_EQ(loaded->users.size(), 2u);
   EXPECT_EQ(loaded->users[0].name, "ann");
@@ -53,18 +54,18 @@ TEST_F(DuckDbUserStoreTest, UsersRoundTripWithTheirPasswordHashed) {
   EXPECT_EQ(loaded->users[0].created_at_us, 77);
   EXPECT_EQ(loaded->users[1].password_hash, "");
 
-  ASSERT_TRUE(store_.AddGrant({"bob", {"shop", ""}, Privileges("SELECT")}).ok());
-  ASSERT_TRUE(store_.DeleteUser("bob").ok());
-  EXPECT_EQ(store_.DeleteUser("bob").code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->AddGrant({"bob", {"shop", ""}, Privileges("SELECT")}).ok());
+  ASSERT_TRUE(store_->DeleteUser("bob").ok());
+  EXPECT_EQ(store_->DeleteUser("bob").code(), StatusCode::kNotFound);
   EXPECT_EQ(Query("SELECT count(*) FROM __millrace.grants"), (Rows{{"0"}}));
 }
 
 TEST_F(DuckDbUserStoreTest, GrantsAreKeptAPrivilegeAtATime) {
-  ASSERT_TRUE(store_.InsertUser({"ann", "%", "", false, 0, 1}).ok());
-  ASSERT_TRUE(store_.AddGrant({"ann", {"Shop", "Orders"}, Privileges("ALL")}).ok());
+  ASSERT_TRUE(store_->InsertUser({"ann", "%", "", false, 0, 1}).ok());
+  ASSERT_TRUE(store_->AddGrant({"ann", {"Shop", "Orders"}, Privileges("ALL")}).ok());
   // The same object in another case: rows already there are not added again.
-  ASSERT_TRUE(store_.AddGrant({"ann", {"shop", "orders"}, Privileges("SELECT")}).ok());
-  ASSERT_TRUE(store_.AddGrant({"ann", {}, Privileges("ADMIN")}).ok());
+  ASSERT_TRUE(store_->AddGrant({"ann", {"shop", "orders"}, Privileges("SELECT")}).ok());
+  ASSERT_TRUE(store_->AddGrant({"ann", {}, Privileges("ADMIN")}).ok());
   EXPECT_EQ(Query("SELECT database_name, table_name, privilege FROM __millrace.grants ORDER BY "
                   "ALL"),
             (Rows{{"", "", "ADMIN_PRIV"},
@@ -73,9 +74,9 @@ TEST_F(DuckDbUserStoreTest, GrantsAreKeptAPrivilegeAtATime) {
                   {"Shop", "Orders", "DROP_PRIV"},
                   {"Shop", "Orders", "LOAD_PRIV"},
                   {"Shop", "Orders", "SELECT_PRIV"}}));
-  ASSERT_TRUE(store_.RemoveGrant({"ann", {"SHOP", "ORDERS"}, Privileges("LOAD")}).ok());
-  ASSERT_TRUE(store_.RemoveGrant({"ann", {"shop", "orders"}, Privileges("DROP")}).ok());
-  auto loaded = store_.LoadUsers();
+  ASSERT_TRUE(store_->RemoveGrant({"ann", {"SHOP", "ORDERS"}, Privileges("LOAD")}).ok());
+  ASSERT_TRUE(store_->RemoveGrant({"ann", {"shop", "orders"}, Privileges("DROP")}).ok());
+  auto loaded = store_->LoadUsers();
   ASSERT_TRUE(loaded.ok());
   access::PrivilegeSet on_orders;
   for (const access::Grant& grant : loaded->grants) {
@@ -86,9 +87,9 @@ TEST_F(DuckDbUserStoreTest, GrantsAreKeptAPrivilegeAtATime) {
 }
 
 TEST_F(DuckDbUserStoreTest, AMalformedStoredHashIsReported) {
-  ASSERT_TRUE(store_.InsertUser({"ann", "%", "", false, 0, 1}).ok());
+  ASSERT_TRUE(store_->InsertUser({"ann", "%", "", false, 0, 1}).ok());
   ASSERT_TRUE(conn_->Execute("UPDATE __millrace.users SET password_hash = 'plain'").ok());
-  auto loaded = store_.LoadUsers();
+  auto loaded = store_->LoadUsers();
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kDataLoss);
   EXPECT_EQ(loaded.status().message().find("plain"), std::string::npos);
@@ -97,7 +98,7 @@ TEST_F(DuckDbUserStoreTest, AMalformedStoredHashIsReported) {
 // AccessControl over the catalog: what one server wrote, the next one reads.
 TEST_F(DuckDbUserStoreTest, AccessControlSurvivesARestart) {
   {
-    access::AccessControl access(&store_, "root-pw");
+    access::AccessControl access(store_, "root-pw");
     ASSERT_TRUE(access.Load().ok());
     access::UserChange change;
     change.password_hash = access::NativePasswordHash("s3cret-pw");
@@ -105,7 +106,7 @@ TEST_F(DuckDbUserStoreTest, AccessControlSurvivesARestart) {
     ASSERT_TRUE(
         access.GrantPrivileges({"kim", std::nullopt}, {"shop", ""}, Privileges("LOAD")).ok());
   }
-  access::AccessControl restarted(&store_, "root-pw");
+  access::AccessControl restarted(store_, "root-pw");
   ASSERT_TRUE(restarted.Load().ok());
   EXPECT_TRUE(restarted.Has("kim", access::Privilege::kLoad, "shop", "t"));
   const std::string scramble = "abcdefghij0123456789";
@@ -119,4 +120,4 @@ TEST_F(DuckDbUserStoreTest, AccessControlSurvivesARestart) {
 }
 
 }  // namespace
-}  // namespace millrace::job
+}  // namespace millrace::catalog

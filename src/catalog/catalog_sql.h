@@ -1,5 +1,6 @@
-// Internal to the job module: prepared statements and row reading for the DuckDB catalog
-// (duckdb_catalog.cc, duckdb_user_store.cc).
+// Internal to the catalog module: prepared statements, transactions and row reading for the
+// DuckDB stores (duckdb_job_store.cc, duckdb_user_store.cc, duckdb_audit_store.cc) and the
+// DuckDB sink's bookkeeping (duckdb_sink.cc).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include "engine/database.h"
 #include "engine/query_result.h"
 
-namespace millrace::job::catalog_sql {
+namespace millrace::catalog {
 
 using engine::Connection;
 using engine::DataChunk;
@@ -78,10 +79,13 @@ inline int64_t Int(const DataChunk& c, size_t col, size_t row) {
   return c.IsNull(col, row) ? 0 : c.GetInt64(col, row);
 }
 
-// Creates __millrace.users and __millrace.grants (catalog version 3), in the connection's
-// transaction.
-Status CreateUserTables(Connection& conn);
-// The audit log's table (duckdb_audit_store.cc).
-Status CreateAuditTable(Connection& conn);
+// Runs `fn` on a fresh connection of `db` inside one transaction, committed when it returns OK.
+template <typename Fn>
+Status InTransaction(engine::Database& db, Fn fn) {
+  MR_ASSIGN_OR_RETURN(auto conn, db.Connect());
+  MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());
+  MR_RETURN_IF_ERROR(fn(*conn));
+  return txn.Commit();
+}
 
-}  // namespace millrace::job::catalog_sql
+}  // namespace millrace::catalog

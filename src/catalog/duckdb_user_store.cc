@@ -1,25 +1,10 @@
-// DuckDbCatalogStore as an access::UserStore: users and grants in schema __millrace.
+#include "catalog/duckdb_user_store.h"
+
 #include "access/password.h"
-#include "job/catalog_sql.h"
-#include "job/duckdb_catalog.h"
+#include "catalog/catalog_sql.h"
 
-namespace millrace::job {
-
-using catalog_sql::Statement;
-using catalog_sql::Text;
-using engine::Connection;
-
+namespace millrace::catalog {
 namespace {
-
-constexpr const char* kCreateUserTables = R"sql(
-    CREATE TABLE __millrace.users (
-      name VARCHAR NOT NULL, host VARCHAR NOT NULL, password_hash VARCHAR NOT NULL,
-      require_ssl BOOLEAN NOT NULL, max_user_connections BIGINT NOT NULL,
-      created_at_us BIGINT NOT NULL);
-    CREATE TABLE __millrace.grants (
-      user_name VARCHAR NOT NULL, database_name VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
-      privilege VARCHAR NOT NULL);
-)sql";
 
 // Each privilege of a set, alone.
 std::vector<access::Privilege> Each(access::PrivilegeSet set) {
@@ -42,65 +27,59 @@ void BindGrantRow(Statement& stmt, const access::Grant& grant, access::Privilege
 
 }  // namespace
 
-Status catalog_sql::CreateUserTables(Connection& conn) {
-  return conn.Execute(kCreateUserTables);
-}
-
-Result<access::UserCatalog> DuckDbCatalogStore::LoadUsers() {
+Result<access::UserCatalog> DuckDbUserStore::LoadUsers() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());  // users and grants of one snapshot
   access::UserCatalog catalog;
   MR_ASSIGN_OR_RETURN(auto users, conn->Query("SELECT name, host, password_hash, require_ssl, "
                                               "max_user_connections, created_at_us FROM "
                                               "__millrace.users ORDER BY name"));
-  MR_RETURN_IF_ERROR(
-      catalog_sql::ForEachRow(*users, [&](const engine::DataChunk& c, size_t r) -> Status {
-        access::UserRecord user;
-        user.name = Text(c, 0, r);
-        user.host = Text(c, 1, r);
-        auto hash = access::ParseNativeHashText(Text(c, 2, r));
-        if (!hash.ok()) {
-          return Status::DataLoss("user '" + user.name + "' in the catalog of " + where_ +
-                                  " has a malformed password hash");
-        }
-        user.password_hash = std::move(hash).value();
-        user.require_ssl = !c.IsNull(3, r) && c.GetBool(3, r);
-        user.max_user_connections = catalog_sql::Int(c, 4, r);
-        user.created_at_us = catalog_sql::Int(c, 5, r);
-        catalog.users.push_back(std::move(user));
-        return Status::Ok();
-      }));
+  MR_RETURN_IF_ERROR(ForEachRow(*users, [&](const engine::DataChunk& c, size_t r) -> Status {
+    access::UserRecord user;
+    user.name = Text(c, 0, r);
+    user.host = Text(c, 1, r);
+    auto hash = access::ParseNativeHashText(Text(c, 2, r));
+    if (!hash.ok()) {
+      return Status::DataLoss("user '" + user.name + "' in the catalog of " + where_ +
+                              " has a malformed password hash");
+    }
+    user.password_hash = std::move(hash).value();
+    user.require_ssl = !c.IsNull(3, r) && c.GetBool(3, r);
+    user.max_user_connections = Int(c, 4, r);
+    user.created_at_us = Int(c, 5, r);
+    catalog.users.push_back(std::move(user));
+    return Status::Ok();
+  }));
   MR_ASSIGN_OR_RETURN(auto grants,
                       conn->Query("SELECT user_name, database_name, table_name, privilege FROM "
                                   "__millrace.grants ORDER BY ALL"));
-  MR_RETURN_IF_ERROR(
-      catalog_sql::ForEachRow(*grants, [&](const engine::DataChunk& c, size_t r) -> Status {
-        access::Grant grant;
-        grant.user = Text(c, 0, r);
-        grant.object.database = Text(c, 1, r);
-        grant.object.table = Text(c, 2, r);
-        const std::string name = Text(c, 3, r);
-        std::optional<access::PrivilegeSet> privilege = access::ParsePrivilegeName(name);
-        if (!privilege) {
-          return Status::DataLoss("a grant to '" + grant.user + "' in the catalog of " + where_ +
-                                  " names the unknown privilege " + name);
-        }
-        grant.privileges = *privilege;
-        catalog.grants.push_back(std::move(grant));
-        return Status::Ok();
-      }));
+  MR_RETURN_IF_ERROR(ForEachRow(*grants, [&](const engine::DataChunk& c, size_t r) -> Status {
+    access::Grant grant;
+    grant.user = Text(c, 0, r);
+    grant.object.database = Text(c, 1, r);
+    grant.object.table = Text(c, 2, r);
+    const std::string name = Text(c, 3, r);
+    std::optional<access::PrivilegeSet> privilege = access::ParsePrivilegeName(name);
+    if (!privilege) {
+      return Status::DataLoss("a grant to '" + grant.user + "' in the catalog of " + where_ +
+                              " names the unknown privilege " + name);
+    }
+    grant.privileges = *privilege;
+    catalog.grants.push_back(std::move(grant));
+    return Status::Ok();
+  }));
   MR_RETURN_IF_ERROR(txn.Commit());
   return catalog;
 }
 
-Status DuckDbCatalogStore::InsertUser(const access::UserRecord& u) {
-  return InTransaction([&](Connection& conn) -> Status {
+Status DuckDbUserStore::InsertUser(const access::UserRecord& u) {
+  return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto exists, Statement::Prepare(conn,
                                                         "SELECT name FROM __millrace.users "
                                                         "WHERE name = ?"));
     MR_ASSIGN_OR_RETURN(auto rows, exists.Str(u.name).Query());
     bool found = false;
-    MR_RETURN_IF_ERROR(catalog_sql::ForEachRow(*rows, [&](const engine::DataChunk&, size_t) {
+    MR_RETURN_IF_ERROR(ForEachRow(*rows, [&](const engine::DataChunk&, size_t) {
       found = true;
       return Status::Ok();
     }));
@@ -116,8 +95,8 @@ Status DuckDbCatalogStore::InsertUser(const access::UserRecord& u) {
   });
 }
 
-Status DuckDbCatalogStore::UpdateUser(const access::UserRecord& u) {
-  return InTransaction([&](Connection& conn) -> Status {
+Status DuckDbUserStore::UpdateUser(const access::UserRecord& u) {
+  return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto update, Statement::Prepare(conn,
                                                         "UPDATE __millrace.users SET host = ?, "
                                                         "password_hash = ?, require_ssl = ?, "
@@ -130,9 +109,9 @@ Status DuckDbCatalogStore::UpdateUser(const access::UserRecord& u) {
   });
 }
 
-Status DuckDbCatalogStore::DeleteUser(std::string_view name) {
+Status DuckDbUserStore::DeleteUser(std::string_view name) {
   const std::string user(name);
-  return InTransaction([&](Connection& conn) -> Status {
+  return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto users,
                         Statement::Prepare(conn, "DELETE FROM __millrace.users WHERE name = ?"));
     MR_ASSIGN_OR_RETURN(int64_t changed, users.Str(user).Run());
@@ -144,8 +123,8 @@ Status DuckDbCatalogStore::DeleteUser(std::string_view name) {
   });
 }
 
-Status DuckDbCatalogStore::AddGrant(const access::Grant& grant) {
-  return InTransaction([&](Connection& conn) -> Status {
+Status DuckDbUserStore::AddGrant(const access::Grant& grant) {
+  return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(
         auto insert,
         Statement::Prepare(conn, std::string("INSERT INTO __millrace.grants (user_name, "
@@ -163,8 +142,8 @@ Status DuckDbCatalogStore::AddGrant(const access::Grant& grant) {
   });
 }
 
-Status DuckDbCatalogStore::RemoveGrant(const access::Grant& grant) {
-  return InTransaction([&](Connection& conn) -> Status {
+Status DuckDbUserStore::RemoveGrant(const access::Grant& grant) {
+  return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto remove,
                         Statement::Prepare(conn, std::string("DELETE FROM __millrace.grants "
                                                              "WHERE ") +
@@ -178,4 +157,4 @@ Status DuckDbCatalogStore::RemoveGrant(const access::Grant& grant) {
   });
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::catalog

@@ -1,12 +1,13 @@
-// CatalogStore: where Millrace keeps what must survive a restart — jobs, their task history
-// and file ledgers; users and grants (the access::UserStore it extends); the audit log next;
-// PostgreSQL behind the same interface in cluster mode. The embedded implementation is
-// DuckDbCatalogStore (duckdb_catalog.h), in the same database file as the users' tables.
+// JobStore: where the job layer keeps what must survive a restart: jobs, their task history,
+// file ledgers and reading marks. It is one of the catalog's three stores, beside
+// access::UserStore (users and grants) and access::AuditStore (the audit log); the job layer
+// depends on this interface only. The embedded implementation is catalog::DuckDbJobStore
+// (src/catalog/, in the same database file as the users' tables), wired by the server (cli);
+// a PostgreSQL implementation slots in beside it in cluster mode.
 //
 // Contract
-// - Open() brings the store to kCatalogVersion (catalog_version.h): a new store is created at
-//   it, an older one is migrated forward in one transaction, a newer one is refused with an
-//   error that names both versions. No other method may be called before Open succeeds.
+// - The store is open (its schema created or migrated: catalog/catalog_version.h) before the
+//   job layer is given it; opening is the catalog's business, not the job layer's.
 // - Each method is one transaction of its own: it commits whole or not at all.
 // - Writes that must commit with a task's rows (offset, ledger, task record) do not go through
 //   this interface but through the job's Sink (sink.h), inside the task's transaction.
@@ -19,18 +20,14 @@
 #include <string>
 #include <vector>
 
-#include "access/audit_log.h"
-#include "access/user_store.h"
 #include "common/result.h"
 #include "job/job_model.h"
 
 namespace millrace::job {
 
-class CatalogStore : public access::UserStore, public access::AuditStore {
+class JobStore {
  public:
-  virtual ~CatalogStore() = default;
-
-  virtual Status Open() = 0;
+  virtual ~JobStore() = default;
 
   // Every job, by id, with its properties parsed.
   virtual Result<std::vector<JobRecord>> LoadJobs() = 0;

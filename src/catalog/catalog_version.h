@@ -16,7 +16,7 @@
 
 #include "common/result.h"
 
-namespace millrace::job {
+namespace millrace::catalog {
 
 // 2: offsets are JSON objects ({"fileName": key}); jobs.definition (a copy of masked_sql) is
 //    gone; rows are inserted by column name.
@@ -24,7 +24,7 @@ namespace millrace::job {
 // 4: the audit log (__millrace.audit).
 // 5: the Doris definitions of tables (__millrace.table_models, table/model_catalog.h) and load
 //    labels (__millrace.load_labels, table/load_labels.h).
-// 6: the files being read (__millrace.reading, CatalogStore::MarkReading); why a file was
+// 6: the files being read (__millrace.reading, job::JobStore::MarkReading); why a file was
 //    quarantined (__millrace.files.reason, load/bad_file.h).
 // 7: each job's statement (jobs.insert_sql, which holds its credentials) is sealed with the
 //    data directory's key (common/secret_box.h).
@@ -37,4 +37,4 @@ struct MigrationStep {
 
 Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& where);
 
-}  // namespace millrace::job
+}  // namespace millrace::catalog

@@ -1,5 +1,5 @@
-// Upgrades of the job catalog (catalog_version.h, DuckDbCatalogStore::Open): a data directory
-// the first release wrote (tests/job/catalog_v1.sql) opens under this build and its jobs carry
+// Upgrades of the job catalog (catalog_version.h, DuckDbCatalog::Open): a data directory
+// the first release wrote (tests/catalog/catalog_v1.sql) opens under this build and its jobs carry
 // on where they were; a version 2 catalog gains the users' tables and keeps everything else; a
 // catalog newer than this build is refused untouched; a migration that fails leaves the catalog
 // at the version it was.
@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "access/password.h"
-#include "job/catalog_version.h"
-#include "job/duckdb_catalog.h"
+#include "catalog/catalog_version.h"
+#include "catalog/duckdb_catalog.h"
 #include "job/job_test_util.h"
 #include "source/local_file_system.h"
 #include "source/local_source.h"
@@ -22,8 +22,8 @@ namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-const std::string kVersion = std::to_string(kCatalogVersion);
-const std::string kNextVersion = std::to_string(kCatalogVersion + 1);
+const std::string kVersion = std::to_string(catalog::kCatalogVersion);
+const std::string kNextVersion = std::to_string(catalog::kCatalogVersion + 1);
 
 std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -99,7 +99,7 @@ class CatalogMigrationTest : public ::testing::Test {
 
   // A data directory as the first release left it: the v1 fixture, then `extra` SQL.
   void WriteV1Directory(const std::string& extra = "") {
-    std::ifstream in(testing::SourcePath("tests/job/catalog_v1.sql"));
+    std::ifstream in(testing::SourcePath("tests/catalog/catalog_v1.sql"));
     ASSERT_TRUE(in.good());
     std::stringstream text;
     text << in.rdbuf();
@@ -114,14 +114,14 @@ class CatalogMigrationTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
-  // Starts a JobService over `db` as the harness does, and returns how Start went (the
-  // service, if it started, is stopped again).
+  // Opens the catalog and starts a JobService over `db` as the server does, and returns how
+  // that went (the service, if it started, is stopped again).
   Status StartService(engine::Database* db) {
     JobServiceConfig config;
-    config.db = db;
+    std::unique_ptr<catalog::DuckDbCatalog> catalog;
+    MR_RETURN_IF_ERROR(UseDuckDbCatalog(db, &catalog, &config));
     config.clock = Clock::Real();
     config.work_root = db_path_ + ".work";
-    config.secrets = TestSecrets();
     config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(100));
     return JobService::Start(std::move(config)).status();
   }
@@ -168,7 +168,7 @@ TEST_F(CatalogMigrationTest, AVersion1DirectoryOpensAndItsJobsCarryOn) {
   {
     testing::TempDir fresh_dir;
     auto fresh = engine::OpenOrDie({.path = fresh_dir.Join("fresh.duckdb")});
-    DuckDbCatalogStore store(fresh.get(), "fresh", TestSecrets().get());
+    catalog::DuckDbCatalog store(fresh.get(), "fresh", TestSecrets().get());
     ASSERT_TRUE(store.Open().ok());
     auto fresh_conn = engine::ConnectOrDie(*fresh);
     EXPECT_EQ(CatalogColumns(harness_.conn()), CatalogColumns(*fresh_conn));
@@ -306,7 +306,7 @@ TEST_F(CatalogMigrationTest, ANewerCatalogIsRefusedAndLeftAlone) {
   {
     // A catalog a later release wrote: this version's tables, the next version recorded.
     auto db = engine::OpenOrDie({.path = db_path_});
-    DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+    catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
     ASSERT_TRUE(store.Open().ok());
     auto conn = engine::ConnectOrDie(*db);
     ASSERT_TRUE(
@@ -359,7 +359,7 @@ void CatalogMigrationTest::ExpectFailedMigrationLeavesVersion1(const std::string
                               "SELECT current_offset, end_offset FROM __millrace.jobs "
                               "WHERE name = 'people'"),
             (Rows{{File("b.csv"), File("b.csv")}}));
-  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+  catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
   auto stored = store.StoredVersion();
   ASSERT_TRUE(stored.ok()) << stored.status().ToString();
   EXPECT_EQ(*stored, 1);
@@ -398,7 +398,7 @@ TEST_F(CatalogMigrationTest, AMigrationFailingAtItsLastStepLeavesVersion1) {
 // A version 2 catalog: what this build creates, without the users' tables (the one change
 // of version 3), recorded as version 2.
 void WriteVersion2Catalog(engine::Database* db, const std::string& where) {
-  DuckDbCatalogStore store(db, where, TestSecrets().get());
+  catalog::DuckDbCatalog store(db, where, TestSecrets().get());
   ASSERT_TRUE(store.Open().ok());
   auto conn = engine::ConnectOrDie(*db);
   ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.users; DROP TABLE __millrace.grants; "
@@ -434,16 +434,16 @@ void CatalogMigrationTest::MigrateVersion2() {
   ASSERT_FALSE(HasUserTables(*conn));
   const Rows before = Everything(*conn);
 
-  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+  catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
   ASSERT_EQ(store.StoredVersion().value(), 2);
   Status opened = store.Open();
   ASSERT_TRUE(opened.ok()) << opened.ToString();
-  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+  EXPECT_EQ(store.StoredVersion().value(), catalog::kCatalogVersion);
   EXPECT_TRUE(HasUserTables(*conn));
   {
     testing::TempDir fresh_dir;
     auto fresh = engine::OpenOrDie({.path = fresh_dir.Join("fresh.duckdb")});
-    DuckDbCatalogStore fresh_store(fresh.get(), "fresh", TestSecrets().get());
+    catalog::DuckDbCatalog fresh_store(fresh.get(), "fresh", TestSecrets().get());
     ASSERT_TRUE(fresh_store.Open().ok());
     auto fresh_conn = engine::ConnectOrDie(*fresh);
     EXPECT_EQ(CatalogColumns(*conn), CatalogColumns(*fresh_conn));
@@ -474,10 +474,10 @@ void CatalogMigrationTest::MigrateVersion2() {
 
   // The migrated store keeps users and grants.
   access::UserRecord user{"ann", "%", access::NativePasswordHash("pw"), false, 0, 1};
-  ASSERT_TRUE(store.InsertUser(user).ok());
+  ASSERT_TRUE(store.users()->InsertUser(user).ok());
   ASSERT_TRUE(
-      store.AddGrant({"ann", {"shop", ""}, access::ParsePrivilegeName("SELECT").value()}).ok());
-  auto users = store.LoadUsers();
+      store.users()->AddGrant({"ann", {"shop", ""}, access::ParsePrivilegeName("SELECT").value()}).ok());
+  auto users = store.users()->LoadUsers();
   ASSERT_TRUE(users.ok()) << users.status().ToString();
   ASSERT_EQ(users->users.size(), 1u);
   EXPECT_EQ(users->users[0].password_hash, user.password_hash);
@@ -492,7 +492,7 @@ TEST_F(CatalogMigrationTest, AFailedMigrationFromVersion2LeavesVersion2) {
   auto conn = engine::ConnectOrDie(*db);
   ASSERT_TRUE(conn->Execute("CREATE VIEW __millrace.users AS SELECT 1 AS name").ok());
   const Rows before = Everything(*conn);
-  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+  catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
   const Status opened = store.Open();
   EXPECT_FALSE(opened.ok());
   EXPECT_NE(opened.message().find("from version 2"), std::string::npos) << opened.ToString();
@@ -501,7 +501,7 @@ TEST_F(CatalogMigrationTest, AFailedMigrationFromVersion2LeavesVersion2) {
   ASSERT_TRUE(conn->Execute("DROP VIEW __millrace.users").ok());
   ASSERT_TRUE(store.Open().ok());
   EXPECT_TRUE(HasUserTables(*conn));
-  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+  EXPECT_EQ(store.StoredVersion().value(), catalog::kCatalogVersion);
 }
 
 // A version 6 catalog kept each job's statement, credentials included, in clear: the upgrade
@@ -514,13 +514,13 @@ TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
       secret + "\")";
   {
     auto db = engine::OpenOrDie({.path = db_path_});
-    DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+    catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
     ASSERT_TRUE(store.Open().ok());
     JobRecord job;
     job.id = 1;
     job.name = "s3job";
     job.insert_sql = insert;
-    ASSERT_TRUE(store.InsertJob(job).ok());
+    ASSERT_TRUE(store.jobs()->InsertJob(job).ok());
     // As version 6 stored it.
     auto conn = engine::ConnectOrDie(*db);
     ASSERT_TRUE(
@@ -530,20 +530,20 @@ TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
   }
   auto db = engine::OpenOrDie({.path = db_path_});
   auto conn = engine::ConnectOrDie(*db);
-  DuckDbCatalogStore store(db.get(), db_path_, TestSecrets().get());
+  catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
   ASSERT_TRUE(store.Open().ok());
-  EXPECT_EQ(store.StoredVersion().value(), kCatalogVersion);
+  EXPECT_EQ(store.StoredVersion().value(), catalog::kCatalogVersion);
   const std::string stored = engine::QueryValue(*conn, "SELECT insert_sql FROM __millrace.jobs");
   EXPECT_TRUE(SecretBox::IsSealed(stored)) << stored;
   EXPECT_EQ(stored.find(secret), std::string::npos);
-  auto jobs = store.LoadJobs();
+  auto jobs = store.jobs()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
   ASSERT_EQ(jobs->size(), 1u);
   EXPECT_EQ((*jobs)[0].insert_sql, insert);
   // Another key opens nothing, and says so; the job still loads, without its statement.
   auto other = SecretBox::WithKey(std::string(SecretBox::kKeyBytes, 'x'), "another key");
-  DuckDbCatalogStore wrong(db.get(), db_path_, other.get());
-  auto unopened = wrong.LoadJobs();
+  catalog::DuckDbCatalog wrong(db.get(), db_path_, other.get());
+  auto unopened = wrong.jobs()->LoadJobs();
   ASSERT_TRUE(unopened.ok()) << unopened.status().ToString();
   ASSERT_EQ(unopened->size(), 1u);
   EXPECT_EQ((*unopened)[0].insert_sql, "");
@@ -553,15 +553,15 @@ TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
   // Saving such a job keeps its sealed statement for the right key.
   JobRecord paused = (*unopened)[0];
   paused.state = JobState::kPaused;
-  ASSERT_TRUE(wrong.SaveJob(paused).ok());
+  ASSERT_TRUE(wrong.jobs()->SaveJob(paused).ok());
   EXPECT_EQ(engine::QueryValue(*conn, "SELECT insert_sql FROM __millrace.jobs"), stored);
-  EXPECT_EQ(store.LoadJobs().value().at(0).insert_sql, insert);
+  EXPECT_EQ(store.jobs()->LoadJobs().value().at(0).insert_sql, insert);
   // Without a key, a catalog with jobs is not upgraded.
   ASSERT_TRUE(
       conn->Execute("UPDATE __millrace.jobs SET insert_sql = " + engine::QuoteLiteral(insert) +
                     "; UPDATE __millrace.catalog_version SET version = 6")
           .ok());
-  DuckDbCatalogStore keyless(db.get(), db_path_);
+  catalog::DuckDbCatalog keyless(db.get(), db_path_);
   const Status opened = keyless.Open();
   EXPECT_EQ(opened.code(), StatusCode::kFailedPrecondition) << opened.ToString();
   EXPECT_EQ(keyless.StoredVersion().value(), 6);

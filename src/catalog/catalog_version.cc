@@ -1,6 +1,6 @@
-#include "job/catalog_version.h"
+#include "catalog/catalog_version.h"
 
-namespace millrace::job {
+namespace millrace::catalog {
 
 Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& where) {
   if (stored > kCatalogVersion) {
@@ -28,4 +28,4 @@ Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& 
   return plan;
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::catalog

@@ -1,0 +1,62 @@
+// The catalog in the embedded DuckDB database: its tables live in schema __millrace of the same
+// database file as the users' tables, so a task's rows and its bookkeeping commit in one
+// transaction (DuckDbSink, duckdb_sink.h).
+//
+// DuckDbCatalog opens the catalog and owns its three stores, one per interface:
+// - DuckDbJobStore (duckdb_job_store.h): job::JobStore, jobs, tasks, ledgers, reading marks;
+// - DuckDbUserStore (duckdb_user_store.h): access::UserStore, users and grants;
+// - DuckDbAuditStore (duckdb_audit_store.h): access::AuditStore, the audit log.
+// The server (cli) wires them into the job layer and access control, which know only the
+// interfaces; a PostgreSQL catalog slots in beside this one the same way.
+//
+// Contract
+// - Open() brings the catalog to kCatalogVersion (catalog_version.h): a new one is created at
+//   it, an older one is migrated forward in one transaction (a crash during a migration leaves
+//   the old version intact), a newer one is refused with an error that names both versions.
+//   No store may be used before Open succeeds.
+// - `secrets` (borrowed) seals each job's statement, which holds its credentials
+//   (DuckDbJobStore); without it a job cannot be stored or loaded, and a catalog holding jobs
+//   cannot be upgraded to version 7.
+// - Thread-safety: Open once, then the stores may be used from any thread.
+#pragma once
+
+#include <string>
+
+#include "catalog/duckdb_audit_store.h"
+#include "catalog/duckdb_job_store.h"
+#include "catalog/duckdb_user_store.h"
+#include "common/result.h"
+#include "common/secret_box.h"
+#include "engine/database.h"
+
+namespace millrace::catalog {
+
+class DuckDbCatalog {
+ public:
+  // `db` must outlive the catalog; `where` names it in errors (the database file).
+  DuckDbCatalog(engine::Database* db, std::string where, const SecretBox* secrets = nullptr)
+      : db_(db),
+        where_(std::move(where)),
+        secrets_(secrets),
+        jobs_(db, where_, secrets),
+        users_(db, where_),
+        audit_(db) {}
+
+  Status Open();
+  // The schema version the catalog is at (0 when the database has none yet).
+  Result<int> StoredVersion();
+
+  DuckDbJobStore* jobs() { return &jobs_; }
+  DuckDbUserStore* users() { return &users_; }
+  DuckDbAuditStore* audit() { return &audit_; }
+
+ private:
+  engine::Database* const db_;
+  const std::string where_;
+  const SecretBox* const secrets_;
+  DuckDbJobStore jobs_;
+  DuckDbUserStore users_;
+  DuckDbAuditStore audit_;
+};
+
+}  // namespace millrace::catalog

@@ -1,0 +1,130 @@
+#include "catalog/duckdb_sink.h"
+
+#include "catalog/catalog_sql.h"
+#include "catalog/catalog_tables.h"
+
+namespace millrace::catalog {
+namespace {
+
+using job::FilteredRow;
+using job::JobRecord;
+using job::Offset;
+using job::Progress;
+using job::TaskRecord;
+
+// See the contract in the header. On success the row holds `j`'s offsets, counters and
+// statistics.
+Result<bool> AdvanceOffset(Connection& conn, const JobRecord& j, const Offset& start,
+                           int64_t epoch) {
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(
+          conn,
+          "UPDATE __millrace.jobs SET current_offset = ?, end_offset = ?, succeed_tasks = ?, "
+          "scanned_rows = ?, load_bytes = ?, file_number = ?, file_size = ?, filtered_rows = ?, "
+          "last_success_time_us = ?, next_task_id = ?, runtime_msg = ? "
+          "WHERE id = ? AND state = 'RUNNING' AND epoch = ? AND current_offset = ?"));
+  stmt.Str(j.current_offset.ToJson()).Str(j.end_offset.ToJson()).Int(j.succeed_tasks);
+  BindStats(stmt, j.stats);
+  stmt.Int(j.last_success_time_us).Int(j.next_task_id);
+  stmt.Str(j.runtime_msg).Int(j.id).Int(epoch).Str(start.ToJson());
+  MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
+  return changed == 1;
+}
+
+Status InsertTask(Connection& conn, const TaskRecord& t) {
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(conn, std::string("INSERT INTO __millrace.tasks (") + kTaskColumns +
+                                   ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                   "?, ?, ?, ?)"));
+  stmt.Int(t.job_id).Int(t.task_id).Str(std::string(TaskStateName(t.state))).Str(t.error_msg);
+  stmt.Int(t.create_time_us).Int(t.start_time_us).Int(t.finish_time_us);
+  BindStats(stmt, t.stats);
+  stmt.Str(t.first_error_msg);
+  stmt.Str(t.start_file).Str(t.end_file);
+  return stmt.Run().status();
+}
+
+Status PruneTasks(Connection& conn, int64_t job_id, int keep) {
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(conn,
+                         "DELETE FROM __millrace.tasks WHERE job_id = ? AND task_id <= "
+                         "(SELECT max(task_id) FROM __millrace.tasks WHERE job_id = ?) - ?"));
+  return stmt.Int(job_id).Int(job_id).Int(keep).Run().status();
+}
+
+Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(conn,
+                         "DELETE FROM __millrace.filtered_rows WHERE job_id = ? AND task_id < "
+                         "(SELECT coalesce(min(task_id), 0) FROM (SELECT task_id FROM "
+                         "__millrace.filtered_rows WHERE job_id = ? ORDER BY task_id DESC "
+                         "LIMIT ?))"));
+  return stmt.Int(job_id).Int(job_id).Int(keep).Run().status();
+}
+
+Result<std::vector<FilteredRow>> TaskFilteredRows(Connection& conn, int64_t job_id, int64_t task_id,
+                                                  int64_t limit) {
+  MR_ASSIGN_OR_RETURN(auto stmt,
+                      Statement::Prepare(conn,
+                                         "SELECT task_id, file, line, column_name, value, reason, "
+                                         "time_us FROM __millrace.filtered_rows WHERE job_id = ? "
+                                         "AND task_id = ? ORDER BY file, line LIMIT ?"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(task_id).Int(limit).Query());
+  return ReadFilteredRows(*result);
+}
+
+class DuckDbSinkTransaction final : public job::SinkTransaction {
+ public:
+  DuckDbSinkTransaction(Connection* conn, engine::Transaction txn)
+      : conn_(conn), txn_(std::move(txn)) {}
+
+  Connection& connection() override { return *conn_; }
+
+  Result<bool> WriteProgress(const Progress& p) override {
+    MR_ASSIGN_OR_RETURN(bool advanced, AdvanceOffset(*conn_, p.job, p.start, p.epoch));
+    if (!advanced) return false;
+    MR_RETURN_IF_ERROR(InsertLedger(*conn_, p.ledger));
+    MR_RETURN_IF_ERROR(InsertTask(*conn_, p.task));
+    MR_RETURN_IF_ERROR(PruneTasks(*conn_, p.job.id, p.task_history));
+    if (p.filtered_rows_kept > 0) {
+      MR_RETURN_IF_ERROR(PruneFilteredRows(*conn_, p.job.id, p.filtered_rows_kept));
+    }
+    return true;
+  }
+
+  Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
+                                                    int64_t limit) override {
+    return catalog::TaskFilteredRows(*conn_, job_id, task_id, limit);
+  }
+
+  Status Commit() override { return txn_.Commit(); }
+  Status Rollback() override { return txn_.active() ? txn_.Rollback() : Status::Ok(); }
+
+ private:
+  Connection* const conn_;
+  engine::Transaction txn_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<job::Sink>> DuckDbSink::Open(engine::Database* db) {
+  MR_ASSIGN_OR_RETURN(auto conn, db->Connect());
+  return std::unique_ptr<job::Sink>(std::make_unique<DuckDbSink>(std::move(conn)));
+}
+
+job::SinkFactory DuckDbSink::Factory(engine::Database* db) {
+  return [db] { return Open(db); };
+}
+
+Result<std::unique_ptr<job::SinkTransaction>> DuckDbSink::Begin(const std::string& database) {
+  MR_RETURN_IF_ERROR(job::UseDatabase(*conn_, database));
+  MR_ASSIGN_OR_RETURN(auto txn, conn_->Begin());
+  return std::unique_ptr<job::SinkTransaction>(
+      std::make_unique<DuckDbSinkTransaction>(conn_.get(), std::move(txn)));
+}
+
+}  // namespace millrace::catalog

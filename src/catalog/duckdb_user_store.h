@@ -1,0 +1,33 @@
+// access::UserStore in the embedded DuckDB database: tables __millrace.users (the password as
+// its mysql_native_password hash in MySQL's text form, "*HEX") and __millrace.grants (a row per
+// user, object and privilege). Opened by DuckDbCatalog (duckdb_catalog.h), which owns it; each
+// method is a transaction of its own.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "access/user_store.h"
+#include "common/result.h"
+#include "engine/database.h"
+
+namespace millrace::catalog {
+
+class DuckDbUserStore final : public access::UserStore {
+ public:
+  // `db` is borrowed; `where` names the database in errors.
+  DuckDbUserStore(engine::Database* db, std::string where) : db_(db), where_(std::move(where)) {}
+
+  Result<access::UserCatalog> LoadUsers() override;
+  Status InsertUser(const access::UserRecord& user) override;
+  Status UpdateUser(const access::UserRecord& user) override;
+  Status DeleteUser(std::string_view name) override;
+  Status AddGrant(const access::Grant& grant) override;
+  Status RemoveGrant(const access::Grant& grant) override;
+
+ private:
+  engine::Database* const db_;
+  const std::string where_;
+};
+
+}  // namespace millrace::catalog
