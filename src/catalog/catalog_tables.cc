@@ -1,81 +1,230 @@
 #include "catalog/catalog_tables.h"
 
+#include "access/password.h"
 #include "table/load_labels.h"
 #include "table/model_catalog.h"
 
 namespace millrace::catalog {
 namespace {
 
-using job::FileStateName;
+using job::FileState;
 using job::FilteredRow;
+using job::JobRecord;
 using job::LedgerEntry;
 using job::LoadStatistic;
+using job::Offset;
+using job::ReadingMark;
+using job::TaskRecord;
 
-// The job tables at kCatalogVersion.
-// Version 1 (tests/catalog/catalog_v1.sql) had jobs.definition and file keys as offsets.
-constexpr const char* kCreateTables = R"sql(
-    CREATE SCHEMA IF NOT EXISTS __millrace;
-    CREATE TABLE __millrace.catalog_version (version INTEGER NOT NULL);
-    CREATE TABLE __millrace.jobs (
-      id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, definer VARCHAR,
-      masked_sql VARCHAR, comment VARCHAR, state VARCHAR, create_time_us BIGINT,
-      current_offset VARCHAR, end_offset VARCHAR, succeed_tasks BIGINT, failed_tasks BIGINT,
-      canceled_tasks BIGINT, scanned_rows BIGINT, load_bytes BIGINT, file_number BIGINT,
-      file_size BIGINT, filtered_rows BIGINT, error_code VARCHAR, error_msg VARCHAR,
-      runtime_msg VARCHAR, last_success_time_us BIGINT, epoch BIGINT, auto_resume_count BIGINT,
-      manual_pause BOOLEAN, next_task_id BIGINT, insert_sql VARCHAR, database_name VARCHAR,
-      reconcile_floor VARCHAR);
-    CREATE TABLE __millrace.job_properties (
-      job_id BIGINT, key VARCHAR, value VARCHAR);
-    CREATE TABLE __millrace.tasks (
-      job_id BIGINT, task_id BIGINT, state VARCHAR, error_msg VARCHAR, create_time_us BIGINT,
-      start_time_us BIGINT, finish_time_us BIGINT, scanned_rows BIGINT, load_bytes BIGINT,
-      file_number BIGINT, file_size BIGINT, filtered_rows BIGINT, first_error_msg VARCHAR,
-      start_file VARCHAR, end_file VARCHAR);
-    CREATE TABLE __millrace.filtered_rows (
-      job_id BIGINT, task_id BIGINT, file VARCHAR, line BIGINT, column_name VARCHAR,
-      value VARCHAR, reason VARCHAR, time_us BIGINT);
-    CREATE TABLE __millrace.files (
-      job_id BIGINT, key VARCHAR, etag VARCHAR, size BIGINT, state VARCHAR, task_id BIGINT,
-      rows BIGINT, load_time_us BIGINT, error VARCHAR, reason VARCHAR);
-)sql";
+// The five LoadStatistic columns, in the order every table stores them.
+template <typename Record>
+void AddStatsColumns(LoadStatistic Record::*stats, std::vector<Column<Record>>* columns) {
+  for (const auto& named : {std::pair{"scanned_rows", &LoadStatistic::scanned_rows},
+                            std::pair{"load_bytes", &LoadStatistic::load_bytes},
+                            std::pair{"file_number", &LoadStatistic::file_number},
+                            std::pair{"file_size", &LoadStatistic::file_size},
+                            std::pair{"filtered_rows", &LoadStatistic::filtered_rows}}) {
+    int64_t LoadStatistic::*field = named.second;
+    columns->push_back({named.first, "BIGINT",
+                        [=](const Record& r, Values& out) { out.Int((r.*stats).*field); },
+                        [=](const Cell& c, Record& r) {
+                          (r.*stats).*field = c.Int();
+                          return Status::Ok();
+                        }});
+  }
+}
 
-// Files being read (catalog version 6): job::JobStore::MarkReading.
-constexpr const char* kReadingTableDdl = R"sql(
-    CREATE TABLE __millrace.reading (
-      job_id BIGINT, key VARCHAR, task_id BIGINT, batch_files BIGINT, alone_crashes BIGINT,
-      started_us BIGINT);
-)sql";
+// A state column: the enum's name as text.
+template <typename Record, typename State>
+Column<Record> StateColumn(std::string name, State Record::*member,
+                           std::string_view (*to_name)(State),
+                           Result<State> (*parse)(std::string_view)) {
+  return {std::move(name), "VARCHAR",
+          [=](const Record& r, Values& out) { out.Str(std::string(to_name(r.*member))); },
+          [=](const Cell& c, Record& r) -> Status {
+            MR_ASSIGN_OR_RETURN(r.*member, parse(c.Text()));
+            return Status::Ok();
+          }};
+}
 
-constexpr const char* kCreateUserTables = R"sql(
-    CREATE TABLE __millrace.users (
-      name VARCHAR NOT NULL, host VARCHAR NOT NULL, password_hash VARCHAR NOT NULL,
-      require_ssl BOOLEAN NOT NULL, max_user_connections BIGINT NOT NULL,
-      created_at_us BIGINT NOT NULL);
-    CREATE TABLE __millrace.grants (
-      user_name VARCHAR NOT NULL, database_name VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
-      privilege VARCHAR NOT NULL);
-)sql";
+// A job's offset as its JSON text.
+Column<JobRecord> OffsetColumn(std::string name, Offset JobRecord::*member) {
+  return {std::move(name), "VARCHAR",
+          [=](const JobRecord& r, Values& out) { out.Str((r.*member).ToJson()); },
+          [=](const Cell& c, JobRecord& r) -> Status {
+            auto offset = Offset::Parse(c.Text());
+            if (!offset.ok())
+              return offset.status().WithContext("job " + r.name + " in the catalog");
+            r.*member = std::move(offset).value();
+            return Status::Ok();
+          }};
+}
+
+Table<JobRecord> MakeJobsTable() {
+  using J = JobRecord;
+  std::vector<Column<J>> c = {
+      IntColumn("id", &J::id, "BIGINT PRIMARY KEY"),
+      TextColumn("name", &J::name, "VARCHAR NOT NULL"),
+      TextColumn("definer", &J::definer),
+      TextColumn("masked_sql", &J::masked_sql),
+      TextColumn("comment", &J::comment),
+      StateColumn("state", &J::state, job::JobStateName, job::ParseJobState),
+      IntColumn("create_time_us", &J::create_time_us),
+      OffsetColumn("current_offset", &J::current_offset),
+      OffsetColumn("end_offset", &J::end_offset),
+      IntColumn("succeed_tasks", &J::succeed_tasks),
+      IntColumn("failed_tasks", &J::failed_tasks),
+      IntColumn("canceled_tasks", &J::canceled_tasks),
+  };
+  AddStatsColumns(&J::stats, &c);
+  for (auto&& column : {
+           TextColumn("error_code", &J::error_code),
+           TextColumn("error_msg", &J::error_msg),
+           TextColumn("runtime_msg", &J::runtime_msg),
+           IntColumn("last_success_time_us", &J::last_success_time_us),
+           IntColumn("epoch", &J::epoch),
+           IntColumn("auto_resume_count", &J::auto_resume_count),
+           BoolColumn("manual_pause", &J::manual_pause),
+           IntColumn("next_task_id", &J::next_task_id),
+           TextColumn("insert_sql", &J::insert_sql),
+           TextColumn("database_name", &J::database),
+           TextColumn("reconcile_floor", &J::reconcile_floor),
+       })
+    c.push_back(column);
+  return Table<J>("jobs", std::move(c));
+}
+
+Table<TaskRecord> MakeTasksTable() {
+  using T = TaskRecord;
+  std::vector<Column<T>> c = {
+      IntColumn("job_id", &T::job_id),
+      IntColumn("task_id", &T::task_id),
+      StateColumn("state", &T::state, job::TaskStateName, job::ParseTaskState),
+      TextColumn("error_msg", &T::error_msg),
+      IntColumn("create_time_us", &T::create_time_us),
+      IntColumn("start_time_us", &T::start_time_us),
+      IntColumn("finish_time_us", &T::finish_time_us),
+  };
+  AddStatsColumns(&T::stats, &c);
+  for (auto&& column :
+       {TextColumn("first_error_msg", &T::first_error_msg),
+        TextColumn("start_file", &T::start_file), TextColumn("end_file", &T::end_file)})
+    c.push_back(column);
+  return Table<T>("tasks", std::move(c));
+}
+
+Status CreateSchemaAndVersionTable(Connection& conn) {
+  return conn.Execute(
+      "CREATE SCHEMA IF NOT EXISTS __millrace; "
+      "CREATE TABLE __millrace.catalog_version (version INTEGER NOT NULL)");
+}
 
 }  // namespace
 
-const char* const kJobColumns =
-    "id, name, definer, masked_sql, comment, state, create_time_us, current_offset, "
-    "end_offset, succeed_tasks, failed_tasks, canceled_tasks, scanned_rows, load_bytes, "
-    "file_number, file_size, filtered_rows, error_code, error_msg, runtime_msg, "
-    "last_success_time_us, epoch, auto_resume_count, manual_pause, next_task_id, insert_sql, "
-    "database_name, reconcile_floor";
+const Table<JobRecord>& JobsTable() {
+  static const Table<JobRecord> kTable = MakeJobsTable();
+  return kTable;
+}
 
-const char* const kTaskColumns =
-    "job_id, task_id, state, error_msg, create_time_us, start_time_us, finish_time_us, "
-    "scanned_rows, load_bytes, file_number, file_size, filtered_rows, first_error_msg, "
-    "start_file, end_file";
+const Table<PropertyRow>& JobPropertiesTable() {
+  static const Table<PropertyRow> kTable(
+      "job_properties",
+      {IntColumn("job_id", &PropertyRow::job_id), TextColumn("key", &PropertyRow::key),
+       TextColumn("value", &PropertyRow::value)});
+  return kTable;
+}
 
-const char* const kFileColumns =
-    "job_id, key, etag, size, state, task_id, rows, load_time_us, error, reason";
+const Table<TaskRecord>& TasksTable() {
+  static const Table<TaskRecord> kTable = MakeTasksTable();
+  return kTable;
+}
 
+const Table<LedgerEntry>& FilesTable() {
+  using L = LedgerEntry;
+  static const Table<L> kTable(
+      "files", {IntColumn("job_id", &L::job_id), TextColumn("key", &L::key),
+                TextColumn("etag", &L::etag), IntColumn("size", &L::size),
+                StateColumn("state", &L::state, job::FileStateName, job::ParseFileState),
+                IntColumn("task_id", &L::task_id), IntColumn("rows", &L::rows),
+                IntColumn("load_time_us", &L::load_time_us), TextColumn("error", &L::error),
+                TextColumn("reason", &L::reason)});
+  return kTable;
+}
+
+const Table<FilteredRow>& FilteredRowsTable() {
+  using F = FilteredRow;
+  static const Table<F> kTable(
+      "filtered_rows", {OtherColumn<F>("job_id", "BIGINT"), IntColumn("task_id", &F::task_id),
+                        TextColumn("file", &F::file), IntColumn("line", &F::line),
+                        TextColumn("column_name", &F::column_name), TextColumn("value", &F::value),
+                        TextColumn("reason", &F::reason), IntColumn("time_us", &F::time_us)});
+  return kTable;
+}
+
+const Table<ReadingMark>& ReadingTable() {
+  using M = ReadingMark;
+  static const Table<M> kTable(
+      "reading",
+      {OtherColumn<M>("job_id", "BIGINT"), TextColumn("key", &M::key),
+       IntColumn("task_id", &M::task_id), IntColumn("batch_files", &M::batch_files),
+       IntColumn("alone_crashes", &M::alone_crashes), IntColumn("started_us", &M::started_us)});
+  return kTable;
+}
+
+const Table<access::UserRecord>& UsersTable() {
+  using U = access::UserRecord;
+  // The password as mysql_native_password's hash in MySQL's text form, "*HEX".
+  Column<U> password{
+      "password_hash", "VARCHAR NOT NULL",
+      [](const U& u, Values& out) { out.Str(access::NativeHashText(u.password_hash)); },
+      [](const Cell& c, U& u) -> Status {
+        auto hash = access::ParseNativeHashText(c.Text());
+        // The stored text is not quoted: it may be a password someone wrote in clear.
+        if (!hash.ok())
+          return Status::DataLoss("user '" + u.name + "' has a malformed password hash");
+        u.password_hash = std::move(hash).value();
+        return Status::Ok();
+      }};
+  static const Table<U> kTable(
+      "users", {TextColumn("name", &U::name, "VARCHAR NOT NULL"),
+                TextColumn("host", &U::host, "VARCHAR NOT NULL"), password,
+                BoolColumn("require_ssl", &U::require_ssl, "BOOLEAN NOT NULL"),
+                IntColumn("max_user_connections", &U::max_user_connections, "BIGINT NOT NULL"),
+                IntColumn("created_at_us", &U::created_at_us, "BIGINT NOT NULL")});
+  return kTable;
+}
+
+const Table<GrantRow>& GrantsTable() {
+  using G = GrantRow;
+  static const Table<G> kTable("grants",
+                               {TextColumn("user_name", &G::user_name, "VARCHAR NOT NULL"),
+                                TextColumn("database_name", &G::database_name, "VARCHAR NOT NULL"),
+                                TextColumn("table_name", &G::table_name, "VARCHAR NOT NULL"),
+                                TextColumn("privilege", &G::privilege, "VARCHAR NOT NULL")});
+  return kTable;
+}
+
+const Table<access::AuditEvent>& AuditTable() {
+  using A = access::AuditEvent;
+  Column<A> seq = IntColumn("seq", &A::seq, "BIGINT NOT NULL");
+  seq.write = nullptr;  // nextval('__millrace.audit_seq')
+  static const Table<A> kTable("audit", {seq, IntColumn("time_us", &A::time_us, "BIGINT NOT NULL"),
+                                         TextColumn("user_name", &A::user, "VARCHAR NOT NULL"),
+                                         TextColumn("host", &A::host, "VARCHAR NOT NULL"),
+                                         TextColumn("kind", &A::kind, "VARCHAR NOT NULL"),
+                                         TextColumn("action", &A::action, "VARCHAR NOT NULL"),
+                                         TextColumn("statement", &A::statement, "VARCHAR NOT NULL"),
+                                         TextColumn("error", &A::error, "VARCHAR NOT NULL")});
+  return kTable;
+}
+
+// Version 1 (tests/catalog/catalog_v1.sql) had jobs.definition and file keys as offsets.
 Status CreateTables(Connection& conn) {
-  MR_RETURN_IF_ERROR(conn.Execute(kCreateTables));
+  MR_RETURN_IF_ERROR(CreateSchemaAndVersionTable(conn));
+  for (const std::string& ddl :
+       {JobsTable().Create(), JobPropertiesTable().Create(), TasksTable().Create(),
+        FilteredRowsTable().Create(), FilesTable().Create()})
+    MR_RETURN_IF_ERROR(conn.Execute(ddl));
   MR_RETURN_IF_ERROR(CreateUserTables(conn));
   MR_RETURN_IF_ERROR(CreateAuditTable(conn));
   MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
@@ -84,46 +233,17 @@ Status CreateTables(Connection& conn) {
 }
 
 Status CreateUserTables(Connection& conn) {
-  return conn.Execute(kCreateUserTables);
+  MR_RETURN_IF_ERROR(conn.Execute(UsersTable().Create()));
+  return conn.Execute(GrantsTable().Create());
 }
 
 Status CreateAuditTable(Connection& conn) {
-  return conn.Execute(R"sql(
-      CREATE SEQUENCE __millrace.audit_seq;
-      CREATE TABLE __millrace.audit (
-        seq BIGINT NOT NULL, time_us BIGINT NOT NULL, user_name VARCHAR NOT NULL,
-        host VARCHAR NOT NULL, kind VARCHAR NOT NULL, action VARCHAR NOT NULL,
-        statement VARCHAR NOT NULL, error VARCHAR NOT NULL);
-  )sql");
+  MR_RETURN_IF_ERROR(conn.Execute("CREATE SEQUENCE __millrace.audit_seq"));
+  return conn.Execute(AuditTable().Create());
 }
 
 Status CreateReadingTable(Connection& conn) {
-  return conn.Execute(kReadingTableDdl);
-}
-
-LoadStatistic ReadStats(const DataChunk& c, size_t* col, size_t r) {
-  LoadStatistic s;
-  s.scanned_rows = Int(c, (*col)++, r);
-  s.load_bytes = Int(c, (*col)++, r);
-  s.file_number = Int(c, (*col)++, r);
-  s.file_size = Int(c, (*col)++, r);
-  s.filtered_rows = Int(c, (*col)++, r);
-  return s;
-}
-
-void BindStats(Statement& stmt, const LoadStatistic& s) {
-  stmt.Int(s.scanned_rows).Int(s.load_bytes).Int(s.file_number).Int(s.file_size);
-  stmt.Int(s.filtered_rows);
-}
-
-Result<std::vector<FilteredRow>> ReadFilteredRows(engine::QueryResult& result) {
-  std::vector<FilteredRow> rows;
-  MR_RETURN_IF_ERROR(ForEachRow(result, [&](const DataChunk& c, size_t r) -> Status {
-    rows.push_back(FilteredRow{Int(c, 0, r), Text(c, 1, r), Int(c, 2, r), Text(c, 3, r),
-                               Text(c, 4, r), Text(c, 5, r), Int(c, 6, r)});
-    return Status::Ok();
-  }));
-  return rows;
+  return conn.Execute(ReadingTable().Create());
 }
 
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
@@ -133,22 +253,18 @@ Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
   std::string keys;
   std::string rows;
   for (const LedgerEntry& e : entries) {
-    const std::string job = std::to_string(e.job_id);
-    const std::string key = engine::QuoteLiteral(e.key);
-    keys += (keys.empty() ? "(" : ", (") + job + ", " + key + ")";
-    rows += (rows.empty() ? "(" : ", (") + job + ", " + key + ", " + engine::QuoteLiteral(e.etag) +
-            ", " + std::to_string(e.size) + ", " +
-            engine::QuoteLiteral(std::string(FileStateName(e.state))) + ", " +
-            std::to_string(e.task_id) + ", " + std::to_string(e.rows) + ", " +
-            std::to_string(e.load_time_us) + ", " + engine::QuoteLiteral(e.error) + ", " +
-            engine::QuoteLiteral(e.reason) + ")";
+    keys += (keys.empty() ? "(" : ", (") + std::to_string(e.job_id) + ", " +
+            engine::QuoteLiteral(e.key) + ")";
+    LiteralRow row;
+    FilesTable().Write(e, row);
+    rows += (rows.empty() ? "" : ", ") + row.Take();
   }
   // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
   MR_RETURN_IF_ERROR(
       conn.Execute("DELETE FROM __millrace.files AS f USING (VALUES " + keys +
                    ") AS v(job_id, key) WHERE f.job_id = v.job_id AND f.key = v.key"));
-  return conn.Execute(std::string("INSERT INTO __millrace.files (") + kFileColumns + ") VALUES " +
-                      rows);
+  return conn.Execute("INSERT INTO " + FilesTable().qualified() + " (" + FilesTable().Names() +
+                      ") VALUES " + rows);
 }
 
 }  // namespace millrace::catalog

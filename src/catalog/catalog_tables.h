@@ -1,27 +1,52 @@
-// The catalog's tables in the embedded DuckDB database (schema __millrace), declared in one
-// place: their DDL at kCatalogVersion and the tables each migration adds, the column lists the
-// stores insert and read by, and the row readers and writers that more than one of the DuckDB
-// stores (and the DuckDB sink) share. Internal to the catalog module.
+// The catalog's tables in the embedded DuckDB database (schema __millrace), each declared once
+// (table_decl.h): the DDL at kCatalogVersion, the stores' inserts, updates and row readers all
+// come from these declarations. Also the tables each migration adds, and the ledger writer the
+// job store and the DuckDB sink share. Internal to the catalog module.
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
-#include "catalog/catalog_sql.h"
+#include "access/audit_log.h"
+#include "access/user_store.h"
+#include "catalog/table_decl.h"
 #include "common/result.h"
 #include "engine/database.h"
-#include "engine/internal_schema.h"
-#include "engine/query_result.h"
 #include "job/job_model.h"
 
 namespace millrace::catalog {
 
 inline constexpr const char* kSchema = engine::kInternalSchema;
 
-// Column lists, in the order the stores bind and read them.
-extern const char* const kJobColumns;
-extern const char* const kTaskColumns;
-extern const char* const kFileColumns;
+// A job's property as given (jobs keep their properties a row each).
+struct PropertyRow {
+  int64_t job_id = 0;
+  std::string key;
+  std::string value;
+};
+
+// A privilege a user holds on an object (grants keep a row per privilege).
+struct GrantRow {
+  std::string user_name;
+  std::string database_name;
+  std::string table_name;
+  std::string privilege;
+};
+
+// jobs.insert_sql is written and read as stored (sealed): DuckDbJobStore seals and opens it.
+const Table<job::JobRecord>& JobsTable();
+const Table<PropertyRow>& JobPropertiesTable();
+// tasks.job_name is not stored (it is the job's).
+const Table<job::TaskRecord>& TasksTable();
+const Table<job::LedgerEntry>& FilesTable();
+// Written by the job layer's BatchLoader inside a task's transaction; read here.
+const Table<job::FilteredRow>& FilteredRowsTable();
+const Table<job::ReadingMark>& ReadingTable();
+const Table<access::UserRecord>& UsersTable();
+const Table<GrantRow>& GrantsTable();
+// audit.seq comes from the sequence __millrace.audit_seq when a row is appended.
+const Table<access::AuditEvent>& AuditTable();
 
 // Every table of the catalog at kCatalogVersion (jobs, tasks, ledger, users, audit, table
 // models, load labels, reading marks), in the connection's transaction.
@@ -31,12 +56,6 @@ Status CreateUserTables(Connection& conn);    // version 3
 Status CreateAuditTable(Connection& conn);    // version 4
 Status CreateReadingTable(Connection& conn);  // version 6
 
-// The five LoadStatistic columns, in the order every table stores them.
-job::LoadStatistic ReadStats(const DataChunk& c, size_t* col, size_t r);
-void BindStats(Statement& stmt, const job::LoadStatistic& s);
-// The rows of a query over filtered_rows that selects task_id, file, line, column_name, value,
-// reason, time_us in that order.
-Result<std::vector<job::FilteredRow>> ReadFilteredRows(engine::QueryResult& result);
 // Records files in the ledger; an existing row of the same key is replaced.
 Status InsertLedger(Connection& conn, const std::vector<job::LedgerEntry>& entries);
 

@@ -1,6 +1,7 @@
 #include "catalog/duckdb_job_store.h"
 
 #include <limits>
+#include <set>
 
 #include "catalog/catalog_sql.h"
 #include "catalog/catalog_tables.h"
@@ -8,95 +9,65 @@
 namespace millrace::catalog {
 namespace {
 
-using engine::QueryResult;
 using job::FileState;
 using job::FilteredRow;
 using job::JobProperties;
 using job::JobRecord;
 using job::LedgerEntry;
-using job::Offset;
-using job::ParseFileState;
-using job::ParseJobState;
-using job::ParseTaskState;
 using job::PropertyMap;
 using job::ReadingMark;
 using job::TaskRecord;
 
 Status SaveProperties(Connection& conn, const JobRecord& job) {
-  MR_ASSIGN_OR_RETURN(auto del, Statement::Prepare(conn,
-                                                   "DELETE FROM __millrace.job_properties "
-                                                   "WHERE job_id = ?"));
+  const auto& table = JobPropertiesTable();
+  MR_ASSIGN_OR_RETURN(
+      auto del, Statement::Prepare(conn, "DELETE FROM " + table.qualified() + " WHERE job_id = ?"));
   MR_RETURN_IF_ERROR(del.Int(job.id).Run().status());
-  MR_ASSIGN_OR_RETURN(auto ins, Statement::Prepare(conn,
-                                                   "INSERT INTO __millrace.job_properties "
-                                                   "(job_id, key, value) VALUES (?, ?, ?)"));
+  MR_ASSIGN_OR_RETURN(auto ins, Statement::Prepare(conn, table.Insert()));
   for (const auto& [key, value] : job.properties.given) {
-    MR_RETURN_IF_ERROR(ins.Reset().Int(job.id).Str(key).Str(value).Run().status());
+    ins.Reset();
+    StatementValues values(&ins);
+    table.Write(PropertyRow{job.id, key, value}, values);
+    MR_RETURN_IF_ERROR(ins.Run().status());
   }
   return Status::Ok();
 }
 
-Result<Offset> ReadOffset(const DataChunk& c, size_t col, size_t r, const JobRecord& job) {
-  auto offset = Offset::Parse(Text(c, col, r));
-  if (!offset.ok()) return offset.status().WithContext("job " + job.name + " in the catalog");
-  return offset;
+// Reads every row of `sql` (a Select() of `table` and its conditions, bound by `bind`).
+template <typename Record, typename Bind>
+Result<std::vector<Record>> ReadRows(Connection& conn, const Table<Record>& table,
+                                     const std::string& sql, Bind bind) {
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, sql));
+  bind(stmt);
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Query());
+  return table.ReadAll(*result);
 }
 
 }  // namespace
 
 Result<std::vector<JobRecord>> DuckDbJobStore::LoadJobs() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto result, conn->Query(std::string("SELECT ") + kJobColumns +
-                                               " FROM __millrace.jobs ORDER BY id"));
-  std::vector<JobRecord> jobs;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    JobRecord j;
-    size_t col = 0;
-    j.id = Int(c, col++, r);
-    j.name = Text(c, col++, r);
-    j.definer = Text(c, col++, r);
-    j.masked_sql = Text(c, col++, r);
-    j.comment = Text(c, col++, r);
-    MR_ASSIGN_OR_RETURN(j.state, ParseJobState(Text(c, col++, r)));
-    j.create_time_us = Int(c, col++, r);
-    MR_ASSIGN_OR_RETURN(j.current_offset, ReadOffset(c, col++, r, j));
-    MR_ASSIGN_OR_RETURN(j.end_offset, ReadOffset(c, col++, r, j));
-    j.succeed_tasks = Int(c, col++, r);
-    j.failed_tasks = Int(c, col++, r);
-    j.canceled_tasks = Int(c, col++, r);
-    j.stats = ReadStats(c, &col, r);
-    j.error_code = Text(c, col++, r);
-    j.error_msg = Text(c, col++, r);
-    j.runtime_msg = Text(c, col++, r);
-    j.last_success_time_us = Int(c, col++, r);
-    j.epoch = Int(c, col++, r);
-    j.auto_resume_count = Int(c, col++, r);
-    j.manual_pause = !c.IsNull(col, r) && c.GetBool(col, r);
-    ++col;
-    j.next_task_id = Int(c, col++, r);
+  MR_ASSIGN_OR_RETURN(
+      std::vector<JobRecord> jobs,
+      ReadRows(*conn, JobsTable(), JobsTable().Select() + " ORDER BY id", [](Statement&) {}));
+  for (JobRecord& j : jobs) {
     // A statement that cannot be opened does not keep the others from loading.
-    auto statement = UnsealStatement(Text(c, col++, r), j.name);
+    auto statement = UnsealStatement(j.insert_sql, j.name);
+    j.insert_sql.clear();
     if (statement.ok()) {
       j.insert_sql = std::move(statement).value();
     } else {
       j.statement_error = statement.status().message();
     }
-    j.database = Text(c, col++, r);
-    j.reconcile_floor = Text(c, col++, r);
-    jobs.push_back(std::move(j));
-    return Status::Ok();
-  }));
-  MR_ASSIGN_OR_RETURN(auto props, Statement::Prepare(*conn,
-                                                     "SELECT key, value FROM "
-                                                     "__millrace.job_properties WHERE "
-                                                     "job_id = ?"));
+  }
+  const auto& properties_table = JobPropertiesTable();
   for (JobRecord& job : jobs) {
-    MR_ASSIGN_OR_RETURN(auto rows, props.Reset().Int(job.id).Query());
+    MR_ASSIGN_OR_RETURN(auto rows, ReadRows(*conn, properties_table,
+                                            properties_table.Select() + " WHERE job_id = ?",
+                                            [&](Statement& stmt) { stmt.Int(job.id); }));
     PropertyMap given;
-    MR_RETURN_IF_ERROR(ForEachRow(*rows, [&](const DataChunk& c, size_t r) {
-      given[Text(c, 0, r)] = Text(c, 1, r);
-      return Status::Ok();
-    }));
+    for (PropertyRow& row : rows)
+      given[row.key] = std::move(row.value);
     auto properties = JobProperties::Parse(given);
     if (!properties.ok()) {
       return properties.status().WithContext("job " + job.name + " in the catalog");
@@ -108,34 +79,11 @@ Result<std::vector<JobRecord>> DuckDbJobStore::LoadJobs() {
 
 Result<std::vector<TaskRecord>> DuckDbJobStore::LoadTasks(int64_t job_id, int limit) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(
-      auto stmt,
-      Statement::Prepare(*conn,
-                         "SELECT * FROM (SELECT task_id, state, error_msg, create_time_us, "
-                         "start_time_us, finish_time_us, scanned_rows, load_bytes, file_number, "
-                         "file_size, filtered_rows, first_error_msg, start_file, end_file FROM "
-                         "__millrace.tasks WHERE job_id = ? ORDER BY task_id DESC LIMIT ?) "
-                         "ORDER BY task_id"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(limit).Query());
-  std::vector<TaskRecord> tasks;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    TaskRecord t;
-    t.job_id = job_id;
-    size_t col = 0;
-    t.task_id = Int(c, col++, r);
-    MR_ASSIGN_OR_RETURN(t.state, ParseTaskState(Text(c, col++, r)));
-    t.error_msg = Text(c, col++, r);
-    t.create_time_us = Int(c, col++, r);
-    t.start_time_us = Int(c, col++, r);
-    t.finish_time_us = Int(c, col++, r);
-    t.stats = ReadStats(c, &col, r);
-    t.first_error_msg = Text(c, col++, r);
-    t.start_file = Text(c, col++, r);
-    t.end_file = Text(c, col++, r);
-    tasks.push_back(std::move(t));
-    return Status::Ok();
-  }));
-  return tasks;
+  const auto& table = TasksTable();
+  return ReadRows(*conn, table,
+                  "SELECT * FROM (" + table.Select() +
+                      " WHERE job_id = ? ORDER BY task_id DESC LIMIT ?) ORDER BY task_id",
+                  [&](Statement& stmt) { stmt.Int(job_id).Int(limit); });
 }
 
 Result<std::string> DuckDbJobStore::SealStatement(const std::string& insert_sql) const {
@@ -158,22 +106,12 @@ Result<std::string> DuckDbJobStore::UnsealStatement(const std::string& stored,
 }
 
 Status DuckDbJobStore::InsertJob(const JobRecord& j) {
-  MR_ASSIGN_OR_RETURN(const std::string sealed, SealStatement(j.insert_sql));
+  JobRecord stored = j;
+  MR_ASSIGN_OR_RETURN(stored.insert_sql, SealStatement(j.insert_sql));
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_ASSIGN_OR_RETURN(
-        auto stmt,
-        Statement::Prepare(conn, std::string("INSERT INTO __millrace.jobs (") + kJobColumns +
-                                     ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                     "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    stmt.Int(j.id).Str(j.name).Str(j.definer).Str(j.masked_sql).Str(j.comment);
-    stmt.Str(std::string(JobStateName(j.state))).Int(j.create_time_us);
-    stmt.Str(j.current_offset.ToJson()).Str(j.end_offset.ToJson());
-    stmt.Int(j.succeed_tasks).Int(j.failed_tasks).Int(j.canceled_tasks);
-    BindStats(stmt, j.stats);
-    stmt.Str(j.error_code).Str(j.error_msg);
-    stmt.Str(j.runtime_msg).Int(j.last_success_time_us).Int(j.epoch).Int(j.auto_resume_count);
-    stmt.Bool(j.manual_pause).Int(j.next_task_id).Str(sealed).Str(j.database);
-    stmt.Str(j.reconcile_floor);
+    MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, JobsTable().Insert()));
+    StatementValues values(&stmt);
+    JobsTable().Write(stored, values);
     MR_RETURN_IF_ERROR(stmt.Run().status());
     return SaveProperties(conn, j);
   });
@@ -182,27 +120,22 @@ Status DuckDbJobStore::InsertJob(const JobRecord& j) {
 Status DuckDbJobStore::SaveJob(const JobRecord& j) {
   // A statement that could not be opened is kept as stored: the right key may open it later.
   const bool keep = !j.statement_error.empty();
-  MR_ASSIGN_OR_RETURN(const std::string sealed,
-                      keep ? Result<std::string>(std::string()) : SealStatement(j.insert_sql));
+  JobRecord stored = j;
+  if (!keep) {
+    MR_ASSIGN_OR_RETURN(stored.insert_sql, SealStatement(j.insert_sql));
+  }
+  // What a job's life changes: every column but those fixed when it was created, and the
+  // statement unless it is kept.
+  const auto saved = [keep](const Column<JobRecord>& c) {
+    static const std::set<std::string> kFixed = {"id", "name", "create_time_us", "database_name"};
+    return kFixed.count(c.name) == 0 && !(keep && c.name == "insert_sql");
+  };
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_ASSIGN_OR_RETURN(
-        auto stmt,
-        Statement::Prepare(
-            conn,
-            "UPDATE __millrace.jobs SET masked_sql = ?, comment = ?, state = ?, "
-            "current_offset = ?, end_offset = ?, succeed_tasks = ?, failed_tasks = ?, "
-            "canceled_tasks = ?, scanned_rows = ?, load_bytes = ?, file_number = ?, "
-            "file_size = ?, filtered_rows = ?, error_code = ?, error_msg = ?, runtime_msg = ?, "
-            "last_success_time_us = ?, epoch = ?, auto_resume_count = ?, manual_pause = ?, "
-            "next_task_id = ?, reconcile_floor = ?, insert_sql = CASE WHEN ? THEN insert_sql "
-            "ELSE ? END, definer = ? WHERE id = ?"));
-    stmt.Str(j.masked_sql).Str(j.comment).Str(std::string(JobStateName(j.state)));
-    stmt.Str(j.current_offset.ToJson()).Str(j.end_offset.ToJson());
-    stmt.Int(j.succeed_tasks).Int(j.failed_tasks).Int(j.canceled_tasks);
-    BindStats(stmt, j.stats);
-    stmt.Str(j.error_code).Str(j.error_msg).Str(j.runtime_msg).Int(j.last_success_time_us);
-    stmt.Int(j.epoch).Int(j.auto_resume_count).Bool(j.manual_pause).Int(j.next_task_id);
-    stmt.Str(j.reconcile_floor).Bool(keep).Str(sealed).Str(j.definer).Int(j.id);
+    MR_ASSIGN_OR_RETURN(auto stmt,
+                        Statement::Prepare(conn, JobsTable().Update(saved) + " WHERE id = ?"));
+    StatementValues values(&stmt);
+    JobsTable().WriteSome(stored, values, saved);
+    stmt.Int(j.id);
     MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
     if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
     return SaveProperties(conn, j);
@@ -211,12 +144,12 @@ Status DuckDbJobStore::SaveJob(const JobRecord& j) {
 
 Status DuckDbJobStore::DeleteJob(int64_t job_id) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    for (const char* table :
-         {"jobs", "job_properties", "tasks", "files", "filtered_rows", "reading"}) {
-      const std::string column = std::string(table) == "jobs" ? "id" : "job_id";
-      MR_ASSIGN_OR_RETURN(auto stmt,
-                          Statement::Prepare(conn, std::string("DELETE FROM __millrace.") + table +
-                                                       " WHERE " + column + " = ?"));
+    for (const std::string& table :
+         {JobsTable().qualified(), JobPropertiesTable().qualified(), TasksTable().qualified(),
+          FilesTable().qualified(), FilteredRowsTable().qualified(), ReadingTable().qualified()}) {
+      const std::string column = table == JobsTable().qualified() ? "id" : "job_id";
+      MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "DELETE FROM " + table + " WHERE " +
+                                                                  column + " = ?"));
       MR_RETURN_IF_ERROR(stmt.Int(job_id).Run().status());
     }
     return Status::Ok();
@@ -236,59 +169,28 @@ Result<std::vector<LedgerEntry>> DuckDbJobStore::LedgerPage(int64_t job_id,
   const std::string wanted = state ? std::string(FileStateName(*state)) : "";
   // Keyset: the ledger is written in key order (files load in order), so DuckDB's zone maps
   // skip the row groups before `after`.
-  MR_ASSIGN_OR_RETURN(auto stmt,
-                      Statement::Prepare(*conn,
-                                         "SELECT key, etag, size, state, task_id, rows, "
-                                         "load_time_us, error, reason FROM __millrace.files WHERE "
-                                         "job_id = ? AND key > ? AND (? = '' OR state = ?) AND "
-                                         "(? = '' OR contains(key, ?)) ORDER BY key LIMIT ?"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id)
-                                       .Str(after)
-                                       .Str(wanted)
-                                       .Str(wanted)
-                                       .Str(search)
-                                       .Str(search)
-                                       .Int(limit)
-                                       .Query());
-  std::vector<LedgerEntry> entries;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    LedgerEntry e;
-    e.job_id = job_id;
-    e.key = Text(c, 0, r);
-    e.etag = Text(c, 1, r);
-    e.size = Int(c, 2, r);
-    MR_ASSIGN_OR_RETURN(e.state, ParseFileState(Text(c, 3, r)));
-    e.task_id = Int(c, 4, r);
-    e.rows = Int(c, 5, r);
-    e.load_time_us = Int(c, 6, r);
-    e.error = Text(c, 7, r);
-    e.reason = Text(c, 8, r);
-    entries.push_back(std::move(e));
-    return Status::Ok();
-  }));
-  return entries;
+  return ReadRows(*conn, FilesTable(),
+                  FilesTable().Select() +
+                      " WHERE job_id = ? AND key > ? AND (? = '' OR state = ?) AND (? = '' OR "
+                      "contains(key, ?)) ORDER BY key LIMIT ?",
+                  [&](Statement& stmt) {
+                    stmt.Int(job_id).Str(after).Str(wanted).Str(wanted).Str(search).Str(search);
+                    stmt.Int(limit);
+                  });
 }
 
 Result<std::vector<FilteredRow>> DuckDbJobStore::FilteredRowsPage(int64_t job_id,
                                                                   const FilteredRow& after,
                                                                   int64_t limit) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto stmt,
-                      Statement::Prepare(*conn,
-                                         "SELECT task_id, file, line, column_name, value, reason, "
-                                         "time_us FROM __millrace.filtered_rows WHERE job_id = ? "
-                                         "AND (task_id > ? OR (task_id = ? AND (file > ? OR (file "
-                                         "= ? AND line > ?)))) ORDER BY task_id, file, line "
-                                         "LIMIT ?"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id)
-                                       .Int(after.task_id)
-                                       .Int(after.task_id)
-                                       .Str(after.file)
-                                       .Str(after.file)
-                                       .Int(after.line)
-                                       .Int(limit)
-                                       .Query());
-  return ReadFilteredRows(*result);
+  return ReadRows(*conn, FilteredRowsTable(),
+                  FilteredRowsTable().Select() +
+                      " WHERE job_id = ? AND (task_id > ? OR (task_id = ? AND (file > ? OR (file "
+                      "= ? AND line > ?)))) ORDER BY task_id, file, line LIMIT ?",
+                  [&](Statement& stmt) {
+                    stmt.Int(job_id).Int(after.task_id).Int(after.task_id).Str(after.file);
+                    stmt.Str(after.file).Int(after.line).Int(limit);
+                  });
 }
 
 Result<std::map<int64_t, int64_t>> DuckDbJobStore::CountFiles(FileState state) {
@@ -328,52 +230,38 @@ Status DuckDbJobStore::RecordFiles(const std::vector<LedgerEntry>& entries) {
 
 Status DuckDbJobStore::MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) {
   if (marks.empty()) return Status::Ok();
+  const auto& table = ReadingTable();
   // One DELETE and one INSERT, as InsertLedger: a batch marks up to max_batch_files files.
   std::string keys;
   std::string rows;
-  const std::string job = std::to_string(job_id);
   for (const ReadingMark& m : marks) {
-    const std::string key = engine::QuoteLiteral(m.key);
-    keys += (keys.empty() ? "" : ", ") + key;
-    rows += (rows.empty() ? "(" : ", (") + job + ", " + key + ", " + std::to_string(m.task_id) +
-            ", " + std::to_string(m.batch_files) + ", " + std::to_string(m.alone_crashes) + ", " +
-            std::to_string(m.started_us) + ")";
+    keys += (keys.empty() ? "" : ", ") + engine::QuoteLiteral(m.key);
+    LiteralRow row;
+    row.Int(job_id);  // job_id, the first column, is not the mark's
+    table.Write(m, row);
+    rows += (rows.empty() ? "" : ", ") + row.Take();
   }
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM __millrace.reading WHERE job_id = " + job +
-                                    " AND key IN (" + keys + ")"));
-    return conn.Execute(
-        "INSERT INTO __millrace.reading (job_id, key, task_id, batch_files, alone_crashes, "
-        "started_us) VALUES " +
-        rows);
+    MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM " + table.qualified() + " WHERE job_id = " +
+                                    std::to_string(job_id) + " AND key IN (" + keys + ")"));
+    return conn.Execute("INSERT INTO " + table.qualified() + " (" + table.Names() + ") VALUES " +
+                        rows);
   });
 }
 
 Status DuckDbJobStore::ClearReading(int64_t job_id, int64_t task_id) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto stmt,
-                        Statement::Prepare(conn,
-                                           "DELETE FROM __millrace.reading WHERE job_id = ? AND "
-                                           "task_id = ?"));
+                        Statement::Prepare(conn, "DELETE FROM " + ReadingTable().qualified() +
+                                                     " WHERE job_id = ? AND task_id = ?"));
     return stmt.Int(job_id).Int(task_id).Run().status();
   });
 }
 
 Result<std::vector<ReadingMark>> DuckDbJobStore::ReadingMarks(int64_t job_id) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto stmt,
-                      Statement::Prepare(*conn,
-                                         "SELECT key, task_id, batch_files, alone_crashes, "
-                                         "started_us FROM __millrace.reading WHERE job_id = ? "
-                                         "ORDER BY key"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Query());
-  std::vector<ReadingMark> marks;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    marks.push_back(
-        ReadingMark{Text(c, 0, r), Int(c, 1, r), Int(c, 2, r), Int(c, 3, r), Int(c, 4, r)});
-    return Status::Ok();
-  }));
-  return marks;
+  return ReadRows(*conn, ReadingTable(), ReadingTable().Select() + " WHERE job_id = ? ORDER BY key",
+                  [&](Statement& stmt) { stmt.Int(job_id); });
 }
 
 }  // namespace millrace::catalog

@@ -1,5 +1,7 @@
 #include "catalog/duckdb_sink.h"
 
+#include <set>
+
 #include "catalog/catalog_sql.h"
 #include "catalog/catalog_tables.h"
 
@@ -16,33 +18,27 @@ using job::TaskRecord;
 // statistics.
 Result<bool> AdvanceOffset(Connection& conn, const JobRecord& j, const Offset& start,
                            int64_t epoch) {
+  // What a task moves: the offsets, the task counter and statistics, the runtime message.
+  static const std::set<std::string> kMoved = {
+      "current_offset",       "end_offset",   "succeed_tasks", "scanned_rows",
+      "load_bytes",           "file_number",  "file_size",     "filtered_rows",
+      "last_success_time_us", "next_task_id", "runtime_msg"};
+  const auto moved = [](const Column<JobRecord>& c) { return kMoved.count(c.name) > 0; };
   MR_ASSIGN_OR_RETURN(
-      auto stmt,
-      Statement::Prepare(
-          conn,
-          "UPDATE __millrace.jobs SET current_offset = ?, end_offset = ?, succeed_tasks = ?, "
-          "scanned_rows = ?, load_bytes = ?, file_number = ?, file_size = ?, filtered_rows = ?, "
-          "last_success_time_us = ?, next_task_id = ?, runtime_msg = ? "
-          "WHERE id = ? AND state = 'RUNNING' AND epoch = ? AND current_offset = ?"));
-  stmt.Str(j.current_offset.ToJson()).Str(j.end_offset.ToJson()).Int(j.succeed_tasks);
-  BindStats(stmt, j.stats);
-  stmt.Int(j.last_success_time_us).Int(j.next_task_id);
-  stmt.Str(j.runtime_msg).Int(j.id).Int(epoch).Str(start.ToJson());
+      auto stmt, Statement::Prepare(conn, JobsTable().Update(moved) + " WHERE id = ? AND state = "
+                                                                      "'RUNNING' AND epoch = ? AND "
+                                                                      "current_offset = ?"));
+  StatementValues values(&stmt);
+  JobsTable().WriteSome(j, values, moved);
+  stmt.Int(j.id).Int(epoch).Str(start.ToJson());
   MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
   return changed == 1;
 }
 
 Status InsertTask(Connection& conn, const TaskRecord& t) {
-  MR_ASSIGN_OR_RETURN(
-      auto stmt,
-      Statement::Prepare(conn, std::string("INSERT INTO __millrace.tasks (") + kTaskColumns +
-                                   ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                   "?, ?, ?, ?)"));
-  stmt.Int(t.job_id).Int(t.task_id).Str(std::string(TaskStateName(t.state))).Str(t.error_msg);
-  stmt.Int(t.create_time_us).Int(t.start_time_us).Int(t.finish_time_us);
-  BindStats(stmt, t.stats);
-  stmt.Str(t.first_error_msg);
-  stmt.Str(t.start_file).Str(t.end_file);
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, TasksTable().Insert()));
+  StatementValues values(&stmt);
+  TasksTable().Write(t, values);
   return stmt.Run().status();
 }
 
@@ -68,13 +64,13 @@ Status PruneFilteredRows(Connection& conn, int64_t job_id, int64_t keep) {
 
 Result<std::vector<FilteredRow>> TaskFilteredRows(Connection& conn, int64_t job_id, int64_t task_id,
                                                   int64_t limit) {
-  MR_ASSIGN_OR_RETURN(auto stmt,
-                      Statement::Prepare(conn,
-                                         "SELECT task_id, file, line, column_name, value, reason, "
-                                         "time_us FROM __millrace.filtered_rows WHERE job_id = ? "
-                                         "AND task_id = ? ORDER BY file, line LIMIT ?"));
+  const auto& table = FilteredRowsTable();
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(conn, table.Select() + " WHERE job_id = ? AND task_id = ? ORDER BY "
+                                                "file, line LIMIT ?"));
   MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(task_id).Int(limit).Query());
-  return ReadFilteredRows(*result);
+  return table.ReadAll(*result);
 }
 
 class DuckDbSinkTransaction final : public job::SinkTransaction {

@@ -2,6 +2,7 @@
 
 #include "access/password.h"
 #include "catalog/catalog_sql.h"
+#include "catalog/catalog_tables.h"
 
 namespace millrace::catalog {
 namespace {
@@ -31,43 +32,23 @@ Result<access::UserCatalog> DuckDbUserStore::LoadUsers() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());  // users and grants of one snapshot
   access::UserCatalog catalog;
-  MR_ASSIGN_OR_RETURN(auto users, conn->Query("SELECT name, host, password_hash, require_ssl, "
-                                              "max_user_connections, created_at_us FROM "
-                                              "__millrace.users ORDER BY name"));
-  MR_RETURN_IF_ERROR(ForEachRow(*users, [&](const engine::DataChunk& c, size_t r) -> Status {
-    access::UserRecord user;
-    user.name = Text(c, 0, r);
-    user.host = Text(c, 1, r);
-    auto hash = access::ParseNativeHashText(Text(c, 2, r));
-    if (!hash.ok()) {
-      return Status::DataLoss("user '" + user.name + "' in the catalog of " + where_ +
-                              " has a malformed password hash");
-    }
-    user.password_hash = std::move(hash).value();
-    user.require_ssl = !c.IsNull(3, r) && c.GetBool(3, r);
-    user.max_user_connections = Int(c, 4, r);
-    user.created_at_us = Int(c, 5, r);
-    catalog.users.push_back(std::move(user));
-    return Status::Ok();
-  }));
-  MR_ASSIGN_OR_RETURN(auto grants,
-                      conn->Query("SELECT user_name, database_name, table_name, privilege FROM "
-                                  "__millrace.grants ORDER BY ALL"));
-  MR_RETURN_IF_ERROR(ForEachRow(*grants, [&](const engine::DataChunk& c, size_t r) -> Status {
-    access::Grant grant;
-    grant.user = Text(c, 0, r);
-    grant.object.database = Text(c, 1, r);
-    grant.object.table = Text(c, 2, r);
-    const std::string name = Text(c, 3, r);
-    std::optional<access::PrivilegeSet> privilege = access::ParsePrivilegeName(name);
+  MR_ASSIGN_OR_RETURN(auto users, conn->Query(UsersTable().Select() + " ORDER BY name"));
+  auto read_users = UsersTable().ReadAll(*users);
+  if (!read_users.ok()) return read_users.status().WithContext("the catalog of " + where_);
+  catalog.users = std::move(read_users).value();
+  MR_ASSIGN_OR_RETURN(auto grants, conn->Query(GrantsTable().Select() + " ORDER BY ALL"));
+  MR_ASSIGN_OR_RETURN(std::vector<GrantRow> rows, GrantsTable().ReadAll(*grants));
+  for (GrantRow& row : rows) {
+    std::optional<access::PrivilegeSet> privilege = access::ParsePrivilegeName(row.privilege);
     if (!privilege) {
-      return Status::DataLoss("a grant to '" + grant.user + "' in the catalog of " + where_ +
-                              " names the unknown privilege " + name);
+      return Status::DataLoss("a grant to '" + row.user_name + "' in the catalog of " + where_ +
+                              " names the unknown privilege " + row.privilege);
     }
-    grant.privileges = *privilege;
-    catalog.grants.push_back(std::move(grant));
-    return Status::Ok();
-  }));
+    catalog.grants.push_back(
+        access::Grant{std::move(row.user_name),
+                      {std::move(row.database_name), std::move(row.table_name)},
+                      *privilege});
+  }
   MR_RETURN_IF_ERROR(txn.Commit());
   return catalog;
 }
@@ -84,25 +65,24 @@ Status DuckDbUserStore::InsertUser(const access::UserRecord& u) {
       return Status::Ok();
     }));
     if (found) return Status::AlreadyExists("user '" + u.name + "' is in the catalog");
-    MR_ASSIGN_OR_RETURN(auto insert,
-                        Statement::Prepare(conn,
-                                           "INSERT INTO __millrace.users (name, host, "
-                                           "password_hash, require_ssl, max_user_connections, "
-                                           "created_at_us) VALUES (?, ?, ?, ?, ?, ?)"));
-    insert.Str(u.name).Str(u.host).Str(access::NativeHashText(u.password_hash));
-    insert.Bool(u.require_ssl).Int(u.max_user_connections).Int(u.created_at_us);
+    MR_ASSIGN_OR_RETURN(auto insert, Statement::Prepare(conn, UsersTable().Insert()));
+    StatementValues values(&insert);
+    UsersTable().Write(u, values);
     return insert.Run().status();
   });
 }
 
 Status DuckDbUserStore::UpdateUser(const access::UserRecord& u) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_ASSIGN_OR_RETURN(auto update, Statement::Prepare(conn,
-                                                        "UPDATE __millrace.users SET host = ?, "
-                                                        "password_hash = ?, require_ssl = ?, "
-                                                        "max_user_connections = ? WHERE name = ?"));
-    update.Str(u.host).Str(access::NativeHashText(u.password_hash)).Bool(u.require_ssl);
-    update.Int(u.max_user_connections).Str(u.name);
+    // Every field but the name (the key) and created_at_us (UserStore's contract).
+    const auto updated = [](const Column<access::UserRecord>& c) {
+      return c.name != "name" && c.name != "created_at_us";
+    };
+    MR_ASSIGN_OR_RETURN(auto update,
+                        Statement::Prepare(conn, UsersTable().Update(updated) + " WHERE name = ?"));
+    StatementValues values(&update);
+    UsersTable().WriteSome(u, values, updated);
+    update.Str(u.name);
     MR_ASSIGN_OR_RETURN(int64_t changed, update.Run());
     if (changed != 1) return Status::NotFound("user '" + u.name + "' is not in the catalog");
     return Status::Ok();
