@@ -51,7 +51,7 @@
 #include "access/sandbox.h"
 #include "common/fail_point.h"
 #include "common/thread_annotations.h"
-#include "sql/router.h"
+#include "sql/session.h"
 #include "sql/statement_guard.h"
 
 namespace millrace::access {

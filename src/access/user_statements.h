@@ -18,7 +18,7 @@
 #pragma once
 
 #include "access/access_control.h"
-#include "sql/router.h"
+#include "sql/session.h"
 
 namespace millrace::access {
 

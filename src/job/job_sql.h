@@ -4,7 +4,7 @@
 #pragma once
 
 #include "job/job_service.h"
-#include "sql/router.h"
+#include "sql/session.h"
 
 namespace millrace::job {
 

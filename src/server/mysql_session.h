@@ -18,7 +18,7 @@
 #include "server/mysql_server.h"
 #include "server/protocol.h"
 #include "server/server_metrics.h"
-#include "sql/router.h"
+#include "sql/session.h"
 
 namespace millrace::server {
 

@@ -6,7 +6,7 @@
 #include "common/logging.h"
 #include "engine/duckdb_status.h"
 #include "sql/mysql_errors.h"
-#include "sql/router.h"
+#include "sql/session.h"
 #include "sql/statement_support.h"
 
 namespace millrace::sql {

@@ -5,7 +5,7 @@
 #include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/mysql_errors.h"
-#include "sql/router.h"
+#include "sql/session.h"
 #include "sql/statement_guard.h"
 
 namespace millrace::sql {

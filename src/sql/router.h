@@ -1,5 +1,7 @@
 // The SQL layer: routes the statements of MySQL clients to DuckDB, to built-in MySQL
-// statements, or to registered statement handlers (job statements).
+// statements, or to registered statement handlers (job statements). Three files: the router
+// (here: the handlers, the guard, the options and the sessions' activities), the session
+// (session.h: one client's statements), and the MySQL dialect (mysql_dialect.h).
 //
 // Model
 // - A database is a DuckDB schema of the one database file. A session starts with no database
@@ -60,6 +62,8 @@
 #include "sql/client_statement.h"
 #include "sql/doris_table_functions.h"
 #include "sql/lexer.h"
+#include "sql/session_activities.h"
+#include "sql/session_info.h"
 #include "sql/session_variables.h"
 #include "sql/statement_guard.h"
 
@@ -103,25 +107,6 @@ class StatementHandler {
   }
 };
 
-// Who is connected, for USER(), CONNECTION_ID() and messages.
-struct SessionInfo {
-  uint32_t connection_id = 0;
-  std::string user = "root";
-  std::string host = "localhost";
-  bool tls = false;  // the connection is encrypted
-};
-
-// A client session as SHOW PROCESSLIST shows it.
-struct ProcessInfo {
-  uint32_t id = 0;  // the MySQL connection id
-  std::string user;
-  std::string host;
-  std::optional<std::string> database;
-  bool running = false;   // a statement runs ("Query"), or the session waits ("Sleep")
-  int64_t seconds = 0;    // in that state
-  std::string statement;  // the running statement as it may be logged; "" when idle
-};
-
 struct RouterOptions {
   // Time for SHOW PROCESSLIST (how long a session has been in its state); borrowed.
   Clock* clock = Clock::Real();
@@ -141,12 +126,6 @@ struct RouterOptions {
 std::string DefaultServerVersion();
 // "Millrace <version> (DuckDB <version>)".
 std::string DefaultVersionComment();
-
-// What bounds a statement's run: a session variable and its value in seconds (0: none).
-struct StatementBound {
-  std::string variable;
-  int64_t seconds = 0;
-};
 
 class Router {
  public:
@@ -168,26 +147,38 @@ class Router {
   void SetGuard(std::shared_ptr<StatementGuard> guard) EXCLUDES(mu_);
   std::shared_ptr<StatementGuard> guard() const EXCLUDES(mu_);
 
+  // A session for a client (session.h).
   Result<std::unique_ptr<Session>> NewSession(SessionInfo info);
   // `statement` as a log line may show it (StatementHandler::ForLog of its handler).
   std::string LoggableStatement(std::string_view statement) const EXCLUDES(mu_);
 
   const RouterOptions& options() const { return options_; }
+  // The system variables a new session starts from.
+  const std::vector<SystemVariable>& system_variables() const { return variables_; }
+  // Whether client queries of information_schema read the MySQL-shaped views
+  // (InstallMysqlInformationSchema has run).
+  bool routes_mysql_information_schema() const { return mysql_information_schema_; }
+  // What the sessions are doing (SHOW PROCESSLIST, KILL, statement bounds).
+  SessionActivities& activities() { return activities_; }
+  // The handler registered for the longest keyword prefix of `tokens`, or null.
+  std::shared_ptr<StatementHandler> FindHandler(std::string_view sql,
+                                                const std::vector<Token>& tokens) const
+      EXCLUDES(mu_);
   // The user of the session whose DuckDB connection has `connection_id` (engine::Connection::
   // id()); nullopt for a connection that is no session's (Millrace's own).
-  std::optional<std::string> SessionUser(uint64_t connection_id) const EXCLUDES(mu_);
+  std::optional<std::string> SessionUser(uint64_t connection_id) const;
   // The client sessions, by id.
-  std::vector<ProcessInfo> Processes() const EXCLUDES(mu_);
+  std::vector<ProcessInfo> Processes() const;
   // KILL QUERY (`end_session` false): interrupts the statement session `id` runs, if any; it
   // fails with 1317 and the session goes on. KILL [CONNECTION]: the same, and the session ends
   // (its kill hook closes an idle connection at once; a running one closes after its answer).
   // NOT_FOUND (1094) when no session has that id.
-  Status Kill(uint32_t id, bool end_session) EXCLUDES(mu_);
+  Status Kill(uint32_t id, bool end_session);
   // Interrupts every statement that has run past its bound (query_timeout or insert_timeout
   // of its session, taken when it started, measured on RouterOptions::clock, rows still being
   // sent included); it then fails with 3024 naming the variable. Returns how many it
   // interrupted. The server calls it a few times a second (mysql_server.h).
-  int InterruptOverdue() EXCLUDES(mu_);
+  int InterruptOverdue();
   bool IsHiddenDatabase(std::string_view name) const;
   // `main`, `pg_catalog`, the MySQL information_schema's views and
   // RouterOptions::hidden_databases.
@@ -198,12 +189,6 @@ class Router {
   Status InstallMysqlInformationSchema();
 
  private:
-  friend class Session;
-  // The handler registered for the longest keyword prefix of `tokens`, or null.
-  std::shared_ptr<StatementHandler> FindHandler(std::string_view sql,
-                                                const std::vector<Token>& tokens) const
-      EXCLUDES(mu_);
-
   engine::Database* db_;
   RouterOptions options_;
   std::atomic<bool> mysql_information_schema_{false};
@@ -213,145 +198,7 @@ class Router {
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<StatementHandler>>> handlers_
       GUARDED_BY(mu_);
   std::shared_ptr<StatementGuard> guard_ GUARDED_BY(mu_);
-  // What each session is doing (SHOW PROCESSLIST, KILL).
-  struct Activity {
-    Session* session = nullptr;
-    std::optional<std::string> database;
-    std::string statement;  // "" when idle
-    Clock::SteadyTime since;
-    bool killed = false;
-    std::function<void()> on_kill;  // Session::SetKillHook
-    // The statement's bound (Session::BoundOf): past `deadline` it is interrupted and fails
-    // with 3024 naming `bound`.
-    Clock::SteadyTime deadline = Clock::SteadyTime::max();
-    StatementBound bound;
-    bool timed_out = false;
-  };
-  // By the session's DuckDB connection id (engine::Connection::id(), SessionUser's key).
-  std::map<uint64_t, Activity> activities_ GUARDED_BY(mu_);
-};
-
-class Session {
- public:
-  ~Session();
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-
-  // Runs one statement (see SplitStatements for multi-statement text). Records the outcome
-  // for SHOW WARNINGS. A statement that returns rows runs (SHOW PROCESSLIST, KILL QUERY) until
-  // its result is released, which must happen before the session's next statement and before
-  // the session ends.
-  Result<StatementResult> Execute(std::string_view statement);
-  // Prepares one statement for a client, and runs it with bound values (client_statement.h).
-  Result<std::unique_ptr<ClientStatement>> Prepare(std::string_view statement);
-  Result<StatementResult> ExecutePrepared(ClientStatement& statement,
-                                          const std::vector<ParamValue>& params);
-  // Runs the client's own MySQL-dialect statement on DuckDB (step 2 of the routing): it is
-  // translated, its table-function calls expanded, and it passes the router's guard before it
-  // runs. For the fall-through and for handlers that hand a client's statement to DuckDB.
-  Result<StatementResult> ExecuteClientSql(std::string_view statement);
-  // Runs SQL a handler built itself on DuckDB after translation, skipping the handlers and the
-  // guard: the handler answers for what its SQL reads.
-  Result<StatementResult> ExecuteDuckDb(std::string_view statement);
-  // Checks a client's query as ExecuteClientSql would (translated, passed to the guard)
-  // without running it: for client text a handler puts into SQL it runs itself (the WHERE of
-  // SHOW ... WHERE). OK when there is no guard.
-  Status CheckClientQuery(std::string_view query);
-  // Asks the router's guard about an object a handler shows or changes; OK without a guard.
-  Status CheckObject(ObjectAction action, std::string_view database, std::string_view table);
-  // Whether SHOW lists the object; true without a guard.
-  bool Visible(std::string_view database, std::string_view table);
-  // The guard's StatementGuard::MayManageSessions; true without a guard.
-  bool MayManageSessions();
-  // Records an error raised after Execute returned (while streaming rows), and returns the
-  // error the client is to see (a statement interrupted by its bound: 3024, as Execute's).
-  Status RecordError(const Status& status);
-
-  // Selects a database (USE d); unknown names are MySQL error 1049.
-  Status Use(std::string_view database);
-  const std::optional<std::string>& database() const { return database_; }
-  // Forgets the current database (it was dropped); unqualified names go back to `main`.
-  Status ClearDatabase();
-
-  // The canonical name of an existing database (names match case-insensitively), or nullopt.
-  Result<std::optional<std::string>> FindDatabase(std::string_view name);
-  // The first cell of the first row of `sql`, or nullopt when there is no row or it is NULL.
-  Result<std::optional<std::string>> QueryScalar(std::string_view sql);
-
-  SessionVariables& variables() { return variables_; }
-  const SessionInfo& info() const { return info_; }
-  Router& router() { return *router_; }
-  engine::Connection& connection() { return *conn_; }
-  bool autocommit() const;
-  // With autocommit = 0, MySQL's implicit transaction: opens one before a client statement
-  // that runs in DuckDB (ExecuteClientSql, ExecutePrepared) when none is open; it stays open
-  // until COMMIT, ROLLBACK, SET autocommit = 1 or the session's end (rolled back).
-  Status BeginImplicitTransaction();
-  // Whether a transaction is open on the session (the protocol's SERVER_STATUS_IN_TRANS), as
-  // of the last statement that could open or end one.
-  bool in_transaction() const { return in_transaction_; }
-  // After `statement`: reads whether a transaction is open when the statement could have
-  // opened or ended one.
-  void NoteTransactionState(std::string_view statement, const std::vector<Token>& tokens);
-  // The last statement's error, for SHOW WARNINGS/ERRORS; OK when it succeeded.
-  const Status& last_error() const { return last_error_; }
-
-  // Cancels the running statement from any thread; it fails with MySQL error 1317.
-  void Interrupt() { conn_->Interrupt(); }
-  // True once KILL [CONNECTION] named this session: the server closes it.
-  bool killed() const;
-  // Called (from the killing session's thread, under the router's lock: it must not block)
-  // when KILL [CONNECTION] names this session, so the server can close an idle connection.
-  void SetKillHook(std::function<void()> hook);
-
- private:
-  friend class Router;
-  Session(Router* router, std::unique_ptr<engine::Connection> conn, SessionInfo info);
-  // Records what the session does now, for SHOW PROCESSLIST ("" when idle), and the bound
-  // of a statement that starts (BoundOf).
-  void SetActivity(std::string statement, StatementBound bound = {});
-  // insert_timeout for a statement that writes rows (INSERT, REPLACE, UPDATE, DELETE, MERGE),
-  // query_timeout for any other, as Doris bounds them; from the session's variables.
-  // `tokens` are those of `statement`.
-  StatementBound BoundOf(const std::vector<Token>& tokens, std::string_view statement) const;
-  // `status`, or 3024 naming the bound when the statement ran past it and was interrupted.
-  Status BoundError(const Status& status) const;
-  // The end of a statement begun with SetActivity: records its error (unless
-  // `keep_diagnostics`), tells the guard, and ends the activity when its rows are released.
-  Result<StatementResult> Finish(std::string_view statement, Result<StatementResult> result,
-                                 bool keep_diagnostics);
-  // Translates, scopes and expands a client's statement, and has the guard check
-  // `rewritten.check_sql`. `calls`, when given, is set when the statement called a table
-  // function.
-  Result<TableFunctionRegistry::Rewritten> Rewrite(std::string_view statement,
-                                                   bool* calls = nullptr);
-  // Ends the session's statement when its rows are released.
-  class StatementEnd final : public StatementResources {
-   public:
-    explicit StatementEnd(Session* session) : session_(session) {}
-    ~StatementEnd() override { session_->SetActivity(""); }
-
-   private:
-    Session* session_;
-  };
-  // Runs an expanded statement; its resources live until its rows are consumed.
-  Result<StatementResult> Run(TableFunctionRegistry::Rewritten rewritten);
-  // Runs a client's expanded statement as exactly one DuckDB statement (prepared from
-  // `rewritten.sql`, of the kind of `rewritten.check_sql`); anything else is refused unrun.
-  Result<StatementResult> RunOne(TableFunctionRegistry::Rewritten rewritten);
-  // Refuses a statement whose words name an internal database (the job catalog, the routed
-  // information_schema): a first screen on the text, for Millrace's statements too; the
-  // guard refuses the same on DuckDB's plan.
-  Status ScreenInternalNames(std::string_view statement, const std::vector<Token>& tokens) const;
-
-  Router* router_;
-  std::unique_ptr<engine::Connection> conn_;
-  const uint64_t connection_id_;  // conn_->id(), read once
-  SessionInfo info_;
-  SessionVariables variables_;
-  std::optional<std::string> database_;
-  Status last_error_;
-  bool in_transaction_ = false;
+  SessionActivities activities_;
 };
 
 }  // namespace millrace::sql

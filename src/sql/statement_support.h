@@ -22,7 +22,7 @@
 
 #include "common/result.h"
 #include "sql/lexer.h"
-#include "sql/router.h"
+#include "sql/session.h"
 
 namespace millrace::sql {
 

@@ -6,7 +6,7 @@
 #include "sql/builtin_statements.h"
 #include "sql/mysql_ddl.h"
 #include "sql/mysql_information_schema.h"
-#include "sql/router.h"
+#include "sql/session.h"
 #include "sql/statement_support.h"
 
 namespace millrace::sql {

@@ -23,7 +23,7 @@
 // - Call after the built-in statements are registered.
 #pragma once
 
-#include "sql/router.h"
+#include "sql/session.h"
 
 namespace millrace::table {
 

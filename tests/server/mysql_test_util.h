@@ -21,7 +21,7 @@
 #include "engine/database.h"
 #include "server/mysql_server.h"
 #include "server/packet.h"
-#include "sql/router.h"
+#include "sql/session.h"
 #include "testing/s3rver.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"

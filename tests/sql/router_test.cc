@@ -1,4 +1,4 @@
-#include "sql/router.h"
+#include "sql/session.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,11 @@
-#include "sql/translator.h"
+#include "sql/mysql_dialect.h"
 
 #include <algorithm>
 #include <array>
 #include <set>
 
-#include "sql/router.h"
+#include "engine/database.h"
+#include "sql/lexer.h"
 
 namespace millrace::sql {
 namespace {
@@ -29,8 +30,8 @@ std::string Literal(const std::optional<std::string>& value, bool numeric) {
 // Rewrites the MySQL-only lexical forms of one statement into DuckDB SQL.
 class Translator {
  public:
-  Translator(std::string_view sql, Session& session)
-      : sql_(sql), session_(session), tokens_(Tokenize(sql)) {}
+  Translator(std::string_view sql, const DialectContext& context)
+      : sql_(sql), context_(context), tokens_(Tokenize(sql)) {}
 
   Result<std::string> Run() {
     std::vector<bool> in_select_list = {false};  // per parenthesis depth
@@ -135,7 +136,7 @@ class Translator {
         break;
       }
     }
-    return session_.variables().Get(name);
+    return context_.variables.Get(name);
   }
 
   // MySQL's CAST(x AS SIGNED [INTEGER]) and AS UNSIGNED [INTEGER] become BIGINT and UBIGINT.
@@ -204,10 +205,10 @@ class Translator {
     const size_t prev = PrevSignificant(i);
     if (prev < tokens_.size() && tokens_[prev].Text(sql_) == ".") return std::nullopt;
     const std::string name = ToUpper(tokens_[i].Text(sql_));
-    const SessionInfo& info = session_.info();
+    const SessionInfo& info = context_.info;
     std::optional<std::string> literal;
     if (name == "DATABASE" || name == "SCHEMA") {
-      literal = Literal(session_.database(), false);
+      literal = Literal(context_.database, false);
     } else if (name == "USER" || name == "SESSION_USER" || name == "SYSTEM_USER") {
       literal = engine::QuoteLiteral(info.user + "@" + info.host);
     } else if (name == "CURRENT_USER") {
@@ -215,7 +216,7 @@ class Translator {
     } else if (name == "CONNECTION_ID") {
       literal = std::to_string(info.connection_id);
     } else if (name == "VERSION") {
-      literal = engine::QuoteLiteral(session_.router().options().server_version);
+      literal = engine::QuoteLiteral(context_.server_version);
     } else if (name == "LAST_INSERT_ID") {
       literal = "0";
     }
@@ -281,7 +282,7 @@ class Translator {
   }
 
   std::string_view sql_;
-  Session& session_;
+  const DialectContext& context_;
   std::vector<Token> tokens_;
   std::string out_;
   size_t copied_ = 0;
@@ -290,8 +291,8 @@ class Translator {
 
 }  // namespace
 
-Result<std::string> TranslateForDuckDb(std::string_view statement, Session& session) {
-  return Translator(statement, session).Run();
+Result<std::string> TranslateForDuckDb(std::string_view statement, const DialectContext& context) {
+  return Translator(statement, context).Run();
 }
 
 }  // namespace millrace::sql

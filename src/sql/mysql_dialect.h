@@ -7,18 +7,27 @@
 // Contract
 // - TranslateForDuckDb copies everything it does not rewrite verbatim (the lexer's byte
 //   ranges); an unknown @@variable is the session's error for it.
-// - Thread-safety: reads the session; called on the session's thread.
+// - It reads only the DialectContext it is given, never the session itself.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "common/result.h"
+#include "sql/session_info.h"
+#include "sql/session_variables.h"
 
 namespace millrace::sql {
 
-class Session;
+// What the translation answers the session functions and @@variables from.
+struct DialectContext {
+  const SessionVariables& variables;
+  const SessionInfo& info;
+  const std::optional<std::string>& database;  // DATABASE(): NULL when none is selected
+  std::string_view server_version;             // VERSION()
+};
 
-Result<std::string> TranslateForDuckDb(std::string_view statement, Session& session);
+Result<std::string> TranslateForDuckDb(std::string_view statement, const DialectContext& context);
 
 }  // namespace millrace::sql
