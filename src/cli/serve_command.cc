@@ -41,6 +41,7 @@
 #include "console/console.h"
 #include "engine/database.h"
 #include "engine/internal_schema.h"
+#include "files/file_job_source.h"
 #include "http/http_auth.h"
 #include "http/http_server.h"
 #include "job/job_service.h"
@@ -252,7 +253,7 @@ int RunServe(const std::vector<std::string>& args) {
   options.path = config->DatabasePath();
   options.memory_limit = config->memory_limit;
   options.threads = config->threads;
-  options.preserve_insertion_order = false;  // see job/batch_loader.h on row order
+  options.preserve_insertion_order = false;  // see files/batch_loader.h on row order
   auto db = engine::Database::Open(options);
   if (!db.ok()) return Fail(db.status());
   MR_LOG(kInfo) << "database open at " << options.path;
@@ -311,6 +312,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.store = stores.jobs();
     jobs_config.make_sink = catalog::DuckDbSink::Factory(db->get());
     jobs_config.make_source = files.make_source;
+    jobs_config.make_file_source = job::MakeFileJobSource;
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
     jobs_config.fail_points = &*fail_points;

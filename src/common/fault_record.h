@@ -2,7 +2,7 @@
 // SIGILL, SIGFPE, SIGABRT) or was stopped from outside (SIGKILL, the OOM killer, a power cut).
 // A file job needs the difference: a file whose read crashes the process is set aside after a
 // few such deaths, while a kill, however often it lands during a read, says nothing about the
-// file (job/crash_suspects.h).
+// file (files/crash_suspects.h).
 //
 // Contract
 // - TakeFaultRecord(path) reads and removes the record at `path`: the name of the signal the

@@ -19,9 +19,9 @@
 #include <string>
 
 #include "common/result.h"
-#include "job/job_store.h"
 #include "job/job_access.h"
 #include "job/job_registry.h"
+#include "job/job_store.h"
 #include "job/scheduler.h"
 
 namespace millrace::job {

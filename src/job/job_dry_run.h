@@ -9,11 +9,11 @@
 //   needs). A change stream (cdc_stream(...), FROM ... TO DATABASE) is NOT_SUPPORTED before
 //   anything is built or opened: dry runs cover file jobs.
 // - Then the job's first task runs up to its commit with the task's own parts
-//   (FileJobSource::LoadFirstBatch: the listing after the `offset` property within the batch
-//   limits, the downloads, the load rounds and their filtering) in a transaction that is
-//   rolled back. Nothing stays: no job, ledger entry, offset, task record, filtered row, row of
-//   the target table, or file in the work directory. The cost is the task's: the first batch is
-//   downloaded and loaded (then read again for the Column and Row lines).
+//   (JobSource::DryRun; for files FileJobSource::LoadFirstBatch: the listing after the `offset`
+//   property within the batch limits, the downloads, the load rounds and their filtering) in a
+//   transaction that is rolled back. Nothing stays: no job, ledger entry, offset, task record,
+//   filtered row, row of the target table, or file in the work directory. The cost is the task's:
+//   the first batch is downloaded and loaded (then read again for the Column and Row lines).
 // - The answer is lines (Section, Item, Detail), in this order:
 //     Task      batch        the batch's files and bytes, whether more files wait after it and
 //                            files still being written; or "no files to load yet: ..." (then the
@@ -43,18 +43,11 @@
 #include "job/job_access.h"
 #include "job/job_plan.h"
 #include "job/job_registry.h"
+#include "job/job_source.h"
 #include "job/job_statement.h"
 #include "job/sink.h"
 
 namespace millrace::job {
-
-struct DryRunLine {
-  std::string section;  // Task, File, Column, Row, Filtered
-  std::string item;
-  std::string detail;
-
-  friend bool operator==(const DryRunLine&, const DryRunLine&) = default;
-};
 
 struct JobDryRunConfig {
   engine::Database* db = nullptr;         // not owned

@@ -27,8 +27,8 @@
 
 #include "common/clock.h"
 #include "common/metrics.h"
-#include "job/job_store.h"
 #include "job/job_registry.h"
+#include "job/job_store.h"
 
 namespace millrace::job {
 

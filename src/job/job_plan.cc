@@ -1,7 +1,6 @@
 #include "job/job_plan.h"
 
 #include "engine/statement_plan.h"
-#include "job/file_job_source.h"
 #include "job/sink.h"
 
 namespace millrace::job {
@@ -15,6 +14,9 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   const bool change_stream = analysis.source == load::SourceKind::kCdcStream;
   if (change_stream && !config_.make_change_source) {
     return Status::NotSupported("cdc_stream(...) jobs are not enabled in this server");
+  }
+  if (!change_stream && !config_.make_file_source) {
+    return Status::NotSupported("file jobs (S3(), local()) are not enabled in this server");
   }
   load::FileFunctionOptions options;
   std::unique_ptr<source::FileSource> files;
@@ -51,7 +53,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
     return std::shared_ptr<const JobPlan>(std::move(plan));
   }
 
-  FileJobSourceConfig source;
+  FileSourceRequest source;
   source.files = std::move(files);
   source.insert_sql = insert_sql;
   source.analysis = analysis;
@@ -62,7 +64,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   source.work_root = config_.work_root;
   source.download_parallelism = config_.download_parallelism;
   source.last_stop_was_fault = config_.last_stop_was_fault;
-  plan->source = std::make_shared<FileJobSource>(std::move(source));
+  MR_ASSIGN_OR_RETURN(plan->source, config_.make_file_source(std::move(source)));
   return std::shared_ptr<const JobPlan>(std::move(plan));
 }
 

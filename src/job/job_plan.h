@@ -19,9 +19,9 @@
 #include "common/clock.h"
 #include "common/fail_point.h"
 #include "engine/database.h"
-#include "job/job_store.h"
 #include "job/job_properties.h"
 #include "job/job_registry.h"
+#include "job/job_store.h"
 #include "load/file_table_function.h"
 
 namespace millrace::job {
@@ -45,16 +45,37 @@ struct ChangeSourceRequest {
 using ChangeSourceFactory =
     std::function<Result<std::shared_ptr<JobSource>>(const ChangeSourceRequest&)>;
 
+// What a file job's source (S3(), local()) is built from: the files it reads (opened by the
+// load::SourceFactory), the job's statement, reader options and target, and the parts it
+// loads with.
+struct FileSourceRequest {
+  std::shared_ptr<source::FileSource> files;
+  std::string insert_sql;
+  InsertAnalysis analysis;
+  load::FileFunctionOptions options;
+  // Not owned; must outlive the source.
+  Clock* clock = nullptr;
+  JobStore* catalog = nullptr;
+  const FailPoints* fail_points = nullptr;  // may be null
+  std::string work_root;                    // downloads go to work directories under it
+  int download_parallelism = 8;
+  // The previous process died of a fault (files/crash_suspects.h).
+  bool last_stop_was_fault = false;
+};
+// Builds the source of a file job: job::MakeFileJobSource (src/files/), wired by the server.
+using FileSourceFactory = std::function<Result<std::shared_ptr<JobSource>>(FileSourceRequest)>;
+
 struct PlanBuilderConfig {
-  engine::Database* db = nullptr;   // not owned
-  Clock* clock = nullptr;           // not owned
-  JobStore* catalog = nullptr;  // not owned
+  engine::Database* db = nullptr;  // not owned
+  Clock* clock = nullptr;          // not owned
+  JobStore* catalog = nullptr;     // not owned
   load::SourceFactory make_source;
+  FileSourceFactory make_file_source;       // empty: file jobs are refused
   ChangeSourceFactory make_change_source;   // empty: change streams are refused
   const FailPoints* fail_points = nullptr;  // may be null
   std::string work_root;
   int download_parallelism = 8;
-  bool last_stop_was_fault = false;  // FileJobSourceConfig::last_stop_was_fault
+  bool last_stop_was_fault = false;  // FileSourceRequest::last_stop_was_fault
 };
 
 class PlanBuilder {

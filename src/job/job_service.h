@@ -7,8 +7,9 @@
 // - job_registry.h: the live jobs, a lock per job, published snapshots for the views.
 // - scheduler.h: due times; which job a free worker takes; the auto-resume delay.
 // - task_runner.h: a job's turn — tasks, retries, the pause after the last retry.
-// - job_source.h: where a job's data comes from, behind one offset interface; files
-//   (file_job_source.h, with reconcile.h and file_load_rounds.h) are the first source.
+// - job_source.h: where a job's data comes from, behind one offset interface; file jobs
+//   (src/files/) and change streams (src/cdc/) are built through the factories the service
+//   is given.
 // - sink.h and commit_gate.h: rows, offset, ledger and task record in one transaction, with
 //   the job's epoch checked inside it.
 // - job_store.h: jobs, task history and ledgers. The service is given a store and a sink
@@ -71,9 +72,10 @@ struct JobServiceConfig {
   std::string work_root;   // downloads go to work directories under it
   // Where a fault of this process is recorded for the next one (common/fault_record.h): read
   // and removed by Start, which then installs the recorder. "" for none (a crash then counts as
-  // a kill: job/crash_suspects.h).
+  // a kill: files/crash_suspects.h).
   std::string fault_record;
   load::SourceFactory make_source;
+  FileSourceFactory make_file_source;       // S3()/local() jobs (src/files/); empty: refused
   ChangeSourceFactory make_change_source;   // cdc_stream(...) jobs; empty: refused
   const FailPoints* fail_points = nullptr;  // may be null
   int workers = 2;

@@ -122,6 +122,23 @@ struct UpstreamTableRows {
   std::string target_table;
 };
 
+// A line of EXPLAIN CREATE JOB's answer (job_dry_run.h lists the sections).
+struct DryRunLine {
+  std::string section;  // Task, File, Column, Row, Filtered
+  std::string item;
+  std::string detail;
+
+  friend bool operator==(const DryRunLine&, const DryRunLine&) = default;
+};
+
+// What a dry run is given besides the new job's record and the sink.
+struct DryRunContext {
+  engine::Database* db = nullptr;  // for the Column and Row lines, read outside the load
+  TaskContext task;                // the trial task: ids no real job or task has
+  int64_t rows_shown = 10;
+  int64_t filtered_shown = 100;
+};
+
 class JobSource {
  public:
   virtual ~JobSource() = default;
@@ -152,6 +169,14 @@ class JobSource {
   // tables (files: VERIFY JOB compares their listing with the ledger instead).
   virtual Result<std::vector<UpstreamTableRows>> CountRows() const {
     return Status::NotSupported("this job's source has no tables to count");
+  }
+  // EXPLAIN CREATE JOB: the first task of `job`, a job that has not run (its properties and
+  // offset as CREATE JOB records them), up to its commit in a transaction of `sink` that is
+  // rolled back, as the lines job_dry_run.h describes. NOT_SUPPORTED for sources without dry
+  // runs (change streams: building one opens it upstream).
+  virtual Result<std::vector<DryRunLine>> DryRun(const JobRecord& job, Sink& sink,
+                                                 const DryRunContext& context) const {
+    return Status::NotSupported("this job's source has no dry run");
   }
 };
 

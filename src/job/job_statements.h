@@ -17,18 +17,18 @@
 #include <string>
 
 #include "common/clock.h"
-#include "job/job_store.h"
 #include "job/job_access.h"
 #include "job/job_plan.h"
 #include "job/job_registry.h"
 #include "job/job_statement.h"
+#include "job/job_store.h"
 #include "job/scheduler.h"
 
 namespace millrace::job {
 
 struct JobStatementsConfig {
   Clock* clock = nullptr;                 // not owned
-  JobStore* catalog = nullptr;        // not owned
+  JobStore* catalog = nullptr;            // not owned
   JobRegistry* registry = nullptr;        // not owned
   Scheduler* scheduler = nullptr;         // not owned
   const PlanBuilder* plans = nullptr;     // not owned

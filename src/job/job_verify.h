@@ -47,9 +47,9 @@
 
 #include "common/result.h"
 #include "engine/database.h"
-#include "job/job_store.h"
 #include "job/job_access.h"
 #include "job/job_registry.h"
+#include "job/job_store.h"
 #include "load/file_table_function.h"
 #include "source/file_source.h"
 
@@ -96,7 +96,7 @@ Result<std::vector<VerifyRow>> CompareFiles(const FileComparison& comparison);
 
 struct JobVerifierConfig {
   JobRegistry* registry = nullptr;    // not owned
-  JobStore* catalog = nullptr;    // not owned
+  JobStore* catalog = nullptr;        // not owned
   const JobAccess* access = nullptr;  // not owned; null: no privilege checks
   load::SourceFactory make_source;    // opens the job's files again
   engine::Database* db = nullptr;     // not owned; counts a change stream's target rows

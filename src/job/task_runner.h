@@ -26,10 +26,10 @@
 
 #include "common/clock.h"
 #include "common/fail_point.h"
-#include "job/job_store.h"
 #include "job/commit_gate.h"
 #include "job/job_access.h"
 #include "job/job_registry.h"
+#include "job/job_store.h"
 #include "job/scheduler.h"
 #include "job/task_policy.h"
 
@@ -37,7 +37,7 @@ namespace millrace::job {
 
 struct TaskRunnerConfig {
   Clock* clock = nullptr;                   // not owned
-  JobStore* catalog = nullptr;          // not owned
+  JobStore* catalog = nullptr;              // not owned
   Scheduler* scheduler = nullptr;           // not owned
   const FailPoints* fail_points = nullptr;  // may be null
   const JobAccess* access = nullptr;        // not owned; null: the definer is not checked

@@ -25,7 +25,7 @@ enum class BadFile : int32_t {
   kJsonTruncated,       // ends inside a value
   kLastLineTooLong,     // a CSV last line longer than DuckDB's reader takes
   kRecordsMismatch,     // rows loaded + filtered differ from the records it holds
-  kCrashedServer,       // the server crashed reading it (job/crash_suspects.h)
+  kCrashedServer,       // the server crashed reading it (files/crash_suspects.h)
   kPartitionNotInPath,  // path_partition_keys names a key its path has no directory for
 };
 

@@ -197,7 +197,7 @@ TEST_F(StatementPlanTest, PrepareOneRefusesSeveralStatementsAndReportsTheKind) {
 }
 
 // The careful load numbers records with row_number() OVER () while the server runs with
-// preserve_insertion_order off (job/batch_loader.h): the numbers must follow the file.
+// preserve_insertion_order off (files/batch_loader.h): the numbers must follow the file.
 TEST(RowOrderTest, RowNumberFollowsAParallelCsvReadWithInsertionOrderOff) {
   millrace::testing::TempDir dir;
   const std::string csv = dir.Join("seq.csv");

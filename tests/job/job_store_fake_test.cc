@@ -1,8 +1,8 @@
 // The job service on a job store that is not DuckDB's: the proof that a second catalog (the
 // PostgreSQL one of cluster mode) can slot in beside src/catalog without touching the job layer.
-// This binary links the job layer alone, not millrace_catalog: the service gets an in-memory
-// JobStore and a sink whose bookkeeping (offset, ledger, task record) goes to that store, as a
-// PostgreSQL catalog's sink would keep them away from DuckDB. The rows still go to DuckDB.
+// This binary links the job layer and the file source, not millrace_catalog: the service gets an
+// in-memory JobStore and a sink whose bookkeeping (offset, ledger, task record) goes to that store,
+// as a PostgreSQL catalog's sink would keep them away from DuckDB. The rows still go to DuckDB.
 //
 // The fakes are for this test only: the in-memory store applies a task's bookkeeping after the
 // rows' DuckDB commit, which is not atomic (the real sinks write both in one transaction).
@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/thread_annotations.h"
 #include "engine/engine_test_util.h"
+#include "files/file_job_source.h"
 #include "job/job_service.h"
 #include "job/job_store.h"
 #include "job/sink.h"
@@ -225,6 +226,7 @@ class JobStoreFakeTest : public ::testing::Test {
     config.clock = Clock::Real();
     config.work_root = dir_.Join("work");
     config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(50));
+    config.make_file_source = MakeFileJobSource;
     auto service = JobService::Start(std::move(config));
     EXPECT_TRUE(service.ok()) << service.status().ToString();
     return service.ok() ? std::move(service).value() : nullptr;

@@ -18,6 +18,7 @@
 #include "catalog/duckdb_sink.h"
 #include "common/clock.h"
 #include "engine/engine_test_util.h"
+#include "files/file_job_source.h"
 #include "job/job_service.h"
 #include "table/create_table.h"
 #include "table/model_catalog.h"
@@ -58,8 +59,8 @@ inline std::shared_ptr<const SecretBox> TestSecrets() {
 }
 
 // Opens (or creates, or migrates) the embedded catalog of `db` with TestSecrets() and points
-// `config` at `db`, the catalog's job store and DuckDB sinks, as the server wires them;
-// `catalog` keeps the catalog, which must outlive the service.
+// `config` at `db`, the catalog's job store, DuckDB sinks and the file source (src/files/), as
+// the server wires them; `catalog` keeps the catalog, which must outlive the service.
 inline Status UseDuckDbCatalog(engine::Database* db,
                                std::unique_ptr<catalog::DuckDbCatalog>* catalog,
                                JobServiceConfig* config) {
@@ -69,6 +70,7 @@ inline Status UseDuckDbCatalog(engine::Database* db,
   config->db = db;
   config->store = opened->jobs();
   config->make_sink = catalog::DuckDbSink::Factory(db);
+  config->make_file_source = MakeFileJobSource;
   *catalog = std::move(opened);
   return Status::Ok();
 }

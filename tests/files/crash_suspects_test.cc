@@ -1,7 +1,7 @@
 // What a job does with the files the server was reading when it stopped: a pure policy over
 // the marks it left (the catalog half is in duckdb_catalog's tests, the process half in
 // job_crash_test.cc).
-#include "job/crash_suspects.h"
+#include "files/crash_suspects.h"
 
 #include <gtest/gtest.h>
 

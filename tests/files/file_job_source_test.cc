@@ -1,6 +1,6 @@
 // The file source's read ahead: started by a poll that leaves files after its batch, and
 // dropped when the job's turn ends, so nothing downloads for a job that is not running.
-#include "job/file_job_source.h"
+#include "files/file_job_source.h"
 
 #include <gtest/gtest.h>
 
@@ -40,9 +40,14 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   ASSERT_TRUE(conn->Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
   catalog::DuckDbCatalog stores(db.get(), "test");
   ASSERT_TRUE(stores.Open().ok());
-  PlanBuilder plans(PlanBuilderConfig{db.get(), &clock, stores.jobs(),
-                                      load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
-                                      nullptr, nullptr, work, 2});
+  PlanBuilder plans(
+      PlanBuilderConfig{.db = db.get(),
+                        .clock = &clock,
+                        .catalog = stores.jobs(),
+                        .make_source = load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
+                        .make_file_source = MakeFileJobSource,
+                        .work_root = work,
+                        .download_parallelism = 2});
   auto plan = plans.Build(
       "INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" "
       "= \"" +

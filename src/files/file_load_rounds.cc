@@ -1,4 +1,4 @@
-#include "job/file_load_rounds.h"
+#include "files/file_load_rounds.h"
 
 #include <map>
 #include <optional>

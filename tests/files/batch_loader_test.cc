@@ -1,6 +1,6 @@
 // BatchLoader on its own: which SELECTs may load small files many to a statement, and what a
 // group load reports per file.
-#include "job/batch_loader.h"
+#include "files/batch_loader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
-#include "job/file_job_source.h"
+#include "files/file_job_source.h"
 
 #include <algorithm>
 #include <thread>
 
 #include "common/logging.h"
-#include "job/crash_suspects.h"
-#include "job/file_load_rounds.h"
+#include "files/crash_suspects.h"
+#include "files/file_load_rounds.h"
+#include "files/reconcile.h"
 #include "job/job_errors.h"
-#include "job/reconcile.h"
 
 namespace millrace::job {
 namespace {
@@ -93,7 +93,7 @@ namespace {
 class FileBatch final : public SourceBatch {
  public:
   FileBatch(const Offset& start, const Offset& end, std::vector<source::FileInfo> files,
-            LoadSpec spec, JobProperties properties, const FileJobSourceConfig* config,
+            LoadSpec spec, JobProperties properties, const FileSourceRequest* config,
             load::FetchOptions fetch, std::shared_ptr<CrashSuspects> suspects,
             std::unique_ptr<NextBatch> ahead)
       : SourceBatch(start, end, files.front().key, files.back().key,
@@ -155,7 +155,7 @@ class FileBatch final : public SourceBatch {
   const std::vector<source::FileInfo> files_;
   LoadSpec spec_;
   const JobProperties properties_;
-  const FileJobSourceConfig* const config_;
+  const FileSourceRequest* const config_;
   const load::FetchOptions fetch_;
   const std::shared_ptr<CrashSuspects> suspects_;
   std::unique_ptr<NextBatch> ahead_;  // holds the read ahead's fetcher and its directory
@@ -163,7 +163,7 @@ class FileBatch final : public SourceBatch {
 
 }  // namespace
 
-FileJobSource::FileJobSource(FileJobSourceConfig config)
+FileJobSource::FileJobSource(FileSourceRequest config)
     : config_(std::move(config)),
       spec_template_(
           LoadSpec{0, 0, config_.insert_sql, config_.analysis, config_.options, true, 0}) {}
@@ -400,6 +400,10 @@ Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(const JobRecor
     trial->readables.push_back(fetched.status.ok() ? fetched.path : std::string());
   }
   return trial;
+}
+
+Result<std::shared_ptr<JobSource>> MakeFileJobSource(FileSourceRequest request) {
+  return std::shared_ptr<JobSource>(std::make_shared<FileJobSource>(std::move(request)));
 }
 
 }  // namespace millrace::job

@@ -1,4 +1,4 @@
-#include "job/reconcile.h"
+#include "files/reconcile.h"
 
 #include <map>
 

@@ -1,5 +1,8 @@
 // FileJobSource: the JobSource of a file job — an S3 prefix or a local directory read in key
-// order, with late files found by reconciliation and the next batch read ahead.
+// order, with late files found by reconciliation and the next batch read ahead. The file room
+// (src/files/) holds it with its parts: the load rounds (file_load_rounds.h), the batch loader
+// (batch_loader.h), reconciliation (reconcile.h), crash suspects (crash_suspects.h) and the
+// dry run (file_dry_run.cc). The job layer builds it through MakeFileJobSource only.
 //
 // Contract (beyond job_source.h)
 // - The offset is {"fileName": key}: the last key loaded in key order. Poll lists matching
@@ -33,9 +36,10 @@
 #include "common/clock.h"
 #include "common/fail_point.h"
 #include "common/thread_annotations.h"
-#include "job/batch_loader.h"
-#include "job/job_store.h"
+#include "files/batch_loader.h"
+#include "job/job_plan.h"
 #include "job/job_source.h"
+#include "job/job_store.h"
 #include "load/batch.h"
 #include "source/file_source.h"
 
@@ -71,24 +75,9 @@ struct TrialBatch {
   std::string first_error;  // the first filtered row, "" when none
 };
 
-struct FileJobSourceConfig {
-  std::shared_ptr<source::FileSource> files;
-  // The job's statement, reader options and target, for its loads.
-  std::string insert_sql;
-  InsertAnalysis analysis;
-  load::FileFunctionOptions options;
-  // Not owned; must outlive the source.
-  Clock* clock = nullptr;
-  JobStore* catalog = nullptr;
-  const FailPoints* fail_points = nullptr;  // may be null
-  std::string work_root;                    // downloads go to work directories under it
-  int download_parallelism = 8;
-  bool last_stop_was_fault = false;  // the previous process died of a fault (crash_suspects.h)
-};
-
 class FileJobSource final : public JobSource {
  public:
-  explicit FileJobSource(FileJobSourceConfig config);
+  explicit FileJobSource(FileSourceRequest config);
   ~FileJobSource() override;
 
   Result<Polled> Poll(const JobRecord& job, const BatchLimits& limits) override;
@@ -98,6 +87,9 @@ class FileJobSource final : public JobSource {
   // Drops the read ahead: its downloads stop.
   void TurnEnded() override;
   std::string Describe() const override { return config_.files->Describe(); }
+  // EXPLAIN CREATE JOB (file_dry_run.cc): LoadFirstBatch, then the lines job_dry_run.h lists.
+  Result<std::vector<DryRunLine>> DryRun(const JobRecord& job, Sink& sink,
+                                         const DryRunContext& context) const override;
 
   // Dry runs (EXPLAIN CREATE JOB, job_dry_run.h): the first task of `job`, a job that has not
   // run, up to its commit. Lists the batch as Poll does (the files after the job's offset,
@@ -120,7 +112,7 @@ class FileJobSource final : public JobSource {
   // The crash suspects of `job`, read from the catalog on the first call.
   Result<std::shared_ptr<CrashSuspects>> Suspects(const JobRecord& job);
 
-  const FileJobSourceConfig config_;
+  const FileSourceRequest config_;
   const LoadSpec spec_template_;
   Mutex mu_;
   Clock::SteadyTime next_reconcile_ GUARDED_BY(mu_){};
@@ -131,5 +123,8 @@ class FileJobSource final : public JobSource {
   // From the marks left at start-up; null until the first Poll read them.
   std::shared_ptr<CrashSuspects> suspects_ GUARDED_BY(mu_);
 };
+
+// The job layer's FileSourceFactory (job_plan.h): the server and tests wire it.
+Result<std::shared_ptr<JobSource>> MakeFileJobSource(FileSourceRequest request);
 
 }  // namespace millrace::job

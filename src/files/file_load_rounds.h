@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "common/fail_point.h"
-#include "job/batch_loader.h"
+#include "files/batch_loader.h"
 #include "job/job_properties.h"
 #include "job/job_source.h"
 #include "load/batch.h"

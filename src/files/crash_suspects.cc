@@ -1,4 +1,4 @@
-#include "job/crash_suspects.h"
+#include "files/crash_suspects.h"
 
 #include "load/bad_file.h"
 

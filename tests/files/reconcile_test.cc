@@ -1,5 +1,5 @@
 // Reconciliation as a pure function: (listing, ledger, offset) -> (late, skipped, changed).
-#include "job/reconcile.h"
+#include "files/reconcile.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "job/batch_loader.h"
+#include "files/batch_loader.h"
 
 #include <cctype>
 #include <filesystem>
