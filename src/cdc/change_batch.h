@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "cdc/change_apply.h"
-#include "cdc/pg_tables.h"
+#include "cdc/source_table.h"
 #include "job/job_source.h"
 
 namespace millrace::cdc {

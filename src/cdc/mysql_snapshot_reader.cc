@@ -10,30 +10,23 @@ MysqlSnapshotReader::MysqlSnapshotReader(mysql::ConnectParams params, int parall
     : params_(std::move(params)),
       parallelism_(std::max(1, parallelism)),
       split_size_(split_size),
-      conns_(static_cast<size_t>(parallelism_)) {}
+      conns_(static_cast<size_t>(parallelism_),
+             [this] { return mysql::MysqlConnection::Connect(params_); }) {}
 
 MysqlSnapshotReader::~MysqlSnapshotReader() = default;
 
 void MysqlSnapshotReader::Close() {
   // Closing the connection ends its snapshot's transaction, which only read.
-  for (auto& conn : conns_)
-    conn.reset();
+  conns_.DropAll();
   in_snapshot_ = false;
-}
-
-Result<mysql::MysqlConnection*> MysqlSnapshotReader::Connection(size_t i) {
-  if (conns_[i] == nullptr) {
-    MR_ASSIGN_OR_RETURN(conns_[i], mysql::MysqlConnection::Connect(params_));
-  }
-  return conns_[i].get();
 }
 
 Result<SnapshotPosition> MysqlSnapshotReader::Begin() {
   Close();
-  MR_ASSIGN_OR_RETURN(mysql::MysqlConnection * conn, Connection(0));
+  MR_ASSIGN_OR_RETURN(mysql::MysqlConnection * conn, conns_.Get(0));
   Result<SnapshotPosition> position = ConsistentSnapshot(*conn);
   if (!position.ok()) {
-    conns_[0].reset();
+    conns_.Drop(0);
     return position.status();
   }
   in_snapshot_ = true;
@@ -43,7 +36,7 @@ Result<SnapshotPosition> MysqlSnapshotReader::Begin() {
 Status MysqlSnapshotReader::ReadRange(size_t i, const SourceTable& table, const KeyRange& range,
                                       std::vector<change::Tuple>* rows, int64_t* bytes) {
   auto read = [&]() -> Status {
-    MR_ASSIGN_OR_RETURN(mysql::MysqlConnection * conn, Connection(i));
+    MR_ASSIGN_OR_RETURN(mysql::MysqlConnection * conn, conns_.Get(i));
     MR_ASSIGN_OR_RETURN(mysql::Rows result, conn->Query(SnapshotSelect(*conn, table, range.lower,
                                                                        split_size_, range.upper)));
     rows->reserve(result.rows.size());
@@ -65,7 +58,7 @@ Status MysqlSnapshotReader::ReadRange(size_t i, const SourceTable& table, const 
   };
   Status status = read();
   if (!status.ok()) {
-    conns_[i].reset();  // its state is unknown
+    conns_.Drop(i);  // its state is unknown
     if (i == 0) in_snapshot_ = false;
   }
   return status;
@@ -75,12 +68,12 @@ Result<SnapshotRead> MysqlSnapshotReader::Read(const SourceTable& table,
                                                const std::vector<std::string>& after) {
   std::vector<std::vector<std::string>> bounds;
   if (parallelism_ > 1) {
-    auto first = Connection(0);
+    auto first = conns_.Get(0);
     if (!first.ok()) return first.status().WithContext("reading a snapshot of " + table.Display());
     mysql::MysqlConnection& conn = **first;
     auto rows = conn.Query(SplitBoundsSelect(conn, table, after, split_size_, parallelism_));
     if (!rows.ok()) {
-      conns_[0].reset();
+      conns_.Drop(0);
       in_snapshot_ = false;
       return rows.status().WithContext("reading a snapshot of " + table.Display());
     }

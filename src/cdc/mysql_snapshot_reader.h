@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "cdc/mysql_tables.h"
-#include "cdc/snapshot_reader.h"
+#include "cdc/snapshot_ranges.h"
 #include "mysql/mysql_connection.h"
 
 namespace millrace::cdc {
@@ -42,15 +42,14 @@ class MysqlSnapshotReader {
   void Close();
 
  private:
-  Result<mysql::MysqlConnection*> Connection(size_t i);
   Status ReadRange(size_t i, const SourceTable& table, const KeyRange& range,
                    std::vector<change::Tuple>* rows, int64_t* bytes);
 
   const mysql::ConnectParams params_;
   const int parallelism_;
   const int64_t split_size_;
-  std::vector<std::unique_ptr<mysql::MysqlConnection>> conns_;  // [i] one thread at a time
-  bool in_snapshot_ = false;                                    // conns_[0] holds it
+  SplitConnections<mysql::MysqlConnection> conns_;
+  bool in_snapshot_ = false;  // conns_[0] holds it
 };
 
 }  // namespace millrace::cdc

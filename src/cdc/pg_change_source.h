@@ -56,8 +56,8 @@
 #include "cdc/change_apply.h"
 #include "cdc/change_batch.h"
 #include "cdc/change_stream.h"
+#include "cdc/pg_snapshot_reader.h"
 #include "cdc/pg_tables.h"
-#include "cdc/snapshot_reader.h"
 #include "common/clock.h"
 #include "common/thread_annotations.h"
 #include "job/job_source.h"
@@ -119,7 +119,7 @@ class PgChangeSource final : public job::JobSource {
 
   const PgSourceSpec spec_;
   ChangeStream stream_;
-  SnapshotReader reader_;  // the task's thread only
+  PgSnapshotReader reader_;  // the task's thread only
 
   // Owned by the job's task thread (see the contract).
   std::unique_ptr<pg::PgConnection> meta_;

@@ -31,7 +31,7 @@
 
 #include "cdc/cdc_params.h"
 #include "cdc/change_apply.h"
-#include "cdc/pg_tables.h"
+#include "cdc/source_table.h"
 #include "common/result.h"
 #include "engine/database.h"
 #include "table/table_def.h"

@@ -1,4 +1,4 @@
-#include "cdc/snapshot_reader.h"
+#include "cdc/pg_snapshot_reader.h"
 
 #include <algorithm>
 #include <thread>
@@ -30,28 +30,22 @@ std::string KeyValues(const pg::PgConnection& conn, const SourceTable& table,
 
 }  // namespace
 
-SnapshotReader::SnapshotReader(pg::ConnectParams params, int parallelism, int64_t split_size)
+PgSnapshotReader::PgSnapshotReader(pg::ConnectParams params, int parallelism, int64_t split_size)
     : params_(std::move(params)),
       parallelism_(std::max(1, parallelism)),
       split_size_(split_size),
-      conns_(static_cast<size_t>(parallelism_)) {}
+      conns_(
+          static_cast<size_t>(parallelism_), [this] { return pg::PgConnection::Connect(params_); },
+          [](const pg::PgConnection& conn) { return conn.healthy(); }) {}
 
-SnapshotReader::~SnapshotReader() = default;
+PgSnapshotReader::~PgSnapshotReader() = default;
 
-void SnapshotReader::Close() {
-  for (auto& conn : conns_)
-    conn.reset();
+void PgSnapshotReader::Close() {
+  conns_.DropAll();
 }
 
-Result<pg::PgConnection*> SnapshotReader::Connection(size_t i) {
-  if (conns_[i] != nullptr && conns_[i]->healthy()) return conns_[i].get();
-  conns_[i].reset();
-  MR_ASSIGN_OR_RETURN(conns_[i], pg::PgConnection::Connect(params_));
-  return conns_[i].get();
-}
-
-std::string SnapshotReader::RangeSelect(const pg::PgConnection& conn, const SourceTable& table,
-                                        const Range& range) const {
+std::string PgSnapshotReader::RangeSelect(const pg::PgConnection& conn, const SourceTable& table,
+                                          const Range& range) const {
   std::string columns;
   for (size_t i = 0; i < table.columns.size(); ++i)
     columns += (i ? ", " : "") + conn.Identifier(table.columns[i].name);
@@ -69,18 +63,18 @@ std::string SnapshotReader::RangeSelect(const pg::PgConnection& conn, const Sour
   return select;
 }
 
-Status SnapshotReader::ReadRange(size_t i, const SourceTable& table, const Range& range,
-                                 const std::string& snapshot, std::vector<change::Tuple>* rows,
-                                 int64_t* bytes) {
+Status PgSnapshotReader::ReadRange(size_t i, const SourceTable& table, const Range& range,
+                                   const std::string& snapshot, std::vector<change::Tuple>* rows,
+                                   int64_t* bytes) {
   Status read = ReadRangeOn(i, table, range, snapshot, rows, bytes);
-  if (!read.ok()) conns_[i].reset();  // its transaction's state is unknown
+  if (!read.ok()) conns_.Drop(i);  // its transaction's state is unknown
   return read;
 }
 
-Status SnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const Range& range,
-                                   const std::string& snapshot, std::vector<change::Tuple>* rows,
-                                   int64_t* bytes) {
-  MR_ASSIGN_OR_RETURN(pg::PgConnection * conn, Connection(i));
+Status PgSnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const Range& range,
+                                     const std::string& snapshot, std::vector<change::Tuple>* rows,
+                                     int64_t* bytes) {
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * conn, conns_.Get(i));
   pg::PgConnection& c = *conn;
   if (!snapshot.empty()) {
     MR_RETURN_IF_ERROR(c.Execute(kBegin));
@@ -107,15 +101,15 @@ Status SnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const Ran
   return Status::Ok();
 }
 
-Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
-                                          const std::vector<std::string>& after,
-                                          const std::string& snapshot) {
+Result<SnapshotRead> PgSnapshotReader::Read(const SourceTable& table,
+                                            const std::vector<std::string>& after,
+                                            const std::string& snapshot) {
   SnapshotRead out;
   auto fail = [&](const Status& s) {
-    conns_[0].reset();
+    conns_.Drop(0);
     return s.WithContext("reading a snapshot of " + table.Display());
   };
-  auto first = Connection(0);
+  auto first = conns_.Get(0);
   if (!first.ok()) return first.status().WithContext("reading a snapshot of " + table.Display());
   pg::PgConnection& conn = **first;
   if (Status s = conn.Execute(kBegin); !s.ok()) return fail(s);
@@ -160,51 +154,14 @@ Result<SnapshotRead> SnapshotReader::Read(const SourceTable& table,
       });
   // The first connection's transaction held the exported snapshot for the others.
   Status committed;
-  if (conns_[0] != nullptr) {
-    committed = conns_[0]->Execute("COMMIT");
-    if (!committed.ok()) conns_[0].reset();
+  if (pg::PgConnection* first = conns_.Kept(0); first != nullptr) {
+    committed = first->Execute("COMMIT");
+    if (!committed.ok()) conns_.Drop(0);
   }
   if (read.ok() && !committed.ok()) read = committed;
   if (!read.ok()) return read.status().WithContext("reading a snapshot of " + table.Display());
   read->imported = out.imported;
   return read;
-}
-
-std::vector<KeyRange> SplitRanges(std::vector<std::string> after,
-                                  std::vector<std::vector<std::string>> bounds, int parallelism) {
-  std::vector<KeyRange> ranges;
-  std::vector<std::string> lower = std::move(after);
-  for (std::vector<std::string>& upper : bounds) {
-    ranges.push_back({lower, upper});
-    lower = std::move(upper);
-  }
-  if (ranges.empty() || static_cast<int>(ranges.size()) < parallelism) {
-    ranges.push_back({std::move(lower), {}});
-  }
-  return ranges;
-}
-
-Result<SnapshotRead> ReadRanges(const std::vector<KeyRange>& ranges, int64_t split_size,
-                                const RangeRead& read) {
-  std::vector<std::vector<change::Tuple>> rows(ranges.size());
-  std::vector<int64_t> bytes(ranges.size(), 0);
-  std::vector<Status> results(ranges.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < ranges.size(); ++i)
-    threads.emplace_back([&, i] { results[i] = read(i, ranges[i], &rows[i], &bytes[i]); });
-  results[0] = read(0, ranges[0], &rows[0], &bytes[0]);
-  for (std::thread& t : threads)
-    t.join();
-  for (const Status& s : results)
-    MR_RETURN_IF_ERROR(s);
-  SnapshotRead out;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    out.bytes += bytes[i];
-    for (change::Tuple& tuple : rows[i])
-      out.rows.push_back(std::move(tuple));
-  }
-  out.done = ranges.back().upper.empty() && static_cast<int64_t>(rows.back().size()) < split_size;
-  return out;
 }
 
 }  // namespace millrace::cdc

@@ -1,4 +1,4 @@
-// SnapshotReader: a PostgreSQL table's rows in primary-key order, read in one snapshot, up to
+// PgSnapshotReader: a PostgreSQL table's rows in primary-key order, read in one snapshot, up to
 // `parallelism` splits of `split_size` rows at once, each split on a connection of its own.
 //
 // Contract
@@ -26,45 +26,17 @@
 #include <vector>
 
 #include "cdc/pg_tables.h"
+#include "cdc/snapshot_ranges.h"
 #include "change/change_value.h"
 #include "common/result.h"
 #include "pg/pg_connection.h"
 
 namespace millrace::cdc {
 
-struct SnapshotRead {
-  std::vector<change::Tuple> rows;  // every value kText or kNull
-  int64_t bytes = 0;                // of the values' text
-  bool done = false;
-  bool imported = false;
-};
-
-// What any source's snapshot reader shares: splitting a read into key ranges and reading them
-// at once.
-//
-// A key range of a read: rows with key > lower (empty: from the first) and <= upper (empty: to
-// the end, at most split_size rows). Keys are their values' text as the source's reader gives
-// them.
-struct KeyRange {
-  std::vector<std::string> lower;
-  std::vector<std::string> upper;
-};
-// The ranges of one read from `after`: up to each of `bounds` (every split_size-th key after
-// it, at most `parallelism` of them, in order), then the rest when fewer came.
-std::vector<KeyRange> SplitRanges(std::vector<std::string> after,
-                                  std::vector<std::vector<std::string>> bounds, int parallelism);
-// Reads range i with read(i, range, rows, bytes): range 0 on this thread, the others on threads
-// of their own, joined before it returns. The rows come in range order; `done` when the last
-// range is open-ended and gave fewer than split_size rows. The first failure is returned.
-using RangeRead =
-    std::function<Status(size_t, const KeyRange&, std::vector<change::Tuple>*, int64_t*)>;
-Result<SnapshotRead> ReadRanges(const std::vector<KeyRange>& ranges, int64_t split_size,
-                                const RangeRead& read);
-
-class SnapshotReader {
+class PgSnapshotReader {
  public:
-  SnapshotReader(pg::ConnectParams params, int parallelism, int64_t split_size);
-  ~SnapshotReader();
+  PgSnapshotReader(pg::ConnectParams params, int parallelism, int64_t split_size);
+  ~PgSnapshotReader();
 
   Result<SnapshotRead> Read(const SourceTable& table, const std::vector<std::string>& after,
                             const std::string& snapshot);
@@ -74,7 +46,6 @@ class SnapshotReader {
  private:
   using Range = KeyRange;
 
-  Result<pg::PgConnection*> Connection(size_t i);
   // The SELECT of `range` (its columns in table order).
   std::string RangeSelect(const pg::PgConnection& conn, const SourceTable& table,
                           const Range& range) const;
@@ -88,7 +59,7 @@ class SnapshotReader {
   const pg::ConnectParams params_;
   const int parallelism_;
   const int64_t split_size_;
-  std::vector<std::unique_ptr<pg::PgConnection>> conns_;  // [i] used by one thread at a time
+  SplitConnections<pg::PgConnection> conns_;
 };
 
 }  // namespace millrace::cdc
