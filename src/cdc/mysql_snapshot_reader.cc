@@ -40,20 +40,8 @@ Status MysqlSnapshotReader::ReadRange(size_t i, const SourceTable& table, const 
     MR_ASSIGN_OR_RETURN(mysql::Rows result, conn->Query(SnapshotSelect(*conn, table, range.lower,
                                                                        split_size_, range.upper)));
     rows->reserve(result.rows.size());
-    for (mysql::Row& row : result.rows) {
-      change::Tuple tuple;
-      tuple.reserve(row.size());
-      for (mysql::Field& field : row) {
-        change::TupleValue value;
-        if (field) {
-          value.kind = change::TupleValue::Kind::kText;
-          value.text = std::move(*field);
-          *bytes += static_cast<int64_t>(value.text.size());
-        }
-        tuple.push_back(std::move(value));
-      }
-      rows->push_back(std::move(tuple));
-    }
+    for (mysql::Row& row : result.rows)
+      rows->push_back(TextTuple(row, bytes));
     return Status::Ok();
   };
   Status status = read();

@@ -82,18 +82,7 @@ Status PgSnapshotReader::ReadRangeOn(size_t i, const SourceTable& table, const R
   }
   Status copied =
       c.CopyOut("COPY (" + RangeSelect(c, table, range) + ") TO STDOUT", [&](pg::Row& row) {
-        change::Tuple tuple;
-        tuple.reserve(row.size());
-        for (auto& field : row) {
-          change::TupleValue value;
-          if (field) {
-            value.kind = change::TupleValue::Kind::kText;
-            value.text = std::move(*field);
-            *bytes += static_cast<int64_t>(value.text.size());
-          }
-          tuple.push_back(std::move(value));
-        }
-        rows->push_back(std::move(tuple));
+        rows->push_back(TextTuple(row, bytes));
         return Status::Ok();
       });
   MR_RETURN_IF_ERROR(copied);

@@ -5,6 +5,21 @@
 
 namespace millrace::cdc {
 
+change::Tuple TextTuple(std::vector<std::optional<std::string>>& row, int64_t* bytes) {
+  change::Tuple tuple;
+  tuple.reserve(row.size());
+  for (std::optional<std::string>& field : row) {
+    change::TupleValue value;
+    if (field) {
+      value.kind = change::TupleValue::Kind::kText;
+      value.text = std::move(*field);
+      *bytes += static_cast<int64_t>(value.text.size());
+    }
+    tuple.push_back(std::move(value));
+  }
+  return tuple;
+}
+
 std::vector<KeyRange> SplitRanges(std::vector<std::string> after,
                                   std::vector<std::vector<std::string>> bounds, int parallelism) {
   std::vector<KeyRange> ranges;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ using RangeRead =
     std::function<Status(size_t, const KeyRange&, std::vector<change::Tuple>*, int64_t*)>;
 Result<SnapshotRead> ReadRanges(const std::vector<KeyRange>& ranges, int64_t split_size,
                                 const RangeRead& read);
+
+// A source row of text values (nullopt: NULL), as both sources' clients return rows, as a tuple
+// of kText and kNull values; the text's bytes are added to *bytes.
+change::Tuple TextTuple(std::vector<std::optional<std::string>>& row, int64_t* bytes);
 
 // A connection per range of a read, made on first use and kept for the next read; one whose
 // state is unknown (a failed read) is dropped and made again when next used. Connection i is
