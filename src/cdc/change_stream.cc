@@ -12,7 +12,6 @@ namespace {
 using job::Offset;
 using nlohmann::json;
 
-constexpr char kSnapshotPart[] = "snapshot";
 constexpr char kTablesPart[] = "tables";
 
 int64_t TupleBytes(const change::Tuple& tuple) {

@@ -41,6 +41,9 @@
 
 namespace millrace::cdc {
 
+// The offset part of a snapshot cursor ({"table", "key", "after"}: see the contract).
+inline constexpr char kSnapshotPart[] = "snapshot";
+
 struct StreamPosition {
   uint64_t order = 0;
   job::Offset offset;

@@ -18,7 +18,6 @@ using nlohmann::json;
 constexpr char kFilePart[] = "file";
 constexpr char kPosPart[] = "pos";
 constexpr char kGtidsPart[] = "gtids";
-constexpr char kSnapshotPart[] = "snapshot";
 
 // The number a binlog file name ends with ("binlog.000003": 3).
 uint64_t FileNumber(const std::string& file) {
@@ -161,38 +160,19 @@ void MysqlChangeSource::CloseStream() {
   stream_.Reset();
 }
 
-Result<job::Polled> MysqlChangeSource::Poll(const job::JobRecord& job,
-                                            const job::BatchLimits& limits) {
-  const Offset& offset = job.current_offset;
-  if (offset.empty()) return Start(job);
-  MR_RETURN_IF_ERROR(stream_.FollowOffsetTables(offset));
-  MR_ASSIGN_OR_RETURN(const Where at, WhereOf(offset));
-  if (offset.parts().contains(kSnapshotPart)) {
-    return SnapshotSplit(job, at, offset.parts()[kSnapshotPart]);
-  }
-  auto polled = Stream(job, at, limits);
-  if (!polled.ok() && polled.status().code() == StatusCode::kUnavailable) {
-    // A broken connection (a server restart, a network failure): once more on a new one, from
-    // the job's offset.
-    MR_LOG(kInfo) << Describe() << ": " << polled.status().ToString() << "; reconnecting";
-    CloseStream();
-    polled = Stream(job, at, limits);
-  }
-  if (polled.ok()) return polled;
-  CloseStream();
-  if (polled.status().code() == StatusCode::kOutOfRange) {
-    return job::JobError(
-        job::JobErrorCode::kCannotResume,
-        Status::FailedPrecondition(
-            "the job's binlog position " + PositionOf(at).label + " is no longer on " +
-            mysql::Describe(spec_.connect) + " (" + polled.status().message() +
-            "): its binlog was purged while the job was behind or paused; recreate the job "
-            "(\"offset\" = \"initial\" copies the tables again)"));
-  }
-  return polled.status();
+Status MysqlChangeSource::StreamFailed(const Where& at, const Status& error) {
+  if (error.code() != StatusCode::kOutOfRange) return error;
+  return job::JobError(
+      job::JobErrorCode::kCannotResume,
+      Status::FailedPrecondition(
+          "the job's binlog position " + PositionOf(at).label + " is no longer on " +
+          mysql::Describe(spec_.connect) + " (" + error.message() +
+          "): its binlog was purged while the job was behind or paused; recreate the job "
+          "(\"offset\" = \"initial\" copies the tables again)"));
 }
 
-Result<job::Polled> MysqlChangeSource::Start(const job::JobRecord& job) {
+Result<job::Polled> MysqlChangeSource::Start(const job::JobRecord& job,
+                                             const job::BatchLimits& limits) {
   CloseStream();
   reader_.Close();
   stream_.StartOver();  // the first batch makes the targets that do not exist yet

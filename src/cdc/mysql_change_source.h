@@ -48,12 +48,19 @@
 #include <string>
 
 #include "cdc/cdc_params.h"
+#include "cdc/change_source.h"
 #include "cdc/change_stream.h"
 #include "cdc/mysql_snapshot_reader.h"
 #include "job/job_source.h"
 #include "mysql/binlog_stream.h"
 
 namespace millrace::cdc {
+
+// A position in the binlog, with the GTID position there.
+struct BinlogWhere {
+  mysql::BinlogPosition position;
+  std::map<uint32_t, std::string> gtids;  // domain -> "domain-server-sequence"
+};
 
 struct MysqlChangeSourceConfig {
   MysqlSourceSpec spec;
@@ -63,12 +70,11 @@ struct MysqlChangeSourceConfig {
   std::string database;              // the job's session database (the SELECT's names)
 };
 
-class MysqlChangeSource final : public job::JobSource {
+class MysqlChangeSource final : public ChangeSource<BinlogWhere> {
  public:
   explicit MysqlChangeSource(MysqlChangeSourceConfig config);
   ~MysqlChangeSource() override;
 
-  Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) override;
   void Committed(const job::Offset& offset) override {}
   Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
@@ -93,24 +99,25 @@ class MysqlChangeSource final : public job::JobSource {
   static constexpr std::chrono::seconds kPollBudget{1};
 
  private:
-  // A position in the binlog, with the GTID position there.
-  struct Where {
-    mysql::BinlogPosition position;
-    std::map<uint32_t, std::string> gtids;  // domain -> "domain-server-sequence"
-  };
+  using Where = BinlogWhere;
 
-  Result<job::Polled> Start(const job::JobRecord& job);
+  // ChangeSource's steps (change_source.h).
+  ChangeStream& changes() override { return stream_; }
+  Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits) override;
+  Result<Where> PositionIn(const job::Offset& offset) const override { return WhereOf(offset); }
   Result<job::Polled> SnapshotSplit(const job::JobRecord& job, const Where& at,
-                                    const nlohmann::json& position);
+                                    const nlohmann::json& position) override;
   Result<job::Polled> Stream(const job::JobRecord& job, const Where& at,
-                             const job::BatchLimits& limits);
+                             const job::BatchLimits& limits) override;
+  // A binlog position purged from the server: CANNOT_RESUME, the job must be made again.
+  Status StreamFailed(const Where& at, const Status& error) override;
   Status Receive(const mysql::StreamEvent& event);
   // The transaction being received ends at `after`.
   void EndTransaction(const mysql::BinlogPosition& after);
   // The binding of a table of the stream, if the job follows it.
   std::optional<size_t> Binding(const std::string& schema, const std::string& name) const;
   Status Mapped(size_t b, const mysql::BinlogTable& table);
-  void CloseStream();
+  void CloseStream() override;
 
   static Result<Where> WhereOf(const job::Offset& offset);
   static StreamPosition PositionOf(const Where& where);

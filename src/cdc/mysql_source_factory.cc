@@ -37,19 +37,12 @@ Result<std::shared_ptr<job::JobSource>> MakeMysqlChangeSource(
   MR_ASSIGN_OR_RETURN(auto conn, mysql::MysqlConnection::Connect(config.spec.connect));
   MR_RETURN_IF_ERROR(mysql::CheckBinlogSource(*conn));
   const std::string& database = config.spec.connect.database;
-  if (whole_database) {
-    MR_ASSIGN_OR_RETURN(std::vector<std::string> names, ListTables(*conn, config.spec));
-    MR_ASSIGN_OR_RETURN(
-        config.tables,
-        BindDatabaseTables(request, "FROM MYSQL", names, [&](const std::string& name) {
-          return DescribeMysqlTable(*conn, database, name);
-        }));
-  } else {
-    MR_ASSIGN_OR_RETURN(SourceTable table,
-                        DescribeMysqlTable(*conn, database, config.spec.tables.front()));
-    MR_ASSIGN_OR_RETURN(TableBinding binding, BindStreamTable(request, std::move(table)));
-    config.tables.push_back(std::move(binding));
-  }
+  MR_ASSIGN_OR_RETURN(
+      config.tables,
+      BindSourceTables(
+          request, "FROM MYSQL", [&] { return ListTables(*conn, config.spec); },
+          config.spec.tables.empty() ? std::string() : config.spec.tables.front(),
+          [&](const std::string& name) { return DescribeMysqlTable(*conn, database, name); }));
   config.clock = request.clock;
   config.db = request.db;
   config.database = request.database;

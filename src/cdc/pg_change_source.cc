@@ -17,7 +17,6 @@ using job::Offset;
 using nlohmann::json;
 
 constexpr char kLsnPart[] = "lsn";
-constexpr char kSnapshotPart[] = "snapshot";
 
 Offset StreamOffset(pg::Lsn lsn) {
   return Offset().With(kLsnPart, pg::FormatLsn(lsn));
@@ -104,25 +103,8 @@ void PgChangeSource::CloseStream() {
   relations_.clear();
 }
 
-Result<job::Polled> PgChangeSource::Poll(const job::JobRecord& job,
-                                         const job::BatchLimits& limits) {
-  const Offset& offset = job.current_offset;
-  if (offset.empty()) return Start(job, limits);
-  MR_RETURN_IF_ERROR(stream_.FollowOffsetTables(offset));
-  MR_ASSIGN_OR_RETURN(const pg::Lsn lsn, pg::ParseLsn(offset.Text(kLsnPart)));
-  if (offset.parts().contains(kSnapshotPart)) {
-    return SnapshotSplit(job, lsn, offset.parts()[kSnapshotPart]);
-  }
-  auto polled = Stream(job, lsn, limits);
-  if (!polled.ok() && polled.status().code() == StatusCode::kUnavailable) {
-    // A broken replication connection (a server restart, a timeout while the job was idle):
-    // once more on a new one, from the job's offset.
-    MR_LOG(kInfo) << Describe() << ": " << polled.status().ToString() << "; reconnecting";
-    CloseStream();
-    polled = Stream(job, lsn, limits);
-  }
-  if (!polled.ok()) CloseStream();
-  return polled;
+Result<pg::Lsn> PgChangeSource::PositionIn(const Offset& offset) const {
+  return pg::ParseLsn(offset.Text(kLsnPart));
 }
 
 Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
@@ -168,7 +150,7 @@ Result<job::Polled> PgChangeSource::Start(const job::JobRecord& job,
   return polled;
 }
 
-Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
+Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, const pg::Lsn& lsn,
                                                   const json& position) {
   MR_ASSIGN_OR_RETURN(const SnapshotCursor cursor, stream_.SnapshotAt(position));
   const SourceTable& table = stream_.tables()[cursor.table].table;
@@ -190,7 +172,7 @@ Result<job::Polled> PgChangeSource::SnapshotSplit(const job::JobRecord& job, pg:
   return polled;
 }
 
-Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, pg::Lsn lsn,
+Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, const pg::Lsn& lsn,
                                            const job::BatchLimits& limits) {
   if (std::optional<Status> failure = stream_.TakeDeferred()) {
     // The failure met after the transactions the last batch handed out (Stream below).

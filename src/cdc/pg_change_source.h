@@ -55,6 +55,7 @@
 #include "cdc/cdc_params.h"
 #include "cdc/change_apply.h"
 #include "cdc/change_batch.h"
+#include "cdc/change_source.h"
 #include "cdc/change_stream.h"
 #include "cdc/pg_snapshot_reader.h"
 #include "cdc/pg_tables.h"
@@ -74,12 +75,11 @@ struct PgChangeSourceConfig {
   std::string database;              // the job's session database (the SELECT's names)
 };
 
-class PgChangeSource final : public job::JobSource {
+class PgChangeSource final : public ChangeSource<pg::Lsn> {
  public:
   explicit PgChangeSource(PgChangeSourceConfig config);
   ~PgChangeSource() override;
 
-  Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) override;
   void Committed(const job::Offset& offset) override;
   Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
@@ -100,15 +100,18 @@ class PgChangeSource final : public job::JobSource {
   static constexpr std::chrono::seconds kPollBudget{1};
 
  private:
-  Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits);
-  Result<job::Polled> SnapshotSplit(const job::JobRecord& job, pg::Lsn lsn,
-                                    const nlohmann::json& position);
-  Result<job::Polled> Stream(const job::JobRecord& job, pg::Lsn lsn,
-                             const job::BatchLimits& limits);
+  // ChangeSource's steps (change_source.h).
+  ChangeStream& changes() override { return stream_; }
+  Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits) override;
+  Result<pg::Lsn> PositionIn(const job::Offset& offset) const override;
+  Result<job::Polled> SnapshotSplit(const job::JobRecord& job, const pg::Lsn& lsn,
+                                    const nlohmann::json& position) override;
+  Result<job::Polled> Stream(const job::JobRecord& job, const pg::Lsn& lsn,
+                             const job::BatchLimits& limits) override;
   Status Receive(const pg::StreamMessage& message);
   Status Handle(const pg::PgOutputMessage& message);
   Result<pg::PgConnection*> Meta();
-  void CloseStream();
+  void CloseStream() override;
   std::string SlotName(const job::JobRecord& job) const;
   std::string PublicationName(const job::JobRecord& job) const;
   // The binding of a relation announced in the stream, or nullopt when it is not the job's.

@@ -41,19 +41,12 @@ Result<std::shared_ptr<job::JobSource>> MakePgChangeSource(
   }
   MR_ASSIGN_OR_RETURN(auto conn, pg::PgConnection::Connect(config.spec.connect));
   MR_RETURN_IF_ERROR(CheckReplication(*conn));
-  if (whole_database) {
-    MR_ASSIGN_OR_RETURN(std::vector<std::string> names, ListTables(*conn, config.spec));
-    MR_ASSIGN_OR_RETURN(
-        config.tables,
-        BindDatabaseTables(request, "FROM POSTGRES", names, [&](const std::string& name) {
-          return DescribeTable(*conn, config.spec.schema, name);
-        }));
-  } else {
-    MR_ASSIGN_OR_RETURN(SourceTable table,
-                        DescribeTable(*conn, config.spec.schema, config.spec.tables.front()));
-    MR_ASSIGN_OR_RETURN(TableBinding binding, BindStreamTable(request, std::move(table)));
-    config.tables.push_back(std::move(binding));
-  }
+  MR_ASSIGN_OR_RETURN(
+      config.tables,
+      BindSourceTables(
+          request, "FROM POSTGRES", [&] { return ListTables(*conn, config.spec); },
+          config.spec.tables.empty() ? std::string() : config.spec.tables.front(),
+          [&](const std::string& name) { return DescribeTable(*conn, config.spec.schema, name); }));
   config.clock = request.clock;
   config.db = request.db;
   config.database = request.database;

@@ -124,4 +124,19 @@ Result<std::vector<std::string>> ChooseTables(std::vector<std::string> include,
   return names;
 }
 
+Result<std::vector<TableBinding>> BindSourceTables(
+    const job::ChangeSourceRequest& request, std::string_view form,
+    const std::function<Result<std::vector<std::string>>()>& list, const std::string& stream_table,
+    const DescribeSourceTable& describe) {
+  if (!request.analysis.to_database.empty()) {
+    MR_ASSIGN_OR_RETURN(std::vector<std::string> names, list());
+    return BindDatabaseTables(request, form, names, describe);
+  }
+  MR_ASSIGN_OR_RETURN(SourceTable table, describe(stream_table));
+  MR_ASSIGN_OR_RETURN(TableBinding binding, BindStreamTable(request, std::move(table)));
+  std::vector<TableBinding> tables;
+  tables.push_back(std::move(binding));
+  return tables;
+}
+
 }  // namespace millrace::cdc

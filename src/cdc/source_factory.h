@@ -39,6 +39,14 @@ Result<std::vector<TableBinding>> BindDatabaseTables(const job::ChangeSourceRequ
 
 // The tables of a FROM clause: `include` (or, when empty, `all`) less `exclude`;
 // INVALID_ARGUMENT naming `where` when none is left.
+// The tables a source follows, bound: for FROM ... TO DATABASE (`form`, the request's
+// to_database set) every table `list` returns, by BindDatabaseTables; for cdc_stream(...) the
+// one `stream_table`, by BindStreamTable. Each is described by `describe`.
+Result<std::vector<TableBinding>> BindSourceTables(
+    const job::ChangeSourceRequest& request, std::string_view form,
+    const std::function<Result<std::vector<std::string>>()>& list, const std::string& stream_table,
+    const DescribeSourceTable& describe);
+
 Result<std::vector<std::string>> ChooseTables(std::vector<std::string> include,
                                               std::vector<std::string> all,
                                               const std::vector<std::string>& exclude,
