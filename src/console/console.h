@@ -14,7 +14,10 @@
 #include "access/access_control.h"
 #include "access/audit_log.h"
 #include "http/http_server.h"
-#include "job/job_service.h"
+
+namespace millrace::job {
+class JobService;
+}  // namespace millrace::job
 
 namespace millrace::console {
 

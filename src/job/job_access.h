@@ -24,10 +24,12 @@
 #include "access/access_control.h"
 #include "common/fail_point.h"
 #include "engine/statement_plan.h"
-#include "job/job_model.h"
 #include "sql/router.h"
 
 namespace millrace::job {
+
+struct JobRecord;
+struct TaskRecord;
 
 struct JobPlan;
 

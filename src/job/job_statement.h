@@ -29,7 +29,6 @@
 #include <vector>
 
 #include "common/result.h"
-#include "job/job_model.h"
 #include "job/job_properties.h"
 #include "load/file_params.h"
 #include "sql/doris_table_functions.h"
