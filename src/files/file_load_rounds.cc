@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/logging.h"
+#include "job/file_states.h"
 #include "job/job_errors.h"
 #include "load/bad_file.h"
 #include "load/reader_sql.h"
@@ -160,15 +161,13 @@ class RoundRunner {
     return shapes_[i]->empty() ? nullptr : &*shapes_[i];
   }
 
-  // `why`: the error of a QUARANTINED file (its message and typed reason go to the ledger).
-  void Record(Round& r, size_t i, FileState state, const FileLoad& loaded,
-              const Status* why = nullptr) {
+  // A quarantined file (`why`: its error) goes to the ledger only; a loaded one counts too.
+  void RecordQuarantined(Round& r, size_t i, const Status& why) {
+    r.loaded.ledger.push_back(Quarantined(Recorder(), files_[i], why));
+  }
+  void RecordLoaded(Round& r, size_t i, const FileLoad& loaded) {
     const source::FileInfo& f = files_[i];
-    r.loaded.ledger.push_back(
-        LedgerEntry{task_.job_id, f.key, f.etag, static_cast<int64_t>(f.size), state, task_.task_id,
-                    loaded.rows, task_.now_us, why != nullptr ? why->message() : "",
-                    why != nullptr ? std::string(load::BadFileName(load::ReasonOf(*why))) : ""});
-    if (state != FileState::kLoaded) return;
+    r.loaded.ledger.push_back(Loaded(Recorder(), f, loaded.rows));
     LoadStatistic& stats = r.loaded.stats;
     stats.scanned_rows += loaded.rows + loaded.filtered;
     stats.filtered_rows += loaded.filtered;
@@ -202,6 +201,8 @@ class RoundRunner {
     return Status::Ok();
   }
 
+  FileRecorder Recorder() const { return {task_.job_id, task_.task_id, task_.now_us}; }
+
   Result<Round> RunRound() {
     Round r;
     auto txn = sink_.Begin(task_.database);
@@ -217,7 +218,7 @@ class RoundRunner {
         MR_ASSIGN_OR_RETURN(path, Readable(i));
       }
       if (auto q = quarantined_.find(i); q != quarantined_.end()) {
-        Record(r, i, FileState::kQuarantined, FileLoad(), &q->second);
+        RecordQuarantined(r, i, q->second);
         ++i;
         continue;
       }
@@ -260,7 +261,7 @@ class RoundRunner {
         }
       }
       for (size_t k = 0; k < group.size(); ++k)
-        Record(r, group[k], FileState::kLoaded, (*loaded)[k]);
+        RecordLoaded(r, group[k], (*loaded)[k]);
       i = group.back() + 1;
     }
     return r;

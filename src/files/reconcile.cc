@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "job/file_states.h"
+
 namespace millrace::job {
 
 Reconciliation Reconcile(const std::vector<source::FileInfo>& listed,
@@ -19,21 +21,16 @@ Reconciliation Reconcile(const std::vector<source::FileInfo>& listed,
       if (late_files == LateFiles::kLoad) {
         out.late.push_back(f);
       } else {
-        out.skipped.push_back(LedgerEntry{job_id, f.key, f.etag, static_cast<int64_t>(f.size),
-                                          FileState::kSkipped, 0, 0, now_us,
-                                          "late file (late_files = ignore)"});
+        out.skipped.push_back(
+            Skipped(FileRecorder{job_id, 0, now_us}, f, "late file (late_files = ignore)"));
       }
       continue;
     }
     const LedgerEntry& e = *it->second;
-    if (e.state == FileState::kRetrying) {
+    if (LoadsAgain(e)) {
       out.late.push_back(f);
-    } else if (e.state == FileState::kLoaded && e.error.empty() &&
-               (e.etag != f.etag || e.size != static_cast<int64_t>(f.size))) {
-      LedgerEntry noted = e;
-      noted.error = "changed after it was loaded (now ETag " + f.etag + ", " +
-                    std::to_string(f.size) + " bytes); not reloaded";
-      out.changed.push_back(std::move(noted));
+    } else if (ChangedSinceLoaded(e, f)) {
+      out.changed.push_back(NotedChanged(e, f));
     }
   }
   return out;

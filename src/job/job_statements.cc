@@ -5,6 +5,7 @@
 
 #include "common/logging.h"
 #include "common/strings.h"
+#include "job/file_states.h"
 #include "job/job_errors.h"
 #include "sql/lexer.h"
 
@@ -246,9 +247,8 @@ Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt,
         stmt.retry_all || std::find(stmt.retry_files.begin(), stmt.retry_files.end(), e.key) !=
                               stmt.retry_files.end();
     if (!wanted) continue;
-    e.state = FileState::kRetrying;
-    e.error = "retry requested";
-    retry.push_back(std::move(e));
+    MR_ASSIGN_OR_RETURN(LedgerEntry retried, Retried(std::move(e)));
+    retry.push_back(std::move(retried));
   }
   for (const std::string& key : stmt.retry_files) {
     const bool found =
