@@ -16,7 +16,7 @@
 //   and its slot, exporting a snapshot (offset "initial"), dropping an inactive slot of that
 //   name left by a crash before the first commit. The names: publication_name and slot_name,
 //   else millrace_<job id>_<create time>. Splits (snapshot_parallelism of them per batch, see
-//   snapshot_reader.h) are read in that snapshot while this source's replication connection
+//   pg_snapshot_reader.h) are read in that snapshot while this source's replication connection
 //   stays open and idle; after a restart the remaining splits are read in fresh snapshots. Either
 //   way the stream replays every change after the consistent point, and upserts are idempotent: the
 //   target may be behind during the snapshot, never wrong after it.

@@ -475,8 +475,9 @@ void CatalogMigrationTest::MigrateVersion2() {
   // The migrated store keeps users and grants.
   access::UserRecord user{"ann", "%", access::NativePasswordHash("pw"), false, 0, 1};
   ASSERT_TRUE(store.users()->InsertUser(user).ok());
-  ASSERT_TRUE(
-      store.users()->AddGrant({"ann", {"shop", ""}, access::ParsePrivilegeName("SELECT").value()}).ok());
+  ASSERT_TRUE(store.users()
+                  ->AddGrant({"ann", {"shop", ""}, access::ParsePrivilegeName("SELECT").value()})
+                  .ok());
   auto users = store.users()->LoadUsers();
   ASSERT_TRUE(users.ok()) << users.status().ToString();
   ASSERT_EQ(users->users.size(), 1u);

@@ -1,5 +1,3 @@
-#include "sql/session.h"
-
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -8,6 +6,7 @@
 #include "common/logging.h"
 #include "engine/engine_test_util.h"
 #include "sql/mysql_errors.h"
+#include "sql/session.h"
 #include "testing/wait_for.h"
 
 namespace millrace::sql {
