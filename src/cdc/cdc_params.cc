@@ -24,70 +24,128 @@ Result<int64_t> PositiveInt(std::string_view key, std::string_view value, int64_
 }
 
 // The parameters both forms share, then each form's own.
-std::vector<CdcParamSpec> ConnectionParams(SourceType type) {
+std::vector<ParamSpec> ConnectionParams(SourceType type) {
   if (type == SourceType::kMysql) {
     return {
-        {"jdbc_url", "", "jdbc:mysql://host[:port][/database]", true},
-        {"user", "", "the MySQL user (REPLICATION SLAVE, REPLICATION CLIENT, SELECT)", true},
-        {"password", "", "its password (masked in jobs())", false, true},
-        {"database", "", "the database, if not the one in jdbc_url"},
-        {"offset", "initial",
-         "initial: a snapshot of the tables, then their changes; latest: only changes from now "
-         "on; {\"file\": \"binlog.000003\", \"pos\": \"4\"} or binlog.000003:4: changes "
-         "from that binlog position; 0-1-100 (MariaDB's GTID position): changes after those "
-         "transactions"},
-        {"snapshot_split_size", "8096", "rows per snapshot split (one task each)"},
-        {"snapshot_parallelism", "1",
-         "splits read at once (1 to 64), each on a connection of its own, in one task"},
-        {"server_id", "",
-         "the replica id Millrace registers with (1 to 4294967295, unique among the server's "
-         "replicas; default: 1000000 + the job's id)"},
-        {"driver_url", "", "accepted and ignored (no JDBC: Millrace uses Connector/C)"},
-        {"driver_class", "", "accepted and ignored"},
+        {.name = "jdbc_url",
+         .default_value = "",
+         .description = "jdbc:mysql://host[:port][/database]",
+         .required = true},
+        {.name = "user",
+         .default_value = "",
+         .description = "the MySQL user (REPLICATION SLAVE, REPLICATION CLIENT, SELECT)",
+         .required = true},
+        {.name = "password",
+         .default_value = "",
+         .description = "its password (masked in jobs())",
+         .secret = true,
+         .required = false},
+        {.name = "database",
+         .default_value = "",
+         .description = "the database, if not the one in jdbc_url"},
+        {.name = "offset",
+         .default_value = "initial",
+         .description =
+             "initial: a snapshot of the tables, then their changes; latest: only changes from now "
+             "on; {\"file\": \"binlog.000003\", \"pos\": \"4\"} or binlog.000003:4: changes "
+             "from that binlog position; 0-1-100 (MariaDB's GTID position): changes after those "
+             "transactions"},
+        {.name = "snapshot_split_size",
+         .default_value = "8096",
+         .description = "rows per snapshot split (one task each)"},
+        {.name = "snapshot_parallelism",
+         .default_value = "1",
+         .description =
+             "splits read at once (1 to 64), each on a connection of its own, in one task"},
+        {.name = "server_id",
+         .default_value = "",
+         .description =
+             "the replica id Millrace registers with (1 to 4294967295, unique among the server's "
+             "replicas; default: 1000000 + the job's id)"},
+        {.name = "driver_url",
+         .default_value = "",
+         .description = "accepted and ignored (no JDBC: Millrace uses Connector/C)"},
+        {.name = "driver_class", .default_value = "", .description = "accepted and ignored"},
     };
   }
   return {
-      {"jdbc_url", "", "jdbc:postgresql://host[:port]/database", true},
-      {"user", "", "the PostgreSQL user (REPLICATION, and owner of the tables or superuser)", true},
-      {"password", "", "its password (masked in jobs())", false, true},
-      {"database", "", "the database, if not the one in jdbc_url"},
-      {"schema", "public", "the tables' schema"},
-      {"offset", "initial",
-       "initial: a snapshot of the tables, then their changes; latest: only changes from now on"},
-      {"snapshot_split_size", "8096", "rows per snapshot split (one task each)"},
-      {"snapshot_parallelism", "1",
-       "splits read at once (1 to 64), each on a connection of its own, in one task"},
-      {"driver_url", "", "accepted and ignored (no JDBC: Millrace uses libpq)"},
-      {"driver_class", "", "accepted and ignored"},
+      {.name = "jdbc_url",
+       .default_value = "",
+       .description = "jdbc:postgresql://host[:port]/database",
+       .required = true},
+      {.name = "user",
+       .default_value = "",
+       .description = "the PostgreSQL user (REPLICATION, and owner of the tables or superuser)",
+       .required = true},
+      {.name = "password",
+       .default_value = "",
+       .description = "its password (masked in jobs())",
+       .secret = true,
+       .required = false},
+      {.name = "database",
+       .default_value = "",
+       .description = "the database, if not the one in jdbc_url"},
+      {.name = "schema", .default_value = "public", .description = "the tables' schema"},
+      {.name = "offset",
+       .default_value = "initial",
+       .description = "initial: a snapshot of the tables, then their changes; latest: only changes "
+                      "from now on"},
+      {.name = "snapshot_split_size",
+       .default_value = "8096",
+       .description = "rows per snapshot split (one task each)"},
+      {.name = "snapshot_parallelism",
+       .default_value = "1",
+       .description =
+           "splits read at once (1 to 64), each on a connection of its own, in one task"},
+      {.name = "driver_url",
+       .default_value = "",
+       .description = "accepted and ignored (no JDBC: Millrace uses libpq)"},
+      {.name = "driver_class", .default_value = "", .description = "accepted and ignored"},
   };
 }
 
-std::vector<CdcParamSpec> MakeCdcStreamParams(SourceType type) {
-  std::vector<CdcParamSpec> params = {{"type", "", "the source database: postgres or mysql", true}};
-  for (CdcParamSpec& p : ConnectionParams(type))
+std::vector<ParamSpec> MakeCdcStreamParams(SourceType type) {
+  std::vector<ParamSpec> params = {{.name = "type",
+                                    .default_value = "",
+                                    .description = "the source database: postgres or mysql",
+                                    .required = true}};
+  for (ParamSpec& p : ConnectionParams(type))
     params.push_back(p);
-  params.push_back({"table", "", "the table to copy and follow", true});
+  params.push_back({.name = "table",
+                    .default_value = "",
+                    .description = "the table to copy and follow",
+                    .required = true});
   return params;
 }
 
-std::vector<CdcParamSpec> MakeFromSourceParams(SourceType type) {
-  std::vector<CdcParamSpec> params = {{"type", "", "set from FROM's source name", true}};
-  for (CdcParamSpec& p : ConnectionParams(type))
+std::vector<ParamSpec> MakeFromSourceParams(SourceType type) {
+  std::vector<ParamSpec> params = {{.name = "type",
+                                    .default_value = "",
+                                    .description = "set from FROM's source name",
+                                    .required = true}};
+  for (ParamSpec& p : ConnectionParams(type))
     params.push_back(p);
-  params.push_back({"include_tables", "",
-                    type == SourceType::kMysql
-                        ? "tables to copy and follow, comma-separated (default: every base table "
-                          "of the database)"
-                        : "tables to copy and follow, comma-separated (default: every table of "
-                          "the schema)"});
-  params.push_back({"exclude_tables", "", "tables left out, comma-separated"});
+  params.push_back(
+      {.name = "include_tables",
+       .default_value = "",
+       .description = type == SourceType::kMysql
+                          ? "tables to copy and follow, comma-separated (default: every base table "
+                            "of the database)"
+                          : "tables to copy and follow, comma-separated (default: every table of "
+                            "the schema)"});
+  params.push_back({.name = "exclude_tables",
+                    .default_value = "",
+                    .description = "tables left out, comma-separated"});
   if (type == SourceType::kPostgres) {
-    params.push_back({"publication_name", "",
-                      "the publication to read; made for the tables when missing (default: "
-                      "millrace_<job id>_<create time>, dropped with the job)"});
-    params.push_back({"slot_name", "",
-                      "the replication slot the job makes and owns (default: "
-                      "millrace_<job id>_<create time>); must not exist yet"});
+    params.push_back({.name = "publication_name",
+                      .default_value = "",
+                      .description =
+                          "the publication to read; made for the tables when missing (default: "
+                          "millrace_<job id>_<create time>, dropped with the job)"});
+    params.push_back({.name = "slot_name",
+                      .default_value = "",
+                      .description = "the replication slot the job makes and owns (default: "
+                                     "millrace_<job id>_<create time>); must not exist yet"});
   }
   return params;
 }
@@ -107,28 +165,33 @@ Result<SourceType> ParseSourceType(const sql::DorisArgs& args) {
   return Bad("type", it->second, "postgres or mysql");
 }
 
-const std::vector<CdcParamSpec>& CdcStreamParams(SourceType type) {
-  static const std::vector<CdcParamSpec> kPostgres = MakeCdcStreamParams(SourceType::kPostgres);
-  static const std::vector<CdcParamSpec> kMysql = MakeCdcStreamParams(SourceType::kMysql);
+const std::vector<ParamSpec>& CdcStreamParams(SourceType type) {
+  static const std::vector<ParamSpec> kPostgres = MakeCdcStreamParams(SourceType::kPostgres);
+  static const std::vector<ParamSpec> kMysql = MakeCdcStreamParams(SourceType::kMysql);
   return type == SourceType::kMysql ? kMysql : kPostgres;
 }
 
-const std::vector<CdcParamSpec>& FromSourceParams(SourceType type) {
-  static const std::vector<CdcParamSpec> kPostgres = MakeFromSourceParams(SourceType::kPostgres);
-  static const std::vector<CdcParamSpec> kMysql = MakeFromSourceParams(SourceType::kMysql);
+const std::vector<ParamSpec>& FromSourceParams(SourceType type) {
+  static const std::vector<ParamSpec> kPostgres = MakeFromSourceParams(SourceType::kPostgres);
+  static const std::vector<ParamSpec> kMysql = MakeFromSourceParams(SourceType::kMysql);
   return type == SourceType::kMysql ? kMysql : kPostgres;
 }
 
-const std::vector<CdcParamSpec>& ToDatabaseParams() {
-  static const std::vector<CdcParamSpec> kParams = {
-      {"table.create.properties.*", "",
-       "PROPERTIES of the tables the job creates, e.g. "
-       "\"table.create.properties.replication_num\""},
-      {"load.strict_mode", "false",
-       "accepted for Doris compatibility (true or false): changes are applied whole, so a value "
-       "that does not convert into an existing table's column fails the task either way"},
-      {"load.max_filter_ratio", "0",
-       "accepted for Doris compatibility (0 to 1): no change is filtered"},
+const std::vector<ParamSpec>& ToDatabaseParams() {
+  static const std::vector<ParamSpec> kParams = {
+      {.name = "table.create.properties.*",
+       .default_value = "",
+       .description = "PROPERTIES of the tables the job creates, e.g. "
+                      "\"table.create.properties.replication_num\""},
+      {.name = "load.strict_mode",
+       .default_value = "false",
+       .description =
+           "accepted for Doris compatibility (true or false): changes are applied whole, so a "
+           "value "
+           "that does not convert into an existing table's column fails the task either way"},
+      {.name = "load.max_filter_ratio",
+       .default_value = "0",
+       .description = "accepted for Doris compatibility (0 to 1): no change is filtered"},
   };
   return kParams;
 }
@@ -136,24 +199,24 @@ const std::vector<CdcParamSpec>& ToDatabaseParams() {
 namespace {
 
 // Checks `args` against `specs` ("what" names the call or clause in errors).
-Status CheckParams(std::string_view what, const std::vector<CdcParamSpec>& specs,
+Status CheckParams(std::string_view what, const std::vector<ParamSpec>& specs,
                    const sql::DorisArgs& args) {
   for (const auto& [key, value] : args) {
     bool known = false;
-    for (const CdcParamSpec& spec : specs) {
+    for (const ParamSpec& spec : specs) {
       const bool prefix = spec.name.ends_with('*');
       known = known || spec.name == key ||
               (prefix && key.starts_with(spec.name.substr(0, spec.name.size() - 1)));
     }
     if (!known) {
       std::string names;
-      for (const CdcParamSpec& spec : specs)
+      for (const ParamSpec& spec : specs)
         names += (names.empty() ? "" : ", ") + std::string(spec.name);
       return Status::InvalidArgument(std::string(what) + ": unknown parameter \"" + key +
                                      "\"; supported: " + names);
     }
   }
-  for (const CdcParamSpec& spec : specs) {
+  for (const ParamSpec& spec : specs) {
     if (spec.required && args.find(spec.name) == args.end()) {
       return Status::InvalidArgument(std::string(what) + ": \"" + std::string(spec.name) +
                                      "\" is required (" + std::string(spec.description) + ")");
@@ -163,11 +226,11 @@ Status CheckParams(std::string_view what, const std::vector<CdcParamSpec>& specs
 }
 
 // The value of `key`, or its declared default.
-std::string Get(const std::vector<CdcParamSpec>& specs, const sql::DorisArgs& args,
+std::string Get(const std::vector<ParamSpec>& specs, const sql::DorisArgs& args,
                 std::string_view key) {
   auto it = args.find(key);
   if (it != args.end()) return it->second;
-  for (const CdcParamSpec& spec : specs) {
+  for (const ParamSpec& spec : specs) {
     if (spec.name == key) return std::string(spec.default_value);
   }
   return "";
@@ -217,7 +280,7 @@ Status ParseConnection(std::string_view what, const Get& get, bool database_give
 }
 
 // What both forms share: the connection, snapshot and offset parameters.
-Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<CdcParamSpec>& specs,
+Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<ParamSpec>& specs,
                                  const sql::DorisArgs& args) {
   MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
   auto get = [&](std::string_view key) { return Get(specs, args, key); };

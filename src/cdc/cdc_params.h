@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/param_spec.h"
 #include "common/result.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/mysql_connection.h"
@@ -31,13 +32,8 @@
 
 namespace millrace::cdc {
 
-struct CdcParamSpec {
-  std::string_view name;
-  std::string_view default_value;  // "" when none
-  std::string_view description;
-  bool required = false;
-  bool secret = false;
-};
+// A change stream's parameters are ParamSpecs (common/param_spec.h): name, default, docs line,
+// whether it is required and whether it is a secret.
 
 enum class SourceType { kPostgres, kMysql };
 // The "type" of a cdc_stream call or FROM clause; INVALID_ARGUMENT naming the types otherwise.
@@ -45,9 +41,9 @@ Result<SourceType> ParseSourceType(const sql::DorisArgs& args);
 
 // cdc_stream(...)'s parameters, FROM <source> (...)'s, and TO DATABASE db (...)'s. A name
 // ending in '*' is a prefix.
-const std::vector<CdcParamSpec>& CdcStreamParams(SourceType type);
-const std::vector<CdcParamSpec>& FromSourceParams(SourceType type);
-const std::vector<CdcParamSpec>& ToDatabaseParams();
+const std::vector<ParamSpec>& CdcStreamParams(SourceType type);
+const std::vector<ParamSpec>& FromSourceParams(SourceType type);
+const std::vector<ParamSpec>& ToDatabaseParams();
 
 struct PgSourceSpec {
   pg::ConnectParams connect;

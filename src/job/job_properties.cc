@@ -15,7 +15,7 @@ namespace {
 
 std::string SupportedKeys() {
   std::string out;
-  for (const JobPropertySpec& spec : JobPropertySpecs()) {
+  for (const ParamSpec& spec : JobPropertySpecs()) {
     if (!out.empty()) out += ", ";
     out += spec.name;
   }
@@ -97,38 +97,72 @@ bool ParseBytes(std::string_view text, int64_t* out) {
 
 }  // namespace
 
-const std::vector<JobPropertySpec>& JobPropertySpecs() {
-  static const std::vector<JobPropertySpec> kSpecs = {
-      {"max_interval", "10", "seconds (\"10\", \"10s\", \"5m\")",
-       "seconds between polls when no new file was found"},
-      {"s3.max_batch_files", "256", "an integer from 1 to 100000",
-       "most files in one task (a change stream: most changes, whole source transactions)"},
-      {"s3.max_batch_bytes", "10G", "a size from 100M to 10G (\"104857600\", \"512M\", \"10G\")",
-       "most bytes in one task (the file that crosses it is included)"},
-      {"offset", "", "{\"fileName\":\"key\"}", "start after this key; also settable by ALTER"},
-      {"s3.ingestion_mode", "STREAMING", "STREAMING or ONCE",
-       "ONCE: load what matches now, then the job is FINISHED"},
-      {"late_files", "load", "load or ignore",
-       "load: files that appear below the offset are still loaded, exactly once; ignore: they "
-       "are skipped and counted"},
-      {"reconcile_interval", "300", "seconds",
-       "seconds between reconciliation listings that find late files"},
-      {"on_error", "pause", "pause or skip_file",
-       "after a task exhausts its retries: pause the job, or quarantine the failing file and go "
-       "on"},
-      {"session.insert_max_filter_ratio", "0", "a number from 0 to 1",
-       "share of rows that may be filtered before the task fails"},
-      {"session.enable_insert_strict", "true", "true or false",
-       "strict: a row with a value that cannot convert is filtered; not strict: the value "
-       "becomes NULL"},
-      {"session.insert_timeout", "14400", "seconds, a positive integer",
-       "Doris's bound on one load statement: checked, not yet enforced (a task's size is bounded "
-       "by s3.max_batch_files and s3.max_batch_bytes)"},
-      {"session.query_timeout", "900", "seconds, a positive integer",
-       "Doris's bound on one query: checked, not yet enforced, as session.insert_timeout"},
-      {"cdc.wal_retention_warning", "1G", "a size (\"1048576\", \"512M\", \"10G\")",
-       "change streams: JobRuntimeMsg warns when the replication slot of a PAUSED job holds "
-       "more WAL than this on the source"},
+const std::vector<ParamSpec>& JobPropertySpecs() {
+  static const std::vector<ParamSpec> kSpecs = {
+      {.name = "max_interval",
+       .default_value = "10",
+       .description = "seconds between polls when no new file was found",
+       .accepted = "seconds (\"10\", \"10s\", \"5m\")"},
+      {.name = "s3.max_batch_files",
+       .default_value = "256",
+       .description =
+           "most files in one task (a change stream: most changes, whole source transactions)",
+       .accepted = "an integer from 1 to 100000"},
+      {.name = "s3.max_batch_bytes",
+       .default_value = "10G",
+       .description = "most bytes in one task (the file that crosses it is included)",
+       .accepted = "a size from 100M to 10G (\"104857600\", \"512M\", \"10G\")"},
+      {.name = "offset",
+       .default_value = "",
+       .description = "start after this key; also settable by ALTER",
+       .accepted = "{\"fileName\":\"key\"}"},
+      {.name = "s3.ingestion_mode",
+       .default_value = "STREAMING",
+       .description = "ONCE: load what matches now, then the job is FINISHED",
+       .accepted = "STREAMING or ONCE"},
+      {.name = "late_files",
+       .default_value = "load",
+       .description =
+           "load: files that appear below the offset are still loaded, exactly once; ignore: they "
+           "are skipped and counted",
+       .accepted = "load or ignore"},
+      {.name = "reconcile_interval",
+       .default_value = "300",
+       .description = "seconds between reconciliation listings that find late files",
+       .accepted = "seconds"},
+      {.name = "on_error",
+       .default_value = "pause",
+       .description = "after a task exhausts its retries: pause the job, or quarantine the failing "
+                      "file and go "
+                      "on",
+       .accepted = "pause or skip_file"},
+      {.name = "session.insert_max_filter_ratio",
+       .default_value = "0",
+       .description = "share of rows that may be filtered before the task fails",
+       .accepted = "a number from 0 to 1"},
+      {.name = "session.enable_insert_strict",
+       .default_value = "true",
+       .description =
+           "strict: a row with a value that cannot convert is filtered; not strict: the value "
+           "becomes NULL",
+       .accepted = "true or false"},
+      {.name = "session.insert_timeout",
+       .default_value = "14400",
+       .description = "Doris's bound on one load statement: checked, not yet enforced (a task's "
+                      "size is bounded "
+                      "by s3.max_batch_files and s3.max_batch_bytes)",
+       .accepted = "seconds, a positive integer"},
+      {.name = "session.query_timeout",
+       .default_value = "900",
+       .description =
+           "Doris's bound on one query: checked, not yet enforced, as session.insert_timeout",
+       .accepted = "seconds, a positive integer"},
+      {.name = "cdc.wal_retention_warning",
+       .default_value = "1G",
+       .description =
+           "change streams: JobRuntimeMsg warns when the replication slot of a PAUSED job holds "
+           "more WAL than this on the source",
+       .accepted = "a size (\"1048576\", \"512M\", \"10G\")"},
   };
   return kSpecs;
 }
@@ -174,13 +208,13 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
     const std::string& value = entry.second;
     const auto& specs = JobPropertySpecs();
     auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const JobPropertySpec& s) { return s.name == key; });
+                             [&](const ParamSpec& s) { return s.name == key; });
     // Doris passes keys starting with "__" through (its own internal ones).
     if (spec == specs.end() && key.starts_with("__")) continue;
     // session.<variable>: a real Doris session variable, in any case, as Doris checks them.
     if (spec == specs.end() && key.starts_with(kSessionPrefix)) {
       const std::string variable = ToLower(std::string_view(key).substr(kSessionPrefix.size()));
-      spec = std::find_if(specs.begin(), specs.end(), [&](const JobPropertySpec& s) {
+      spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) {
         return s.name == std::string(kSessionPrefix) + variable;
       });
       const auto& ignored = IgnoredSessionVariables();
@@ -308,7 +342,7 @@ std::string IgnoredSessionVariablesMarkdown() {
 
 std::string JobPropertiesMarkdown() {
   std::string out = "| property | default | accepted | meaning |\n| --- | --- | --- | --- |\n";
-  for (const JobPropertySpec& spec : JobPropertySpecs()) {
+  for (const ParamSpec& spec : JobPropertySpecs()) {
     out += "| `" + std::string(spec.name) + "` | " +
            (spec.default_value.empty() ? "" : "`" + std::string(spec.default_value) + "`") + " | " +
            std::string(spec.accepted) + " | " + std::string(spec.description) + " |\n";

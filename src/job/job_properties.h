@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/param_spec.h"
 #include "common/result.h"
 
 namespace millrace::job {
@@ -25,14 +26,9 @@ enum class IngestionMode { kStreaming, kOnce };
 enum class LateFiles { kLoad, kIgnore };
 enum class OnError { kPause, kSkipFile };
 
-struct JobPropertySpec {
-  std::string_view name;
-  std::string_view default_value;  // "" when none
-  std::string_view accepted;       // human description of accepted values
-  std::string_view description;
-};
-
-const std::vector<JobPropertySpec>& JobPropertySpecs();
+// A job's properties are ParamSpecs (common/param_spec.h): name, default, the values accepted
+// (in words) and the docs line.
+const std::vector<ParamSpec>& JobPropertySpecs();
 
 // "session.<variable>" sets a Doris session variable for the job's tasks. Those Millrace reads
 // are in JobPropertySpecs; these are real Doris variables a script may set that mean nothing

@@ -14,31 +14,25 @@
 namespace millrace::load {
 namespace {
 
-constexpr bool kS3 = true;
-constexpr bool kLocal = true;
+constexpr uint8_t kS3 = kS3Scope;
+constexpr uint8_t kLocal = kLocalScope;
+
+uint8_t ScopeOf(SourceKind kind) {
+  return kind == SourceKind::kS3 ? kS3 : kLocal;
+}
 
 std::string SupportedKeys(SourceKind kind) {
   std::string out;
   for (const ParamSpec& spec : FileFunctionParams()) {
-    if (kind == SourceKind::kS3 ? !spec.for_s3 : !spec.for_local) continue;
+    if ((spec.scopes & ScopeOf(kind)) == 0) continue;
     if (!out.empty()) out += ", ";
     out += spec.name;
   }
   return out;
 }
 
-bool Names(const ParamSpec& spec, std::string_view key) {
-  if (EqualsIgnoreCase(spec.name, key)) return true;
-  return std::any_of(spec.aliases.begin(), spec.aliases.end(),
-                     [&](std::string_view alias) { return EqualsIgnoreCase(alias, key); });
-}
-
 const ParamSpec* FindSpec(std::string_view name, SourceKind kind) {
-  for (const ParamSpec& spec : FileFunctionParams()) {
-    if (!Names(spec, name)) continue;
-    if (kind == SourceKind::kS3 ? spec.for_s3 : spec.for_local) return &spec;
-  }
-  return nullptr;
+  return FindParam(FileFunctionParams(), name, ScopeOf(kind));
 }
 
 std::string FunctionName(SourceKind kind) {
@@ -95,76 +89,73 @@ Result<std::string> Unescape(std::string_view key, std::string_view value) {
 
 const std::vector<ParamSpec>& FileFunctionParams() {
   static const std::vector<ParamSpec> kParams = {
-      {"uri", ParamType::kString, "", "s3://bucket/key pattern; globs * ? [...] {a,b}", kS3, false},
+      {"uri", ParamType::kString, "", "s3://bucket/key pattern; globs * ? [...] {a,b}", kS3},
       {"file_path", ParamType::kString, "", "absolute local path pattern; globs * ? [...] {a,b}",
-       false, kLocal},
-      {"backend_id", ParamType::kString, "", "accepted for Doris compatibility and ignored", false,
+       kLocal},
+      {"backend_id", ParamType::kString, "", "accepted for Doris compatibility and ignored",
        kLocal},
       {"format",
        ParamType::kChoice,
        "csv",
        "file format",
-       kS3,
-       kLocal,
+       kS3 | kLocal,
        {"csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet"}},
       {"column_separator", ParamType::kString, "\\t", "CSV field separator (escapes \\t, \\x01)",
-       kS3, kLocal},
-      {"line_delimiter", ParamType::kString, "\\n", "CSV line delimiter: \\n, \\r\\n or \\r", kS3,
-       kLocal},
-      {"enclose", ParamType::kString, "", "CSV quote character; none by default", kS3, kLocal},
-      {"escape", ParamType::kString, "", "CSV escape character inside enclosed fields", kS3,
-       kLocal},
+       kS3 | kLocal},
+      {"line_delimiter", ParamType::kString, "\\n", "CSV line delimiter: \\n, \\r\\n or \\r",
+       kS3 | kLocal},
+      {"enclose", ParamType::kString, "", "CSV quote character; none by default", kS3 | kLocal},
+      {"escape", ParamType::kString, "", "CSV escape character inside enclosed fields",
+       kS3 | kLocal},
       {"trim_double_quotes", ParamType::kBool, "false",
-       "strip the outer double quotes of each CSV field", kS3, kLocal},
-      {"skip_lines", ParamType::kInt, "0", "lines skipped at the start of each CSV file", kS3,
-       kLocal},
+       "strip the outer double quotes of each CSV field", kS3 | kLocal},
+      {"skip_lines", ParamType::kInt, "0", "lines skipped at the start of each CSV file",
+       kS3 | kLocal},
       {"csv_schema", ParamType::kString, "",
        "CSV: names and types of the columns, name1:type1;name2:type2 (tinyint, smallint, int, "
        "bigint, largeint, float, double, decimal(p,s), date, datetime, char, varchar, string, "
        "boolean); a value that does not fit its type, or a column the file lacks, reads as NULL",
-       kS3, kLocal},
+       kS3 | kLocal},
       {"enable_text_validate_utf8", ParamType::kBool, "true",
        "CSV: text must be UTF-8; accepted, and always so: a file that is not UTF-8 is refused "
        "(false is accepted too, and still validates: a DuckDB VARCHAR holds UTF-8 only)",
-       kS3, kLocal},
+       kS3 | kLocal},
       {"compress_type",
        ParamType::kChoice,
        "",
        "compression; inferred from the file suffix when absent",
-       kS3,
-       kLocal,
+       kS3 | kLocal,
        {"plain", "gz", "zstd", "bz2", "lz4frame", "deflate"}},
       {"max_decompressed_bytes", ParamType::kInt, "",
        "most bytes one compressed file may expand to; none: 200 times its size, at least 256 "
        "MiB, and never more than the work directory's free space",
-       kS3, kLocal},
-      {"read_json_by_line", ParamType::kBool, "true", "JSON: one document per line", kS3, kLocal},
+       kS3 | kLocal},
+      {"read_json_by_line", ParamType::kBool, "true", "JSON: one document per line", kS3 | kLocal},
       {"strip_outer_array", ParamType::kBool, "false",
-       "JSON: the file is one array whose elements are the rows", kS3, kLocal},
+       "JSON: the file is one array whose elements are the rows", kS3 | kLocal},
       {"json_root", ParamType::kString, "", "JSON: path of the element holding the rows ($.a.b)",
-       kS3, kLocal},
+       kS3 | kLocal},
       {"jsonpaths", ParamType::kString, "",
-       "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3, kLocal},
+       "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3 | kLocal},
       {"num_as_string", ParamType::kBool, "false",
        "JSON: numbers read as the text of their digits (no rounding through a double); the "
        "INSERT casts them into the column's type",
-       kS3, kLocal},
+       kS3 | kLocal},
       {"path_partition_keys", ParamType::kString, "",
        "columns read from key=value directories of each file's path, as text: \"city,year\" "
        "reads city and year from .../city=paris/year=2026/a.csv; a file whose path lacks one is "
        "a bad file",
-       kS3, kLocal},
+       kS3 | kLocal},
       {"fuzzy_parse", ParamType::kBool, "false",
        "JSON: Doris's parse-speed hint (fields in the same order in every document); accepted, "
        "the rows are the same without it",
-       kS3, kLocal},
+       kS3 | kLocal},
       {"s3.endpoint",
        ParamType::kString,
        "",
        "http(s)://host:port of the S3 service; a bare host:port is http for an IP address or "
        "localhost, https for any other host",
        kS3,
-       false,
        {},
        false,
        {"AWS_ENDPOINT", "endpoint", "aws.endpoint"}},
@@ -173,7 +164,6 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "us-east-1",
        "S3 region",
        kS3,
-       false,
        {},
        false,
        {"AWS_REGION", "region", "aws.region"}},
@@ -182,7 +172,6 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "",
        "access key (none: anonymous requests; the server's own environment never signs)",
        kS3,
-       false,
        {},
        true,
        {"AWS_ACCESS_KEY", "access_key"}},
@@ -191,7 +180,6 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "",
        "secret key",
        kS3,
-       false,
        {},
        true,
        {"AWS_SECRET_KEY", "secret_key"}},
@@ -200,7 +188,6 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "",
        "session token of temporary credentials",
        kS3,
-       false,
        {},
        true,
        {"session_token"}},
@@ -209,27 +196,24 @@ const std::vector<ParamSpec>& FileFunctionParams() {
        "false",
        "path-style addressing (endpoint/bucket/key); an IP or localhost endpoint always is",
        kS3,
-       false,
        {},
        false,
        {"s3.path-style-access"}},
       {"s3.connection.maximum", ParamType::kInt, "",
-       "most connections (downloads) of one task at once; the server's own bound still holds", kS3,
-       false},
+       "most connections (downloads) of one task at once; the server's own bound still holds", kS3},
       {"s3.connection.timeout", ParamType::kInt, "",
-       "milliseconds to establish a connection (none: 5000)", kS3, false},
+       "milliseconds to establish a connection (none: 5000)", kS3},
       {"s3.connection.request.timeout", ParamType::kInt, "",
        "milliseconds a request may go without a byte moving before it is retried (none: 30000)",
-       kS3, false},
+       kS3},
       {"force_parsing_by_standard_uri", ParamType::kBool, "false",
-       "accepted: Millrace always parses the uri as a standard s3://bucket/key", kS3, false},
+       "accepted: Millrace always parses the uri as a standard s3://bucket/key", kS3},
       {"provider",
        ParamType::kChoice,
        "s3",
        "the store's kind, as Doris scripts name it: any S3-compatible one is read the same; azure "
        "is refused (Azure Blob Storage does not speak S3)",
        kS3,
-       false,
        {"s3", "oss", "cos", "obs", "bos", "gcp", "minio", "tos", "azure"}},
   };
   return kParams;
@@ -249,7 +233,7 @@ const std::vector<RefusedParam>& RefusedFileFunctionParams() {
 
 bool IsSecretParam(std::string_view key) {
   for (const ParamSpec& spec : FileFunctionParams()) {
-    if (spec.secret && Names(spec, key)) return true;
+    if (spec.secret && ParamNamed(spec, key)) return true;
   }
   return false;
 }
@@ -604,8 +588,8 @@ std::string FileFunctionParamsMarkdown() {
     for (size_t i = 0; i < spec.aliases.size(); ++i)
       names += (i == 0 ? " (also `" : ", `") + std::string(spec.aliases[i]) + "`";
     if (!spec.aliases.empty()) names += ")";
-    out += "| " + names + " | " + (spec.for_s3 ? "yes" : "") + " | " +
-           (spec.for_local ? "yes" : "") + " | " + type + " | " +
+    out += "| " + names + " | " + ((spec.scopes & kS3) != 0 ? "yes" : "") + " | " +
+           ((spec.scopes & kLocal) != 0 ? "yes" : "") + " | " + type + " | " +
            (def.empty() ? "" : "`" + def + "`") + " | " + std::string(spec.description) + " |\n";
   }
   return out;

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/param_spec.h"
 #include "common/result.h"
 #include "s3/s3_client.h"
 #include "sql/doris_table_functions.h"
@@ -31,21 +32,11 @@ namespace millrace::load {
 // factory (job_plan.h); file readers never see it.
 enum class SourceKind { kS3, kLocal, kCdcStream };
 
-enum class ParamType { kString, kBool, kInt, kChoice };
-
-struct ParamSpec {
-  std::string_view name;
-  ParamType type;
-  std::string_view default_value;  // "" when none
-  std::string_view description;
-  bool for_s3;
-  bool for_local;
-  std::vector<std::string_view> choices = {};  // for kChoice
-  bool secret = false;
-  // Other names Doris accepts for it (AWS_ENDPOINT for s3.endpoint); keys match any name, in
-  // any case.
-  std::vector<std::string_view> aliases = {};
-};
+// S3()'s and local()'s parameters are ParamSpecs (common/param_spec.h) whose scopes are these.
+inline constexpr uint8_t kS3Scope = 1;
+inline constexpr uint8_t kLocalScope = 2;
+using millrace::ParamSpec;
+using millrace::ParamType;
 
 // Keys Doris accepts that only mean something inside Doris, refused with the reason.
 struct RefusedParam {

@@ -269,7 +269,7 @@ TEST(JobPropertiesTest, DorisTableNamesEveryKey) {
   }
   for (const load::RefusedParam& refused : load::RefusedFileFunctionParams())
     keys.emplace_back(refused.name);
-  for (const JobPropertySpec& spec : JobPropertySpecs())
+  for (const ParamSpec& spec : JobPropertySpecs())
     keys.emplace_back(spec.name);
   for (const std::string& key : keys)
     EXPECT_NE(text.find("`" + key + "`"), std::string::npos) << key << " is not in docs/doris.md";
