@@ -207,8 +207,8 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
     const std::string& key = entry.first;
     const std::string& value = entry.second;
     const auto& specs = JobPropertySpecs();
-    auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const ParamSpec& s) { return s.name == key; });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
     // Doris passes keys starting with "__" through (its own internal ones).
     if (spec == specs.end() && key.starts_with("__")) continue;
     // session.<variable>: a real Doris session variable, in any case, as Doris checks them.
