@@ -16,16 +16,26 @@ namespace millrace::catalog {
 using engine::Connection;
 using engine::DataChunk;
 
+// Where values are written in order: a prepared statement's next parameters (Statement), or a
+// row of literals (table_decl.h's LiteralRow).
+class Values {
+ public:
+  virtual ~Values() = default;
+  virtual Values& Str(const std::string& v) = 0;
+  virtual Values& Int(int64_t v) = 0;
+  virtual Values& Bool(bool v) = 0;
+};
+
 // Runs a prepared statement with the given bindings and drains its result.
-class Statement {
+class Statement final : public Values {
  public:
   static Result<Statement> Prepare(Connection& conn, const std::string& sql) {
     MR_ASSIGN_OR_RETURN(auto prepared, conn.Prepare(sql));
     return Statement(std::move(prepared));
   }
-  Statement& Str(const std::string& v) { return Check(stmt_->BindString(++index_, v)); }
-  Statement& Int(int64_t v) { return Check(stmt_->BindInt64(++index_, v)); }
-  Statement& Bool(bool v) { return Check(stmt_->BindBool(++index_, v)); }
+  Statement& Str(const std::string& v) override { return Check(stmt_->BindString(++index_, v)); }
+  Statement& Int(int64_t v) override { return Check(stmt_->BindInt64(++index_, v)); }
+  Statement& Bool(bool v) override { return Check(stmt_->BindBool(++index_, v)); }
   Statement& Dbl(double v) { return Check(stmt_->BindDouble(++index_, v)); }
 
   // Executes and returns the number of rows changed.

@@ -17,8 +17,6 @@
 
 namespace millrace::catalog {
 
-inline constexpr const char* kSchema = engine::kInternalSchema;
-
 // A job's property as given (jobs keep their properties a row each).
 struct PropertyRow {
   int64_t job_id = 0;

@@ -13,8 +13,7 @@ Status DuckDbAuditStore::AppendAudit(const access::AuditEvent& e, int64_t keep) 
         Statement::Prepare(
             conn, "INSERT INTO " + table.qualified() + " (seq, " + table.Names(table.Writable()) +
                       ") VALUES (nextval('__millrace.audit_seq'), " + table.Marks() + ")"));
-    StatementValues values(&insert);
-    table.Write(e, values);
+    table.Write(e, insert);
     MR_RETURN_IF_ERROR(insert.Run().status());
     // The newest `keep` stay: sequence numbers are dense, so the cut is one comparison.
     MR_ASSIGN_OR_RETURN(auto trim, Statement::Prepare(conn,

@@ -23,12 +23,8 @@ Status SaveProperties(Connection& conn, const JobRecord& job) {
   MR_ASSIGN_OR_RETURN(
       auto del, Statement::Prepare(conn, "DELETE FROM " + table.qualified() + " WHERE job_id = ?"));
   MR_RETURN_IF_ERROR(del.Int(job.id).Run().status());
-  MR_ASSIGN_OR_RETURN(auto ins, Statement::Prepare(conn, table.Insert()));
   for (const auto& [key, value] : job.properties.given) {
-    ins.Reset();
-    StatementValues values(&ins);
-    table.Write(PropertyRow{job.id, key, value}, values);
-    MR_RETURN_IF_ERROR(ins.Run().status());
+    MR_RETURN_IF_ERROR(table.InsertRow(conn, PropertyRow{job.id, key, value}));
   }
   return Status::Ok();
 }
@@ -109,10 +105,7 @@ Status DuckDbJobStore::InsertJob(const JobRecord& j) {
   JobRecord stored = j;
   MR_ASSIGN_OR_RETURN(stored.insert_sql, SealStatement(j.insert_sql));
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, JobsTable().Insert()));
-    StatementValues values(&stmt);
-    JobsTable().Write(stored, values);
-    MR_RETURN_IF_ERROR(stmt.Run().status());
+    MR_RETURN_IF_ERROR(JobsTable().InsertRow(conn, stored));
     return SaveProperties(conn, j);
   });
 }
@@ -133,8 +126,7 @@ Status DuckDbJobStore::SaveJob(const JobRecord& j) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto stmt,
                         Statement::Prepare(conn, JobsTable().Update(saved) + " WHERE id = ?"));
-    StatementValues values(&stmt);
-    JobsTable().WriteSome(stored, values, saved);
+    JobsTable().WriteSome(stored, stmt, saved);
     stmt.Int(j.id);
     MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
     if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");

@@ -24,22 +24,19 @@ Result<bool> AdvanceOffset(Connection& conn, const JobRecord& j, const Offset& s
       "load_bytes",           "file_number",  "file_size",     "filtered_rows",
       "last_success_time_us", "next_task_id", "runtime_msg"};
   const auto moved = [](const Column<JobRecord>& c) { return kMoved.count(c.name) > 0; };
-  MR_ASSIGN_OR_RETURN(
-      auto stmt, Statement::Prepare(conn, JobsTable().Update(moved) + " WHERE id = ? AND state = "
-                                                                      "'RUNNING' AND epoch = ? AND "
-                                                                      "current_offset = ?"));
-  StatementValues values(&stmt);
-  JobsTable().WriteSome(j, values, moved);
+  // Built once: every task's commit runs it.
+  static const std::string kSql =
+      JobsTable().Update(moved) +
+      " WHERE id = ? AND state = 'RUNNING' AND epoch = ? AND current_offset = ?";
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, kSql));
+  JobsTable().WriteSome(j, stmt, moved);
   stmt.Int(j.id).Int(epoch).Str(start.ToJson());
   MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
   return changed == 1;
 }
 
 Status InsertTask(Connection& conn, const TaskRecord& t) {
-  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, TasksTable().Insert()));
-  StatementValues values(&stmt);
-  TasksTable().Write(t, values);
-  return stmt.Run().status();
+  return TasksTable().InsertRow(conn, t);
 }
 
 Status PruneTasks(Connection& conn, int64_t job_id, int keep) {

@@ -65,10 +65,7 @@ Status DuckDbUserStore::InsertUser(const access::UserRecord& u) {
       return Status::Ok();
     }));
     if (found) return Status::AlreadyExists("user '" + u.name + "' is in the catalog");
-    MR_ASSIGN_OR_RETURN(auto insert, Statement::Prepare(conn, UsersTable().Insert()));
-    StatementValues values(&insert);
-    UsersTable().Write(u, values);
-    return insert.Run().status();
+    return UsersTable().InsertRow(conn, u);
   });
 }
 
@@ -80,8 +77,7 @@ Status DuckDbUserStore::UpdateUser(const access::UserRecord& u) {
     };
     MR_ASSIGN_OR_RETURN(auto update,
                         Statement::Prepare(conn, UsersTable().Update(updated) + " WHERE name = ?"));
-    StatementValues values(&update);
-    UsersTable().WriteSome(u, values, updated);
+    UsersTable().WriteSome(u, update, updated);
     update.Str(u.name);
     MR_ASSIGN_OR_RETURN(int64_t changed, update.Run());
     if (changed != 1) return Status::NotFound("user '" + u.name + "' is not in the catalog");

@@ -18,38 +18,20 @@
 
 namespace millrace::catalog {
 
-// Where a column's value is written: a prepared statement's next parameter, or a literal row.
-class Values {
- public:
-  virtual ~Values() = default;
-  virtual void Str(const std::string& v) = 0;
-  virtual void Int(int64_t v) = 0;
-  virtual void Bool(bool v) = 0;
-};
-
-// The next parameters of a prepared statement.
-class StatementValues final : public Values {
- public:
-  explicit StatementValues(Statement* stmt) : stmt_(stmt) {}
-  void Str(const std::string& v) override { stmt_->Str(v); }
-  void Int(int64_t v) override { stmt_->Int(v); }
-  void Bool(bool v) override { stmt_->Bool(v); }
-
- private:
-  Statement* const stmt_;
-};
-
 // A row of SQL literals, "(1, 'a', true)": many rows in one statement where a statement per
 // row would cost a scan each (the ledger has no index).
 class LiteralRow final : public Values {
  public:
-  void Str(const std::string& v) override { Add(engine::QuoteLiteral(v)); }
-  void Int(int64_t v) override { Add(std::to_string(v)); }
-  void Bool(bool v) override { Add(v ? "true" : "false"); }
+  LiteralRow& Str(const std::string& v) override { return Add(engine::QuoteLiteral(v)); }
+  LiteralRow& Int(int64_t v) override { return Add(std::to_string(v)); }
+  LiteralRow& Bool(bool v) override { return Add(v ? "true" : "false"); }
   std::string Take() { return "(" + std::move(text_) + ")"; }
 
  private:
-  void Add(const std::string& literal) { text_ += (text_.empty() ? "" : ", ") + literal; }
+  LiteralRow& Add(const std::string& literal) {
+    text_ += (text_.empty() ? "" : ", ") + literal;
+    return *this;
+  }
   std::string text_;
 };
 
@@ -166,6 +148,12 @@ class Table {
   }
 
   void Write(const Record& r, Values& out) const { WriteSome(r, out, nullptr); }
+  // Inserts `r` (Insert(), Write), in the connection's transaction.
+  Status InsertRow(Connection& conn, const Record& r) const {
+    MR_ASSIGN_OR_RETURN(Statement stmt, Statement::Prepare(conn, Insert()));
+    Write(r, stmt);
+    return stmt.Run().status();
+  }
   void WriteSome(const Record& r, Values& out, const ColumnFilter& keep) const {
     for (const auto& c : columns_)
       if (c.write && (!keep || keep(c))) c.write(r, out);

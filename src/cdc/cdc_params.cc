@@ -25,83 +25,54 @@ Result<int64_t> PositiveInt(std::string_view key, std::string_view value, int64_
 
 // The parameters both forms share, then each form's own.
 std::vector<ParamSpec> ConnectionParams(SourceType type) {
-  if (type == SourceType::kMysql) {
-    return {
-        {.name = "jdbc_url",
-         .default_value = "",
-         .description = "jdbc:mysql://host[:port][/database]",
-         .required = true},
-        {.name = "user",
-         .default_value = "",
-         .description = "the MySQL user (REPLICATION SLAVE, REPLICATION CLIENT, SELECT)",
-         .required = true},
-        {.name = "password",
-         .default_value = "",
-         .description = "its password (masked in jobs())",
-         .secret = true,
-         .required = false},
-        {.name = "database",
-         .default_value = "",
-         .description = "the database, if not the one in jdbc_url"},
-        {.name = "offset",
-         .default_value = "initial",
-         .description =
-             "initial: a snapshot of the tables, then their changes; latest: only changes from now "
-             "on; {\"file\": \"binlog.000003\", \"pos\": \"4\"} or binlog.000003:4: changes "
-             "from that binlog position; 0-1-100 (MariaDB's GTID position): changes after those "
-             "transactions"},
-        {.name = "snapshot_split_size",
-         .default_value = "8096",
-         .description = "rows per snapshot split (one task each)"},
-        {.name = "snapshot_parallelism",
-         .default_value = "1",
-         .description =
-             "splits read at once (1 to 64), each on a connection of its own, in one task"},
-        {.name = "server_id",
-         .default_value = "",
-         .description =
-             "the replica id Millrace registers with (1 to 4294967295, unique among the server's "
-             "replicas; default: 1000000 + the job's id)"},
-        {.name = "driver_url",
-         .default_value = "",
-         .description = "accepted and ignored (no JDBC: Millrace uses Connector/C)"},
-        {.name = "driver_class", .default_value = "", .description = "accepted and ignored"},
-    };
-  }
-  return {
+  const bool mysql = type == SourceType::kMysql;
+  std::vector<ParamSpec> params = {
       {.name = "jdbc_url",
-       .default_value = "",
-       .description = "jdbc:postgresql://host[:port]/database",
+       .description =
+           mysql ? "jdbc:mysql://host[:port][/database]" : "jdbc:postgresql://host[:port]/database",
        .required = true},
       {.name = "user",
-       .default_value = "",
-       .description = "the PostgreSQL user (REPLICATION, and owner of the tables or superuser)",
+       .description = mysql ? "the MySQL user (REPLICATION SLAVE, REPLICATION CLIENT, SELECT)"
+                            : "the PostgreSQL user (REPLICATION, and owner of the tables or "
+                              "superuser)",
        .required = true},
-      {.name = "password",
-       .default_value = "",
-       .description = "its password (masked in jobs())",
-       .secret = true,
-       .required = false},
-      {.name = "database",
-       .default_value = "",
-       .description = "the database, if not the one in jdbc_url"},
-      {.name = "schema", .default_value = "public", .description = "the tables' schema"},
+      {.name = "password", .description = "its password (masked in jobs())", .secret = true},
+      {.name = "database", .description = "the database, if not the one in jdbc_url"},
+  };
+  if (!mysql) {
+    params.push_back(
+        {.name = "schema", .default_value = "public", .description = "the tables' schema"});
+  }
+  params.push_back(
       {.name = "offset",
        .default_value = "initial",
-       .description = "initial: a snapshot of the tables, then their changes; latest: only changes "
-                      "from now on"},
-      {.name = "snapshot_split_size",
-       .default_value = "8096",
-       .description = "rows per snapshot split (one task each)"},
+       .description =
+           mysql ? "initial: a snapshot of the tables, then their changes; latest: only changes "
+                   "from now on; {\"file\": \"binlog.000003\", \"pos\": \"4\"} or "
+                   "binlog.000003:4: changes from that binlog position; 0-1-100 (MariaDB's GTID "
+                   "position): changes after those transactions"
+                 : "initial: a snapshot of the tables, then their changes; latest: only changes "
+                   "from now on"});
+  params.push_back({.name = "snapshot_split_size",
+                    .default_value = "8096",
+                    .description = "rows per snapshot split (one task each)"});
+  params.push_back(
       {.name = "snapshot_parallelism",
        .default_value = "1",
        .description =
-           "splits read at once (1 to 64), each on a connection of its own, in one task"},
-      {.name = "driver_url",
-       .default_value = "",
-       .description = "accepted and ignored (no JDBC: Millrace uses libpq)"},
-      {.name = "driver_class", .default_value = "", .description = "accepted and ignored"},
-  };
+           "splits read at once (1 to 64), each on a connection of its own, in one task"});
+  if (mysql) {
+    params.push_back({.name = "server_id",
+                      .description = "the replica id Millrace registers with (1 to 4294967295, "
+                                     "unique among the server's replicas; default: 1000000 + the "
+                                     "job's id)"});
+  }
+  params.push_back({.name = "driver_url",
+                    .description = mysql
+                                       ? "accepted and ignored (no JDBC: Millrace uses Connector/C)"
+                                       : "accepted and ignored (no JDBC: Millrace uses libpq)"});
+  params.push_back({.name = "driver_class", .description = "accepted and ignored"});
+  return params;
 }
 
 std::vector<ParamSpec> MakeCdcStreamParams(SourceType type) {

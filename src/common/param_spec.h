@@ -17,12 +17,15 @@ namespace millrace {
 
 enum class ParamType { kString, kBool, kInt, kChoice };
 
+// ParamSpec::scopes of a parameter every call of its table takes.
+inline constexpr uint8_t kEveryScope = 0xff;
+
 struct ParamSpec {
   std::string_view name;
   ParamType type = ParamType::kString;
   std::string_view default_value;              // "" when none
   std::string_view description;                // the docs table's line
-  uint8_t scopes = 0xff;                       // the calls that take it (bits a table defines)
+  uint8_t scopes = kEveryScope;                // the calls that take it (bits a table defines)
   std::vector<std::string_view> choices = {};  // for kChoice
   bool secret = false;
   // Other names it is known by (Doris's AWS_ENDPOINT for s3.endpoint).
@@ -34,8 +37,8 @@ struct ParamSpec {
 
 // Whether `key` is `spec`'s name or one of its aliases, in any case.
 bool ParamNamed(const ParamSpec& spec, std::string_view key);
-// The spec of `specs` that `key` names and that `scope` takes (any scope when 0xff), or null.
+// The spec of `specs` that `key` names and that a call of `scope` takes, or null.
 const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, std::string_view key,
-                           uint8_t scope = 0xff);
+                           uint8_t scope = kEveryScope);
 
 }  // namespace millrace

@@ -6,6 +6,7 @@
 // offsets and their errors, and a NOT NULL column loaded with insert_strict off.
 #include <gtest/gtest.h>
 
+#include "job/doris_job_columns.h"
 #include "server/mysql_test_util.h"
 #include "testing/s3rver.h"
 
@@ -159,26 +160,7 @@ TEST_F(DorisScriptsTest, JobsAndTasksHaveDorisColumnsInDorisOrder) {
       out.push_back(row.at(0));
     return out;
   };
-  EXPECT_EQ(names("jobs"), (std::vector<std::string>{"Id",
-                                                     "Name",
-                                                     "Definer",
-                                                     "ExecuteType",
-                                                     "RecurringStrategy",
-                                                     "Status",
-                                                     "ExecuteSql",
-                                                     "CreateTime",
-                                                     "SucceedTaskCount",
-                                                     "FailedTaskCount",
-                                                     "CanceledTaskCount",
-                                                     "Comment",
-                                                     "Properties",
-                                                     "CurrentOffset",
-                                                     "EndOffset",
-                                                     "LoadStatistic",
-                                                     "ErrorMsg",
-                                                     "JobRuntimeMsg",
-                                                     "Lag",
-                                                     "LastTaskSuccessTime"}));
+  EXPECT_EQ(names("jobs"), DorisJobsColumns());
   const std::vector<std::string> doris_tasks = {
       "TaskId",     "JobId",     "JobName",    "Label",       "Status",        "ErrorMsg",
       "CreateTime", "StartTime", "FinishTime", "TrackingUrl", "LoadStatistic", "User"};

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "job/doris_job_columns.h"
 #include "job/job_test_util.h"
 
 namespace millrace::job {
@@ -294,26 +295,7 @@ TEST_F(JobServiceTest, JobsViewColumnsAndValues) {
   std::vector<std::string> names;
   for (size_t i = 0; i < (*result)->column_count(); ++i)
     names.push_back((*result)->column_name(i));
-  EXPECT_EQ(names, (std::vector<std::string>{"Id",
-                                             "Name",
-                                             "Definer",
-                                             "ExecuteType",
-                                             "RecurringStrategy",
-                                             "Status",
-                                             "ExecuteSql",
-                                             "CreateTime",
-                                             "SucceedTaskCount",
-                                             "FailedTaskCount",
-                                             "CanceledTaskCount",
-                                             "Comment",
-                                             "Properties",
-                                             "CurrentOffset",
-                                             "EndOffset",
-                                             "LoadStatistic",
-                                             "ErrorMsg",
-                                             "JobRuntimeMsg",
-                                             "Lag",
-                                             "LastTaskSuccessTime"}));
+  EXPECT_EQ(names, DorisJobsColumns());
   EXPECT_EQ(harness_.Query("SELECT Id, Name, Definer, ExecuteType, RecurringStrategy, Status, "
                            "Comment, Properties, LoadStatistic, Lag FROM jobs(type := 'insert') "
                            "WHERE Name = 'v' ORDER BY Id"),
