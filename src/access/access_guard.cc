@@ -5,6 +5,7 @@
 #include <set>
 
 #include "access/information_schema.h"
+#include "access/internal_databases.h"
 #include "access/statement_screen.h"
 #include "common/strings.h"
 #include "sql/lexer.h"
@@ -36,10 +37,26 @@ struct AccessGuard::Relation {
   bool filtered = false;  // a view of the filtered information_schema
 };
 
-bool AccessGuard::IsInternal(std::string_view database) const {
-  return std::any_of(
-      internal_databases_.begin(), internal_databases_.end(),
-      [&](const std::string& internal) { return EqualsIgnoreCase(internal, database); });
+Status AccessGuard::CheckNames(sql::Session& session, std::string_view sql) {
+  if (const std::optional<sql::Explained> explain = sql::SplitExplain(sql)) {
+    return CheckNames(session, sql.substr(explain->statement_begin));
+  }
+  engine::Connection& conn = session.connection();
+  auto refuse_internal = [](const engine::ParsedFacts& parsed) {
+    for (const RelationName& r : parsed.relations) {
+      if (IsInternalDatabase(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
+    }
+    return Status::Ok();
+  };
+  MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, sql));
+  if (parsed) return refuse_internal(*parsed);
+  // Another statement: the queries inside it (CREATE TABLE AS, INSERT ... SELECT, CREATE VIEW);
+  // what it writes or drops is its bound plan's target, which CheckStatement screens.
+  for (const std::string& part : QueryParts(sql)) {
+    MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query, engine::ParseSelect(conn, part));
+    if (query) MR_RETURN_IF_ERROR(refuse_internal(*query));
+  }
+  return Status::Ok();
 }
 
 Status AccessGuard::Require(sql::Session& session, Privilege privilege, std::string_view database,
@@ -171,11 +188,11 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   // The internal databases are the server's: no client statement, root's included, writes
   // them or reads a table of theirs, as DuckDB bound it (views seen through). Their views (the
   // routed information_schema) read DuckDB's metadata and the user's grants, never a table.
-  if (plan.target && IsInternal(plan.target->object.schema)) {
+  if (plan.target && IsInternalDatabase(plan.target->object.schema)) {
     return sql::DatabaseAccessDeniedError(plan.target->object.schema);
   }
   for (const RelationName& scan : plan.scans) {
-    if (IsInternal(scan.schema)) return sql::DatabaseAccessDeniedError(scan.schema);
+    if (IsInternalDatabase(scan.schema)) return sql::DatabaseAccessDeniedError(scan.schema);
   }
   if (plan.target && !plan.target->writes_rows()) {
     const engine::RelationName& object = plan.target->object;
@@ -256,7 +273,7 @@ Status AccessGuard::CheckReads(sql::Session& session, const std::vector<Relation
   std::set<Key> direct;   // tables named in the statement
   std::set<Key> covered;  // tables read through a named view the user may read
   for (const Relation& r : named) {
-    if (r.system || r.filtered || IsInternal(r.schema)) continue;
+    if (r.system || r.filtered || IsInternalDatabase(r.schema)) continue;
     MR_RETURN_IF_ERROR(Require(session, Privilege::kSelect, r.schema, r.name));
     if (!r.view) {
       direct.insert(KeyOf(r.schema, r.name));
@@ -320,7 +337,7 @@ Status AccessGuard::CheckJobQuery(engine::Connection& conn, const sql::SessionIn
       std::vector<Relation> named,
       Resolve(conn, database.empty() ? std::nullopt : std::optional(database), *parsed));
   for (const Relation& r : named) {
-    if (IsInternal(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
+    if (IsInternalDatabase(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
     // A job's rows outlive the grants of whoever reads its target: no metadata in them.
     if (r.system || r.filtered) {
       return sql::SandboxError("a job reading information_schema or pg_catalog",
@@ -341,6 +358,7 @@ Status AccessGuard::CheckTableFunction(sql::Session& session, std::string_view n
 
 Status AccessGuard::CheckObject(sql::Session& session, sql::ObjectAction action,
                                 std::string_view database, std::string_view table) {
+  if (IsInternalDatabase(database)) return sql::DatabaseAccessDeniedError(database);
   const sql::SessionInfo& info = session.info();
   switch (action) {
     case sql::ObjectAction::kShow:

@@ -32,10 +32,13 @@
 // Audit (audit_log.h): logins are recorded by the server's authenticator; this guard records
 // statements on users and grants, job statements, and DDL (CREATE, ALTER and DROP of tables,
 // views, indexes and databases), with their outcome, refusals included.
-// - Tables of the internal databases (the job catalog) are read only by Millrace's own table
-//   functions: a statement whose bound plan scans or writes one is refused, root's too, on
-//   every path that reaches CheckStatement (text, prepared, handlers' client queries); the SQL
-//   layer also refuses any client statement that names them.
+// - The internal databases (internal_databases.h: the job catalog, the MySQL and the filtered
+//   information_schema views, their stubs) are the server's: no client, root included, uses
+//   one (CheckObject) or names a relation of one in a statement (CheckNames, on DuckDB's parse
+//   tree of the statement as the client wrote it, queries inside other statements included).
+//   Their tables are read only by Millrace's own table functions: a statement whose bound plan
+//   scans or writes one is refused too, on every path that reaches CheckStatement (text,
+//   prepared, handlers' client queries), whatever names led there.
 // - Thread-safety: every method may be called concurrently; a session's statements run on its
 //   own connection.
 #pragma once
@@ -63,14 +66,10 @@ class AccessGuard final : public sql::StatementGuard {
   // `fail_points` (may be null) is borrowed too: kGateFailPoint is checked first in every
   // check.
   AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
-              std::vector<std::string> internal_databases, AuditLog* audit = nullptr,
-              const FailPoints* fail_points = nullptr)
-      : access_(access),
-        sandbox_(std::move(sandbox)),
-        internal_databases_(std::move(internal_databases)),
-        audit_(audit),
-        fail_points_(fail_points) {}
+              AuditLog* audit = nullptr, const FailPoints* fail_points = nullptr)
+      : access_(access), sandbox_(std::move(sandbox)), audit_(audit), fail_points_(fail_points) {}
 
+  Status CheckNames(sql::Session& session, std::string_view sql) override;
   Result<std::optional<std::string>> Scope(sql::Session& session, std::string_view sql) override;
   Status CheckStatement(sql::Session& session, std::string_view sql) override;
   Status CheckTableFunction(sql::Session& session, std::string_view name) override;
@@ -108,13 +107,11 @@ class AccessGuard final : public sql::StatementGuard {
                  std::string_view table) const;
   Status Require(const sql::SessionInfo& who, Privilege privilege, std::string_view database,
                  std::string_view table) const;
-  bool IsInternal(std::string_view database) const;
   // Remembers the DDL a session's statement performs, for Executed to audit.
   void NoteDdl(sql::Session& session, std::string action) EXCLUDES(mu_);
 
   const AccessControl* access_;
   std::unique_ptr<Sandbox> sandbox_;
-  std::vector<std::string> internal_databases_;
   AuditLog* audit_;
   const FailPoints* fail_points_;
   Mutex mu_;

@@ -26,9 +26,8 @@
 // - StubFilteredViews rewrites a statement so that it reads, for each filtered view, a stub of
 //   the same columns that reads no metadata (kStubSchema, installed with the views): the plan
 //   of the stub statement shows whether the statement reaches DuckDB's metadata any other way.
-// - Clients cannot name kFilteredSchema or kStubSchema: it begins with the job catalog's schema
-// name, which
-//   the router refuses in any client statement (sql/router.h, internal_databases).
+// - Clients cannot name kFilteredSchema or kStubSchema: they are internal databases
+//   (internal_databases.h).
 #pragma once
 
 #include <functional>

@@ -287,9 +287,6 @@ int RunServe(const std::vector<std::string>& args) {
     router_options.hidden_databases = {engine::kInternalSchema,
                                        std::string(access::kFilteredSchema),
                                        std::string(access::kStubSchema)};
-    router_options.internal_databases = {engine::kInternalSchema,
-                                         std::string(access::kFilteredSchema),
-                                         std::string(sql::kMysqlInfoSchema)};
     sql::Router router(db->get(), router_options);
     if (Status status = router.InstallMysqlInformationSchema(); !status.ok()) return Fail(status);
 
@@ -370,9 +367,8 @@ int RunServe(const std::vector<std::string>& args) {
     auto sandbox =
         access::Sandbox::Create(**sandbox_conn, (*db)->RegisteredTableFunctions(), {"audit_log"});
     if (!sandbox.ok()) return Fail(sandbox.status());
-    guard = std::make_shared<access::AccessGuard>(
-        &access, std::move(sandbox).value(),
-        std::vector<std::string>{std::string(engine::kInternalSchema)}, &audit, &*fail_points);
+    guard = std::make_shared<access::AccessGuard>(&access, std::move(sandbox).value(), &audit,
+                                                  &*fail_points);
     router.SetGuard(guard);
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);

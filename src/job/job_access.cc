@@ -1,5 +1,6 @@
 #include "job/job_access.h"
 
+#include "access/internal_databases.h"
 #include "common/strings.h"
 #include "job/job_registry.h"
 #include "sql/mysql_errors.h"
@@ -17,6 +18,10 @@ bool ReadsLocalFiles(const JobPlan& plan) {
 
 Status JobAccess::MayDefine(const sql::SessionInfo& who, const JobPlan& plan,
                             std::string_view insert_sql, const std::string& database) const {
+  // The job catalog and the views of metadata are the server's, whoever defines the job.
+  if (access::IsInternalDatabase(plan.target.schema)) {
+    return sql::DatabaseAccessDeniedError(plan.target.schema);
+  }
   MR_RETURN_IF_ERROR(MayControl(who, &plan));
   if (control != nullptr && ReadsLocalFiles(plan) && !control->IsAdmin(who.user)) {
     return sql::SpecificAccessDeniedError(access::PrivilegeName(Privilege::kAdmin));

@@ -1,6 +1,7 @@
 // Who may manage a job, whose rights a job runs with, and who sees it in the views.
 //
 // Model (docs/security.md)
+// - No job loads into an internal database (access/internal_databases.h), whoever defines it.
 // - CREATE JOB needs LOAD_PRIV on the target table, and ADMIN_PRIV when the job reads local
 //   files (local() is an administrator's, as in Doris); so does ALTER JOB, which builds the job
 //   anew. PAUSE, RESUME, DROP and RETRY need LOAD_PRIV on the job's table.

@@ -18,8 +18,6 @@ namespace {
 Result<StatementResult> Use(const StatementContext& ctx, Cursor& c) {
   MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a database name"));
   MR_RETURN_IF_ERROR(c.ExpectEnd());
-  MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, ctx.session.FindDatabase(name));
-  MR_RETURN_IF_ERROR(ctx.session.CheckObject(ObjectAction::kUse, canonical.value_or(name), ""));
   MR_RETURN_IF_ERROR(ctx.session.Use(name));
   return Ok();
 }

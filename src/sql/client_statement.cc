@@ -84,7 +84,6 @@ Result<std::string> BindLiterals(std::string_view statement,
 Result<std::unique_ptr<ClientStatement>> Session::Prepare(std::string_view statement) {
   const std::vector<Token> tokens = SignificantTokens(statement);
   if (tokens.empty()) return EmptyQueryError();
-  MR_RETURN_IF_ERROR(ScreenInternalNames(statement, tokens));
   auto prepared = std::make_unique<ClientStatement>();
   prepared->text_ = std::string(statement);
   prepared->parameter_count_ = CountPlaceholders(statement);

@@ -116,10 +116,6 @@ struct RouterOptions {
   std::vector<SystemVariable> system_variables;
   // Schemas kept out of SHOW DATABASES and protected from DROP DATABASE.
   std::vector<std::string> hidden_databases;
-  // Schemas no client statement may name at all, in an identifier or a string (the job catalog,
-  // which holds the jobs' credentials): such a statement is refused with MySQL error 1044.
-  // Names produced by table-function expansions (jobs(), job_files()) are not affected.
-  std::vector<std::string> internal_databases;
 };
 
 // "5.7.99-millrace-<version>": MySQL 5.7 wire behaviour, which every client accepts.

@@ -48,10 +48,6 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
     last_error_ = EmptyQueryError();
     return last_error_;
   }
-  if (Status named = ScreenInternalNames(statement, tokens); !named.ok()) {
-    last_error_ = named;
-    return named;
-  }
   std::shared_ptr<StatementHandler> handler = router_->FindHandler(statement, tokens);
   SetActivity(handler != nullptr ? handler->ForLog(statement, tokens) : std::string(statement),
               BoundOf(tokens, statement));
@@ -61,20 +57,6 @@ Result<StatementResult> Session::Execute(std::string_view statement) {
   NoteTransactionState(statement, tokens);
   return Finish(statement, std::move(result),
                 handler != nullptr && handler->PreservesDiagnostics());
-}
-
-Status Session::ScreenInternalNames(std::string_view statement,
-                                    const std::vector<Token>& tokens) const {
-  for (const Token& token : tokens) {
-    if (token.kind == TokenKind::kPunct || token.kind == TokenKind::kNumber) continue;
-    const std::string text = ToLower(Unquote(statement, token));
-    for (const std::string& internal : router_->options().internal_databases) {
-      if (text.find(ToLower(internal)) != std::string::npos) {
-        return DatabaseAccessDeniedError(internal);
-      }
-    }
-  }
-  return Status::Ok();
 }
 
 Result<StatementResult> Session::Finish(std::string_view statement, Result<StatementResult> result,
@@ -155,6 +137,7 @@ Result<TableFunctionRegistry::Rewritten> Session::Rewrite(std::string_view state
   }
   const std::shared_ptr<StatementGuard> guard = router_->guard();
   MR_ASSIGN_OR_RETURN(std::string translated, TranslateForDuckDb(statement, Dialect()));
+  if (guard != nullptr) MR_RETURN_IF_ERROR(guard->CheckNames(*this, translated));
   auto before_call = [&](std::string_view name) {
     if (calls != nullptr) *calls = true;
     return guard == nullptr ? Status::Ok() : guard->CheckTableFunction(*this, name);
@@ -193,6 +176,7 @@ Status Session::CheckClientQuery(std::string_view query) {
   const std::shared_ptr<StatementGuard> guard = router_->guard();
   if (guard == nullptr) return Status::Ok();
   MR_ASSIGN_OR_RETURN(std::string translated, TranslateForDuckDb(query, Dialect()));
+  MR_RETURN_IF_ERROR(guard->CheckNames(*this, translated));
   MR_ASSIGN_OR_RETURN(std::optional<std::string> scoped, guard->Scope(*this, translated));
   return guard->CheckStatement(*this, scoped ? *scoped : translated);
 }
@@ -261,6 +245,7 @@ Result<std::optional<std::string>> Session::FindDatabase(std::string_view name) 
 Status Session::Use(std::string_view database) {
   MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, FindDatabase(database));
   if (!canonical) return UnknownDatabaseError(database);
+  MR_RETURN_IF_ERROR(CheckObject(ObjectAction::kUse, *canonical, ""));
   MR_RETURN_IF_ERROR(conn_->Execute("SET schema = " + engine::QuoteLiteral(*canonical)));
   database_ = std::move(canonical);
   return Status::Ok();

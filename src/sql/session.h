@@ -68,7 +68,8 @@ class Session {
   // error the client is to see (a statement interrupted by its bound: 3024, as Execute's).
   Status RecordError(const Status& status);
 
-  // Selects a database (USE d); unknown names are MySQL error 1049.
+  // Selects a database (USE d, COM_INIT_DB, the handshake's), if the guard allows the session
+  // to use it (StatementGuard::CheckObject, kUse); unknown names are MySQL error 1049.
   Status Use(std::string_view database);
   const std::optional<std::string>& database() const { return database_; }
   // Forgets the current database (it was dropped); unqualified names go back to `main`.
@@ -142,11 +143,6 @@ class Session {
   // Runs a client's expanded statement as exactly one DuckDB statement (prepared from
   // `rewritten.sql`, of the kind of `rewritten.check_sql`); anything else is refused unrun.
   Result<StatementResult> RunOne(TableFunctionRegistry::Rewritten rewritten);
-  // Refuses a statement whose words name an internal database (the job catalog, the routed
-  // information_schema): a first screen on the text, for Millrace's statements too; the
-  // guard refuses the same on DuckDB's plan.
-  Status ScreenInternalNames(std::string_view statement, const std::vector<Token>& tokens) const;
-
   Router* router_;
   std::unique_ptr<engine::Connection> conn_;
   const uint64_t connection_id_;  // conn_->id(), read once

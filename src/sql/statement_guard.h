@@ -2,7 +2,11 @@
 // layer asks; the access layer (users, privileges and the sandbox) answers.
 //
 // Contract
-// - Scope is called first for every statement of a client that reaches DuckDB, after
+// - CheckNames is called first for every statement of a client that reaches DuckDB, on its
+//   translation to DuckDB SQL before Millrace renames anything in it (the MySQL
+//   information_schema views, the filtered ones): it refuses a statement that names a relation
+//   of the server's internal databases, as DuckDB's parser reads the names.
+// - Scope is called next for every statement of a client that reaches DuckDB, after
 //   translation: it returns the statement the session's user runs instead (a user without
 //   ADMIN_PRIV reads a filtered information_schema), or nullopt to run it as it is. What it
 //   returns then goes through CheckStatement like any statement.
@@ -14,7 +18,8 @@
 // - CheckTableFunction is called for each Doris-style table-function call (S3, local, jobs,
 //   ...) before it is expanded, that is before any file is listed or fetched.
 // - CheckObject is called by the statements Millrace answers itself, for the object they
-//   show or change (`table` empty: the database itself).
+//   show or change (`table` empty: the database itself), and for the database a session is
+//   to use (USE, COM_INIT_DB, the handshake's database).
 // - Visible filters what SHOW DATABASES and SHOW TABLES list.
 // - Executed is called after every statement of a client, whatever it was and however it
 //   ended (refused included).
@@ -37,6 +42,7 @@ enum class ObjectAction { kShow, kCreate, kDrop, kUse };
 class StatementGuard {
  public:
   virtual ~StatementGuard() = default;
+  virtual Status CheckNames(Session& session, std::string_view sql) = 0;
   virtual Result<std::optional<std::string>> Scope(Session& session, std::string_view sql) = 0;
   virtual Status CheckStatement(Session& session, std::string_view sql) = 0;
   virtual Status CheckTableFunction(Session& session, std::string_view name) = 0;

@@ -10,6 +10,7 @@
 #include <httplib.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,15 @@ class GateE2ETest : public ::testing::Test {
     ASSERT_TRUE(alive.ok()) << "after " << sql << ": " << alive.status().ToString();
   }
 
+  // Runs `each` on a connection of root, then of the user with no grants.
+  void ForRootAndNobody(const std::function<void(MYSQL*)>& each) {
+    for (const char* user : {"root", "nobody"}) {
+      MysqlPtr mysql = Login(user);
+      ASSERT_NE(mysql, nullptr) << user;
+      each(mysql.get());
+    }
+  }
+
   // Nothing the attempts could have changed has changed.
   void ExpectUnchanged() {
     auto secret = Query(server_->root.get(), "SELECT v FROM d.secret");
@@ -201,11 +211,7 @@ TEST_F(GateE2ETest, UngrantedTablesMacrosAndWorkDirectoryAreRefused) {
 }
 
 TEST_F(GateE2ETest, MillraceCatalogIsTheServersOnEveryPath) {
-  MysqlPtr root = Login("root");
-  MysqlPtr nobody = Login("nobody");
-  ASSERT_NE(root, nullptr);
-  ASSERT_NE(nobody, nullptr);
-  for (MYSQL* mysql : {root.get(), nobody.get()}) {
+  ForRootAndNobody([&](MYSQL* mysql) {
     for (const std::string& sql : {
              std::string("SELECT name, password_hash FROM \"__millrace\".users"),
              std::string("SELECT * FROM __millrace.jobs"),
@@ -221,7 +227,71 @@ TEST_F(GateE2ETest, MillraceCatalogIsTheServersOnEveryPath) {
          }) {
       ExpectRefused(mysql, sql);
     }
-  }
+  });
+  ExpectUnchanged();
+}
+
+// The internal databases are refused by the relations a statement names as DuckDB parses them,
+// by the database a session asks to use and by a job's target, root's included; their letters
+// in a string or inside another name refuse nothing.
+TEST_F(GateE2ETest, InternalDatabasesAreRefusedByWhatIsNamedNotByTheirLetters) {
+  ForRootAndNobody([&](MYSQL* mysql) {
+    for (const std::string& sql : {
+             std::string("USE __millrace"),
+             std::string("USE __millrace_info"),
+             std::string("USE `__MILLRACE_MYSQL_INFO`"),
+             std::string("SELECT * FROM __millrace_mysql_info.tables"),
+             std::string("SELECT * FROM __millrace_info_stub.tables"),
+             std::string("WITH t AS (SELECT * FROM __millrace_info.tables) SELECT * FROM t"),
+             std::string("SELECT (SELECT count(*) FROM \"__millrace_info\".schemata)"),
+             std::string("SELECT 1 WHERE EXISTS (SELECT 1 FROM __millrace.users)"),
+             std::string("CREATE TABLE d.copied AS SELECT * FROM __millrace_info.tables"),
+             std::string("CREATE VIEW d.peek AS SELECT * FROM __millrace_mysql_info.columns"),
+             std::string("SHOW TABLES FROM __millrace"),
+             std::string("SHOW CREATE TABLE __millrace.users"),
+             std::string("DESC __millrace.grants"),
+             std::string("SHOW COLUMNS FROM __millrace.jobs"),
+             std::string("DROP DATABASE __millrace_info"),
+             std::string("CREATE TABLE __millrace.planted (k INT) DUPLICATE KEY(k) "
+                         "DISTRIBUTED BY HASH(k) BUCKETS 1"),
+             "CREATE JOB plant ON STREAMING DO INSERT INTO __millrace.grants SELECT * FROM " +
+                 S3Source("http://127.0.0.1:1", true),
+         }) {
+      ExpectRefused(mysql, sql);
+      auto refused = Query(mysql, sql);
+      ASSERT_FALSE(refused.ok()) << sql;
+      EXPECT_NE(refused.status().message().find("1044: "), std::string::npos)
+          << sql << ": " << refused.status().ToString();
+    }
+    // COM_INIT_DB.
+    EXPECT_NE(mysql_select_db(mysql, "__millrace"), 0);
+    EXPECT_EQ(mysql_errno(mysql), 1044u) << mysql_error(mysql);
+  });
+  MysqlPtr root = Login("root");
+  MysqlPtr nobody = Login("nobody");
+  ASSERT_NE(root, nullptr);
+  ASSERT_NE(nobody, nullptr);
+  // COM_INIT_DB asks the same as USE: a database the user holds nothing on is refused.
+  EXPECT_NE(mysql_select_db(nobody.get(), "d"), 0);
+  EXPECT_EQ(mysql_errno(nobody.get()), 1044u) << mysql_error(nobody.get());
+  EXPECT_EQ(mysql_select_db(root.get(), "d"), 0) << mysql_error(root.get());
+  // The handshake's database.
+  std::string error;
+  EXPECT_EQ(server::ConnectorC(server_->mysql_port(), kRootPassword, 0, "__millrace", &error),
+            nullptr);
+  EXPECT_NE(error.find("1044"), std::string::npos) << error;
+  // Their letters elsewhere are only letters.
+  auto text = Query(root.get(), "SELECT '__millrace.users' AS __millrace_users");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(*text, (Rows{{"__millrace.users"}}));
+  ASSERT_TRUE(Query(root.get(), "CREATE TABLE d.notes__millrace (v INT)").ok());
+  auto notes = Query(root.get(), "SELECT count(*) FROM d.notes__millrace");
+  ASSERT_TRUE(notes.ok()) << notes.status().ToString();
+  EXPECT_EQ(*notes, (Rows{{"0"}}));
+  ASSERT_TRUE(Query(root.get(), "DROP TABLE d.notes__millrace").ok());
+  auto jobs = Query(root.get(), "SELECT count(*) FROM jobs(\"type\" = \"insert\")");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_EQ(*jobs, (Rows{{"0"}}));
   ExpectUnchanged();
 }
 
