@@ -1,5 +1,6 @@
 #include "cdc/cdc_params.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -10,82 +11,110 @@ namespace millrace::cdc {
 namespace {
 
 Status Bad(std::string_view key, std::string_view value, std::string_view accepted) {
-  return Status::InvalidArgument("\"" + std::string(key) + "\" = \"" + std::string(value) +
-                                 "\" is not valid; expected " + std::string(accepted));
+  return Status::InvalidArgument("\"" + std::string(key) + "\" must be " + std::string(accepted) +
+                                 ", got '" + std::string(value) + "'");
 }
 
-Result<int64_t> PositiveInt(std::string_view key, std::string_view value, int64_t max) {
-  int64_t n = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > max) {
-    return Bad(key, value, "an integer from 1 to " + std::to_string(max));
-  }
-  return n;
-}
+constexpr std::string_view kMysqlOffsets =
+    "initial, latest, a binlog position ({\"file\": \"binlog.000003\", \"pos\": \"4\"} or "
+    "binlog.000003:4) or a MariaDB GTID position (domain-server-sequence[,...])";
 
 // The parameters both forms share, then each form's own.
 std::vector<ParamSpec> ConnectionParams(SourceType type) {
   const bool mysql = type == SourceType::kMysql;
   std::vector<ParamSpec> params = {
       {.name = "jdbc_url",
-       .description =
+       .description = "the source server; query parameters are ignored",
+       .accepted =
            mysql ? "jdbc:mysql://host[:port][/database]" : "jdbc:postgresql://host[:port]/database",
        .required = true},
       {.name = "user",
-       .description = mysql ? "the MySQL user (REPLICATION SLAVE, REPLICATION CLIENT, SELECT)"
-                            : "the PostgreSQL user (REPLICATION, and owner of the tables or "
-                              "superuser)",
+       .description =
+           mysql ? "a user with REPLICATION SLAVE, REPLICATION CLIENT (MariaDB 10.5+: BINLOG "
+                   "MONITOR) and SELECT on the tables"
+                 : "a role with REPLICATION that owns the tables (or a superuser): Millrace "
+                   "creates a publication for them",
        .required = true},
-      {.name = "password", .description = "its password (masked in jobs())", .secret = true},
-      {.name = "database", .description = "the database, if not the one in jdbc_url"},
+      {.name = "password",
+       .description = "its password, masked as `***` in jobs()",
+       .secret = true},
+      {.name = "database",
+       .description = mysql ? "the source database, if not the one in jdbc_url (one of them is "
+                              "required)"
+                            : "overrides the database of jdbc_url"},
   };
   if (!mysql) {
     params.push_back(
         {.name = "schema", .default_value = "public", .description = "the tables' schema"});
   }
-  params.push_back(
-      {.name = "offset",
-       .default_value = "initial",
-       .description =
-           mysql ? "initial: a snapshot of the tables, then their changes; latest: only changes "
-                   "from now on; {\"file\": \"binlog.000003\", \"pos\": \"4\"} or "
-                   "binlog.000003:4: changes from that binlog position; 0-1-100 (MariaDB's GTID "
-                   "position): changes after those transactions"
-                 : "initial: a snapshot of the tables, then their changes; latest: only changes "
-                   "from now on"});
+  if (mysql) {
+    params.push_back(
+        {.name = "offset",
+         .default_value = "initial",
+         .description =
+             "initial: a consistent snapshot, then changes from its binlog position; latest: "
+             "changes from the end of the binlog at the job's first task; a binlog position: "
+             "changes from there (it must be between transactions); a MariaDB GTID position "
+             "(0-1-100[,1-2-7]): changes after those transactions",
+         .accepted = kMysqlOffsets});
+  } else {
+    params.push_back({.name = "offset",
+                      .type = ParamType::kChoice,
+                      .default_value = "initial",
+                      .description = "initial: a snapshot of the tables, then their changes; "
+                                     "latest: changes from the job's creation on",
+                      .choices = {"initial", "latest"}});
+  }
   params.push_back({.name = "snapshot_split_size",
+                    .type = ParamType::kInt,
                     .default_value = "8096",
-                    .description = "rows per snapshot split (one task each)"});
+                    .description = "rows per snapshot split (one task, one DuckDB transaction "
+                                   "each)",
+                    .min = 1,
+                    .max = 10'000'000});
   params.push_back(
       {.name = "snapshot_parallelism",
+       .type = ParamType::kInt,
        .default_value = "1",
-       .description =
-           "splits read at once (1 to 64), each on a connection of its own, in one task"});
+       .description = mysql ? "splits read at once, each on a connection of its own"
+                            : "splits read at once, each on a PostgreSQL connection of its own, "
+                              "all in one snapshot; one task commits them together",
+       .min = 1,
+       .max = 64});
   if (mysql) {
     params.push_back({.name = "server_id",
-                      .description = "the replica id Millrace registers with (1 to 4294967295, "
-                                     "unique among the server's replicas; default: 1000000 + the "
-                                     "job's id)"});
+                      .type = ParamType::kInt,
+                      .description =
+                          "the replica id Millrace registers with (default: 1000000 + the job's "
+                          "id); it must differ from every other replica of the server (the server "
+                          "ends a dump whose id another one takes)",
+                      .min = 1,
+                      .max = 4294967295LL});
   }
   params.push_back({.name = "driver_url",
-                    .description = mysql
-                                       ? "accepted and ignored (no JDBC: Millrace uses Connector/C)"
-                                       : "accepted and ignored (no JDBC: Millrace uses libpq)"});
+                    .description = mysql ? "accepted and ignored: Millrace speaks the protocol "
+                                           "through MariaDB Connector/C, no JDBC"
+                                         : "accepted and ignored: Millrace speaks PostgreSQL's "
+                                           "protocol through libpq, no JDBC"});
   params.push_back({.name = "driver_class", .description = "accepted and ignored"});
   return params;
 }
 
 std::vector<ParamSpec> MakeCdcStreamParams(SourceType type) {
-  std::vector<ParamSpec> params = {{.name = "type",
-                                    .default_value = "",
-                                    .description = "the source database: postgres or mysql",
-                                    .required = true}};
+  std::vector<ParamSpec> params = {
+      {.name = "type",
+       .description = "the source database",
+       .accepted = type == SourceType::kMysql ? "mysql" : "postgres (or postgresql)",
+       .required = true}};
   for (ParamSpec& p : ConnectionParams(type))
     params.push_back(p);
-  params.push_back({.name = "table",
-                    .default_value = "",
-                    .description = "the table to copy and follow",
-                    .required = true});
+  params.push_back(
+      {.name = "table",
+       .description = type == SourceType::kMysql
+                          ? "the table to copy and follow; it must have a primary key and use "
+                            "InnoDB"
+                          : "the table to copy and follow; it must have a primary key",
+       .required = true});
   return params;
 }
 
@@ -96,32 +125,47 @@ std::vector<ParamSpec> MakeFromSourceParams(SourceType type) {
                                     .required = true}};
   for (ParamSpec& p : ConnectionParams(type))
     params.push_back(p);
-  params.push_back(
-      {.name = "include_tables",
-       .default_value = "",
-       .description = type == SourceType::kMysql
-                          ? "tables to copy and follow, comma-separated (default: every base table "
-                            "of the database)"
-                          : "tables to copy and follow, comma-separated (default: every table of "
-                            "the schema)"});
-  params.push_back({.name = "exclude_tables",
-                    .default_value = "",
-                    .description = "tables left out, comma-separated"});
-  if (type == SourceType::kPostgres) {
-    params.push_back({.name = "publication_name",
-                      .default_value = "",
-                      .description =
-                          "the publication to read; made for the tables when missing (default: "
-                          "millrace_<job id>_<create time>, dropped with the job)"});
-    params.push_back({.name = "slot_name",
-                      .default_value = "",
-                      .description = "the replication slot the job makes and owns (default: "
-                                     "millrace_<job id>_<create time>); must not exist yet"});
-  }
+  for (const ParamSpec& p : FromSourceOnlyParams(type))
+    params.push_back(p);
   return params;
 }
 
 }  // namespace
+
+const std::vector<ParamSpec>& FromSourceOnlyParams(SourceType type) {
+  static const std::vector<ParamSpec> kPostgres = {
+      {.name = "include_tables",
+       .description = "the tables to copy and follow, comma-separated (default: every table of "
+                      "the schema; partitioned tables as their root)"},
+      {.name = "exclude_tables", .description = "tables left out, comma-separated"},
+      {.name = "publication_name",
+       .description =
+           "the publication to read (default: millrace_<job id>_<creation time>). If it exists "
+           "it must publish every table, every kind of change (publish = insert, update, "
+           "delete, truncate) and every row and column (no row filter or column list); the "
+           "job's first task pauses it naming what is missing. If it does not exist, Millrace "
+           "creates it for the tables. A publication named here is the user's: DROP JOB keeps "
+           "it. The default one is Millrace's and is dropped with the job",
+       .accepted = "a name of at most 63 bytes"},
+      {.name = "slot_name",
+       .description =
+           "the slot the job creates and owns, dropped with the job (default: millrace_<job "
+           "id>_<creation time>). It must not exist when the job starts: an existing one may be "
+           "another consumer's, so the job pauses saying so (after a crash before the job's "
+           "first commit, drop the leftover with pg_drop_replication_slot). A slot of the "
+           "default name is Millrace's and is made again",
+       .accepted = "a name of at most 63 bytes"},
+  };
+  static const std::vector<ParamSpec> kMysql = {
+      {.name = "include_tables",
+       .description = "the tables to copy and follow, comma-separated (default: every base "
+                      "table of the database)"},
+      {.name = "exclude_tables", .description = "tables left out, comma-separated"},
+  };
+  return type == SourceType::kMysql ? kMysql : kPostgres;
+}
+
+namespace {}  // namespace
 
 Result<SourceType> ParseSourceType(const sql::DorisArgs& args) {
   auto it = args.find("type");
@@ -151,60 +195,52 @@ const std::vector<ParamSpec>& FromSourceParams(SourceType type) {
 const std::vector<ParamSpec>& ToDatabaseParams() {
   static const std::vector<ParamSpec> kParams = {
       {.name = "table.create.properties.*",
-       .default_value = "",
-       .description = "PROPERTIES of the tables the job creates, e.g. "
-                      "\"table.create.properties.replication_num\""},
+       .description = "PROPERTIES of the tables the job creates (e.g. "
+                      "table.create.properties.replication_num), kept for SHOW CREATE TABLE"},
       {.name = "load.strict_mode",
+       .type = ParamType::kBool,
        .default_value = "false",
-       .description =
-           "accepted for Doris compatibility (true or false): changes are applied whole, so a "
-           "value "
-           "that does not convert into an existing table's column fails the task either way"},
+       .description = "accepted for Doris compatibility. Changes are applied whole, so a value "
+                      "that does not convert into an existing target's column fails the task "
+                      "either way; tables the job creates take the source's types, into which "
+                      "every value converts"},
       {.name = "load.max_filter_ratio",
+       .type = ParamType::kNumber,
        .default_value = "0",
-       .description = "accepted for Doris compatibility (0 to 1): no change is filtered"},
+       .description = "accepted for Doris compatibility: no change is filtered",
+       .min = 0,
+       .max = 1},
   };
   return kParams;
 }
 
 namespace {
 
-// Checks `args` against `specs` ("what" names the call or clause in errors).
-Status CheckParams(std::string_view what, const std::vector<ParamSpec>& specs,
-                   const sql::DorisArgs& args) {
-  for (const auto& [key, value] : args) {
-    bool known = false;
-    for (const ParamSpec& spec : specs) {
-      const bool prefix = spec.name.ends_with('*');
-      known = known || spec.name == key ||
-              (prefix && key.starts_with(spec.name.substr(0, spec.name.size() - 1)));
-    }
-    if (!known) {
+// `args` read against `specs` ("what" names the call or clause in errors): an unknown key, a bad
+// value or a missing required one is INVALID_ARGUMENT. A spec name ending in '*' is a prefix
+// whose keys are accepted as they are.
+Result<ParamValues> ReadParams(std::string_view what, const std::vector<ParamSpec>& specs,
+                               const sql::DorisArgs& args) {
+  ParamValues values;
+  for (const auto& entry : args) {
+    const std::string& key = entry.first;
+    const std::string& value = entry.second;
+    const bool prefixed = std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& spec) {
+      return spec.name.ends_with('*') && key.starts_with(spec.name.substr(0, spec.name.size() - 1));
+    });
+    if (prefixed) continue;
+    const ParamSpec* spec = FindParam(specs, key);
+    if (spec == nullptr) {
       std::string names;
-      for (const ParamSpec& spec : specs)
-        names += (names.empty() ? "" : ", ") + std::string(spec.name);
+      for (const ParamSpec& known : specs)
+        names += (names.empty() ? "" : ", ") + std::string(known.name);
       return Status::InvalidArgument(std::string(what) + ": unknown parameter \"" + key +
                                      "\"; supported: " + names);
     }
+    MR_RETURN_IF_ERROR(values.Add(*spec, key, value).WithContext(what));
   }
-  for (const ParamSpec& spec : specs) {
-    if (spec.required && args.find(spec.name) == args.end()) {
-      return Status::InvalidArgument(std::string(what) + ": \"" + std::string(spec.name) +
-                                     "\" is required (" + std::string(spec.description) + ")");
-    }
-  }
-  return Status::Ok();
-}
-
-// The value of `key`, or its declared default.
-std::string Get(const std::vector<ParamSpec>& specs, const sql::DorisArgs& args,
-                std::string_view key) {
-  auto it = args.find(key);
-  if (it != args.end()) return it->second;
-  for (const ParamSpec& spec : specs) {
-    if (spec.name == key) return std::string(spec.default_value);
-  }
-  return "";
+  MR_RETURN_IF_ERROR(values.Complete(specs).WithContext(what));
+  return values;
 }
 
 std::vector<std::string> SplitNames(const std::string& list) {
@@ -221,50 +257,38 @@ std::vector<std::string> SplitNames(const std::string& list) {
 }
 
 // snapshot_split_size and snapshot_parallelism.
-template <typename Get>
-Status ParseSnapshotParams(const Get& get, int64_t* split_size, int* parallelism) {
-  MR_ASSIGN_OR_RETURN(*split_size,
-                      PositiveInt("snapshot_split_size", get("snapshot_split_size"), 10'000'000));
-  MR_ASSIGN_OR_RETURN(const int64_t n,
-                      PositiveInt("snapshot_parallelism", get("snapshot_parallelism"), 64));
-  *parallelism = static_cast<int>(n);
-  return Status::Ok();
+void ReadSnapshotParams(const ParamValues& values, int64_t* split_size, int* parallelism) {
+  *split_size = values.Int("snapshot_split_size").value_or(*split_size);
+  *parallelism = static_cast<int>(values.Int("snapshot_parallelism").value_or(*parallelism));
 }
 
 // jdbc_url, database, user and password into `connect` (pg:: or mysql::ConnectParams);
-// `database_given`: "database" overrides the URL's.
-template <typename Get, typename Connect>
-Status ParseConnection(std::string_view what, const Get& get, bool database_given,
-                       std::string_view scheme, int default_port, Connect* connect) {
-  MR_ASSIGN_OR_RETURN(JdbcTarget target, ParseJdbcUrl(get("jdbc_url"), scheme, default_port));
+// "database" overrides the URL's.
+template <typename Connect>
+Status ReadConnection(std::string_view what, const ParamValues& values, std::string_view scheme,
+                      int default_port, Connect* connect) {
+  MR_ASSIGN_OR_RETURN(JdbcTarget target,
+                      ParseJdbcUrl(values.Text("jdbc_url"), scheme, default_port));
   connect->host = target.host;
   connect->port = target.port;
-  connect->database = database_given ? get("database") : target.database;
+  connect->database = values.Given("database") ? values.Text("database") : target.database;
   if (connect->database.empty()) {
     return Status::InvalidArgument(std::string(what) +
                                    ": no database: give \"database\" or end jdbc_url with "
                                    "/database");
   }
-  connect->user = get("user");
-  connect->password = get("password");
+  connect->user = values.Text("user");
+  connect->password = values.Text("password");
   return Status::Ok();
 }
 
 // What both forms share: the connection, snapshot and offset parameters.
-Result<PgSourceSpec> ParseSource(std::string_view what, const std::vector<ParamSpec>& specs,
-                                 const sql::DorisArgs& args) {
-  MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
-  auto get = [&](std::string_view key) { return Get(specs, args, key); };
+Result<PgSourceSpec> ReadPgSource(std::string_view what, const ParamValues& values) {
   PgSourceSpec spec;
-  MR_RETURN_IF_ERROR(
-      ParseConnection(what, get, args.count("database") > 0, "postgresql", 5432, &spec.connect));
-  spec.schema = get("schema");
-  const std::string offset = ToLower(get("offset"));
-  if (offset != "initial" && offset != "latest") {
-    return Bad("offset", get("offset"), "initial or latest");
-  }
-  spec.initial = offset == "initial";
-  MR_RETURN_IF_ERROR(ParseSnapshotParams(get, &spec.split_size, &spec.parallelism));
+  MR_RETURN_IF_ERROR(ReadConnection(what, values, "postgresql", 5432, &spec.connect));
+  spec.schema = values.Text("schema");
+  spec.initial = values.Text("offset") == "initial";
+  ReadSnapshotParams(values, &spec.split_size, &spec.parallelism);
   return spec;
 }
 
@@ -302,50 +326,42 @@ Result<JdbcTarget> ParseJdbcUrl(std::string_view url, std::string_view scheme, i
 }
 
 Result<PgSourceSpec> ParseCdcStreamArgs(const sql::DorisArgs& args) {
-  const auto& specs = CdcStreamParams(SourceType::kPostgres);
-  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("cdc_stream", specs, args));
-  spec.tables = {Get(specs, args, "table")};
+  MR_ASSIGN_OR_RETURN(ParamValues values,
+                      ReadParams("cdc_stream", CdcStreamParams(SourceType::kPostgres), args));
+  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ReadPgSource("cdc_stream", values));
+  spec.tables = {values.Text("table")};
   if (spec.tables.front().empty()) return Bad("table", "", "a table name");
   return spec;
 }
 
 Result<PgSourceSpec> ParseFromPostgresArgs(const sql::DorisArgs& args) {
-  const auto& specs = FromSourceParams(SourceType::kPostgres);
-  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ParseSource("FROM POSTGRES", specs, args));
+  MR_ASSIGN_OR_RETURN(ParamValues values,
+                      ReadParams("FROM POSTGRES", FromSourceParams(SourceType::kPostgres), args));
+  MR_ASSIGN_OR_RETURN(PgSourceSpec spec, ReadPgSource("FROM POSTGRES", values));
   spec.whole_database = true;
-  spec.tables = SplitNames(Get(specs, args, "include_tables"));
-  spec.exclude_tables = SplitNames(Get(specs, args, "exclude_tables"));
-  spec.publication_name = Get(specs, args, "publication_name");
-  spec.slot_name = Get(specs, args, "slot_name");
+  spec.tables = SplitNames(values.Text("include_tables"));
+  spec.exclude_tables = SplitNames(values.Text("exclude_tables"));
+  spec.publication_name = values.Text("publication_name");
+  spec.slot_name = values.Text("slot_name");
   for (const std::string* name : {&spec.publication_name, &spec.slot_name}) {
     // PostgreSQL folds unquoted names; Millrace quotes them, so they are taken as written.
     if (name->size() > 63)
-      return Bad(*name == spec.slot_name ? "slot_name" : "publication_name", *name,
+      return Bad(name == &spec.slot_name ? "slot_name" : "publication_name", *name,
                  "a name of at most 63 bytes");
   }
   return spec;
 }
 
 Result<TargetDatabaseSpec> ParseToDatabaseArgs(const sql::DorisArgs& args) {
-  const auto& specs = ToDatabaseParams();
-  MR_RETURN_IF_ERROR(CheckParams("TO DATABASE", specs, args));
+  MR_ASSIGN_OR_RETURN(ParamValues values, ReadParams("TO DATABASE", ToDatabaseParams(), args));
   TargetDatabaseSpec spec;
   constexpr std::string_view kCreatePrefix = "table.create.properties.";
   for (const auto& [key, value] : args) {
     if (key.starts_with(kCreatePrefix))
       spec.create_properties[key.substr(kCreatePrefix.size())] = value;
   }
-  const std::string strict = ToLower(Get(specs, args, "load.strict_mode"));
-  if (strict != "true" && strict != "false")
-    return Bad("load.strict_mode", strict, "true or false");
-  spec.strict_mode = strict == "true";
-  const std::string ratio = Get(specs, args, "load.max_filter_ratio");
-  double value = -1;
-  auto [end, ec] = std::from_chars(ratio.data(), ratio.data() + ratio.size(), value);
-  if (ec != std::errc() || end != ratio.data() + ratio.size() || value < 0 || value > 1) {
-    return Bad("load.max_filter_ratio", ratio, "a number from 0 to 1");
-  }
-  spec.max_filter_ratio = value;
+  spec.strict_mode = values.Bool("load.strict_mode");
+  spec.max_filter_ratio = values.Number("load.max_filter_ratio");
   return spec;
 }
 
@@ -380,9 +396,7 @@ Status ParseMysqlOffset(const std::string& value, MysqlSourceSpec* spec) {
         lower == "initial" ? MysqlSourceSpec::Start::kInitial : MysqlSourceSpec::Start::kLatest;
     return Status::Ok();
   }
-  constexpr std::string_view kAccepted =
-      "initial, latest, a binlog position ({\"file\": \"binlog.000003\", \"pos\": \"4\"} or "
-      "binlog.000003:4) or a MariaDB GTID position (domain-server-sequence[,...])";
+  constexpr std::string_view kAccepted = kMysqlOffsets;
   spec->start = MysqlSourceSpec::Start::kPosition;
   std::string file;
   std::string pos;
@@ -438,26 +452,37 @@ Result<MysqlSourceSpec> ParseMysqlArgs(const sql::DorisArgs& args, bool whole_da
   const auto& specs =
       whole_database ? FromSourceParams(SourceType::kMysql) : CdcStreamParams(SourceType::kMysql);
   const std::string_view what = whole_database ? "FROM MYSQL" : "cdc_stream";
-  MR_RETURN_IF_ERROR(CheckParams(what, specs, args));
-  auto get = [&](std::string_view key) { return Get(specs, args, key); };
+  MR_ASSIGN_OR_RETURN(ParamValues values, ReadParams(what, specs, args));
   MysqlSourceSpec spec;
   spec.whole_database = whole_database;
-  MR_RETURN_IF_ERROR(
-      ParseConnection(what, get, args.count("database") > 0, "mysql", 3306, &spec.connect));
-  MR_RETURN_IF_ERROR(ParseMysqlOffset(get("offset"), &spec));
-  MR_RETURN_IF_ERROR(ParseSnapshotParams(get, &spec.split_size, &spec.parallelism));
-  if (const std::string id = get("server_id"); !id.empty()) {
-    MR_ASSIGN_OR_RETURN(const int64_t n, PositiveInt("server_id", id, 4294967295LL));
-    spec.server_id = static_cast<uint32_t>(n);
+  MR_RETURN_IF_ERROR(ReadConnection(what, values, "mysql", 3306, &spec.connect));
+  MR_RETURN_IF_ERROR(ParseMysqlOffset(values.Text("offset"), &spec));
+  ReadSnapshotParams(values, &spec.split_size, &spec.parallelism);
+  if (const std::optional<int64_t> id = values.Int("server_id")) {
+    spec.server_id = static_cast<uint32_t>(*id);
   }
   if (whole_database) {
-    spec.tables = SplitNames(get("include_tables"));
-    spec.exclude_tables = SplitNames(get("exclude_tables"));
+    spec.tables = SplitNames(values.Text("include_tables"));
+    spec.exclude_tables = SplitNames(values.Text("exclude_tables"));
   } else {
-    spec.tables = {get("table")};
+    spec.tables = {values.Text("table")};
     if (spec.tables.front().empty()) return Bad("table", "", "a table name");
   }
   return spec;
+}
+
+std::vector<const std::vector<ParamSpec>*> ChangeStreamParamTables() {
+  std::vector<const std::vector<ParamSpec>*> tables;
+  for (SourceType type : {SourceType::kPostgres, SourceType::kMysql}) {
+    tables.push_back(&CdcStreamParams(type));
+    tables.push_back(&FromSourceParams(type));
+  }
+  tables.push_back(&ToDatabaseParams());
+  return tables;
+}
+
+std::string CdcParamsMarkdown(const std::vector<ParamSpec>& specs) {
+  return ParamsMarkdown(specs, "parameter");
 }
 
 }  // namespace millrace::cdc

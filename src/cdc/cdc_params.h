@@ -1,5 +1,7 @@
-// The parameters of cdc_stream(...) (Doris's change-data-capture table function), declared
-// once: the parser accepts only these keys, and docs/cdc.md lists them.
+// The parameters of cdc_stream(...) (Doris's change-data-capture table function) and of
+// FROM <source> (...) TO DATABASE db (...), declared once: the parser accepts only these keys and
+// reads their values as declared, and docs/cdc.md and docs/cdc_mysql.md hold their tables (a
+// test keeps them in sync).
 //
 // Contract
 // - ParseFromPostgresArgs reads FROM POSTGRES (...) of the database form (the same
@@ -9,7 +11,7 @@
 //   "jdbc_url" (jdbc:postgresql://host[:port]/database[?...]), "user" and "table" are required;
 //   "database" overrides the URL's; "driver_url" and "driver_class" are accepted and ignored
 //   (Millrace speaks PostgreSQL's protocol through libpq). An unknown key or a bad value is
-//   INVALID_ARGUMENT naming the key, the value and what is accepted.
+//   INVALID_ARGUMENT naming the call, the key, the value and what is accepted.
 // - ParseMysqlArgs reads either form's arguments for "type" = "mysql": "jdbc_url"
 //   (jdbc:mysql://host[:port][/database]), "user", the database (the URL's or "database"),
 //   "table" or include_tables/exclude_tables, "offset" (initial, latest, a binlog position as
@@ -44,6 +46,12 @@ Result<SourceType> ParseSourceType(const sql::DorisArgs& args);
 const std::vector<ParamSpec>& CdcStreamParams(SourceType type);
 const std::vector<ParamSpec>& FromSourceParams(SourceType type);
 const std::vector<ParamSpec>& ToDatabaseParams();
+// Every table above, for masking the secrets of a job's statement (job::MaskSecrets).
+std::vector<const std::vector<ParamSpec>*> ChangeStreamParamTables();
+// The parameters FROM <source> (...) takes beyond cdc_stream's connection ones.
+const std::vector<ParamSpec>& FromSourceOnlyParams(SourceType type);
+// A table of `specs` as Markdown (for docs/cdc.md and docs/cdc_mysql.md).
+std::string CdcParamsMarkdown(const std::vector<ParamSpec>& specs);
 
 struct PgSourceSpec {
   pg::ConnectParams connect;

@@ -28,6 +28,7 @@
 #include "asio.hpp"
 #include "catalog/duckdb_catalog.h"
 #include "catalog/duckdb_sink.h"
+#include "cdc/cdc_params.h"
 #include "cdc/source_factory.h"
 #include "cli/commands.h"
 #include "common/clock.h"
@@ -311,6 +312,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.make_source = files.make_source;
     jobs_config.make_file_source = job::MakeFileJobSource;
     jobs_config.make_change_source = cdc::MakeChangeSource;
+    jobs_config.change_stream_params = cdc::ChangeStreamParamTables();
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
     jobs_config.fail_points = &*fail_points;
     // Set below, once every table function is registered; job statements arrive after.

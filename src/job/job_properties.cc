@@ -22,147 +22,92 @@ std::string SupportedKeys() {
   return out;
 }
 
-Status BadValue(std::string_view key, std::string_view value, std::string_view accepted) {
-  return Status::InvalidArgument("property \"" + std::string(key) + "\" must be " +
-                                 std::string(accepted) + ", got '" + std::string(value) + "'");
-}
-
-bool ParseInt(std::string_view text, int64_t* out) {
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && ptr == text.data() + text.size();
-}
-
-// "10", "10s", "5m", "1h" -> seconds.
-bool ParseSeconds(std::string_view text, int64_t* out) {
-  int64_t unit = 1;
-  if (!text.empty()) {
-    switch (ToLower(text.back())) {
-      case 's':
-        unit = 1;
-        text.remove_suffix(1);
-        break;
-      case 'm':
-        unit = 60;
-        text.remove_suffix(1);
-        break;
-      case 'h':
-        unit = 3600;
-        text.remove_suffix(1);
-        break;
-      default:
-        break;
-    }
-  }
-  int64_t n = 0;
-  if (!ParseInt(text, &n) || n < 1 || n > 86400 * 365) return false;
-  *out = n * unit;
-  return true;
-}
-
-// "10G", "512MB", "1048576" -> bytes.
-bool ParseBytes(std::string_view text, int64_t* out) {
-  std::string lower = ToLower(text);
-  if (lower.size() > 1 && lower.back() == 'b' &&
-      !std::isdigit(static_cast<unsigned char>(lower[lower.size() - 2]))) {
-    lower.pop_back();
-  }
-  int64_t unit = 1;
-  if (!lower.empty()) {
-    switch (lower.back()) {
-      case 'k':
-        unit = 1LL << 10;
-        lower.pop_back();
-        break;
-      case 'm':
-        unit = 1LL << 20;
-        lower.pop_back();
-        break;
-      case 'g':
-        unit = 1LL << 30;
-        lower.pop_back();
-        break;
-      case 't':
-        unit = 1LL << 40;
-        lower.pop_back();
-        break;
-      default:
-        break;
-    }
-  }
-  int64_t n = 0;
-  if (!ParseInt(lower, &n) || n < 1 || n > (INT64_MAX / unit)) return false;
-  *out = n * unit;
-  return true;
-}
-
 }  // namespace
 
 const std::vector<ParamSpec>& JobPropertySpecs() {
+  static constexpr int64_t kYear = 86400 * 365;
   static const std::vector<ParamSpec> kSpecs = {
       {.name = "max_interval",
+       .type = ParamType::kSeconds,
        .default_value = "10",
        .description = "seconds between polls when no new file was found",
-       .accepted = "seconds (\"10\", \"10s\", \"5m\")"},
+       .min = 1,
+       .max = kYear},
       {.name = "s3.max_batch_files",
+       .type = ParamType::kInt,
        .default_value = "256",
        .description =
            "most files in one task (a change stream: most changes, whole source transactions)",
-       .accepted = "an integer from 1 to 100000"},
+       .min = 1,
+       .max = 100000},
+      // Doris's bounds (StreamingJobProperties).
       {.name = "s3.max_batch_bytes",
+       .type = ParamType::kBytes,
        .default_value = "10G",
        .description = "most bytes in one task (the file that crosses it is included)",
-       .accepted = "a size from 100M to 10G (\"104857600\", \"512M\", \"10G\")"},
+       .min = int64_t{100} << 20,
+       .max = int64_t{10} << 30},
       {.name = "offset",
        .default_value = "",
        .description = "start after this key; also settable by ALTER",
        .accepted = "{\"fileName\":\"key\"}"},
       {.name = "s3.ingestion_mode",
+       .type = ParamType::kChoice,
        .default_value = "STREAMING",
        .description = "ONCE: load what matches now, then the job is FINISHED",
+       .choices = {"streaming", "once"},
        .accepted = "STREAMING or ONCE"},
       {.name = "late_files",
+       .type = ParamType::kChoice,
        .default_value = "load",
        .description =
            "load: files that appear below the offset are still loaded, exactly once; ignore: they "
            "are skipped and counted",
-       .accepted = "load or ignore"},
+       .choices = {"load", "ignore"}},
       {.name = "reconcile_interval",
+       .type = ParamType::kSeconds,
        .default_value = "300",
        .description = "seconds between reconciliation listings that find late files",
-       .accepted = "seconds"},
+       .min = 1,
+       .max = kYear},
       {.name = "on_error",
+       .type = ParamType::kChoice,
        .default_value = "pause",
        .description = "after a task exhausts its retries: pause the job, or quarantine the failing "
-                      "file and go "
-                      "on",
-       .accepted = "pause or skip_file"},
+                      "file and go on",
+       .choices = {"pause", "skip_file"}},
       {.name = "session.insert_max_filter_ratio",
+       .type = ParamType::kNumber,
        .default_value = "0",
        .description = "share of rows that may be filtered before the task fails",
-       .accepted = "a number from 0 to 1"},
+       .min = 0,
+       .max = 1},
       {.name = "session.enable_insert_strict",
+       .type = ParamType::kBool,
        .default_value = "true",
        .description =
            "strict: a row with a value that cannot convert is filtered; not strict: the value "
-           "becomes NULL",
-       .accepted = "true or false"},
+           "becomes NULL"},
       {.name = "session.insert_timeout",
+       .type = ParamType::kInt,
        .default_value = "14400",
-       .description = "Doris's bound on one load statement: checked, not yet enforced (a task's "
-                      "size is bounded "
-                      "by s3.max_batch_files and s3.max_batch_bytes)",
-       .accepted = "seconds, a positive integer"},
+       .description = "Doris's bound on one load statement, in seconds: checked, not yet "
+                      "enforced (a task's size is bounded by s3.max_batch_files and "
+                      "s3.max_batch_bytes)",
+       .min = 1},
       {.name = "session.query_timeout",
+       .type = ParamType::kInt,
        .default_value = "900",
-       .description =
-           "Doris's bound on one query: checked, not yet enforced, as session.insert_timeout",
-       .accepted = "seconds, a positive integer"},
+       .description = "Doris's bound on one query, in seconds: checked, not yet enforced, as "
+                      "session.insert_timeout",
+       .min = 1},
       {.name = "cdc.wal_retention_warning",
+       .type = ParamType::kBytes,
        .default_value = "1G",
        .description =
            "change streams: JobRuntimeMsg warns when the replication slot of a PAUSED job holds "
            "more WAL than this on the source",
-       .accepted = "a size (\"1048576\", \"512M\", \"10G\")"},
+       .min = 1},
   };
   return kSpecs;
 }
@@ -231,52 +176,30 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
       return Status::InvalidArgument("Invalid properties: [" + key + "]. Supported keys are " +
                                      SupportedKeys() + " (unknown job property \"" + key + "\")");
     }
-    bool ok = true;
-    if (key == "max_interval") {
-      ok = ParseSeconds(value, &p.max_interval_seconds);
-    } else if (key == "s3.max_batch_files") {
-      ok = ParseInt(value, &p.max_batch_files) && p.max_batch_files >= 1 &&
-           p.max_batch_files <= 100000;
-    } else if (key == "s3.max_batch_bytes") {
-      // Doris's bounds (StreamingJobProperties).
-      ok = ParseBytes(value, &p.max_batch_bytes) && p.max_batch_bytes >= 100LL << 20 &&
-           p.max_batch_bytes <= 10LL << 30;
-    } else if (key == "cdc.wal_retention_warning") {
-      ok = ParseBytes(value, &p.wal_retention_warning_bytes);
-    } else if (key == "offset") {
-      auto offset = ParseOffset(value);
-      if (!offset.ok()) return offset.status();
-      p.offset = *offset;
+    if (spec->name == "offset") {
+      MR_ASSIGN_OR_RETURN(p.offset, ParseOffset(value));
       p.has_offset = true;
-    } else if (key == "s3.ingestion_mode") {
-      const std::string mode = ToLower(value);
-      ok = mode == "streaming" || mode == "once";
-      p.ingestion_mode = mode == "once" ? IngestionMode::kOnce : IngestionMode::kStreaming;
-    } else if (key == "late_files") {
-      const std::string mode = ToLower(value);
-      ok = mode == "load" || mode == "ignore";
-      p.late_files = mode == "ignore" ? LateFiles::kIgnore : LateFiles::kLoad;
-    } else if (key == "reconcile_interval") {
-      ok = ParseSeconds(value, &p.reconcile_interval_seconds);
-    } else if (key == "on_error") {
-      const std::string mode = ToLower(value);
-      ok = mode == "pause" || mode == "skip_file";
-      p.on_error = mode == "skip_file" ? OnError::kSkipFile : OnError::kPause;
-    } else if (spec->name == "session.insert_timeout" || spec->name == "session.query_timeout") {
-      int64_t seconds = 0;
-      ok = ParseInt(value, &seconds) && seconds >= 1;
-    } else if (spec->name == "session.insert_max_filter_ratio") {
-      char* end = nullptr;
-      const std::string text(value);
-      p.max_filter_ratio = std::strtod(text.c_str(), &end);
-      ok = !text.empty() && end == text.c_str() + text.size() && p.max_filter_ratio >= 0 &&
-           p.max_filter_ratio <= 1;
-    } else if (spec->name == "session.enable_insert_strict") {
-      const std::optional<bool> strict = ParseBool(value);
-      ok = strict.has_value();
-      p.strict = strict.value_or(p.strict);
+      continue;
     }
-    if (!ok) return BadValue(key, value, spec->accepted);
+    Result<ParamValue> parsed = ParseParamValue(*spec, value, key);
+    if (!parsed.ok()) return Status::InvalidArgument("property " + parsed.status().message());
+    const ParamValue& v = *parsed;
+    if (spec->name == "max_interval") p.max_interval_seconds = v.integer;
+    if (spec->name == "s3.max_batch_files") p.max_batch_files = v.integer;
+    if (spec->name == "s3.max_batch_bytes") p.max_batch_bytes = v.integer;
+    if (spec->name == "cdc.wal_retention_warning") p.wal_retention_warning_bytes = v.integer;
+    if (spec->name == "reconcile_interval") p.reconcile_interval_seconds = v.integer;
+    if (spec->name == "s3.ingestion_mode") {
+      p.ingestion_mode = v.text == "once" ? IngestionMode::kOnce : IngestionMode::kStreaming;
+    }
+    if (spec->name == "late_files") {
+      p.late_files = v.text == "ignore" ? LateFiles::kIgnore : LateFiles::kLoad;
+    }
+    if (spec->name == "on_error") {
+      p.on_error = v.text == "skip_file" ? OnError::kSkipFile : OnError::kPause;
+    }
+    if (spec->name == "session.insert_max_filter_ratio") p.max_filter_ratio = v.number;
+    if (spec->name == "session.enable_insert_strict") p.strict = v.boolean;
   }
   p.given = values;
   return p;
@@ -341,13 +264,7 @@ std::string IgnoredSessionVariablesMarkdown() {
 }
 
 std::string JobPropertiesMarkdown() {
-  std::string out = "| property | default | accepted | meaning |\n| --- | --- | --- | --- |\n";
-  for (const ParamSpec& spec : JobPropertySpecs()) {
-    out += "| `" + std::string(spec.name) + "` | " +
-           (spec.default_value.empty() ? "" : "`" + std::string(spec.default_value) + "`") + " | " +
-           std::string(spec.accepted) + " | " + std::string(spec.description) + " |\n";
-  }
-  return out;
+  return ParamsMarkdown(JobPropertySpecs(), "property");
 }
 
 }  // namespace millrace::job

@@ -34,7 +34,8 @@ class JobService::Impl final : public JobSnapshotSource {
                                  .download_parallelism = config_.download_parallelism,
                                  .last_stop_was_fault = last_stop_was_fault}),
         statements_(JobStatementsConfig{config_.clock, &store_, &registry_, &scheduler_, &plans_,
-                                        &config_.access, config_.tasks.paused_check}),
+                                        &config_.access, config_.tasks.paused_check,
+                                        config_.change_stream_params}),
         runner_(TaskRunnerConfig{config_.clock, &store_, &scheduler_, config_.fail_points,
                                  &config_.access, config_.tasks}),
         verifier_(JobVerifierConfig{.registry = &registry_,
@@ -65,6 +66,8 @@ class JobService::Impl final : public JobSnapshotSource {
   JobApiContext ApiContext() {
     return JobApiContext{&registry_, &store_, &config_.access, &scheduler_, config_.clock};
   }
+  const ParamTables& change_stream_params() const { return config_.change_stream_params; }
+
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who) {
     return statements_.ShowCreate(name, who);
   }
@@ -207,6 +210,11 @@ void JobService::RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePric
 
 JobApiContext JobService::ApiContext() {
   return impl_->ApiContext();
+}
+
+std::string JobService::MaskSecrets(std::string_view insert_sql,
+                                    const InsertAnalysis& analysis) const {
+  return job::MaskSecrets(insert_sql, analysis, impl_->change_stream_params());
 }
 
 Result<std::string> JobService::ShowCreateJob(const std::string& name,

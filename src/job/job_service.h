@@ -75,8 +75,10 @@ struct JobServiceConfig {
   // a kill: files/crash_suspects.h).
   std::string fault_record;
   load::SourceFactory make_source;
-  FileSourceFactory make_file_source;       // S3()/local() jobs (src/files/); empty: refused
-  ChangeSourceFactory make_change_source;   // cdc_stream(...) jobs; empty: refused
+  FileSourceFactory make_file_source;      // S3()/local() jobs (src/files/); empty: refused
+  ChangeSourceFactory make_change_source;  // cdc_stream(...) jobs; empty: refused
+  // Their calls' parameter tables, whose secrets are masked (cdc::ChangeStreamParamTables).
+  ParamTables change_stream_params;
   const FailPoints* fail_points = nullptr;  // may be null
   int workers = 2;
   // Most downloads of a task at once (small files; large ones go one at a time, see
@@ -106,6 +108,8 @@ class JobService {
   // SHOW CREATE JOB: the statement that recreates job `name`, secrets as placeholders
   // (JobStatements::ShowCreate).
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who = {});
+  // A job's INSERT with its call's secrets masked (MaskSecrets), for logs.
+  std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) const;
   // EXPLAIN CREATE JOB: what the first task of the job `create_statement` (a CREATE JOB
   // statement) defines would do, creating nothing (JobDryRun::Run, job_dry_run.h).
   Result<std::vector<DryRunLine>> ExplainCreateJob(std::string_view create_statement,

@@ -38,7 +38,7 @@ class JobStatementHandler final : public sql::StatementHandler {
       return std::string(sql.substr(0, shown == 0 ? 0 : tokens[shown - 1].end)) +
              " ... (not shown: it does not parse)";
     }
-    return std::string(sql.substr(0, at)) + MaskSecrets(insert_sql, *analysis) +
+    return std::string(sql.substr(0, at)) + service_->MaskSecrets(insert_sql, *analysis) +
            std::string(sql.substr(at + insert_sql.size()));
   }
 

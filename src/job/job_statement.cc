@@ -306,7 +306,16 @@ namespace {
 // cdc_stream(...) or FROM ... (...)), never by searching for the text of a secret, which could
 // also stand in another value (an access key equal to its secret, a secret inside a path).
 std::string ReplaceSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
+                           const ParamTables& change_stream_params,
                            const std::function<std::string(std::string_view key)>& with) {
+  const ParamTables file_params = {&load::FileFunctionParams()};
+  const ParamTables& tables =
+      analysis.source == load::SourceKind::kCdcStream ? change_stream_params : file_params;
+  auto secret = [&](std::string_view key) {
+    return std::any_of(tables.begin(), tables.end(), [&](const std::vector<ParamSpec>* table) {
+      return IsSecretParam(*table, key);
+    });
+  };
   const std::vector<sql::Token> tokens = sql::SignificantTokens(insert_sql);
   struct Replacement {
     size_t begin;
@@ -320,7 +329,7 @@ std::string ReplaceSecrets(std::string_view insert_sql, const InsertAnalysis& an
     if (key.kind != sql::TokenKind::kString && key.kind != sql::TokenKind::kQuotedIdent) continue;
     if (tokens[i + 1].Text(insert_sql) != "=") continue;
     const std::string name = sql::Unquote(insert_sql, key);
-    if (!load::IsSecretParam(name) && !EqualsIgnoreCase(name, "password")) continue;
+    if (!secret(name)) continue;
     // The value: one token (a quoted string, a number), or a sign and a number.
     size_t last = i + 2;
     const std::string_view first = tokens[last].Text(insert_sql);
@@ -342,12 +351,15 @@ std::string ReplaceSecrets(std::string_view insert_sql, const InsertAnalysis& an
 
 }  // namespace
 
-std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
-  return ReplaceSecrets(insert_sql, analysis, [](std::string_view) { return "***"; });
+std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
+                        const ParamTables& change_stream_params) {
+  return ReplaceSecrets(insert_sql, analysis, change_stream_params,
+                        [](std::string_view) { return "***"; });
 }
 
-std::string PlaceholderSecrets(std::string_view insert_sql, const InsertAnalysis& analysis) {
-  return ReplaceSecrets(insert_sql, analysis,
+std::string PlaceholderSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
+                               const ParamTables& change_stream_params) {
+  return ReplaceSecrets(insert_sql, analysis, change_stream_params,
                         [](std::string_view key) { return "${" + std::string(key) + "}"; });
 }
 

@@ -81,10 +81,17 @@ struct InsertAnalysis {
 
 Result<InsertAnalysis> AnalyzeInsert(std::string_view insert_sql);
 
-// The INSERT text with the call's secrets replaced by "***".
-std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis);
+// The parameter tables of a change stream's calls (cdc_stream(...), FROM <source> (...)), whose
+// secrets are masked as S3()'s are (cdc::ChangeStreamParamTables, wired by the server).
+using ParamTables = std::vector<const std::vector<ParamSpec>*>;
+
+// The INSERT text with the values its call's parameter table (load::FileFunctionParams, or
+// `change_stream_params` for a change stream) declares secret replaced by "***".
+std::string MaskSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
+                        const ParamTables& change_stream_params);
 // The same with each secret replaced by a placeholder naming its property, ${s3.secret_key},
 // ${s3.session_token} or ${password}: SHOW CREATE JOB, whose output a user fills in.
-std::string PlaceholderSecrets(std::string_view insert_sql, const InsertAnalysis& analysis);
+std::string PlaceholderSecrets(std::string_view insert_sql, const InsertAnalysis& analysis,
+                               const ParamTables& change_stream_params);
 
 }  // namespace millrace::job

@@ -96,7 +96,7 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
   r.database = database;
   r.properties = std::move(properties).value();
   r.insert_sql = stmt.insert_sql;
-  r.masked_sql = MaskSecrets(stmt.insert_sql, plan->analysis);
+  r.masked_sql = MaskSecrets(stmt.insert_sql, plan->analysis, config_.change_stream_params);
   r.state = JobState::kRunning;
   r.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
   r.current_offset = Offset::FileName(r.properties.offset);
@@ -227,7 +227,7 @@ Result<std::string> JobStatements::ShowCreate(const std::string& name,
   if (!record.comment.empty()) out += " COMMENT " + Quoted(record.comment, '\'');
   // The database form (FROM ... TO DATABASE) follows directly; an INSERT after DO.
   out += analysis.to_database.empty() ? " DO " : " ";
-  return out + PlaceholderSecrets(record.insert_sql, analysis);
+  return out + PlaceholderSecrets(record.insert_sql, analysis, config_.change_stream_params);
 }
 
 Result<std::string> JobStatements::Retry(const AlterJobStatement& stmt,
@@ -342,7 +342,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   }
   after.insert_sql = new_sql;
   after.statement_error.clear();  // a statement given again replaces one that could not open
-  after.masked_sql = MaskSecrets(new_sql, plan->analysis);
+  after.masked_sql = MaskSecrets(new_sql, plan->analysis, config_.change_stream_params);
   // The job runs as whoever defined it last, checked as such above: never with the rights of
   // a user who did not write what it now does.
   if (!who.user.empty()) after.definer = who.user;

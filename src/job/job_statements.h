@@ -34,6 +34,7 @@ struct JobStatementsConfig {
   const PlanBuilder* plans = nullptr;     // not owned
   const JobAccess* access = nullptr;      // not owned; null: no privilege checks
   std::chrono::seconds paused_check{60};  // TaskPolicy::paused_check
+  ParamTables change_stream_params;       // for masking (MaskSecrets)
 };
 
 class JobStatements {

@@ -89,132 +89,173 @@ Result<std::string> Unescape(std::string_view key, std::string_view value) {
 
 const std::vector<ParamSpec>& FileFunctionParams() {
   static const std::vector<ParamSpec> kParams = {
-      {"uri", ParamType::kString, "", "s3://bucket/key pattern; globs * ? [...] {a,b}", kS3},
-      {"file_path", ParamType::kString, "", "absolute local path pattern; globs * ? [...] {a,b}",
-       kLocal},
-      {"backend_id", ParamType::kString, "", "accepted for Doris compatibility and ignored",
-       kLocal},
-      {"format",
-       ParamType::kChoice,
-       "csv",
-       "file format",
-       kS3 | kLocal,
-       {"csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet"}},
-      {"column_separator", ParamType::kString, "\\t", "CSV field separator (escapes \\t, \\x01)",
-       kS3 | kLocal},
-      {"line_delimiter", ParamType::kString, "\\n", "CSV line delimiter: \\n, \\r\\n or \\r",
-       kS3 | kLocal},
-      {"enclose", ParamType::kString, "", "CSV quote character; none by default", kS3 | kLocal},
-      {"escape", ParamType::kString, "", "CSV escape character inside enclosed fields",
-       kS3 | kLocal},
-      {"trim_double_quotes", ParamType::kBool, "false",
-       "strip the outer double quotes of each CSV field", kS3 | kLocal},
-      {"skip_lines", ParamType::kInt, "0", "lines skipped at the start of each CSV file",
-       kS3 | kLocal},
-      {"csv_schema", ParamType::kString, "",
-       "CSV: names and types of the columns, name1:type1;name2:type2 (tinyint, smallint, int, "
-       "bigint, largeint, float, double, decimal(p,s), date, datetime, char, varchar, string, "
-       "boolean); a value that does not fit its type, or a column the file lacks, reads as NULL",
-       kS3 | kLocal},
-      {"enable_text_validate_utf8", ParamType::kBool, "true",
-       "CSV: text must be UTF-8; accepted, and always so: a file that is not UTF-8 is refused "
-       "(false is accepted too, and still validates: a DuckDB VARCHAR holds UTF-8 only)",
-       kS3 | kLocal},
-      {"compress_type",
-       ParamType::kChoice,
-       "",
-       "compression; inferred from the file suffix when absent",
-       kS3 | kLocal,
-       {"plain", "gz", "zstd", "bz2", "lz4frame", "deflate"}},
-      {"max_decompressed_bytes", ParamType::kInt, "",
-       "most bytes one compressed file may expand to; none: 200 times its size, at least 256 "
-       "MiB, and never more than the work directory's free space",
-       kS3 | kLocal},
-      {"read_json_by_line", ParamType::kBool, "true", "JSON: one document per line", kS3 | kLocal},
-      {"strip_outer_array", ParamType::kBool, "false",
-       "JSON: the file is one array whose elements are the rows", kS3 | kLocal},
-      {"json_root", ParamType::kString, "", "JSON: path of the element holding the rows ($.a.b)",
-       kS3 | kLocal},
-      {"jsonpaths", ParamType::kString, "",
-       "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]", kS3 | kLocal},
-      {"num_as_string", ParamType::kBool, "false",
-       "JSON: numbers read as the text of their digits (no rounding through a double); the "
-       "INSERT casts them into the column's type",
-       kS3 | kLocal},
-      {"path_partition_keys", ParamType::kString, "",
-       "columns read from key=value directories of each file's path, as text: \"city,year\" "
-       "reads city and year from .../city=paris/year=2026/a.csv; a file whose path lacks one is "
-       "a bad file",
-       kS3 | kLocal},
-      {"fuzzy_parse", ParamType::kBool, "false",
-       "JSON: Doris's parse-speed hint (fields in the same order in every document); accepted, "
-       "the rows are the same without it",
-       kS3 | kLocal},
-      {"s3.endpoint",
-       ParamType::kString,
-       "",
-       "http(s)://host:port of the S3 service; a bare host:port is http for an IP address or "
-       "localhost, https for any other host",
-       kS3,
-       {},
-       false,
-       {"AWS_ENDPOINT", "endpoint", "aws.endpoint"}},
-      {"s3.region",
-       ParamType::kString,
-       "us-east-1",
-       "S3 region",
-       kS3,
-       {},
-       false,
-       {"AWS_REGION", "region", "aws.region"}},
-      {"s3.access_key",
-       ParamType::kString,
-       "",
-       "access key (none: anonymous requests; the server's own environment never signs)",
-       kS3,
-       {},
-       true,
-       {"AWS_ACCESS_KEY", "access_key"}},
-      {"s3.secret_key",
-       ParamType::kString,
-       "",
-       "secret key",
-       kS3,
-       {},
-       true,
-       {"AWS_SECRET_KEY", "secret_key"}},
-      {"s3.session_token",
-       ParamType::kString,
-       "",
-       "session token of temporary credentials",
-       kS3,
-       {},
-       true,
-       {"session_token"}},
-      {"use_path_style",
-       ParamType::kBool,
-       "false",
-       "path-style addressing (endpoint/bucket/key); an IP or localhost endpoint always is",
-       kS3,
-       {},
-       false,
-       {"s3.path-style-access"}},
-      {"s3.connection.maximum", ParamType::kInt, "",
-       "most connections (downloads) of one task at once; the server's own bound still holds", kS3},
-      {"s3.connection.timeout", ParamType::kInt, "",
-       "milliseconds to establish a connection (none: 5000)", kS3},
-      {"s3.connection.request.timeout", ParamType::kInt, "",
-       "milliseconds a request may go without a byte moving before it is retried (none: 30000)",
-       kS3},
-      {"force_parsing_by_standard_uri", ParamType::kBool, "false",
-       "accepted: Millrace always parses the uri as a standard s3://bucket/key", kS3},
-      {"provider",
-       ParamType::kChoice,
-       "s3",
-       "the store's kind, as Doris scripts name it: any S3-compatible one is read the same; azure "
-       "is refused (Azure Blob Storage does not speak S3)",
-       kS3,
-       {"s3", "oss", "cos", "obs", "bos", "gcp", "minio", "tos", "azure"}},
+      {.name = "uri",
+       .description = "s3://bucket/key pattern; globs * ? [...] {a,b}",
+       .scopes = kS3,
+       .required = true},
+      {.name = "file_path",
+       .description = "absolute local path pattern; globs * ? [...] {a,b}",
+       .scopes = kLocal,
+       .required = true},
+      {.name = "backend_id",
+       .description = "accepted for Doris compatibility and ignored",
+       .scopes = kLocal},
+      {.name = "format",
+       .type = ParamType::kChoice,
+       .default_value = "csv",
+       .description = "file format",
+       .scopes = kS3 | kLocal,
+       .choices = {"csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet"}},
+      {.name = "column_separator",
+       .default_value = "\\t",
+       .description = "CSV field separator (escapes \\t, \\x01)",
+       .scopes = kS3 | kLocal},
+      {.name = "line_delimiter",
+       .default_value = "\\n",
+       .description = "CSV line delimiter: \\n, \\r\\n or \\r",
+       .scopes = kS3 | kLocal},
+      {.name = "enclose",
+       .description = "CSV quote character; none by default",
+       .scopes = kS3 | kLocal},
+      {.name = "escape",
+       .description = "CSV escape character inside enclosed fields",
+       .scopes = kS3 | kLocal},
+      {.name = "trim_double_quotes",
+       .type = ParamType::kBool,
+       .default_value = "false",
+       .description = "strip the outer double quotes of each CSV field",
+       .scopes = kS3 | kLocal},
+      {.name = "skip_lines",
+       .type = ParamType::kInt,
+       .default_value = "0",
+       .description = "lines skipped at the start of each CSV file",
+       .scopes = kS3 | kLocal},
+      {.name = "csv_schema",
+       .description =
+           "CSV: names and types of the columns, name1:type1;name2:type2 (tinyint, smallint, int, "
+           "bigint, largeint, float, double, decimal(p,s), date, datetime, char, varchar, string, "
+           "boolean); a value that does not fit its type, or a column the file lacks, reads as "
+           "NULL",
+       .scopes = kS3 | kLocal},
+      {.name = "enable_text_validate_utf8",
+       .type = ParamType::kBool,
+       .default_value = "true",
+       .description =
+           "CSV: text must be UTF-8; accepted, and always so: a file that is not UTF-8 is refused "
+           "(false is accepted too, and still validates: a DuckDB VARCHAR holds UTF-8 only)",
+       .scopes = kS3 | kLocal},
+      {.name = "compress_type",
+       .type = ParamType::kChoice,
+       .description = "compression; inferred from the file suffix when absent",
+       .scopes = kS3 | kLocal,
+       .choices = {"plain", "gz", "zstd", "bz2", "lz4frame", "deflate"}},
+      {.name = "max_decompressed_bytes",
+       .type = ParamType::kInt,
+       .description =
+           "most bytes one compressed file may expand to; none: 200 times its size, at least 256 "
+           "MiB, and never more than the work directory's free space",
+       .scopes = kS3 | kLocal},
+      {.name = "read_json_by_line",
+       .type = ParamType::kBool,
+       .default_value = "true",
+       .description = "JSON: one document per line",
+       .scopes = kS3 | kLocal},
+      {.name = "strip_outer_array",
+       .type = ParamType::kBool,
+       .default_value = "false",
+       .description = "JSON: the file is one array whose elements are the rows",
+       .scopes = kS3 | kLocal},
+      {.name = "json_root",
+       .description = "JSON: path of the element holding the rows ($.a.b)",
+       .scopes = kS3 | kLocal},
+      {.name = "jsonpaths",
+       .description = "JSON: paths of the fields to read, e.g. [\"$.id\", \"$.user.name\"]",
+       .scopes = kS3 | kLocal},
+      {.name = "num_as_string",
+       .type = ParamType::kBool,
+       .default_value = "false",
+       .description =
+           "JSON: numbers read as the text of their digits (no rounding through a double); the "
+           "INSERT casts them into the column's type",
+       .scopes = kS3 | kLocal},
+      {.name = "path_partition_keys",
+       .description =
+           "columns read from key=value directories of each file's path, as text: \"city,year\" "
+           "reads city and year from .../city=paris/year=2026/a.csv; a file whose path lacks one "
+           "is a bad file",
+       .scopes = kS3 | kLocal},
+      {.name = "fuzzy_parse",
+       .type = ParamType::kBool,
+       .default_value = "false",
+       .description =
+           "JSON: Doris's parse-speed hint (fields in the same order in every document); "
+           "accepted, the rows are the same without it",
+       .scopes = kS3 | kLocal},
+      {.name = "s3.endpoint",
+       .description =
+           "http(s)://host:port of the S3 service; a bare host:port is http for an IP address or "
+           "localhost, https for any other host",
+       .scopes = kS3,
+       .aliases = {"AWS_ENDPOINT", "endpoint", "aws.endpoint"}},
+      {.name = "s3.region",
+       .default_value = "us-east-1",
+       .description = "S3 region",
+       .scopes = kS3,
+       .aliases = {"AWS_REGION", "region", "aws.region"}},
+      {.name = "s3.access_key",
+       .description = "access key (none: anonymous requests; the server's own environment never "
+                      "signs)",
+       .scopes = kS3,
+       .secret = true,
+       .aliases = {"AWS_ACCESS_KEY", "access_key"}},
+      {.name = "s3.secret_key",
+       .description = "secret key",
+       .scopes = kS3,
+       .secret = true,
+       .aliases = {"AWS_SECRET_KEY", "secret_key"}},
+      {.name = "s3.session_token",
+       .description = "session token of temporary credentials",
+       .scopes = kS3,
+       .secret = true,
+       .aliases = {"session_token"}},
+      {.name = "use_path_style",
+       .type = ParamType::kBool,
+       .default_value = "false",
+       .description =
+           "path-style addressing (endpoint/bucket/key); an IP or localhost endpoint always is",
+       .scopes = kS3,
+       .aliases = {"s3.path-style-access"}},
+      // Doris's connection settings reach the client; 0 would mean "never", so it is refused.
+      {.name = "s3.connection.maximum",
+       .type = ParamType::kInt,
+       .description = "most connections (downloads) of one task at once; the server's own bound "
+                      "still holds",
+       .scopes = kS3,
+       .min = 1},
+      {.name = "s3.connection.timeout",
+       .type = ParamType::kInt,
+       .description = "milliseconds to establish a connection (none: 5000)",
+       .scopes = kS3,
+       .min = 1},
+      {.name = "s3.connection.request.timeout",
+       .type = ParamType::kInt,
+       .description =
+           "milliseconds a request may go without a byte moving before it is retried (none: "
+           "30000)",
+       .scopes = kS3,
+       .min = 1},
+      {.name = "force_parsing_by_standard_uri",
+       .type = ParamType::kBool,
+       .default_value = "false",
+       .description = "accepted: Millrace always parses the uri as a standard s3://bucket/key",
+       .scopes = kS3},
+      {.name = "provider",
+       .type = ParamType::kChoice,
+       .default_value = "s3",
+       .description = "the store's kind, as Doris scripts name it: any S3-compatible one is read "
+                      "the same; azure is refused (Azure Blob Storage does not speak S3)",
+       .scopes = kS3,
+       .choices = {"s3", "oss", "cos", "obs", "bos", "gcp", "minio", "tos", "azure"}},
   };
   return kParams;
 }
@@ -232,10 +273,7 @@ const std::vector<RefusedParam>& RefusedFileFunctionParams() {
 }
 
 bool IsSecretParam(std::string_view key) {
-  for (const ParamSpec& spec : FileFunctionParams()) {
-    if (spec.secret && ParamNamed(spec, key)) return true;
-  }
-  return false;
+  return millrace::IsSecretParam(FileFunctionParams(), key);
 }
 
 std::string_view FormatName(Format format) {
@@ -311,6 +349,7 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     args.emplace(std::string(spec->name), value);
   }
   // Validate every key and value against the table first, so errors name the user's key.
+  ParamValues values;
   for (const auto& [key, value] : args) {
     const ParamSpec* spec = FindSpec(key, kind);
     if (spec == nullptr) {
@@ -318,61 +357,27 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
                                      "\"; supported: " + SupportedKeys(kind));
     }
     if (spec->secret) Logger::Default().AddSecret(value);
-    int64_t number = 0;
-    switch (spec->type) {
-      case ParamType::kBool:
-        if (!ParseBool(value).has_value()) {
-          return Status::InvalidArgument(fn + ": \"" + key + "\" must be true or false, got '" +
-                                         value + "'");
+    // Formats Doris reads and Millrace does not: refused in Doris's own words.
+    if (spec->name == "format") {
+      for (std::string_view other : {"orc", "avro", "arrow", "hive_text", "wal"}) {
+        if (EqualsIgnoreCase(value, other)) {
+          return Status::InvalidArgument(fn + ": format:" + value + " is not supported.");
         }
-        break;
-      case ParamType::kInt: {
-        auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-        if (ec != std::errc() || ptr != value.data() + value.size() || number < 0) {
-          return Status::InvalidArgument(fn + ": \"" + key +
-                                         "\" must be a non-negative integer, got '" + value + "'");
-        }
-        break;
       }
-      case ParamType::kChoice: {
-        const std::string lower = ToLower(value);
-        // Formats Doris reads and Millrace does not: refused in Doris's own words.
-        if (spec->name == "format") {
-          for (std::string_view other : {"orc", "avro", "arrow", "hive_text", "wal"}) {
-            if (lower == other) {
-              return Status::InvalidArgument(fn + ": format:" + value + " is not supported.");
-            }
-          }
-        }
-        if (std::find(spec->choices.begin(), spec->choices.end(), lower) == spec->choices.end()) {
-          std::string choices;
-          for (std::string_view choice : spec->choices) {
-            if (!choices.empty()) choices += ", ";
-            choices += choice;
-          }
-          return Status::InvalidArgument(fn + ": \"" + key + "\" must be one of " + choices +
-                                         ", got '" + value + "'");
-        }
-        break;
-      }
-      case ParamType::kString:
-        break;
     }
+    MR_RETURN_IF_ERROR(values.Add(*spec, key, value).WithContext(fn));
   }
-  // Values with their defaults from the table.
-  auto get = [&](std::string_view key) -> std::string {
-    if (auto it = args.find(key); it != args.end()) return it->second;
-    const ParamSpec* spec = FindSpec(key, kind);
-    return spec != nullptr ? std::string(spec->default_value) : std::string();
-  };
-  auto get_bool = [&](std::string_view key) { return ParseBool(get(key)).value_or(false); };
+  MR_RETURN_IF_ERROR(values.Complete(FileFunctionParams(), ScopeOf(kind)).WithContext(fn));
+  auto get = [&](std::string_view key) { return values.Text(key); };
+  auto get_bool = [&](std::string_view key) { return values.Bool(key); };
+  auto get_int = [&](std::string_view key) { return values.Int(key); };
   FileFunctionOptions options;
   options.kind = kind;
   options.pattern = get(kind == SourceKind::kS3 ? "uri" : "file_path");
   if (options.pattern.empty()) {
     return Status::InvalidArgument(fn + ": \"" +
                                    std::string(kind == SourceKind::kS3 ? "uri" : "file_path") +
-                                   "\" is required");
+                                   "\" must not be empty");
   }
   if (kind == SourceKind::kS3) {
     MR_RETURN_IF_ERROR(s3::S3Uri::Parse(options.pattern).status().WithContext(fn + " \"uri\""));
@@ -381,22 +386,22 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
                                    options.pattern + "'");
   }
 
-  const std::string format = ToLower(get("format"));
+  const std::string format = get("format");
   if (format == "csv") options.format = Format::kCsv;
   if (format == "csv_with_names") options.format = Format::kCsvWithNames;
   if (format == "csv_with_names_and_types") options.format = Format::kCsvWithNamesAndTypes;
   if (format == "json") options.format = Format::kJson;
   if (format == "parquet") options.format = Format::kParquet;
 
-  if (const std::string compress = ToLower(get("compress_type")); !compress.empty()) {
+  if (const std::string compress = get("compress_type"); !compress.empty()) {
     for (Compression c : {Compression::kPlain, Compression::kGzip, Compression::kZstd,
                           Compression::kBzip2, Compression::kLz4Frame, Compression::kDeflate}) {
       if (CompressionName(c) == compress) options.compression = c;
     }
   }
 
-  if (const std::string bound = get("max_decompressed_bytes"); !bound.empty()) {
-    options.max_decompressed_bytes = std::stoull(bound);
+  if (const std::optional<int64_t> bound = get_int("max_decompressed_bytes")) {
+    options.max_decompressed_bytes = static_cast<uint64_t>(*bound);
   }
   MR_ASSIGN_OR_RETURN(options.csv.column_separator,
                       Unescape("column_separator", get("column_separator")));
@@ -415,7 +420,7 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     return Status::InvalidArgument(fn + ": \"enclose\" and \"escape\" take one character");
   }
   options.csv.trim_double_quotes = get_bool("trim_double_quotes");
-  options.csv.skip_lines = std::stoll(get("skip_lines"));
+  options.csv.skip_lines = get_int("skip_lines").value_or(0);
 
   if (const std::string schema = get("csv_schema"); !schema.empty()) {
     auto parsed = ParseCsvSchema(schema);
@@ -443,24 +448,13 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
     options.s3.endpoint = get("s3.endpoint");
     options.s3.region = get("s3.region");
     options.s3.use_path_style = get_bool("use_path_style");
-    // Doris's connection settings reach the client; 0 would mean "never", so it is refused.
-    auto at_least_one = [&](const char* key) -> Result<std::optional<int64_t>> {
-      const std::string v = get(key);
-      if (v.empty()) return std::optional<int64_t>();
-      const int64_t n = std::stoll(v);  // a non-negative integer: checked above
-      if (n < 1) {
-        return Status::InvalidArgument(fn + ": \"" + key + "\" must be at least 1, got '" + v +
-                                       "'");
-      }
-      return std::optional<int64_t>(n);
-    };
-    MR_ASSIGN_OR_RETURN(const auto maximum, at_least_one("s3.connection.maximum"));
-    MR_ASSIGN_OR_RETURN(const auto connect, at_least_one("s3.connection.timeout"));
-    MR_ASSIGN_OR_RETURN(const auto request, at_least_one("s3.connection.request.timeout"));
+    const std::optional<int64_t> maximum = get_int("s3.connection.maximum");
+    const std::optional<int64_t> connect = get_int("s3.connection.timeout");
+    const std::optional<int64_t> request = get_int("s3.connection.request.timeout");
     if (maximum) options.max_connections = static_cast<int>(std::min<int64_t>(*maximum, 1 << 20));
     if (connect) options.s3.retry.connect_timeout = std::chrono::milliseconds(*connect);
     if (request) options.s3.retry.request_timeout = std::chrono::milliseconds(*request);
-    if (ToLower(get("provider")) == "azure") {
+    if (get("provider") == "azure") {
       return Status::InvalidArgument(fn +
                                      ": \"provider\" = \"AZURE\" is not supported: Azure Blob "
                                      "Storage does not speak the S3 protocol, and Millrace reads "
@@ -561,38 +555,7 @@ Result<std::vector<std::string>> ParseJsonPaths(std::string_view text) {
 }
 
 std::string FileFunctionParamsMarkdown() {
-  std::string out =
-      "| parameter | S3() | local() | type | default | meaning |\n"
-      "| --- | --- | --- | --- | --- | --- |\n";
-  for (const ParamSpec& spec : FileFunctionParams()) {
-    std::string type;
-    switch (spec.type) {
-      case ParamType::kString:
-        type = "string";
-        break;
-      case ParamType::kBool:
-        type = "true/false";
-        break;
-      case ParamType::kInt:
-        type = "integer";
-        break;
-      case ParamType::kChoice:
-        for (std::string_view choice : spec.choices) {
-          if (!type.empty()) type += ", ";
-          type += "`" + std::string(choice) + "`";
-        }
-        break;
-    }
-    std::string def(spec.default_value);
-    std::string names = "`" + std::string(spec.name) + "`";
-    for (size_t i = 0; i < spec.aliases.size(); ++i)
-      names += (i == 0 ? " (also `" : ", `") + std::string(spec.aliases[i]) + "`";
-    if (!spec.aliases.empty()) names += ")";
-    out += "| " + names + " | " + ((spec.scopes & kS3) != 0 ? "yes" : "") + " | " +
-           ((spec.scopes & kLocal) != 0 ? "yes" : "") + " | " + type + " | " +
-           (def.empty() ? "" : "`" + def + "`") + " | " + std::string(spec.description) + " |\n";
-  }
-  return out;
+  return ParamsMarkdown(FileFunctionParams(), "parameter", {{kS3, "S3()"}, {kLocal, "local()"}});
 }
 
 }  // namespace millrace::load

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "job/job_statement.h"
+#include "testing/test_paths.h"
+
 namespace millrace::cdc {
 namespace {
 
@@ -94,6 +100,68 @@ TEST(CdcParamsTest, BadMysqlParametersAreNamed) {
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->tables, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(spec->exclude_tables, std::vector<std::string>{"b"});
+}
+
+TEST(CdcParamsTest, ValuesAreReadAsDeclared) {
+  auto parallel = ParseMysqlArgs(MysqlArgs({{"snapshot_parallelism", "65"}}), false);
+  ASSERT_FALSE(parallel.ok());
+  EXPECT_EQ(parallel.status().message(),
+            "cdc_stream: \"snapshot_parallelism\" must be an integer from 1 to 64, got '65'");
+  auto ratio = ParseToDatabaseArgs({{"load.max_filter_ratio", "1.5"}});
+  ASSERT_FALSE(ratio.ok());
+  EXPECT_EQ(ratio.status().message(),
+            "TO DATABASE: \"load.max_filter_ratio\" must be a number from 0 to 1, got '1.5'");
+  auto strict = ParseToDatabaseArgs(
+      {{"load.strict_mode", "TRUE"}, {"table.create.properties.replication_num", "1"}});
+  ASSERT_TRUE(strict.ok()) << strict.status().ToString();
+  EXPECT_TRUE(strict->strict_mode);
+  EXPECT_EQ(strict->create_properties.at("replication_num"), "1");
+  auto missing = ParseMysqlArgs({{"type", "mysql"}, {"user", "u"}, {"table", "t"}}, false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cdc_stream: \"jdbc_url\" is required"),
+            std::string::npos)
+      << missing.status().message();
+}
+
+// A job's statement is shown with the values the tables declare secret masked, whatever else
+// holds the same text.
+TEST(CdcParamsTest, SecretsAreMaskedAsDeclared) {
+  const std::string insert =
+      "INSERT INTO t SELECT * FROM cdc_stream(\"type\" = \"mysql\", \"jdbc_url\" = "
+      "\"jdbc:mysql://h/db\", \"user\" = \"hunter2\", \"password\" = \"hunter2\", "
+      "\"table\" = \"orders\")";
+  auto analysis = job::AnalyzeInsert(insert);
+  ASSERT_TRUE(analysis.ok()) << analysis.status().ToString();
+  EXPECT_EQ(job::MaskSecrets(insert, *analysis, ChangeStreamParamTables()),
+            "INSERT INTO t SELECT * FROM cdc_stream(\"type\" = \"mysql\", \"jdbc_url\" = "
+            "\"jdbc:mysql://h/db\", \"user\" = \"hunter2\", \"password\" = \"***\", "
+            "\"table\" = \"orders\")");
+  EXPECT_NE(job::PlaceholderSecrets(insert, *analysis, ChangeStreamParamTables())
+                .find("\"password\" = \"${password}\""),
+            std::string::npos);
+}
+
+// The docs hold the tables the parameters are declared in.
+TEST(CdcParamsTest, DocsAreInSyncWithTheTables) {
+  struct Doc {
+    const char* path;
+    std::vector<const std::vector<ParamSpec>*> tables;
+  };
+  for (const Doc& doc :
+       {Doc{"docs/cdc.md",
+            {&CdcStreamParams(SourceType::kPostgres), &FromSourceOnlyParams(SourceType::kPostgres),
+             &ToDatabaseParams()}},
+        Doc{"docs/cdc_mysql.md",
+            {&CdcStreamParams(SourceType::kMysql), &FromSourceOnlyParams(SourceType::kMysql)}}}) {
+    std::ifstream in(testing::SourcePath(doc.path));
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const std::vector<ParamSpec>* table : doc.tables) {
+      EXPECT_NE(text.str().find(CdcParamsMarkdown(*table)), std::string::npos)
+          << "regenerate the table in " << doc.path << ":\n"
+          << CdcParamsMarkdown(*table);
+    }
+  }
 }
 
 }  // namespace

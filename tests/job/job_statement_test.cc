@@ -99,7 +99,7 @@ TEST(JobStatementTest, AnalyzeInsertFindsTargetColumnsAndSource) {
 TEST(JobStatementTest, MaskSecrets) {
   auto analysis = AnalyzeInsert(kInsert);
   ASSERT_TRUE(analysis.ok());
-  const std::string masked = MaskSecrets(kInsert, *analysis);
+  const std::string masked = MaskSecrets(kInsert, *analysis, {});
   EXPECT_EQ(masked.find("SeCrEt123"), std::string::npos);
   EXPECT_NE(masked.find("\"s3.secret_key\" = \"***\""), std::string::npos);
   EXPECT_NE(masked.find("\"s3.access_key\" = \"***\""), std::string::npos);
@@ -112,7 +112,7 @@ TEST(JobStatementTest, MaskSecretsByEveryName) {
       "\"aws_secret_key\" = \"SeCrEt123\", \"Session_Token\" = \"ToKeN456\")";
   auto analysis = AnalyzeInsert(insert);
   ASSERT_TRUE(analysis.ok()) << analysis.status().ToString();
-  const std::string masked = MaskSecrets(insert, *analysis);
+  const std::string masked = MaskSecrets(insert, *analysis, {});
   EXPECT_EQ(masked.find("SeCrEt123"), std::string::npos) << masked;
   EXPECT_EQ(masked.find("ToKeN456"), std::string::npos) << masked;
   EXPECT_NE(masked.find("\"AWS_ACCESS_KEY\" = \"***\""), std::string::npos) << masked;
@@ -126,10 +126,10 @@ TEST(JobStatementTest, MaskSecretsReplacesTheValuesNotTheirText) {
       "\"KEY\", \"s3.secret_key\" = 'KEY', \"format\" = \"csv\")";
   auto analysis = AnalyzeInsert(insert);
   ASSERT_TRUE(analysis.ok()) << analysis.status().ToString();
-  EXPECT_EQ(MaskSecrets(insert, *analysis),
+  EXPECT_EQ(MaskSecrets(insert, *analysis, {}),
             "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/KEY/*.csv\", \"s3.access_key\" = "
             "\"***\", \"s3.secret_key\" = '***', \"format\" = \"csv\")");
-  EXPECT_EQ(PlaceholderSecrets(insert, *analysis),
+  EXPECT_EQ(PlaceholderSecrets(insert, *analysis, {}),
             "INSERT INTO t SELECT * FROM S3(\"uri\" = \"s3://b/KEY/*.csv\", \"s3.access_key\" = "
             "\"${s3.access_key}\", \"s3.secret_key\" = '${s3.secret_key}', \"format\" = "
             "\"csv\")");
