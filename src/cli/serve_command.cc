@@ -310,7 +310,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.store = stores.jobs();
     jobs_config.make_sink = catalog::DuckDbSink::Factory(db->get());
     jobs_config.make_source = files.make_source;
-    jobs_config.make_file_source = job::MakeFileJobSource;
+    jobs_config.make_file_source = files::MakeFileJobSource;
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.change_stream_params = cdc::ChangeStreamParamTables();
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);

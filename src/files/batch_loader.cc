@@ -13,7 +13,7 @@
 #include "table/model_catalog.h"
 #include "table/model_write.h"
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 using engine::QuoteIdentifier;
@@ -51,7 +51,7 @@ struct SelectShape {
 };
 
 SelectShape ShapeOf(const LoadSpec& spec) {
-  const InsertAnalysis& a = spec.analysis;
+  const job::InsertAnalysis& a = spec.analysis;
   const std::string& sql = spec.insert_sql;
   auto word = [&](const sql::Token& t, std::string_view w) {
     return t.kind == sql::TokenKind::kWord && EqualsIgnoreCase(t.Text(sql), w);
@@ -140,7 +140,7 @@ Result<BatchLoader::Reading> BatchLoader::ReadingOver(const std::vector<std::str
 }
 
 std::string BatchLoader::WithReader(const std::string& reader) const {
-  const InsertAnalysis& a = spec_.analysis;
+  const job::InsertAnalysis& a = spec_.analysis;
   return spec_.insert_sql.substr(a.select_begin, a.call_begin - a.select_begin) + reader +
          spec_.insert_sql.substr(a.call_end);
 }
@@ -225,7 +225,7 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
   // The same rows again, counted by file: the job's SELECT list with the file column added, over
   // the reader with that column. An aggregate in the list fails to bind (the caller then loads
   // file by file); a set-returning function's rows count for the file they came from.
-  const InsertAnalysis& a = spec_.analysis;
+  const job::InsertAnalysis& a = spec_.analysis;
   const size_t from = *group_from_;
   MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
                                                              {.file_column = kFileColumn}));
@@ -426,4 +426,4 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
   return load;
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -45,7 +45,7 @@
 #include "load/file_params.h"
 #include "table/table_def.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
 struct FileLoad {
   int64_t rows = 0;         // rows inserted
@@ -57,7 +57,7 @@ struct LoadSpec {
   int64_t job_id = 0;
   int64_t task_id = 0;
   std::string insert_sql;
-  InsertAnalysis analysis;
+  job::InsertAnalysis analysis;
   load::FileFunctionOptions options;
   bool strict = true;
   int64_t now_us = 0;
@@ -142,4 +142,4 @@ class BatchLoader {
   std::optional<bool> keeps_every_record_;  // KeepsEveryRecord, once asked
 };
 
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -2,10 +2,10 @@
 
 #include "load/bad_file.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
-CrashSuspects::CrashSuspects(const std::vector<ReadingMark>& left, bool fault) {
-  for (const ReadingMark& mark : left)
+CrashSuspects::CrashSuspects(const std::vector<job::ReadingMark>& left, bool fault) {
+  for (const job::ReadingMark& mark : left)
     alone_crashes_[mark.key] = mark.alone_crashes + (fault && mark.batch_files == 1 ? 1 : 0);
 }
 
@@ -38,8 +38,8 @@ CrashSuspects::Reading CrashSuspects::BeforeReading(const std::vector<source::Fi
           load::BadFile::kCrashedServer);
       continue;
     }
-    reading.marks.push_back(
-        ReadingMark{files[i].key, task_id, static_cast<int64_t>(files.size()), crashes, now_us});
+    reading.marks.push_back(job::ReadingMark{files[i].key, task_id,
+                                             static_cast<int64_t>(files.size()), crashes, now_us});
   }
   return reading;
 }
@@ -51,4 +51,4 @@ void CrashSuspects::Read(const std::vector<source::FileInfo>& files) {
     alone_crashes_.erase(f.key);
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::files

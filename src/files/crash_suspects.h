@@ -32,14 +32,14 @@
 #include "job/job_model.h"
 #include "source/file_source.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
 class CrashSuspects {
  public:
   static constexpr int64_t kAloneCrashesToQuarantine = 2;
 
   // `left`: the marks found at start-up; `fault`: the previous process died of a fault.
-  CrashSuspects(const std::vector<ReadingMark>& left, bool fault);
+  CrashSuspects(const std::vector<job::ReadingMark>& left, bool fault);
 
   bool empty() const;
 
@@ -48,7 +48,7 @@ class CrashSuspects {
   size_t BatchSize(const std::vector<source::FileInfo>& files) const;
 
   struct Reading {
-    std::vector<ReadingMark> marks;  // to write before the first read
+    std::vector<job::ReadingMark> marks;  // to write before the first read
     // Index in `files` -> why it is not read (typed load::BadFile::kCrashedServer).
     std::map<size_t, Status> set_aside;
   };
@@ -64,4 +64,4 @@ class CrashSuspects {
   std::map<std::string, int64_t> alone_crashes_ GUARDED_BY(mu_);
 };
 
-}  // namespace millrace::job
+}  // namespace millrace::files

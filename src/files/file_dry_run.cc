@@ -9,7 +9,7 @@
 #include "job/job_errors.h"
 #include "job/sink.h"
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 std::string Plural(uint64_t n, std::string_view one) {
@@ -18,12 +18,12 @@ std::string Plural(uint64_t n, std::string_view one) {
 
 std::string FailsWith(const Status& status) {
   // The code the task runner pauses the job with (TaskRunner::PauseAfterFailure).
-  const JobErrorCode code = JobErrorOf(status).value_or(JobErrorCode::kLoad);
+  const job::JobErrorCode code = job::JobErrorOf(status).value_or(job::JobErrorCode::kLoad);
   return "would fail: " + std::string(JobErrorName(code)) + ": " + status.message();
 }
 
 // Task / batch: what the listing took.
-std::string BatchDetail(const TrialBatch& trial, const JobProperties& props,
+std::string BatchDetail(const TrialBatch& trial, const job::JobProperties& props,
                         const std::string& source) {
   const source::Listing& listing = trial.listing;
   std::string out;
@@ -52,13 +52,13 @@ std::string BatchDetail(const TrialBatch& trial, const JobProperties& props,
 std::string OutcomeDetail(const TrialBatch& trial) {
   if (!trial.loaded.ok()) return FailsWith(trial.loaded.status());
   if (!trial.over_filter_ratio.ok()) return FailsWith(trial.over_filter_ratio);
-  const LoadStatistic& stats = trial.loaded->stats;
+  const job::LoadStatistic& stats = trial.loaded->stats;
   std::string out = "would commit: " + Plural(stats.scanned_rows - stats.filtered_rows, "row") +
                     " loaded, " + std::to_string(stats.filtered_rows) + " filtered, from " +
                     Plural(stats.file_number, "file");
   size_t quarantined = 0;
-  for (const LedgerEntry& e : trial.loaded->ledger)
-    quarantined += e.state == FileState::kQuarantined ? 1 : 0;
+  for (const job::LedgerEntry& e : trial.loaded->ledger)
+    quarantined += e.state == job::FileState::kQuarantined ? 1 : 0;
   if (quarantined > 0) out += "; " + Plural(quarantined, "file") + " quarantined";
   return out;
 }
@@ -67,7 +67,7 @@ std::string OutcomeDetail(const TrialBatch& trial) {
 // (outside the load's transaction: a failing read there would abort it).
 void AddReading(engine::Connection& conn, const LoadSpec& spec,
                 const std::vector<std::string>& paths, int64_t rows_shown,
-                std::vector<DryRunLine>* lines) {
+                std::vector<job::DryRunLine>* lines) {
   BatchLoader loader(&conn, spec);
   Result<BatchLoader::Reading> reading = loader.ReadingOver(paths);
   if (!reading.ok()) {
@@ -98,19 +98,19 @@ void AddReading(engine::Connection& conn, const LoadSpec& spec,
 
 }  // namespace
 
-Result<std::vector<DryRunLine>> FileJobSource::DryRun(const JobRecord& job, Sink& sink,
-                                                      const DryRunContext& context) const {
-  const JobProperties& properties = job.properties;
-  const TaskContext& task = context.task;
-  const BatchLimits limits{properties.max_batch_files, properties.max_batch_bytes};
+Result<std::vector<job::DryRunLine>> FileJobSource::DryRun(
+    const job::JobRecord& job, job::Sink& sink, const job::DryRunContext& context) const {
+  const job::JobProperties& properties = job.properties;
+  const job::TaskContext& task = context.task;
+  const job::BatchLimits limits{properties.max_batch_files, properties.max_batch_bytes};
   MR_ASSIGN_OR_RETURN(std::unique_ptr<TrialBatch> trial, LoadFirstBatch(job, limits, sink, task));
 
-  std::vector<DryRunLine> lines;
+  std::vector<job::DryRunLine> lines;
   lines.push_back({"Task", "batch", BatchDetail(*trial, properties, Describe())});
   if (trial->listing.files.empty()) return lines;
 
   // The filtered rows are read in the load's transaction, then nothing of it stays.
-  std::vector<FilteredRow> filtered;
+  std::vector<job::FilteredRow> filtered;
   if (trial->loaded.ok()) {
     MR_ASSIGN_OR_RETURN(filtered, trial->loaded->txn->TaskFilteredRows(task.job_id, task.task_id,
                                                                        context.filtered_shown));
@@ -118,9 +118,9 @@ Result<std::vector<DryRunLine>> FileJobSource::DryRun(const JobRecord& job, Sink
   }
   lines.push_back({"Task", "outcome", OutcomeDetail(*trial)});
 
-  std::map<std::string, const LedgerEntry*> ledger;
+  std::map<std::string, const job::LedgerEntry*> ledger;
   if (trial->loaded.ok()) {
-    for (const LedgerEntry& e : trial->loaded->ledger)
+    for (const job::LedgerEntry& e : trial->loaded->ledger)
       ledger[e.key] = &e;
   }
   // The reader reads the files the task loaded (all fetched ones when the load failed); empty
@@ -130,9 +130,9 @@ Result<std::vector<DryRunLine>> FileJobSource::DryRun(const JobRecord& job, Sink
     const source::FileInfo& f = trial->listing.files[i];
     std::string detail = Plural(f.size, "byte");
     auto entry = ledger.find(f.key);
-    const bool loaded = entry != ledger.end() && entry->second->state == FileState::kLoaded;
+    const bool loaded = entry != ledger.end() && entry->second->state == job::FileState::kLoaded;
     if (loaded) detail += ", " + Plural(entry->second->rows, "row");
-    if (entry != ledger.end() && entry->second->state == FileState::kQuarantined) {
+    if (entry != ledger.end() && entry->second->state == job::FileState::kQuarantined) {
       detail += ", quarantined: " + entry->second->error;
     }
     lines.push_back({"File", f.key, detail});
@@ -142,11 +142,11 @@ Result<std::vector<DryRunLine>> FileJobSource::DryRun(const JobRecord& job, Sink
   }
   if (!read.empty()) {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, context.db->Connect());
-    MR_RETURN_IF_ERROR(UseDatabase(*conn, task.database));
+    MR_RETURN_IF_ERROR(job::UseDatabase(*conn, task.database));
     AddReading(*conn, trial->spec, read, context.rows_shown, &lines);
   }
 
-  for (const FilteredRow& row : filtered) {
+  for (const job::FilteredRow& row : filtered) {
     lines.push_back(
         {"Filtered", row.file + " line " + std::to_string(row.line),
          "column " + row.column_name + ": " + row.reason + " (value '" + row.value + "')"});
@@ -160,4 +160,4 @@ Result<std::vector<DryRunLine>> FileJobSource::DryRun(const JobRecord& job, Sink
   return lines;
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -9,7 +9,7 @@
 #include "files/reconcile.h"
 #include "job/job_errors.h"
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 // A task whose batch is at most kReadAheadMaxBytes and leaves files after it lists and starts
@@ -19,7 +19,7 @@ constexpr uint64_t kReadAheadMaxBytes = 64 << 20;
 constexpr size_t kReconcilePage = 1000;
 
 // A task's listing: the files after `offset`, within the batch limits.
-source::ListOptions ListAfter(const std::string& offset, const BatchLimits& limits) {
+source::ListOptions ListAfter(const std::string& offset, const job::BatchLimits& limits) {
   source::ListOptions list;
   list.start_after = offset;
   list.max_files = static_cast<size_t>(limits.max_items);
@@ -90,14 +90,14 @@ namespace {
 
 // A batch of files: loads in rounds from a fetcher that started with the batch (or with the
 // read ahead that listed it).
-class FileBatch final : public SourceBatch {
+class FileBatch final : public job::SourceBatch {
  public:
-  FileBatch(const Offset& start, const Offset& end, std::vector<source::FileInfo> files,
-            LoadSpec spec, JobProperties properties, const FileSourceRequest* config,
+  FileBatch(const job::Offset& start, const job::Offset& end, std::vector<source::FileInfo> files,
+            LoadSpec spec, job::JobProperties properties, const job::FileSourceRequest* config,
             load::FetchOptions fetch, std::shared_ptr<CrashSuspects> suspects,
             std::unique_ptr<NextBatch> ahead)
-      : SourceBatch(start, end, files.front().key, files.back().key,
-                    static_cast<int64_t>(files.size()), TotalBytes(files)),
+      : job::SourceBatch(start, end, files.front().key, files.back().key,
+                         static_cast<int64_t>(files.size()), TotalBytes(files)),
         files_(std::move(files)),
         spec_(std::move(spec)),
         properties_(std::move(properties)),
@@ -106,7 +106,8 @@ class FileBatch final : public SourceBatch {
         suspects_(std::move(suspects)),
         ahead_(std::move(ahead)) {}
 
-  Result<LoadedBatch> Load(Sink& sink, const TaskContext& task, int attempt) override {
+  Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
+                                int attempt) override {
     first_error_.clear();
     spec_.job_id = task.job_id;
     spec_.task_id = task.task_id;
@@ -118,7 +119,7 @@ class FileBatch final : public SourceBatch {
     load::BatchFetcher* fetcher = attempt == 0 && ahead_ ? ahead_->fetcher() : nullptr;
     if (fetcher == nullptr) {
       auto created = load::WorkDir::Create(config_->work_root);
-      if (!created.ok()) return JobError(JobErrorCode::kLoad, created.status());
+      if (!created.ok()) return JobError(job::JobErrorCode::kLoad, created.status());
       work = std::move(created).value();
       own = std::make_unique<load::BatchFetcher>(*config_->files, spec_.options.kind, files_,
                                                  fetch_, work->path());
@@ -127,7 +128,7 @@ class FileBatch final : public SourceBatch {
     const CrashSuspects::Reading reading =
         suspects_->BeforeReading(files_, task.task_id, task.now_us);
     if (Status marked = config_->catalog->MarkReading(task.job_id, reading.marks); !marked.ok()) {
-      return JobError(JobErrorCode::kLoad, marked.WithContext("marking the files being read"));
+      return JobError(job::JobErrorCode::kLoad, marked.WithContext("marking the files being read"));
     }
     FileLoadRequest request{&spec_,  &properties_,         &files_,
                             fetcher, config_->fail_points, &first_error_};
@@ -154,8 +155,8 @@ class FileBatch final : public SourceBatch {
 
   const std::vector<source::FileInfo> files_;
   LoadSpec spec_;
-  const JobProperties properties_;
-  const FileSourceRequest* const config_;
+  const job::JobProperties properties_;
+  const job::FileSourceRequest* const config_;
   const load::FetchOptions fetch_;
   const std::shared_ptr<CrashSuspects> suspects_;
   std::unique_ptr<NextBatch> ahead_;  // holds the read ahead's fetcher and its directory
@@ -163,7 +164,7 @@ class FileBatch final : public SourceBatch {
 
 }  // namespace
 
-FileJobSource::FileJobSource(FileSourceRequest config)
+FileJobSource::FileJobSource(job::FileSourceRequest config)
     : config_(std::move(config)),
       spec_template_(
           LoadSpec{0, 0, config_.insert_sql, config_.analysis, config_.options, true, 0}) {}
@@ -195,12 +196,12 @@ load::FetchOptions FileJobSource::FetchOptions() const {
   return fetch;
 }
 
-Result<std::shared_ptr<CrashSuspects>> FileJobSource::Suspects(const JobRecord& job) {
+Result<std::shared_ptr<CrashSuspects>> FileJobSource::Suspects(const job::JobRecord& job) {
   {
     MutexLock lock(&mu_);
     if (suspects_ != nullptr) return suspects_;
   }
-  MR_ASSIGN_OR_RETURN(std::vector<ReadingMark> left, config_.catalog->ReadingMarks(job.id));
+  MR_ASSIGN_OR_RETURN(std::vector<job::ReadingMark> left, config_.catalog->ReadingMarks(job.id));
   if (!left.empty()) {
     MR_LOG(kWarning) << "job " << job.name << ": the server stopped while reading " << left.size()
                      << " file(s), first " << left.front().key << "; they are read one at a time";
@@ -211,9 +212,9 @@ Result<std::shared_ptr<CrashSuspects>> FileJobSource::Suspects(const JobRecord& 
   return suspects;
 }
 
-Result<std::string> FileJobSource::Reconcile(const JobRecord& job, bool* unsettled) {
-  const JobProperties& props = job.properties;
-  const std::string offset = job.current_offset.Text(kFileNamePart);
+Result<std::string> FileJobSource::Reconcile(const job::JobRecord& job, bool* unsettled) {
+  const job::JobProperties& props = job.properties;
+  const std::string offset = job.current_offset.Text(job::kFileNamePart);
   if (offset.empty() || offset <= job.reconcile_floor) return std::string();  // nothing below
   // Everything between the floor and the offset, page by page.
   std::vector<source::FileInfo> listed;
@@ -233,9 +234,9 @@ Result<std::string> FileJobSource::Reconcile(const JobRecord& job, bool* unsettl
   }
   MR_ASSIGN_OR_RETURN(auto ledger, config_.catalog->LedgerEntries(job.id, std::nullopt));
   Reconciliation found =
-      job::Reconcile(listed, ledger, offset, job.reconcile_floor, props.late_files, job.id,
-                     MicrosSinceEpoch(config_.clock->WallNow()));
-  std::vector<LedgerEntry> record = found.skipped;
+      files::Reconcile(listed, ledger, offset, job.reconcile_floor, props.late_files, job.id,
+                       MicrosSinceEpoch(config_.clock->WallNow()));
+  std::vector<job::LedgerEntry> record = found.skipped;
   record.insert(record.end(), found.changed.begin(), found.changed.end());
   MR_RETURN_IF_ERROR(config_.catalog->RecordFiles(record));
   if (!found.late.empty()) {
@@ -258,10 +259,10 @@ Result<std::string> FileJobSource::Reconcile(const JobRecord& job, bool* unsettl
   return std::string();
 }
 
-Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limits) {
+Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::BatchLimits& limits) {
   auto suspects = Suspects(job);
-  if (!suspects.ok()) return JobError(JobErrorCode::kLoad, suspects.status());
-  Polled polled;
+  if (!suspects.ok()) return JobError(job::JobErrorCode::kLoad, suspects.status());
+  job::Polled polled;
   const Clock::SteadyTime now = config_.clock->SteadyNow();
   bool reconcile_due = false;
   {
@@ -288,7 +289,7 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
     }
   }
 
-  const std::string offset = job.current_offset.Text(kFileNamePart);
+  const std::string offset = job.current_offset.Text(job::kFileNamePart);
   LoadSpec spec = spec_template_;
   spec.strict = job.properties.strict;
   std::vector<source::FileInfo> files;
@@ -326,12 +327,12 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
   } else {
     ahead.reset();
     auto listed = config_.files->List(list);
-    if (!listed.ok()) return JobError(JobErrorCode::kGetRemoteData, listed.status());
+    if (!listed.ok()) return JobError(job::JobErrorCode::kGetRemoteData, listed.status());
     listing = std::move(listed).value();
   }
   // EndOffset: the greatest matching key seen, this listing's or an earlier one's.
-  polled.end_offset =
-      Offset::FileName(std::max(job.end_offset.Text(kFileNamePart), listing.last_matching_key));
+  polled.end_offset = job::Offset::FileName(
+      std::max(job.end_offset.Text(job::kFileNamePart), listing.last_matching_key));
   if (listing.unsettled_files > 0) polled.look_again = kUnsettledPoll;
   if (!listing.unlisted_directories.empty() && !polled.note) {
     polled.note = std::to_string(listing.unlisted_directories.size()) +
@@ -363,24 +364,23 @@ Result<Polled> FileJobSource::Poll(const JobRecord& job, const BatchLimits& limi
     MutexLock lock(&mu_);
     ahead_ = std::move(next);
   }
-  const Offset end = Offset::FileName(listing.files.back().key);
+  const job::Offset end = job::Offset::FileName(listing.files.back().key);
   polled.batch = std::make_unique<FileBatch>(job.current_offset, end, std::move(listing.files),
                                              std::move(spec), job.properties, &config_,
                                              FetchOptions(), *suspects, std::move(ahead));
   return polled;
 }
 
-Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(const JobRecord& job,
-                                                                  const BatchLimits& limits,
-                                                                  Sink& sink,
-                                                                  const TaskContext& task) const {
+Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(
+    const job::JobRecord& job, const job::BatchLimits& limits, job::Sink& sink,
+    const job::TaskContext& task) const {
   auto trial = std::make_unique<TrialBatch>();
-  auto listed = config_.files->List(ListAfter(job.current_offset.Text(kFileNamePart), limits));
-  if (!listed.ok()) return JobError(JobErrorCode::kGetRemoteData, listed.status());
+  auto listed = config_.files->List(ListAfter(job.current_offset.Text(job::kFileNamePart), limits));
+  if (!listed.ok()) return JobError(job::JobErrorCode::kGetRemoteData, listed.status());
   trial->listing = std::move(listed).value();
   if (trial->listing.files.empty()) return trial;
   auto work = load::WorkDir::Create(config_.work_root);
-  if (!work.ok()) return JobError(JobErrorCode::kLoad, work.status());
+  if (!work.ok()) return JobError(job::JobErrorCode::kLoad, work.status());
   trial->work = std::move(work).value();
   // As Poll and FileBatch::Load make a task's.
   trial->spec = spec_template_;
@@ -402,8 +402,8 @@ Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(const JobRecor
   return trial;
 }
 
-Result<std::shared_ptr<JobSource>> MakeFileJobSource(FileSourceRequest request) {
-  return std::shared_ptr<JobSource>(std::make_shared<FileJobSource>(std::move(request)));
+Result<std::shared_ptr<job::JobSource>> MakeFileJobSource(job::FileSourceRequest request) {
+  return std::shared_ptr<job::JobSource>(std::make_shared<FileJobSource>(std::move(request)));
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::files

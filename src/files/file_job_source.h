@@ -43,7 +43,7 @@
 #include "load/batch.h"
 #include "source/file_source.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
 class CrashSuspects;
 class NextBatch;
@@ -68,28 +68,28 @@ struct TrialBatch {
   std::vector<std::string> readables;
   // The transaction open with the batch's rows, ledger entries and statistics
   // (LoadFileRounds), or the error the task would fail with.
-  Result<LoadedBatch> loaded = Status::Unavailable("not loaded");
+  Result<job::LoadedBatch> loaded = Status::Unavailable("not loaded");
   // More rows filtered than session.insert_max_filter_ratio allows: the error the task would
   // fail with (`loaded` holds the batch all the same).
   Status over_filter_ratio;
   std::string first_error;  // the first filtered row, "" when none
 };
 
-class FileJobSource final : public JobSource {
+class FileJobSource final : public job::JobSource {
  public:
-  explicit FileJobSource(FileSourceRequest config);
+  explicit FileJobSource(job::FileSourceRequest config);
   ~FileJobSource() override;
 
-  Result<Polled> Poll(const JobRecord& job, const BatchLimits& limits) override;
-  void Committed(const Offset& offset) override {}
+  Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) override;
+  void Committed(const job::Offset& offset) override {}
   // The next Poll reconciles first.
   void LookAgain() override;
   // Drops the read ahead: its downloads stop.
   void TurnEnded() override;
   std::string Describe() const override { return config_.files->Describe(); }
   // EXPLAIN CREATE JOB (file_dry_run.cc): LoadFirstBatch, then the lines job_dry_run.h lists.
-  Result<std::vector<DryRunLine>> DryRun(const JobRecord& job, Sink& sink,
-                                         const DryRunContext& context) const override;
+  Result<std::vector<job::DryRunLine>> DryRun(const job::JobRecord& job, job::Sink& sink,
+                                              const job::DryRunContext& context) const override;
 
   // Dry runs (EXPLAIN CREATE JOB, job_dry_run.h): the first task of `job`, a job that has not
   // run, up to its commit. Lists the batch as Poll does (the files after the job's offset,
@@ -97,9 +97,10 @@ class FileJobSource final : public JobSource {
   // starts), fetches it as the task does and loads it with LoadFileRounds into a transaction
   // of `sink` (no fail points). A listing that fails is the task's GET_REMOTE_DATA_ERROR; a
   // load that fails is TrialBatch::loaded.
-  Result<std::unique_ptr<TrialBatch>> LoadFirstBatch(const JobRecord& job,
-                                                     const BatchLimits& limits, Sink& sink,
-                                                     const TaskContext& task) const;
+  Result<std::unique_ptr<TrialBatch>> LoadFirstBatch(const job::JobRecord& job,
+                                                     const job::BatchLimits& limits,
+                                                     job::Sink& sink,
+                                                     const job::TaskContext& task) const;
 
   // Files that are still being written are looked at again after this.
   static constexpr std::chrono::milliseconds kUnsettledPoll{200};
@@ -107,12 +108,12 @@ class FileJobSource final : public JobSource {
  private:
   // Lists below the offset and compares with the ledger; returns the news for JobRuntimeMsg
   // ("" when none).
-  Result<std::string> Reconcile(const JobRecord& job, bool* unsettled);
+  Result<std::string> Reconcile(const job::JobRecord& job, bool* unsettled);
   load::FetchOptions FetchOptions() const;
   // The crash suspects of `job`, read from the catalog on the first call.
-  Result<std::shared_ptr<CrashSuspects>> Suspects(const JobRecord& job);
+  Result<std::shared_ptr<CrashSuspects>> Suspects(const job::JobRecord& job);
 
-  const FileSourceRequest config_;
+  const job::FileSourceRequest config_;
   const LoadSpec spec_template_;
   Mutex mu_;
   Clock::SteadyTime next_reconcile_ GUARDED_BY(mu_){};
@@ -125,6 +126,6 @@ class FileJobSource final : public JobSource {
 };
 
 // The job layer's FileSourceFactory (job_plan.h): the server and tests wire it.
-Result<std::shared_ptr<JobSource>> MakeFileJobSource(FileSourceRequest request);
+Result<std::shared_ptr<job::JobSource>> MakeFileJobSource(job::FileSourceRequest request);
 
-}  // namespace millrace::job
+}  // namespace millrace::files

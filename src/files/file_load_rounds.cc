@@ -9,7 +9,7 @@
 #include "load/bad_file.h"
 #include "load/reader_sql.h"
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 // Small-file groups (BatchLoader::LoadGroupFast): files up to kGroupFileBytes, read twice (the
@@ -22,7 +22,7 @@ constexpr uint64_t kGroupMaxBytes = 16 << 20;
 // One attempt at the whole batch, in one transaction. Says how the next round must differ
 // when this one cannot be committed.
 struct Round {
-  LoadedBatch loaded;
+  job::LoadedBatch loaded;
   // A file that could not be loaded: the error as it was made (names the file, and its typed
   // reason, load/bad_file.h); wrapped as kLoad only when the task fails with it.
   Status file_error;
@@ -33,7 +33,7 @@ struct Round {
 
 class RoundRunner {
  public:
-  RoundRunner(Sink& sink, const TaskContext& task, const FileLoadRequest& request)
+  RoundRunner(job::Sink& sink, const job::TaskContext& task, const FileLoadRequest& request)
       : sink_(sink),
         task_(task),
         spec_(*request.spec),
@@ -47,7 +47,7 @@ class RoundRunner {
     if (request.set_aside != nullptr) quarantined_ = *request.set_aside;
   }
 
-  Result<LoadedBatch> Run() {
+  Result<job::LoadedBatch> Run() {
     group_small_files_ = BatchLoader::CanGroup(spec_);
     // Rounds: at most one that ungroups, one that turns careful, one per quarantined file and
     // the one that commits.
@@ -67,22 +67,22 @@ class RoundRunner {
       }
       if (!r.file_error.ok()) {
         // An interrupted statement (PAUSE, DROP, stop) says nothing about the file.
-        if (props_.on_error != OnError::kSkipFile ||
+        if (props_.on_error != job::OnError::kSkipFile ||
             r.file_error.code() == StatusCode::kCancelled) {
-          return JobError(JobErrorCode::kLoad, r.file_error);
+          return JobError(job::JobErrorCode::kLoad, r.file_error);
         }
         MR_LOG(kWarning) << "job " << task_.job_name << ": quarantining " << files_[r.bad_file].key
                          << ": " << r.file_error.message();
         quarantined_[r.bad_file] = r.file_error;
         continue;
       }
-      const LoadStatistic& stats = r.loaded.stats;
+      const job::LoadStatistic& stats = r.loaded.stats;
       if (first_error_ != nullptr) *first_error_ = r.loaded.first_error;
       if (stats.filtered_rows > 0 &&
           static_cast<double>(stats.filtered_rows) >
               props_.max_filter_ratio * static_cast<double>(stats.scanned_rows)) {
         Status too_many = JobError(
-            JobErrorCode::kTooManyFailureRows,
+            job::JobErrorCode::kTooManyFailureRows,
             Status::InvalidArgument(
                 std::to_string(stats.filtered_rows) + " of " + std::to_string(stats.scanned_rows) +
                 " rows were filtered, more than "
@@ -97,7 +97,7 @@ class RoundRunner {
       }
       return std::move(r.loaded);
     }
-    return JobError(JobErrorCode::kLoad, Status::Internal("the batch could not be loaded"));
+    return JobError(job::JobErrorCode::kLoad, Status::Internal("the batch could not be loaded"));
   }
 
  private:
@@ -107,15 +107,17 @@ class RoundRunner {
     const load::FetchedFile& fetched = fetcher_.Wait(i);
     if (!first_fetched_ && fail_points_ != nullptr) {
       Status s = fail_points_->Check("task.after_download", task_.job_name);
-      if (!s.ok()) return JobError(JobErrorCode::kLoad, s);
+      if (!s.ok()) return JobError(job::JobErrorCode::kLoad, s);
     }
     first_fetched_ = true;
     if (fetched.status.ok()) return fetched.path;
     // A file that changed since it was listed (still being written, or replaced) is not a bad
     // one: the task fails, and a later listing sees the version to load.
-    if (props_.on_error != OnError::kSkipFile || fetched.status.code() == StatusCode::kAborted) {
-      return JobError(fetched.download_failed ? JobErrorCode::kGetRemoteData : JobErrorCode::kLoad,
-                      fetched.status);
+    if (props_.on_error != job::OnError::kSkipFile ||
+        fetched.status.code() == StatusCode::kAborted) {
+      return JobError(
+          fetched.download_failed ? job::JobErrorCode::kGetRemoteData : job::JobErrorCode::kLoad,
+          fetched.status);
     }
     quarantined_[i] = fetched.status;
     return std::string();
@@ -146,7 +148,7 @@ class RoundRunner {
     if (fail_points_ == nullptr || fail_points_->empty()) return Status::Ok();
     for (size_t k : group) {
       Status s = fail_points_->Check("task.reading", files_[k].key);
-      if (!s.ok()) return JobError(JobErrorCode::kLoad, s);
+      if (!s.ok()) return JobError(job::JobErrorCode::kLoad, s);
     }
     return Status::Ok();
   }
@@ -168,7 +170,7 @@ class RoundRunner {
   void RecordLoaded(Round& r, size_t i, const FileLoad& loaded) {
     const source::FileInfo& f = files_[i];
     r.loaded.ledger.push_back(Loaded(Recorder(), f, loaded.rows));
-    LoadStatistic& stats = r.loaded.stats;
+    job::LoadStatistic& stats = r.loaded.stats;
     stats.scanned_rows += loaded.rows + loaded.filtered;
     stats.filtered_rows += loaded.filtered;
     stats.load_bytes += static_cast<int64_t>(f.size);
@@ -201,16 +203,16 @@ class RoundRunner {
     return Status::Ok();
   }
 
-  FileRecorder Recorder() const { return {task_.job_id, task_.task_id, task_.now_us}; }
+  job::FileRecorder Recorder() const { return {task_.job_id, task_.task_id, task_.now_us}; }
 
   Result<Round> RunRound() {
     Round r;
     auto txn = sink_.Begin(task_.database);
-    if (!txn.ok()) return JobError(JobErrorCode::kLoad, txn.status());
+    if (!txn.ok()) return JobError(job::JobErrorCode::kLoad, txn.status());
     r.loaded.txn = std::move(txn).value();
     BatchLoader loader(&r.loaded.txn->connection(), spec_);
     auto by_key = loader.WritesByKey();
-    if (!by_key.ok()) return JobError(JobErrorCode::kLoad, by_key.status());
+    if (!by_key.ok()) return JobError(job::JobErrorCode::kLoad, by_key.status());
     size_t i = 0;
     while (i < files_.size()) {
       std::string path;
@@ -267,10 +269,10 @@ class RoundRunner {
     return r;
   }
 
-  Sink& sink_;
-  const TaskContext& task_;
+  job::Sink& sink_;
+  const job::TaskContext& task_;
   const LoadSpec& spec_;
-  const JobProperties& props_;
+  const job::JobProperties& props_;
   const std::vector<source::FileInfo>& files_;
   std::string* const first_error_;
   Status* const over_filter_ratio_;
@@ -288,9 +290,9 @@ class RoundRunner {
 
 }  // namespace
 
-Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,
-                                   const FileLoadRequest& request) {
+Result<job::LoadedBatch> LoadFileRounds(job::Sink& sink, const job::TaskContext& task,
+                                        const FileLoadRequest& request) {
   return RoundRunner(sink, task, request).Run();
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -35,11 +35,11 @@
 #include "job/job_source.h"
 #include "load/batch.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
 struct FileLoadRequest {
-  const LoadSpec* spec = nullptr;             // statement, options; not owned
-  const JobProperties* properties = nullptr;  // strict, on_error, filter ratio; not owned
+  const LoadSpec* spec = nullptr;                  // statement, options; not owned
+  const job::JobProperties* properties = nullptr;  // strict, on_error, filter ratio; not owned
   const std::vector<source::FileInfo>* files = nullptr;  // not owned
   load::BatchFetcher* fetcher = nullptr;                 // fetching `files`; not owned
   const FailPoints* fail_points = nullptr;               // may be null
@@ -51,7 +51,7 @@ struct FileLoadRequest {
   const std::map<size_t, Status>* set_aside = nullptr;
 };
 
-Result<LoadedBatch> LoadFileRounds(Sink& sink, const TaskContext& task,
-                                   const FileLoadRequest& request);
+Result<job::LoadedBatch> LoadFileRounds(job::Sink& sink, const job::TaskContext& task,
+                                        const FileLoadRequest& request);
 
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -4,29 +4,29 @@
 
 #include "job/file_states.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
 Reconciliation Reconcile(const std::vector<source::FileInfo>& listed,
-                         const std::vector<LedgerEntry>& ledger, const std::string& offset,
-                         const std::string& floor, LateFiles late_files, int64_t job_id,
+                         const std::vector<job::LedgerEntry>& ledger, const std::string& offset,
+                         const std::string& floor, job::LateFiles late_files, int64_t job_id,
                          int64_t now_us) {
-  std::map<std::string_view, const LedgerEntry*> by_key;
-  for (const LedgerEntry& e : ledger)
+  std::map<std::string_view, const job::LedgerEntry*> by_key;
+  for (const job::LedgerEntry& e : ledger)
     by_key[e.key] = &e;
   Reconciliation out;
   for (const source::FileInfo& f : listed) {
     if (f.key > offset || f.key <= floor) continue;
     auto it = by_key.find(f.key);
     if (it == by_key.end()) {
-      if (late_files == LateFiles::kLoad) {
+      if (late_files == job::LateFiles::kLoad) {
         out.late.push_back(f);
       } else {
         out.skipped.push_back(
-            Skipped(FileRecorder{job_id, 0, now_us}, f, "late file (late_files = ignore)"));
+            Skipped(job::FileRecorder{job_id, 0, now_us}, f, "late file (late_files = ignore)"));
       }
       continue;
     }
-    const LedgerEntry& e = *it->second;
+    const job::LedgerEntry& e = *it->second;
     if (LoadsAgain(e)) {
       out.late.push_back(f);
     } else if (ChangedSinceLoaded(e, f)) {
@@ -36,4 +36,4 @@ Reconciliation Reconcile(const std::vector<source::FileInfo>& listed,
   return out;
 }
 
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -23,17 +23,17 @@
 #include "job/job_properties.h"
 #include "source/file_source.h"
 
-namespace millrace::job {
+namespace millrace::files {
 
 struct Reconciliation {
   std::vector<source::FileInfo> late;
-  std::vector<LedgerEntry> skipped;
-  std::vector<LedgerEntry> changed;
+  std::vector<job::LedgerEntry> skipped;
+  std::vector<job::LedgerEntry> changed;
 };
 
 Reconciliation Reconcile(const std::vector<source::FileInfo>& listed,
-                         const std::vector<LedgerEntry>& ledger, const std::string& offset,
-                         const std::string& floor, LateFiles late_files, int64_t job_id,
+                         const std::vector<job::LedgerEntry>& ledger, const std::string& offset,
+                         const std::string& floor, job::LateFiles late_files, int64_t job_id,
                          int64_t now_us);
 
-}  // namespace millrace::job
+}  // namespace millrace::files

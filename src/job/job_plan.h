@@ -62,7 +62,7 @@ struct FileSourceRequest {
   // The previous process died of a fault (files/crash_suspects.h).
   bool last_stop_was_fault = false;
 };
-// Builds the source of a file job: job::MakeFileJobSource (src/files/), wired by the server.
+// Builds the source of a file job: files::MakeFileJobSource (src/files/), wired by the server.
 using FileSourceFactory = std::function<Result<std::shared_ptr<JobSource>>(FileSourceRequest)>;
 
 struct PlanBuilderConfig {

@@ -9,13 +9,13 @@
 #include "engine/engine_test_util.h"
 #include "testing/temp_dir.h"
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 LoadSpec SpecFor(const std::string& insert_sql) {
   LoadSpec spec;
   spec.insert_sql = insert_sql;
-  auto analysis = AnalyzeInsert(insert_sql);
+  auto analysis = job::AnalyzeInsert(insert_sql);
   EXPECT_TRUE(analysis.ok()) << analysis.status().ToString();
   if (!analysis.ok()) return spec;
   spec.analysis = *analysis;
@@ -120,7 +120,7 @@ TEST_F(GroupLoadTest, RowsOfAnUnnestAreCountedForTheirFile) {
   ASSERT_TRUE(conn_->Execute("CREATE TABLE u (tag VARCHAR, id VARCHAR)").ok());
   LoadSpec spec = SpecFor(Insert("unnest(string_split(c2, '|')), c1"));
   spec.insert_sql.replace(spec.insert_sql.find("INTO t"), 6, "INTO u");
-  spec.analysis = AnalyzeInsert(spec.insert_sql).value();
+  spec.analysis = job::AnalyzeInsert(spec.insert_sql).value();
   std::vector<std::string> files = {dir_.Join("a.csv"), dir_.Join("b.csv")};
   std::ofstream(files[0]) << "1,\n";       // no tag: no row
   std::ofstream(files[1]) << "2,x|y|z\n";  // three rows
@@ -137,7 +137,7 @@ TEST_F(GroupLoadTest, AnAggregateIsRefusedEvenWhenTheTotalsAgree) {
   ASSERT_TRUE(conn_->Execute("CREATE TABLE n (rows BIGINT)").ok());
   LoadSpec spec = SpecFor(Insert("count(*)"));
   spec.insert_sql.replace(spec.insert_sql.find("INTO t"), 6, "INTO n");
-  spec.analysis = AnalyzeInsert(spec.insert_sql).value();
+  spec.analysis = job::AnalyzeInsert(spec.insert_sql).value();
   ASSERT_TRUE(conn_->Execute("BEGIN").ok());
   BatchLoader loader(conn_.get(), spec);
   auto loads = loader.LoadGroupFast(Files({1, 1}));
@@ -173,7 +173,7 @@ TEST_F(GroupLoadTest, ANullForANotNullColumnIsARowLevelError) {
   ASSERT_TRUE(conn_->Execute("CREATE TABLE nn (id INTEGER NOT NULL, name VARCHAR)").ok());
   LoadSpec spec = SpecFor(Insert("c1, c2"));
   spec.insert_sql.replace(spec.insert_sql.find("INTO t"), 6, "INTO nn");
-  spec.analysis = AnalyzeInsert(spec.insert_sql).value();
+  spec.analysis = job::AnalyzeInsert(spec.insert_sql).value();
   const std::string file = dir_.Join("nulls.csv");
   std::ofstream(file) << "1,a\n,b\n";
   ASSERT_TRUE(conn_->Execute("BEGIN").ok());
@@ -222,4 +222,4 @@ TEST_F(GroupLoadTest, OtherDuckDbErrorsAreNotRowLevel) {
 }
 
 }  // namespace
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 std::vector<source::FileInfo> Files(const std::vector<std::string>& keys) {
@@ -15,8 +15,8 @@ std::vector<source::FileInfo> Files(const std::vector<std::string>& keys) {
   return files;
 }
 
-ReadingMark Mark(const std::string& key, int64_t batch_files, int64_t alone_crashes = 0) {
-  return ReadingMark{key, 4, batch_files, alone_crashes, 100};
+job::ReadingMark Mark(const std::string& key, int64_t batch_files, int64_t alone_crashes = 0) {
+  return job::ReadingMark{key, 4, batch_files, alone_crashes, 100};
 }
 
 TEST(CrashSuspectsTest, WithoutMarksBatchesAreWholeAndEveryFileIsMarked) {
@@ -27,7 +27,7 @@ TEST(CrashSuspectsTest, WithoutMarksBatchesAreWholeAndEveryFileIsMarked) {
   const CrashSuspects::Reading reading = suspects.BeforeReading(files, 9, 500);
   ASSERT_EQ(reading.marks.size(), 3u);
   EXPECT_TRUE(reading.set_aside.empty());
-  for (const ReadingMark& m : reading.marks) {
+  for (const job::ReadingMark& m : reading.marks) {
     EXPECT_EQ(m.task_id, 9);
     EXPECT_EQ(m.batch_files, 3);
     EXPECT_EQ(m.alone_crashes, 0);
@@ -90,4 +90,4 @@ TEST(CrashSuspectsTest, AFileThatCrashedTheServerTwiceAloneIsSetAsideUnread) {
 }
 
 }  // namespace
-}  // namespace millrace::job
+}  // namespace millrace::files

@@ -12,7 +12,7 @@
 #include "job/job_plan.h"
 #include "job/job_test_util.h"
 
-namespace millrace::job {
+namespace millrace::files {
 namespace {
 
 size_t Entries(const std::string& dir) {
@@ -32,7 +32,7 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   std::filesystem::create_directories(in);
   std::filesystem::create_directories(work);
   for (int i = 0; i < 6; ++i)
-    WriteFile(in + "/f" + std::to_string(i) + ".csv", std::to_string(i) + ",x\n");
+    job::WriteFile(in + "/f" + std::to_string(i) + ".csv", std::to_string(i) + ",x\n");
   // Ahead of the files' mtimes: they have settled.
   ManualClock clock(std::chrono::system_clock::now() + std::chrono::seconds(10));
   auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
@@ -40,27 +40,27 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   ASSERT_TRUE(conn->Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
   catalog::DuckDbCatalog stores(db.get(), "test");
   ASSERT_TRUE(stores.Open().ok());
-  PlanBuilder plans(
-      PlanBuilderConfig{.db = db.get(),
-                        .clock = &clock,
-                        .catalog = stores.jobs(),
-                        .make_source = load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
-                        .make_file_source = MakeFileJobSource,
-                        .work_root = work,
-                        .download_parallelism = 2});
+  job::PlanBuilder plans(job::PlanBuilderConfig{
+      .db = db.get(),
+      .clock = &clock,
+      .catalog = stores.jobs(),
+      .make_source = load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
+      .make_file_source = MakeFileJobSource,
+      .work_root = work,
+      .download_parallelism = 2});
   auto plan = plans.Build(
       "INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" "
       "= \"" +
           in + "/*.csv\", \"column_separator\" = \",\")",
       "");
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  JobRecord job;
+  job::JobRecord job;
   job.id = 1;
   job.name = "f";
-  job.properties = *JobProperties::Parse({});
-  JobSource& source = *(*plan)->source;
+  job.properties = *job::JobProperties::Parse({});
+  job::JobSource& source = *(*plan)->source;
 
-  auto polled = source.Poll(job, BatchLimits{2, int64_t{1} << 30});
+  auto polled = source.Poll(job, job::BatchLimits{2, int64_t{1} << 30});
   ASSERT_TRUE(polled.ok()) << polled.status().ToString();
   ASSERT_NE(polled->batch, nullptr);
   EXPECT_EQ(polled->batch->first_item(), in + "/f0.csv");
@@ -74,7 +74,7 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
 
   // The batch polled before is still whole: it fetches its own files when it loads.
   catalog::DuckDbSink sink(engine::ConnectOrDie(*db));
-  auto loaded = polled->batch->Load(sink, TaskContext{1, 1, "f", "", 0}, 0);
+  auto loaded = polled->batch->Load(sink, job::TaskContext{1, 1, "f", "", 0}, 0);
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->stats.file_number, 2);
   ASSERT_TRUE(loaded->txn->Commit().ok());
@@ -83,4 +83,4 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
 }
 
 }  // namespace
-}  // namespace millrace::job
+}  // namespace millrace::files

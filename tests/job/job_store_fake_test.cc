@@ -226,7 +226,7 @@ class JobStoreFakeTest : public ::testing::Test {
     config.clock = Clock::Real();
     config.work_root = dir_.Join("work");
     config.make_source = load::DefaultSourceFactory(Clock::Real(), std::chrono::milliseconds(50));
-    config.make_file_source = MakeFileJobSource;
+    config.make_file_source = files::MakeFileJobSource;
     auto service = JobService::Start(std::move(config));
     EXPECT_TRUE(service.ok()) << service.status().ToString();
     return service.ok() ? std::move(service).value() : nullptr;

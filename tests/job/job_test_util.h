@@ -70,7 +70,7 @@ inline Status UseDuckDbCatalog(engine::Database* db,
   config->db = db;
   config->store = opened->jobs();
   config->make_sink = catalog::DuckDbSink::Factory(db);
-  config->make_file_source = MakeFileJobSource;
+  config->make_file_source = files::MakeFileJobSource;
   *catalog = std::move(opened);
   return Status::Ok();
 }
