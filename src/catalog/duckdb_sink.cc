@@ -89,6 +89,14 @@ class DuckDbSinkTransaction final : public job::SinkTransaction {
     return true;
   }
 
+  Status RecordFilteredRows(int64_t job_id, int64_t task_id, const std::string& file,
+                            int64_t time_us, const std::string& select) override {
+    return conn_->Execute("INSERT INTO " + FilteredRowsTable().qualified() + " SELECT " +
+                          std::to_string(job_id) + ", " + std::to_string(task_id) + ", " +
+                          engine::QuoteLiteral(file) + ", line, col, val, why, " +
+                          std::to_string(time_us) + " FROM (" + select + ")");
+  }
+
   Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
                                                     int64_t limit) override {
     return catalog::TaskFilteredRows(*conn_, job_id, task_id, limit);

@@ -26,6 +26,7 @@
 #include "access/login_throttle.h"
 #include "access/user_statements.h"
 #include "asio.hpp"
+#include "catalog/catalog_views.h"
 #include "catalog/duckdb_catalog.h"
 #include "catalog/duckdb_sink.h"
 #include "cdc/cdc_params.h"
@@ -309,6 +310,7 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.fault_record = config->data_dir + "/fault_record";
     jobs_config.store = stores.jobs();
     jobs_config.make_sink = catalog::DuckDbSink::Factory(db->get());
+    jobs_config.views = catalog::CatalogViews();
     jobs_config.make_source = files.make_source;
     jobs_config.make_file_source = files::MakeFileJobSource;
     jobs_config.make_change_source = cdc::MakeChangeSource;

@@ -97,7 +97,13 @@ std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
 }  // namespace
 
 BatchLoader::BatchLoader(engine::Connection* conn, const LoadSpec& spec)
-    : conn_(conn), spec_(spec), group_from_(GroupableFrom(spec)) {}
+    : BatchLoader(conn, nullptr, spec) {}
+
+BatchLoader::BatchLoader(job::SinkTransaction* txn, const LoadSpec& spec)
+    : BatchLoader(&txn->connection(), txn, spec) {}
+
+BatchLoader::BatchLoader(engine::Connection* conn, job::SinkTransaction* txn, const LoadSpec& spec)
+    : txn_(txn), conn_(conn), spec_(spec), group_from_(GroupableFrom(spec)) {}
 
 bool BatchLoader::IsRowLevelError(const Status& status) {
   using engine::DuckDbReason;
@@ -410,10 +416,11 @@ Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::str
         "SELECT __millrace_row + " + std::to_string(offset) + " AS line, " + which_column +
         " AS col, " + bad_value + " AS val, " + reason + " AS why FROM " + kStage + " WHERE " +
         bad_any + " ORDER BY __millrace_row LIMIT " + std::to_string(kFilteredRowsKeptPerFile);
-    Status recorded = conn_->Execute(
-        "INSERT INTO __millrace.filtered_rows SELECT " + std::to_string(spec_.job_id) + ", " +
-        std::to_string(spec_.task_id) + ", " + QuoteLiteral(key) + ", line, col, val, why, " +
-        std::to_string(spec_.now_us) + " FROM (" + details + ")");
+    if (txn_ == nullptr) {
+      return with_file(Status::Internal("a loader without a sink transaction filtered rows"));
+    }
+    Status recorded =
+        txn_->RecordFilteredRows(spec_.job_id, spec_.task_id, key, spec_.now_us, details);
     if (!recorded.ok()) return with_file(recorded);
     MR_ASSIGN_OR_RETURN(auto first,
                         engine::QueryTextRows(*conn_, "SELECT * FROM (" + details + ") LIMIT 1"));

@@ -6,8 +6,9 @@
 //   over the file. Any bad value fails the statement (and with it the transaction).
 // - Careful: the job's SELECT over the file is staged in a temporary table; each value is
 //   converted to its target column's type with TRY_CAST; rows whose conversion fails (strict
-//   mode) or that would put NULL in a NOT NULL column are filtered and recorded in
-//   __millrace.filtered_rows with file, record number, column, value and reason; in non-strict
+//   mode) or that would put NULL in a NOT NULL column are filtered and recorded through the
+//   sink's transaction (SinkTransaction::RecordFilteredRows) with file, record number, column,
+//   value and reason; in non-strict
 //   mode a value that cannot convert becomes NULL where the column allows it.
 // The job service loads a batch fast first and, when a file fails with a row-level error
 // (IsRowLevelError), rolls back and loads the whole batch carefully: bad rows are rare, and the
@@ -42,6 +43,7 @@
 #include "common/result.h"
 #include "engine/database.h"
 #include "job/job_statement.h"
+#include "job/sink.h"
 #include "load/file_params.h"
 #include "table/table_def.h"
 
@@ -63,11 +65,15 @@ struct LoadSpec {
   int64_t now_us = 0;
 };
 
-// Rows kept in __millrace.filtered_rows per file (the count is always exact).
+// Filtered rows recorded per file (the count is always exact).
 inline constexpr int kFilteredRowsKeptPerFile = 1000;
 
 class BatchLoader {
  public:
+  // Loads through `txn`'s connection and records filtered rows through it; `txn` is borrowed.
+  BatchLoader(job::SinkTransaction* txn, const LoadSpec& spec);
+  // A loader that records no filtered rows, for what only reads (ReadingOver) or loads files
+  // without bad rows; a careful load that filters a row fails INTERNAL.
   BatchLoader(engine::Connection* conn, const LoadSpec& spec);
 
   // True when the target table keeps rows by key (UNIQUE, AGGREGATE): LoadFast then loads
@@ -130,7 +136,10 @@ class BatchLoader {
   // Runs the job's INSERT over `readables` (fast) and returns the rows it inserted.
   Result<int64_t> InsertOver(const std::vector<std::string>& readables);
 
-  engine::Connection* conn_;
+  BatchLoader(engine::Connection* conn, job::SinkTransaction* txn, const LoadSpec& spec);
+
+  job::SinkTransaction* const txn_;  // null: no filtered row is recorded
+  engine::Connection* const conn_;
   const LoadSpec& spec_;
   std::vector<TargetColumn> targets_;  // filled on the first careful load
   // The target's Doris definition when it keeps rows by key; read with targets_.

@@ -210,7 +210,7 @@ class RoundRunner {
     auto txn = sink_.Begin(task_.database);
     if (!txn.ok()) return JobError(job::JobErrorCode::kLoad, txn.status());
     r.loaded.txn = std::move(txn).value();
-    BatchLoader loader(&r.loaded.txn->connection(), spec_);
+    BatchLoader loader(r.loaded.txn.get(), spec_);
     auto by_key = loader.WritesByKey();
     if (!by_key.ok()) return JobError(job::JobErrorCode::kLoad, by_key.status());
     size_t i = 0;

@@ -199,8 +199,8 @@ Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
       config_.db->RegisterTableFunction(MakeJobSourceAccessFunction(this, &config_.access)));
   registry->Register("jobs", std::make_shared<sql::NamedParameterExpander>("jobs"));
   registry->Register("tasks", std::make_shared<sql::NamedParameterExpander>("tasks"));
-  registry->Register("job_files", MakeJobFilesExpander());
-  registry->Register("filtered_rows", MakeFilteredRowsExpander());
+  for (const auto& [name, expander] : config_.views)
+    registry->Register(name, expander);
   return Status::Ok();
 }
 

@@ -68,6 +68,9 @@ struct JobServiceConfig {
   // catalog::DuckDbSink.
   JobStore* store = nullptr;
   SinkFactory make_sink;
+  // The store's views that clients read in SQL (job_files(), filtered_rows()), by name: the
+  // server wires catalog::CatalogViews(); RegisterViews registers them.
+  std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>> views;
   Clock* clock = nullptr;  // not owned
   std::string work_root;   // downloads go to work directories under it
   // Where a fault of this process is recorded for the next one (common/fault_record.h): read

@@ -1,6 +1,6 @@
 // The monitoring views of SPEC section 4: jobs("type"="insert"), tasks("type"="insert") as
-// engine table functions over a snapshot of the job service, and job_files("job"="name") over
-// the ledger table.
+// engine table functions over a snapshot of the job service. job_files() and filtered_rows()
+// are the catalog's (JobServiceConfig::views; catalog/catalog_views.h).
 //
 // Contract
 // - Columns and their order are exactly Doris's (the Bind() of JobsFunction / TasksFunction in
@@ -39,12 +39,5 @@ std::shared_ptr<engine::TableFunction> MakeTasksFunction(JobSnapshotSource* sour
 inline constexpr std::string_view kJobSourceAccessFunction = "job_source_access";
 std::shared_ptr<engine::TableFunction> MakeJobSourceAccessFunction(JobSnapshotSource* source,
                                                                    const JobAccess* access);
-// job_files("job" = "name"): key, etag, size, state, task, rows, load time and error of every
-// file the job has seen. It and filtered_rows() show the jobs jobs() shows the caller; a file's
-// error, and the filtered rows, only to those who may see the job's source data.
-std::shared_ptr<sql::TableFunctionExpander> MakeJobFilesExpander();
-// filtered_rows("job" = "name"): the rows a job filtered, with file, line, column, value and
-// reason (the newest ones; see CommitGateConfig::filtered_rows_kept).
-std::shared_ptr<sql::TableFunctionExpander> MakeFilteredRowsExpander();
 
 }  // namespace millrace::job

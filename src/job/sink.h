@@ -10,8 +10,10 @@
 //   from `start` to the job's new offset only if the stored job is RUNNING, at `start` and at
 //   `epoch`; then it records the ledger entries and the task record. It returns false, having
 //   written nothing, when the job no longer expects this task.
-// - TaskFilteredRows reads the filtered rows a task recorded (BatchLoader) as the transaction
-//   sees them: a dry run reads its own before it rolls back.
+// - RecordFilteredRows records, in the transaction, the rows `select` yields when run on
+//   connection() (columns line, col, val, why, in line order) as filtered rows of `file` in task
+//   `task_id` of job `job_id`, at `time_us`. TaskFilteredRows reads the filtered rows a task
+//   recorded as the transaction sees them: a dry run reads its own before it rolls back.
 // - Interrupt() cancels the statement running in the sink's transaction and every statement
 //   after it until ClearInterrupt(), from any thread; they fail with CANCELLED.
 // - One transaction at a time per sink; Begin, WriteProgress, Commit and Rollback are called
@@ -46,6 +48,8 @@ class SinkTransaction {
   // The embedded engine's connection the batch's rows are written through.
   virtual engine::Connection& connection() = 0;
   virtual Result<bool> WriteProgress(const Progress& progress) = 0;
+  virtual Status RecordFilteredRows(int64_t job_id, int64_t task_id, const std::string& file,
+                                    int64_t time_us, const std::string& select) = 0;
   // In file and line order, at most `limit`.
   virtual Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
                                                             int64_t limit) = 0;

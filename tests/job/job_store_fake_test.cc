@@ -134,8 +134,11 @@ class MemoryJobStore final : public JobStore {
            it->second.epoch == p.epoch && it->second.current_offset == p.start;
   }
   // What a committed task moves: the job's offsets and counters, its ledger and task record.
-  void Apply(const Progress& p) {
+  // A task's progress and the rows it filtered, once its transaction committed.
+  void Apply(const Progress& p, const std::vector<FilteredRow>& filtered) {
     MutexLock lock(&mu_);
+    for (const FilteredRow& row : filtered)
+      filtered_[p.job.id].push_back(row);
     JobRecord& job = jobs_.at(p.job.id);
     job.current_offset = p.job.current_offset;
     job.end_offset = p.job.end_offset;
@@ -146,6 +149,10 @@ class MemoryJobStore final : public JobStore {
     job.runtime_msg = p.job.runtime_msg;
     RecordLocked(p.ledger);
     tasks_[p.job.id].push_back(p.task);
+  }
+  std::vector<FilteredRow> FilteredRows(int64_t job_id) {
+    MutexLock lock(&mu_);
+    return filtered_[job_id];
   }
 
  private:
@@ -159,6 +166,7 @@ class MemoryJobStore final : public JobStore {
   std::map<int64_t, std::vector<TaskRecord>> tasks_ GUARDED_BY(mu_);
   std::map<int64_t, std::map<std::string, LedgerEntry>> ledger_ GUARDED_BY(mu_);
   std::map<int64_t, std::map<std::string, ReadingMark>> reading_ GUARDED_BY(mu_);
+  std::map<int64_t, std::vector<FilteredRow>> filtered_ GUARDED_BY(mu_);
 };
 
 // Rows in a DuckDB transaction; the bookkeeping in the memory store once the rows committed.
@@ -173,12 +181,28 @@ class MemorySinkTransaction final : public SinkTransaction {
     pending_ = progress;
     return true;
   }
-  Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t, int64_t, int64_t) override {
-    return std::vector<FilteredRow>();
+  // The rows are read out of DuckDB at once: the statement's stage table is gone after it.
+  Status RecordFilteredRows(int64_t, int64_t task_id, const std::string& file, int64_t time_us,
+                            const std::string& select) override {
+    MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(
+                                       *conn_, "SELECT line, col, val, why FROM (" + select + ")"));
+    for (const auto& row : rows) {
+      filtered_.push_back(
+          FilteredRow{task_id, file, std::stoll(row[0]), row[1], row[2], row[3], time_us});
+    }
+    return Status::Ok();
+  }
+  Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t, int64_t task_id,
+                                                    int64_t limit) override {
+    std::vector<FilteredRow> rows;
+    for (const FilteredRow& row : filtered_) {
+      if (row.task_id == task_id && static_cast<int64_t>(rows.size()) < limit) rows.push_back(row);
+    }
+    return rows;
   }
   Status Commit() override {
     MR_RETURN_IF_ERROR(txn_.Commit());
-    if (pending_) store_->Apply(*pending_);
+    if (pending_) store_->Apply(*pending_, filtered_);
     return Status::Ok();
   }
   Status Rollback() override { return txn_.active() ? txn_.Rollback() : Status::Ok(); }
@@ -188,6 +212,7 @@ class MemorySinkTransaction final : public SinkTransaction {
   engine::Transaction txn_;
   MemoryJobStore* const store_;
   std::optional<Progress> pending_;
+  std::vector<FilteredRow> filtered_;
 };
 
 class MemorySink final : public Sink {
@@ -267,8 +292,9 @@ TEST_F(JobStoreFakeTest, AFileJobRunsOnAStoreThatIsNotDuckDb) {
   auto service = StartService();
   ASSERT_NE(service, nullptr);
   auto created = service->Execute(
-      "CREATE JOB j ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO t SELECT "
-      "CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" = \"" +
+      "CREATE JOB j ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+      "\"session.insert_max_filter_ratio\" = \"0.5\") DO INSERT INTO t SELECT "
+      "c1, c2 FROM local(\"file_path\" = \"" +
       in_ + "/*.csv\", \"column_separator\" = \",\")");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   ASSERT_TRUE(WaitForRows(2));
@@ -287,6 +313,16 @@ TEST_F(JobStoreFakeTest, AFileJobRunsOnAStoreThatIsNotDuckDb) {
   ASSERT_TRUE(tasks.ok());
   ASSERT_FALSE(tasks->empty());
   EXPECT_EQ(tasks->back().state, TaskState::kSuccess);
+  // A row that does not convert is filtered, and recorded through the sink in the store.
+  WriteCsv("bad.csv", "x,bad\n5,bad\n");
+  ASSERT_TRUE(WaitForRows(4)) << store_.LoadJobs()->at(0).error_msg << " / "
+                              << store_.LoadTasks(1, 100)->back().error_msg;
+  ASSERT_TRUE(testing::WaitFor([&] { return !store_.FilteredRows(1).empty(); }));
+  const std::vector<FilteredRow> filtered = store_.FilteredRows(1);
+  ASSERT_EQ(filtered.size(), 1u);
+  EXPECT_EQ(filtered[0].file, in_ + "/bad.csv");
+  EXPECT_EQ(filtered[0].line, 1);
+  EXPECT_EQ(filtered[0].value, "x");
   // ... and nothing of it in DuckDB: the database has no catalog schema at all.
   EXPECT_EQ(engine::QueryValue(*conn_,
                                "SELECT count(*) FROM duckdb_tables() WHERE schema_name = "
@@ -298,10 +334,10 @@ TEST_F(JobStoreFakeTest, AFileJobRunsOnAStoreThatIsNotDuckDb) {
   service.reset();
   service = StartService();
   ASSERT_NE(service, nullptr);
-  WriteCsv("c.csv", "4,c\n");
-  ASSERT_TRUE(WaitForRows(4));
+  WriteCsv("c.csv", "6,c\n");
+  ASSERT_TRUE(WaitForRows(5));
   EXPECT_EQ(engine::QueryValue(*conn_, "SELECT string_agg(id::VARCHAR, ',' ORDER BY id) FROM t"),
-            "1,2,3,4");
+            "1,2,3,5,6");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <functional>
 #include <thread>
 
+#include "catalog/catalog_views.h"
 #include "catalog/duckdb_catalog.h"
 #include "catalog/duckdb_sink.h"
 #include "common/clock.h"
@@ -70,6 +71,7 @@ inline Status UseDuckDbCatalog(engine::Database* db,
   config->db = db;
   config->store = opened->jobs();
   config->make_sink = catalog::DuckDbSink::Factory(db);
+  config->views = catalog::CatalogViews();
   config->make_file_source = files::MakeFileJobSource;
   *catalog = std::move(opened);
   return Status::Ok();
