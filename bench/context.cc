@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "bench_server.h"
+#include "bench_util.h"
+#include "engine/database.h"
 #include "scenario_util.h"
 #include "scenarios.h"
 
@@ -77,6 +79,50 @@ std::vector<std::string> ServerWarnings(const std::string& server_dir) {
     if (!level.empty() && level != "INFO" && level != "DEBUG") lines.push_back(line);
   }
   return lines;
+}
+
+namespace {
+
+std::string FileListLiteral(const DataSet& set) {
+  std::string list = "[";
+  for (const DataFile& f : set.files) {
+    if (list.size() > 1) list += ", ";
+    list += engine::QuoteLiteral(f.path);
+  }
+  return list + "]";
+}
+
+void RemoveDatabase(const std::string& path) {
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".wal");
+}
+
+}  // namespace
+
+Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
+                            const DuckDbLoadShape& shape) {
+  const std::string path = dir + "/baseline.duckdb";
+  RemoveDatabase(path);
+  std::string reader = Info(set.format).duckdb_reader;
+  reader.replace(reader.find("%s"), 2, FileListLiteral(set));
+  Measured measured;
+  {
+    MR_ASSIGN_OR_RETURN(auto db, engine::Database::Open({.path = path}));
+    MR_ASSIGN_OR_RETURN(auto conn, db->Connect());
+    MR_RETURN_IF_ERROR(conn->Execute("CREATE TABLE t " + shape.columns));
+    const double cpu_start = CpuSecondsSelf();
+    const SteadyTime start = Now();
+    MR_RETURN_IF_ERROR(conn->Execute(shape.insert + " t SELECT * FROM " + reader));
+    measured.seconds = SecondsSince(start);
+    measured.cpu_seconds = CpuSecondsSelf() - cpu_start;
+    MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
+    MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
+    if (!chunk || chunk->GetInt64(0, 0) != set.total_rows) {
+      return Status::DataLoss("the DuckDB baseline loaded a different number of rows");
+    }
+  }
+  RemoveDatabase(path);
+  return measured;
 }
 
 Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const std::string& name,

@@ -1,8 +1,8 @@
 // Table models: the CSV event files loaded by a streaming job into a Doris UNIQUE KEY table and
 // an AGGREGATE KEY table, against the same files loaded into a DUPLICATE KEY table (a plain
-// load) in the same run. A UNIQUE or AGGREGATE load stages each file with its line numbers,
-// reduces it per key and merges it with INSERT ... ON CONFLICT (docs/doris.md): what that
-// costs over a plain load.
+// load) in the same run: what keeping rows by key costs over a plain load. And the UNIQUE load
+// against DuckDB's own upsert of the same files from local disk (INSERT OR REPLACE into a table
+// with the primary key), the ceiling of an upsert in DuckDB.
 #include <filesystem>
 
 #include "scenario_util.h"
@@ -35,7 +35,15 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
   std::vector<Model> models = {{"duplicate", doris_columns + " DUPLICATE KEY(`id`)", {}},
                                {"unique", doris_columns + " UNIQUE KEY(`id`)", {}},
                                {"aggregate", aggregate_columns + " AGGREGATE KEY(`id`)", {}}};
+  const std::string baseline_dir = ctx.Subdir("models-baseline");
+  std::vector<double> duckdb_upsert_rows_per_s;
   for (int run = 1; run <= ctx.config.runs; ++run) {
+    std::string keyed = kEventsColumns;
+    keyed.insert(keyed.size() - 1, ", PRIMARY KEY (id)");
+    MR_ASSIGN_OR_RETURN(
+        Measured upsert,
+        DuckDbLoad(*set, baseline_dir, {.columns = keyed, .insert = "INSERT OR REPLACE INTO"}));
+    duckdb_upsert_rows_per_s.push_back(static_cast<double>(set->total_rows) / upsert.seconds);
     for (Model& model : models) {
       const std::string name = "model_" + model.name + "_" + std::to_string(run);
       const JobSpec spec = FormatJobSpec(ctx, name, prefix, info);
@@ -56,6 +64,13 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
                        .baseline_what = "the same files into a DUPLICATE KEY table",
                        .note = note});
   }
+  figures.push_back({.name = "unique key load, against DuckDB's upsert",
+                     .unit = "rows/s",
+                     .value = Summarize(models[1].rows_per_s),
+                     .baseline = Summarize(duckdb_upsert_rows_per_s),
+                     .baseline_what = "DuckDB's INSERT OR REPLACE of the same files from local "
+                                      "disk into a table with the primary key",
+                     .note = note});
   return figures;
 }
 

@@ -34,4 +34,19 @@ Result<double> LoadWithJob(BenchServer& server, const JobSpec& spec, const std::
                            int64_t rows, std::chrono::seconds timeout,
                            const std::function<void()>& on_loaded = nullptr);
 
+struct Measured {
+  double seconds = 0;
+  double cpu_seconds = 0;  // of every process doing the work
+};
+
+// How DuckDB loads a data set on its own: the table it creates and the INSERT it runs.
+struct DuckDbLoadShape {
+  std::string columns = kEventsColumns;  // the table's columns and constraints, parenthesized
+  std::string insert = "INSERT INTO";    // or "INSERT OR REPLACE INTO"
+};
+// Time and CPU DuckDB takes to load `set` from local disk into a fresh database file under
+// `dir`, in one statement over every file (in this process).
+Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
+                            const DuckDbLoadShape& shape = {});
+
 }  // namespace millrace::bench

@@ -13,51 +13,6 @@
 namespace millrace::bench {
 namespace {
 
-std::string FileListLiteral(const DataSet& set) {
-  std::string list = "[";
-  for (const DataFile& f : set.files) {
-    if (list.size() > 1) list += ", ";
-    list += engine::QuoteLiteral(f.path);
-  }
-  return list + "]";
-}
-
-void RemoveDatabase(const std::string& path) {
-  std::filesystem::remove(path);
-  std::filesystem::remove(path + ".wal");
-}
-
-struct Measured {
-  double seconds = 0;
-  double cpu_seconds = 0;  // of every process doing the work
-};
-
-// Time and CPU DuckDB takes to load `set` from local disk into a fresh database file.
-Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir) {
-  const std::string path = dir + "/baseline.duckdb";
-  RemoveDatabase(path);
-  std::string reader = Info(set.format).duckdb_reader;
-  reader.replace(reader.find("%s"), 2, FileListLiteral(set));
-  Measured measured;
-  {
-    MR_ASSIGN_OR_RETURN(auto db, engine::Database::Open({.path = path}));
-    MR_ASSIGN_OR_RETURN(auto conn, db->Connect());
-    MR_RETURN_IF_ERROR(conn->Execute(std::string("CREATE TABLE t ") + kEventsColumns));
-    const double cpu_start = CpuSecondsSelf();
-    const SteadyTime start = Now();
-    MR_RETURN_IF_ERROR(conn->Execute("INSERT INTO t SELECT * FROM " + reader));
-    measured.seconds = SecondsSince(start);
-    measured.cpu_seconds = CpuSecondsSelf() - cpu_start;
-    MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
-    MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
-    if (!chunk || chunk->GetInt64(0, 0) != set.total_rows) {
-      return Status::DataLoss("the DuckDB baseline loaded a different number of rows");
-    }
-  }
-  RemoveDatabase(path);
-  return measured;
-}
-
 // Seconds our S3 client takes to download the files under `keys` to local disk,
 // kDownloadAloneParallelism at a time: the transfer on its own.
 Result<double> DownloadSeconds(BenchContext& ctx, const std::vector<std::string>& keys,

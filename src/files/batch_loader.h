@@ -23,13 +23,17 @@
 // DuckDB 1.4.4; tests/job pins it). SQL tables have no order; a SELECT that needs one says
 // ORDER BY.
 //
-// Tables with a Doris model (table/model_catalog.h) that keep rows by key (UNIQUE, AGGREGATE)
-// always load carefully: a file's rows are staged with their record numbers, reduced per key
-// (the newest row of a key wins; AGGREGATE folds them) and written with INSERT ... ON CONFLICT
-// (table/model_write.h). Files load one at a time, in the batch's order, so a later file's row
-// of a key is newer than an earlier file's. A NULL key is a filtered row ("NULL value for NOT
-// NULL column": a key column is NOT NULL in DuckDB). FileLoad::rows counts the file's rows
-// written, before the reduction.
+// Tables with a Doris model (table/model_catalog.h) keep rows by key (UNIQUE, AGGREGATE). Files
+// load one at a time, in the batch's order, so a later file's row of a key is newer than an
+// earlier file's; within a file the newest row of a key wins (AGGREGATE folds them), and the
+// rows are written with INSERT ... ON CONFLICT (table/model_write.h). A UNIQUE file without the
+// delete sign loads fast: its rows upserted as they come, in one statement, at DuckDB's own
+// upsert speed; DuckDB counts a key met twice once, so fewer rows written than the file's rows
+// (its counted records, else a count) means a key came twice, and the newest row of each key
+// is upserted again over the first (UpsertFast). Other keyed loads, and any load after a
+// row-level error, are careful: the rows staged with their record numbers, reduced per key,
+// then written. A NULL key is a filtered row ("NULL value for NOT NULL column": a key column is
+// NOT NULL in DuckDB). FileLoad::rows counts the file's rows written, before the reduction.
 //
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
@@ -80,7 +84,10 @@ class BatchLoader {
   // carefully, and files must not be grouped.
   Result<bool> WritesByKey();
 
-  Result<FileLoad> LoadFast(const std::string& key, const std::string& readable);
+  // `records`: the records the file holds (load/record_count.h), if counted; a UNIQUE load
+  // then knows without reading the file again whether a key came twice in it.
+  Result<FileLoad> LoadFast(const std::string& key, const std::string& readable,
+                            std::optional<int64_t> records = std::nullopt);
 
   // Small files load many to a statement (one INSERT and one count for the group instead of an
   // INSERT per file: DuckDB spends about a millisecond on each statement, more than on a file of
@@ -137,6 +144,10 @@ class BatchLoader {
   Result<int64_t> InsertOver(const std::vector<std::string>& readables);
 
   BatchLoader(engine::Connection* conn, job::SinkTransaction* txn, const LoadSpec& spec);
+  // A UNIQUE table's file without the delete sign: its rows upserted as they come, in one
+  // statement; when a key came twice in the file, the newest row of each key is upserted again.
+  Result<FileLoad> UpsertFast(const std::string& key, const std::string& readable,
+                              std::optional<int64_t> records);
 
   job::SinkTransaction* const txn_;  // null: no filtered row is recorded
   engine::Connection* const conn_;

@@ -233,7 +233,7 @@ class RoundRunner {
         loaded = loader.LoadGroupFast(paths);
       } else {
         auto one = careful_ ? loader.LoadCareful(files_[i].key, path)
-                            : loader.LoadFast(files_[i].key, path);
+                            : loader.LoadFast(files_[i].key, path, fetcher_.Wait(i).records);
         if (one.ok()) {
           loaded->push_back(*one);
         } else {

@@ -52,6 +52,33 @@ std::string Merge(const Column& column, const std::string& name) {
 
 }  // namespace
 
+Result<std::string> UpsertClause(const TableDef& def, const std::vector<std::string>& columns) {
+  std::string keys;
+  for (const std::string& key : def.keys) {
+    const bool written = std::any_of(columns.begin(), columns.end(), [&](const std::string& c) {
+      return EqualsIgnoreCase(c, key);
+    });
+    if (!written) {
+      return sql::TableDefinitionError(
+          "key column " + key + " of " + def.name + " is not written: every key column of a " +
+          std::string(ModelName(def.model)) + " KEY table needs a value");
+    }
+    keys += (keys.empty() ? "" : ", ") + QuoteIdentifier(key);
+  }
+  std::string updates;
+  for (const std::string& name : columns) {
+    if (def.IsKey(name)) continue;
+    const Column* column = def.FindColumn(name);
+    const std::string quoted = QuoteIdentifier(name);
+    const std::string merged = def.model == TableModel::kAggregate && column != nullptr
+                                   ? Merge(*column, quoted)
+                                   : "EXCLUDED." + quoted;
+    updates += (updates.empty() ? "" : ", ") + quoted + " = " + merged;
+  }
+  return " ON CONFLICT (" + keys + ") DO " +
+         (updates.empty() ? "NOTHING" : "UPDATE SET " + updates);
+}
+
 bool IsDeleteSign(std::string_view column) {
   return EqualsIgnoreCase(column, kDeleteSign);
 }
@@ -87,37 +114,21 @@ Result<std::vector<std::string>> ModelWriteSql(const TableDef& def, std::string_
   std::string keys;
   std::string key_match;
   for (const std::string& key : def.keys) {
-    const bool written = std::any_of(columns.begin(), columns.end(), [&](const std::string& c) {
-      return EqualsIgnoreCase(c, key);
-    });
-    if (!written) {
-      return sql::TableDefinitionError(
-          "key column " + key + " of " + def.name + " is not written: every key column of a " +
-          std::string(ModelName(def.model)) + " KEY table needs a value");
-    }
     keys += (keys.empty() ? "" : ", ") + QuoteIdentifier(key);
     key_match += (key_match.empty() ? "" : " AND ") + std::string(target) + "." +
                  QuoteIdentifier(key) + " = __millrace_newest." + QuoteIdentifier(key);
   }
+  MR_ASSIGN_OR_RETURN(const std::string conflict, UpsertClause(def, columns));
   const std::string order = QuoteIdentifier(order_column);
   std::string select;
-  std::string updates;
   for (const std::string& name : columns) {
     const Column* column = def.FindColumn(name);
     const std::string quoted = QuoteIdentifier(name);
-    const bool key = def.IsKey(name);
     if (def.model == TableModel::kAggregate) {
       select += (select.empty() ? "" : ", ") +
-                (key || column == nullptr ? quoted : Fold(*column, quoted, order));
+                (def.IsKey(name) || column == nullptr ? quoted : Fold(*column, quoted, order));
     }
-    if (key) continue;
-    const std::string merged = def.model == TableModel::kAggregate && column != nullptr
-                                   ? Merge(*column, quoted)
-                                   : "EXCLUDED." + quoted;
-    updates += (updates.empty() ? "" : ", ") + quoted + " = " + merged;
   }
-  const std::string conflict =
-      " ON CONFLICT (" + keys + ") DO " + (updates.empty() ? "NOTHING" : "UPDATE SET " + updates);
   if (def.model == TableModel::kAggregate) {
     return std::vector<std::string>{insert + "SELECT " + select + " FROM (" + std::string(source) +
                                     ") GROUP BY " + keys + conflict};

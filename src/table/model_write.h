@@ -16,6 +16,10 @@
 //   one statement keeps the first row, silently.
 // - Every key column must be among `columns` (1105 naming the one missing): a row without its
 //   key has nowhere to go.
+// - UpsertClause is the ON CONFLICT clause ModelWriteSql ends a UNIQUE or AGGREGATE write with,
+//   for an INSERT of `columns` whose rows hold no key twice (DuckDB's ON CONFLICT DO UPDATE keeps
+//   the first row of a key met twice in one statement, and counts it once in the rows it
+//   changed): a caller that writes rows unreduced compares that count with the rows it gave.
 // - Doris's delete sign: when `columns` holds kDeleteSign (any case; not a column of the
 //   table), a UNIQUE table's key whose newest row has the sign 1 is deleted, and the keys whose
 //   newest row has it 0 or NULL are written as above. ModelWriteSql then returns two statements,
@@ -40,6 +44,7 @@ Result<std::vector<std::string>> ModelWriteSql(const TableDef& def, std::string_
                                                const std::vector<std::string>& columns,
                                                std::string_view source,
                                                std::string_view order_column);
+Result<std::string> UpsertClause(const TableDef& def, const std::vector<std::string>& columns);
 // True when `column` names the delete sign.
 bool IsDeleteSign(std::string_view column);
 

@@ -53,6 +53,31 @@ TEST_F(TableModelLoadTest, UniqueKeepsTheNewestRowPerKey) {
             (Rows{{"u-1.csv", "5"}, {"u-2.csv", "3"}}));
 }
 
+// A UNIQUE file loads with one upsert, and again reduced only when a key repeats in it: the
+// result is the reduced write's, with the value columns not given kept, across the files of one
+// batch, and with a SELECT whose WHERE drops records (their count then comes from DuckDB).
+TEST_F(TableModelLoadTest, UniqueUpsertsKeepWhatTheReducedWriteKeeps) {
+  CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING, `n` INT) UNIQUE KEY(`id`)");
+  ASSERT_TRUE(harness_.conn().Execute("INSERT INTO u VALUES (1, 'one', 1), (2, 'two', 2)").ok());
+  WriteFile(in_ + "/b-1.csv", "3,three\n");
+  WriteFile(in_ + "/b-2.csv", "2,a\n5,b\n2,c\n");
+  WriteFile(in_ + "/b-3.csv", "5,d\n7,skip\n6,e\n5,f\n");
+  auto created = harness_.Run(
+      "CREATE JOB b ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO u (id, "
+      "name) SELECT CAST(c1 AS INT), c2 FROM local(\"file_path\" = \"" +
+      in_ + "/b-*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\") WHERE c2 <> 'skip'");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitForFiles("b", 3));
+  EXPECT_EQ(harness_.Query("SELECT id, name, n FROM u ORDER BY id"), (Rows{{"1", "one", "1"},
+                                                                           {"2", "c", "2"},
+                                                                           {"3", "three", "NULL"},
+                                                                           {"5", "f", "NULL"},
+                                                                           {"6", "e", "NULL"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT regexp_replace(FileName, '.*/', ''), Rows FROM "
+                                   "job_files(\"job\" = \"b\") ORDER BY FileName"),
+            (Rows{{"b-1.csv", "1"}, {"b-2.csv", "3"}, {"b-3.csv", "3"}}));
+}
+
 TEST_F(TableModelLoadTest, TheDeleteSignDeletesAKey) {
   CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING) UNIQUE KEY(`id`)");
   WriteFile(in_ + "/del-1.csv", "1,one,0\n2,two,0\n3,three,0\n");
