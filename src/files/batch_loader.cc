@@ -172,10 +172,9 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
   if (by_key_) {
     const bool signed_rows = std::any_of(targets_.begin(), targets_.end(),
                                          [](const auto& t) { return table::IsDeleteSign(t.name); });
-    if (by_key_->model != table::TableModel::kUnique || signed_rows) {
-      return LoadCareful(key, readable);
-    }
-    return UpsertFast(key, readable, records);
+    if (signed_rows) return LoadCareful(key, readable);
+    return by_key_->model == table::TableModel::kUnique ? UpsertFast(key, readable, records)
+                                                        : FoldFast(key, readable, records);
   }
   auto rows = InsertOver({readable});
   if (!rows.ok()) return load::DescribeReadError(rows.status(), key, {readable});
@@ -318,20 +317,67 @@ Status BatchLoader::LoadModel() {
   return Status::Ok();
 }
 
+std::string BatchLoader::TargetList() const {
+  std::string columns;
+  for (const TargetColumn& t : targets_)
+    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(t.name);
+  return columns;
+}
+
+std::vector<std::string> BatchLoader::TargetNames() const {
+  std::vector<std::string> names;
+  for (const TargetColumn& t : targets_)
+    names.push_back(t.name);
+  return names;
+}
+
+Result<int64_t> BatchLoader::RowsOf(const std::string& select, std::optional<int64_t> records,
+                                    std::optional<int64_t> known) {
+  if (records) {
+    MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
+    if (keeps && (!known || *known == *records)) return *records;
+  }
+  MR_ASSIGN_OR_RETURN(auto counted,
+                      engine::QueryTextRows(*conn_, "SELECT count(*) FROM (" + select + "\n)"));
+  return counted.empty() ? 0 : std::stoll(counted[0][0]);
+}
+
+Status BatchLoader::WriteReduced(const std::string& select) {
+  // The SELECT's columns named as the INSERT's; a SELECT of another width is refused first, as
+  // an INSERT of it would be (the names would otherwise drop or miss a column in silence).
+  MR_ASSIGN_OR_RETURN(auto shape, conn_->Query("SELECT * FROM (" + select + "\n) LIMIT 0"));
+  if (shape->column_count() != targets_.size()) {
+    return Status::InvalidArgument(
+        "the job's SELECT returns " + std::to_string(shape->column_count()) +
+        " columns, the INSERT expects " + std::to_string(targets_.size()));
+  }
+  shape.reset();
+  // Each value in its column's type before it is folded (an INSERT would cast it the same way;
+  // a value that does not convert fails the statement, and the task loads carefully).
+  std::string typed;
+  for (const TargetColumn& t : targets_) {
+    typed += "CAST(" + QuoteIdentifier(t.name) + " AS " + t.type + ") AS " +
+             QuoteIdentifier(t.name) + ", ";
+  }
+  MR_ASSIGN_OR_RETURN(
+      std::vector<std::string> writes,
+      table::ModelWriteSql(*by_key_, spec_.analysis.target_table, TargetNames(),
+                           "SELECT " + typed + "row_number() OVER () AS __millrace_row FROM (" +
+                               select + "\n) AS __millrace_src(" + TargetList() + ")",
+                           "__millrace_row"));
+  for (const std::string& write : writes)
+    MR_RETURN_IF_ERROR(conn_->Execute(write));
+  return Status::Ok();
+}
+
 Result<FileLoad> BatchLoader::UpsertFast(const std::string& key, const std::string& readable,
                                          std::optional<int64_t> records) {
   auto with_file = [&](const Status& s) { return load::DescribeReadError(s, key, {readable}); };
   auto select = SelectOver({readable}, /*fast=*/true);
   if (!select.ok()) return with_file(select.status());
-  std::vector<std::string> names;
-  std::string columns;
-  for (const TargetColumn& t : targets_) {
-    names.push_back(t.name);
-    columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(t.name);
-  }
-  MR_ASSIGN_OR_RETURN(const std::string upsert, table::UpsertClause(*by_key_, names));
+  MR_ASSIGN_OR_RETURN(const std::string upsert, table::UpsertClause(*by_key_, TargetNames()));
   // The newlines end a trailing -- comment of the job's statement.
-  auto changed = conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + columns +
+  auto changed = conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
                               ") SELECT * FROM (" + *select + "\n)" + upsert);
   if (!changed.ok()) return with_file(changed.status());
   const int64_t written = (*changed)->rows_changed();
@@ -339,30 +385,28 @@ Result<FileLoad> BatchLoader::UpsertFast(const std::string& key, const std::stri
   // Each row the SELECT gave counts once, inserted or updated, unless its key came before in
   // the file: DuckDB then kept the earlier row. The file's records tell without a second read
   // when the SELECT keeps every record.
-  if (records) {
-    MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
-    if (!keeps) records.reset();
-  }
   FileLoad load;
-  load.rows = written;
-  if (!records || *records != written) {
-    MR_ASSIGN_OR_RETURN(auto counted,
-                        engine::QueryTextRows(*conn_, "SELECT count(*) FROM (" + *select + "\n)"));
-    load.rows = counted.empty() ? 0 : std::stoll(counted[0][0]);
-  }
+  auto rows = RowsOf(*select, records, written);
+  if (!rows.ok()) return with_file(rows.status());
+  load.rows = *rows;
   if (load.rows > written) {
     // A key came twice: the newest row of each key is written again over what came first
     // (model_write.h), which leaves every key as the reduced write alone would.
-    MR_ASSIGN_OR_RETURN(
-        std::vector<std::string> writes,
-        table::ModelWriteSql(*by_key_, spec_.analysis.target_table, names,
-                             "SELECT *, row_number() OVER () AS __millrace_row FROM (" + *select +
-                                 "\n) AS __millrace_src(" + columns + ")",
-                             "__millrace_row"));
-    for (const std::string& write : writes) {
-      if (Status s = conn_->Execute(write); !s.ok()) return with_file(s);
-    }
+    if (Status s = WriteReduced(*select); !s.ok()) return with_file(s);
   }
+  return load;
+}
+
+Result<FileLoad> BatchLoader::FoldFast(const std::string& key, const std::string& readable,
+                                       std::optional<int64_t> records) {
+  auto with_file = [&](const Status& s) { return load::DescribeReadError(s, key, {readable}); };
+  auto select = SelectOver({readable}, /*fast=*/true);
+  if (!select.ok()) return with_file(select.status());
+  if (Status s = WriteReduced(*select); !s.ok()) return with_file(s);
+  FileLoad load;
+  auto rows = RowsOf(*select, records, std::nullopt);
+  if (!rows.ok()) return with_file(rows.status());
+  load.rows = *rows;
   return load;
 }
 

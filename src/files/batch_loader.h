@@ -30,10 +30,12 @@
 // delete sign loads fast: its rows upserted as they come, in one statement, at DuckDB's own
 // upsert speed; DuckDB counts a key met twice once, so fewer rows written than the file's rows
 // (its counted records, else a count) means a key came twice, and the newest row of each key
-// is upserted again over the first (UpsertFast). Other keyed loads, and any load after a
-// row-level error, are careful: the rows staged with their record numbers, reduced per key,
-// then written. A NULL key is a filtered row ("NULL value for NOT NULL column": a key column is
-// NOT NULL in DuckDB). FileLoad::rows counts the file's rows written, before the reduction.
+// is upserted again over the first (UpsertFast). An AGGREGATE file is folded per key (by line)
+// and merged in one statement read straight from the file (FoldFast). Files with the delete
+// sign, and every file after a row-level error, load carefully: the rows staged with their
+// record numbers, converted and filtered, reduced per key, then written. A NULL key is a filtered
+// row ("NULL value for NOT NULL column": a key column is NOT NULL in DuckDB). FileLoad::rows counts
+// the file's rows written, before the reduction.
 //
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
@@ -148,6 +150,18 @@ class BatchLoader {
   // statement; when a key came twice in the file, the newest row of each key is upserted again.
   Result<FileLoad> UpsertFast(const std::string& key, const std::string& readable,
                               std::optional<int64_t> records);
+  // An AGGREGATE table's file: its rows folded per key and merged in one statement, read
+  // straight from the file (no staging).
+  Result<FileLoad> FoldFast(const std::string& key, const std::string& readable,
+                            std::optional<int64_t> records);
+  // The rows `select` gives: the file's `records` when the SELECT keeps every record (and
+  // `known`, when given, agrees), else counted by DuckDB.
+  Result<int64_t> RowsOf(const std::string& select, std::optional<int64_t> records,
+                         std::optional<int64_t> known);
+  // The rows of `select` reduced per key by line and written (model_write.h).
+  Status WriteReduced(const std::string& select);
+  std::string TargetList() const;  // the INSERT's columns, quoted, comma-separated
+  std::vector<std::string> TargetNames() const;
 
   job::SinkTransaction* const txn_;  // null: no filtered row is recorded
   engine::Connection* const conn_;

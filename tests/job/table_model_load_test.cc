@@ -127,6 +127,20 @@ TEST_F(TableModelLoadTest, AggregateFoldsEachKeyWithItsColumnsFunction) {
                   {"z", "1", "1", "1", "z", "z"}}));
 }
 
+// A keyed file loads fast, straight from the file; a value that does not convert there sends the
+// task the careful way, where the row is filtered and the others fold.
+TEST_F(TableModelLoadTest, AKeyedFileWithABadValueLoadsCarefully) {
+  CreateDorisTable("CREATE TABLE a (`k` STRING, `hits` BIGINT SUM) AGGREGATE KEY(`k`)");
+  WriteFile(in_ + "/bad-1.csv", "x,1\nx,oops\nx,2\ny,5\n");
+  CreateJob("bad", "INSERT INTO a SELECT c1, c2",
+            ", \"session.insert_max_filter_ratio\" = \"0.5\"");
+  ASSERT_TRUE(WaitForFiles("bad", 1));
+  EXPECT_EQ(harness_.Query("SELECT k, hits FROM a ORDER BY k"), (Rows{{"x", "3"}, {"y", "5"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT Line, ColumnName, Value FROM filtered_rows(\"job\" = "
+                                   "\"bad\")"),
+            (Rows{{"2", "hits", "oops"}}));
+}
+
 TEST_F(TableModelLoadTest, DuplicateKeepsEveryRow) {
   CreateDorisTable("CREATE TABLE d (`id` INT, `name` STRING) DUPLICATE KEY(`id`)");
   WriteFile(in_ + "/d-1.csv", "1,a\n1,a\n2,b\n");
