@@ -4,9 +4,10 @@
 // - Apply rates: rows inserted (and then updated) in transactions of cdc_txn_rows ids; the time
 //   runs from the first statement until the target shows all of it (count(*), then sum(qty)),
 //   against PostgreSQL's own time for the same statements on a table no job follows, in the
-//   same run (the source's own rate). Measured for a job with the default batch limit (the issue's
-//   setup: 256 changes, so one source transaction of cdc_txn_rows a task) over cdc_default_txns
-//   transactions, and for one with the largest batch limit over cdc_rows.
+//   same run (the source's own rate). Measured for a job with the default properties (a task
+//   takes what has arrived, up to 64 MiB of change data: cdc/change_stream.h) over
+//   cdc_default_txns transactions, and for one with the largest s3.max_batch_files over
+//   cdc_rows.
 // - Commit-to-visible latency: one single-row transaction every fresh_period_ms for
 //   fresh_seconds, from COMMIT returning to the client until a SELECT through the MySQL front
 //   end sees the row.
@@ -405,9 +406,9 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
        .baseline = summary([](const RunFigures& f) { return f.source_insert; }),
        .baseline_what = insert_baseline,
        .note = std::to_string(default_rows) + " rows" + writes +
-               ", default s3.max_batch_files (256 changes; a batch is at least one whole "
-               "transaction); from the first INSERT until count(*) on the target is the "
-               "source's (polled every 50 ms)" +
+               ", default properties (a task takes the whole transactions that have "
+               "arrived, up to 64 MiB of change data); from the first INSERT until count(*) on "
+               "the target is the source's (polled every 50 ms)" +
                followed("INSERTs", summary([](const RunFigures& f) {
                           return f.default_inserts.source_rate;
                         }))},

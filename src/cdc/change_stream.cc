@@ -1,5 +1,6 @@
 #include "cdc/change_stream.h"
 
+#include <limits>
 #include <utility>
 
 #include "common/logging.h"
@@ -18,6 +19,13 @@ int64_t TupleBytes(const change::Tuple& tuple) {
   int64_t bytes = 0;
   for (const change::TupleValue& v : tuple)
     bytes += static_cast<int64_t>(v.text.size());
+  return bytes;
+}
+
+int64_t TransactionBytes(const SourceTransaction& transaction) {
+  int64_t bytes = 0;
+  for (const Change& c : transaction.changes)
+    bytes += TupleBytes(c.row);
   return bytes;
 }
 
@@ -224,6 +232,7 @@ job::Polled ChangeStream::SnapshotBatch(const job::JobRecord& job, const Snapsho
 void ChangeStream::Reset() {
   ready_.clear();
   ready_count_ = 0;
+  ready_bytes_ = 0;
   handed_.reset();
 }
 
@@ -236,6 +245,7 @@ void ChangeStream::Received(SourceTransaction transaction) {
   // Transactions at or below the job's offset were applied before (a restart replays them).
   if (transaction.end.order <= handed_.value_or(0) || transaction.changes.empty()) return;
   ready_count_ += static_cast<int64_t>(transaction.changes.size());
+  ready_bytes_ += TransactionBytes(transaction);
   ready_.push_back(std::move(transaction));
 }
 
@@ -245,16 +255,33 @@ std::optional<Status> ChangeStream::TakeDeferred() {
   return failure;
 }
 
-std::vector<SourceTransaction> ChangeStream::TakeReady(int64_t max_items) {
+job::BatchLimits ChangeStream::Bounds(const job::BatchLimits& limits) {
+  job::BatchLimits bounds = limits;
+  if (!limits.items_given) bounds.max_items = std::numeric_limits<int64_t>::max();
+  if (!limits.bytes_given) bounds.max_bytes = kDefaultBatchBytes;
+  return bounds;
+}
+
+bool ChangeStream::Full(const job::BatchLimits& limits) const {
+  const job::BatchLimits bounds = Bounds(limits);
+  return ready_count_ >= bounds.max_items || ready_bytes_ >= bounds.max_bytes;
+}
+
+std::vector<SourceTransaction> ChangeStream::TakeReady(const job::BatchLimits& bounds) {
   std::vector<SourceTransaction> taken;
   int64_t items = 0;
+  int64_t bytes = 0;
   while (!ready_.empty()) {
     const SourceTransaction& next = ready_.front();
-    if (!taken.empty()) {
-      if (items + static_cast<int64_t>(next.changes.size()) > max_items) break;
+    const int64_t next_bytes = TransactionBytes(next);
+    if (!taken.empty() && (items + static_cast<int64_t>(next.changes.size()) > bounds.max_items ||
+                           bytes + next_bytes > bounds.max_bytes)) {
+      break;
     }
     items += static_cast<int64_t>(next.changes.size());
+    bytes += next_bytes;
     ready_count_ -= static_cast<int64_t>(next.changes.size());
+    ready_bytes_ -= next_bytes;
     taken.push_back(std::move(ready_.front()));
     ready_.pop_front();
   }
@@ -271,7 +298,7 @@ job::Polled ChangeStream::TakeBatch(const job::JobRecord& job, const StreamPosit
     std::vector<Change> changes;
     int64_t bytes = 0;
     StreamPosition end = at;
-    for (SourceTransaction& t : TakeReady(limits.max_items)) {
+    for (SourceTransaction& t : TakeReady(Bounds(limits))) {
       for (Change& c : t.changes) {
         bytes += TupleBytes(c.row);
         changes.push_back(std::move(c));

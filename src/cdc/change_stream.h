@@ -19,8 +19,12 @@
 //   after it and the offset that follows them (the next table at its first row when done).
 // - Transactions: Received queues a whole source transaction when it ends after the last
 //   position handed out (a restart replays older ones); TakeBatch hands out whole transactions
-//   (at least one, more up to max_items changes) or, when none is ready and the source reports
-//   a later quiet position, an offset-only batch at most every kQuietCommitInterval. A failure
+//   (at least one, more while within Bounds) or, when none is ready and the source reports a
+//   later quiet position, an offset-only batch at most every kQuietCommitInterval.
+// - Bounds: a batch takes what has arrived by the end of a poll (each source's poll budget),
+//   up to kDefaultBatchBytes of change data, or the job's s3.max_batch_bytes and
+//   s3.max_batch_files when it gave them: a small count would make a busy source's changes
+//   wait a commit per few hundred. Full() tells a source's read loop to stop reading. A failure
 //   met after some transactions were received is deferred: they go first, the failure comes
 //   back from TakeDeferred at the next poll, so the job stops exactly before it.
 // - Thread-safety: none; owned by its source and used by the job's task thread.
@@ -118,6 +122,10 @@ class ChangeStream {
   void Received(SourceTransaction transaction);
   bool has_ready() const { return !ready_.empty(); }
   int64_t ready_count() const { return ready_count_; }
+  // What a batch holds at most under the job's `limits` (see Bounds above).
+  static job::BatchLimits Bounds(const job::BatchLimits& limits);
+  // The ready transactions fill a batch under `limits`.
+  bool Full(const job::BatchLimits& limits) const;
   void Defer(Status failure) { deferred_ = std::move(failure); }
   std::optional<Status> TakeDeferred();
   // The batch of a poll that read the stream from `at` (the job's offset): ready transactions,
@@ -138,12 +146,13 @@ class ChangeStream {
                                               std::optional<SnapshotSync> snapshot = std::nullopt);
 
   static constexpr std::chrono::seconds kQuietCommitInterval{5};
+  static constexpr int64_t kDefaultBatchBytes = int64_t{64} << 20;
 
  private:
   // The first followed table at or after `from` (tables.size() when none).
   size_t NextActive(size_t from) const;
-  // Whole ready transactions for one batch: at least one, more up to max_items changes.
-  std::vector<SourceTransaction> TakeReady(int64_t max_items);
+  // Whole ready transactions for one batch: at least one, more while within `bounds`.
+  std::vector<SourceTransaction> TakeReady(const job::BatchLimits& bounds);
 
   const ChangeStreamConfig config_;
   std::vector<bool> active_;    // per table: followed (see BatchOffset)
@@ -152,6 +161,7 @@ class ChangeStream {
   std::optional<uint64_t> handed_;
   std::deque<SourceTransaction> ready_;  // received whole, not handed out
   int64_t ready_count_ = 0;              // changes in ready_
+  int64_t ready_bytes_ = 0;              // their rows' bytes (TupleBytes)
   std::optional<Status> deferred_;
   Clock::SteadyTime last_batch_{};
 };

@@ -256,7 +256,7 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
   const Clock::SteadyTime started = clock.SteadyNow();
   const auto deadline = started + kPollBudget;
   std::optional<Clock::SteadyTime> ready_since;
-  while (stream_.ready_count() < limits.max_items && clock.SteadyNow() < deadline) {
+  while (!stream_.Full(limits) && clock.SteadyNow() < deadline) {
     if (stream_.has_ready()) {
       if (!ready_since) ready_since = clock.SteadyNow();
       if (clock.SteadyNow() - *ready_since >= kGather) break;

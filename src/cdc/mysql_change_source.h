@@ -23,7 +23,7 @@
 //   table empties its target. Each TABLE_MAP describes its table as the following rows were
 //   written (DescribeTableMap): a description other than the latest is a new shape, so ADD and
 //   DROP COLUMN reach the targets of FROM MYSQL, and a cdc_stream SELECT is checked against it.
-// - A poll hands out whole transactions (at least one, more up to max_items changes) once the
+// - A poll hands out whole transactions (at least one, more within ChangeStream::Bounds) once the
 //   server goes quiet (a heartbeat that took a while to come: the server sends one every
 //   kHeartbeat while idle whether or not the job reads, so those waiting in the connection are
 //   old and are read past) or kGather after the first is ready; at most kPollBudget. A poll

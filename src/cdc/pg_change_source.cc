@@ -209,8 +209,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, const pg::
   // waits long for the task.
   const auto deadline = now + kPollBudget;
   std::chrono::milliseconds wait = kStreamWait;
-  while (stream_.ready_count() < limits.max_items &&
-         stream_.config().clock->SteadyNow() < deadline) {
+  while (!stream_.Full(limits) && stream_.config().clock->SteadyNow() < deadline) {
     MR_ASSIGN_OR_RETURN(std::optional<pg::StreamMessage> message, repl_->Next(wait));
     if (!message) {
       if (!open_) break;   // nothing more now

@@ -20,7 +20,7 @@
 //   stays open and idle; after a restart the remaining splits are read in fresh snapshots. Either
 //   way the stream replays every change after the consistent point, and upserts are idempotent: the
 //   target may be behind during the snapshot, never wrong after it.
-// - A batch is whole source transactions (at least one, more up to max_items changes), or one
+// - A batch is whole source transactions (at least one, more within ChangeStream::Bounds), or one
 //   split; a poll that hands out changes asks for the next poll at once (Polled::more), so a
 //   busy stream is read without waiting max_interval between batches. After its commit, Committed
 //   confirms its LSN to the slot; nothing is ever confirmed that did not commit. A poll that finds

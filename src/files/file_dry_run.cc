@@ -102,7 +102,7 @@ Result<std::vector<job::DryRunLine>> FileJobSource::DryRun(
     const job::JobRecord& job, job::Sink& sink, const job::DryRunContext& context) const {
   const job::JobProperties& properties = job.properties;
   const job::TaskContext& task = context.task;
-  const job::BatchLimits limits{properties.max_batch_files, properties.max_batch_bytes};
+  const job::BatchLimits limits = job::BatchLimits::Of(properties);
   MR_ASSIGN_OR_RETURN(std::unique_ptr<TrialBatch> trial, LoadFirstBatch(job, limits, sink, task));
 
   std::vector<job::DryRunLine> lines;

@@ -37,7 +37,8 @@ const std::vector<ParamSpec>& JobPropertySpecs() {
        .type = ParamType::kInt,
        .default_value = "256",
        .description =
-           "most files in one task (a change stream: most changes, whole source transactions)",
+           "most files in one task (a change stream: most changes, whole source transactions, "
+           "and only when given: docs/cdc.md)",
        .min = 1,
        .max = 100000},
       // Doris's bounds (StreamingJobProperties).

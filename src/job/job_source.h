@@ -36,9 +36,20 @@
 
 namespace millrace::job {
 
+// What one task takes at most: s3.max_batch_files and s3.max_batch_bytes. A file source holds
+// to both; a change stream takes what has arrived by the end of its poll, and holds to a bound
+// only when the job gave it (cdc/change_stream.h).
 struct BatchLimits {
   int64_t max_items = 256;
   int64_t max_bytes = 10LL << 30;
+  bool items_given = false;  // the job's properties set max_items
+  bool bytes_given = false;  // the job's properties set max_bytes
+
+  static BatchLimits Of(const JobProperties& properties) {
+    return {properties.max_batch_files, properties.max_batch_bytes,
+            properties.given.contains("s3.max_batch_files"),
+            properties.given.contains("s3.max_batch_bytes")};
+  }
 };
 
 // What a load wrote into its open transaction.

@@ -133,7 +133,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   if (plan == nullptr) return false;  // RunTurn checked; a definition is replaced only when idle
   const JobProperties& props = snapshot.properties;
   JobSource& source = *plan->source;
-  const BatchLimits limits{props.max_batch_files, props.max_batch_bytes};
+  const BatchLimits limits = BatchLimits::Of(props);
 
   Result<Polled> polled = source.Poll(snapshot, limits);
   for (int attempt = 1; !polled.ok() && !IsFinalTaskError(polled.status()) &&
