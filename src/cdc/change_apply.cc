@@ -1,6 +1,7 @@
 #include "cdc/change_apply.h"
 
 #include <map>
+#include <set>
 
 #include "common/strings.h"
 #include "engine/appender.h"
@@ -69,6 +70,9 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   std::map<std::vector<std::string>, std::vector<std::optional<std::string>>> latest;
   bool any_kept = false;
   bool any_delete = false;
+  // A key met twice in the run: only then is the run reduced to each key's newest change.
+  std::set<std::vector<std::string>> keys;
+  bool repeats = false;
   {
     MR_ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", "main", kStage));
     for (size_t n = begin; n < end; ++n) {
@@ -83,6 +87,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
       std::vector<std::string> key;
       for (size_t k : source_->key)
         key.push_back(change.row[k].text);
+      repeats = repeats || !keys.insert(key).second;
       std::vector<std::optional<std::string>> staged(columns.size());
       std::string keep;
       for (size_t i = 0; i < columns.size(); ++i) {
@@ -134,8 +139,9 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
     partition += (partition.empty() ? "" : ", ") + StageColumn(k);
   MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kLast +
                                   " AS SELECT " + typed + "__del, __keep FROM " + kStage +
-                                  " QUALIFY row_number() OVER (PARTITION BY " + partition +
-                                  " ORDER BY __seq DESC) = 1"));
+                                  (repeats ? " QUALIFY row_number() OVER (PARTITION BY " +
+                                                 partition + " ORDER BY __seq DESC) = 1"
+                                           : std::string())));
   if (any_kept) {
     // Unchanged TOASTed values the run did not carry: the target's row of the key has them.
     std::string on;
@@ -188,6 +194,17 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                  target_->unfiltered_sql.empty() ? target_->select_sql : target_->unfiltered_sql));
   }
 
+  if (!deletes) {
+    // Upserts only, of distinct source keys: written as they are, in one statement.
+    std::string list;
+    for (const std::string& c : target_->columns)
+      list += (list.empty() ? "" : ", ") + QuoteIdentifier(c);
+    MR_ASSIGN_OR_RETURN(const std::string upsert,
+                        table::UpsertClause(target_->def, target_->columns));
+    MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + target_->table + " (" + list +
+                                    ") SELECT * FROM " + kUpserts + upsert));
+    return DropStaging(conn);
+  }
   std::vector<std::string> given = target_->columns;
   std::string aliases;
   for (const std::string& c : given)
@@ -201,6 +218,10 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                       table::ModelWriteSql(target_->def, target_->table, given, source, "__order"));
   for (const std::string& write : writes)
     MR_RETURN_IF_ERROR(conn.Execute(write));
+  return DropStaging(conn);
+}
+
+Status ChangeApply::DropStaging(engine::Connection& conn) {
   return conn.Execute(std::string("DROP TABLE IF EXISTS ") + kStage + "; DROP TABLE IF EXISTS " +
                       kLast + "; DROP TABLE IF EXISTS " + kUpserts + "; DROP TABLE IF EXISTS " +
                       kKeys + "; DROP TABLE IF EXISTS " + std::string(kSourceName));

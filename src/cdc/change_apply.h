@@ -4,7 +4,9 @@
 // Contract
 // - Apply writes `changes` in order: an upsert's row replaces the target's row of its key, a
 //   delete removes it, a truncate empties the target. Within a run the newest change of each
-//   source key decides (reduced before writing, so no key is written twice).
+//   source key decides (reduced before writing when a key comes twice, so no key is written
+//   twice); a run of upserts only, through a SELECT without a filter, is one INSERT ... ON
+//   CONFLICT.
 // - The job's SELECT maps source rows to target rows: `select_sql` reads the source as the
 //   table kSourceName. The target holds exactly the mapped rows the SELECT's filter keeps: a
 //   key whose newest change is a delete, or an upsert the filter drops, is deleted from the
@@ -70,6 +72,7 @@ class ChangeApply {
  private:
   Status ApplyRun(engine::Connection& conn, const std::vector<Change>& changes, size_t begin,
                   size_t end) const;
+  static Status DropStaging(engine::Connection& conn);
   const SourceTable* source_;  // not owned
   const ApplyTarget* target_;  // not owned
   const std::string seen_;     // "" : none
