@@ -27,10 +27,15 @@ struct Scenario {
 
 const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario> kScenarios = {
-      {"throughput", RunThroughput},  {"memory", RunMemory},
-      {"small_files", RunSmallFiles}, {"freshness", RunFreshness},
-      {"discovery", RunDiscovery},    {"recovery", RunRecovery},
-      {"models", RunModels},          {"cdc", RunCdc},
+      {"throughput", RunThroughput},
+      {"memory", RunMemory},
+      {"small_files", RunSmallFiles},
+      {"freshness", RunFreshness},
+      {"discovery", RunDiscovery},
+      {"recovery", RunRecovery},
+      {"models", RunModels},
+      {"unique_memory", RunUniqueMemory},
+      {"cdc", RunCdc},
       {"cdc_mysql", RunCdcMysql},
   };
   return kScenarios;

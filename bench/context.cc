@@ -1,7 +1,10 @@
 // BenchConfig sizes per mode, BenchContext, and the helpers the scenarios share.
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "bench_server.h"
 #include "bench_util.h"
@@ -24,6 +27,7 @@ BenchConfig BenchConfig::ForMode(const std::string& mode) {
     c.disc_new_files = 3;
     c.reconcile_objects = 1'000;
     c.mem_files = 3;
+    c.key_counts = {300'000, 1'000'000};
     c.cdc_rows = 200'000;
     c.cdc_default_txns = 50;
   }
@@ -98,6 +102,23 @@ void RemoveDatabase(const std::string& path) {
 }
 
 }  // namespace
+
+Result<uint64_t> PeakRssDuring(BenchServer& server, const std::function<Status()>& work) {
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> sampled{0};
+  std::thread sampler([&] {
+    while (!stop.load()) {
+      const uint64_t rss = server.RssBytes();
+      if (rss > sampled.load()) sampled.store(rss);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  const Status done = work();
+  stop.store(true);
+  sampler.join();
+  MR_RETURN_IF_ERROR(done);
+  return std::max<uint64_t>(sampled.load(), server.PeakRssBytes());
+}
 
 Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
                             const DuckDbLoadShape& shape) {

@@ -1,10 +1,7 @@
 // Memory: the server's peak resident set while a streaming job loads a backlog of CSV files much
 // larger than its DuckDB memory limit (--memory-limit). RSS is sampled every 50 ms and the
 // kernel's high-water mark (VmHWM) read at the end; the larger is reported.
-#include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <thread>
 
 #include "scenario_util.h"
 
@@ -31,15 +28,6 @@ Result<std::vector<Figure>> RunMemory(BenchContext& ctx) {
   for (int run = 1; run <= c.mem_runs; ++run) {
     MR_ASSIGN_OR_RETURN(auto server, StartBenchServer(ctx, "mem-server-" + std::to_string(run),
                                                       {"--memory-limit", c.mem_limit}));
-    std::atomic<bool> stop{false};
-    std::atomic<uint64_t> sampled{0};
-    std::thread sampler([&] {
-      while (!stop.load()) {
-        const uint64_t rss = server->RssBytes();
-        if (rss > sampled.load()) sampled.store(rss);
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
     const std::string name = "mem_" + std::to_string(run);
     JobSpec spec{.name = name,
                  .table = "bench." + name,
@@ -47,14 +35,15 @@ Result<std::vector<Figure>> RunMemory(BenchContext& ctx) {
                  .format = "csv",
                  .endpoint = ctx.s3->endpoint(),
                  .reader = Info(DataFormat::kCsv).doris_params};
-    auto seconds =
-        LoadWithJob(*server, spec, kEventsColumns, backlog_rows, std::chrono::seconds(1200));
-    stop.store(true);
-    sampler.join();
-    MR_RETURN_IF_ERROR(seconds.status());
-    const uint64_t peak = std::max<uint64_t>(sampled.load(), server->PeakRssBytes());
+    double seconds = 0;
+    MR_ASSIGN_OR_RETURN(const uint64_t peak, PeakRssDuring(*server, [&]() -> Status {
+                          MR_ASSIGN_OR_RETURN(
+                              seconds, LoadWithJob(*server, spec, kEventsColumns, backlog_rows,
+                                                   std::chrono::seconds(1200)));
+                          return Status::Ok();
+                        }));
     peak_gb.push_back(static_cast<double>(peak) / 1e9);
-    rates.push_back(static_cast<double>(backlog_bytes) / kMB / *seconds);
+    rates.push_back(static_cast<double>(backlog_bytes) / kMB / seconds);
     // The next run starts from an empty data directory; free this one's disk now.
     server.reset();
     FreeServerData(ctx.server_dirs.back());

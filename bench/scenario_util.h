@@ -34,6 +34,10 @@ Result<double> LoadWithJob(BenchServer& server, const JobSpec& spec, const std::
                            int64_t rows, std::chrono::seconds timeout,
                            const std::function<void()>& on_loaded = nullptr);
 
+// Runs `work` while sampling `server`'s resident set every 50 ms; returns the larger of the
+// samples' peak and the kernel's high-water mark (VmHWM) read after it, in bytes.
+Result<uint64_t> PeakRssDuring(BenchServer& server, const std::function<Status()>& work);
+
 struct Measured {
   double seconds = 0;
   double cpu_seconds = 0;  // of every process doing the work

@@ -54,6 +54,10 @@ struct BenchConfig {
   int disc_new_files = 5;
   // Reconciliation listing: loaded objects it lists (whole thousands, at most 10,000).
   int64_t reconcile_objects = 5'000;
+  // A UNIQUE KEY table's memory: its key count after each load (a CSV file per million keys),
+  // under --memory-limit key_mem_limit.
+  std::vector<int64_t> key_counts = {1'000'000, 10'000'000};
+  std::string key_mem_limit = "2GB";
   // Memory: a backlog of mem_files CSV files of tp_file_bytes.
   int mem_files = 40;
   int mem_runs = 1;
@@ -98,6 +102,7 @@ Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunModels(BenchContext& ctx);
+Result<std::vector<Figure>> RunUniqueMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdc(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdcMysql(BenchContext& ctx);
 
