@@ -56,7 +56,7 @@ struct BenchConfig {
   int64_t reconcile_objects = 5'000;
   // A UNIQUE KEY table's memory: its key count after each load (a CSV file per million keys),
   // under --memory-limit key_mem_limit.
-  std::vector<int64_t> key_counts = {1'000'000, 10'000'000};
+  std::vector<int64_t> key_counts = {1'000'000, 10'000'000, 25'000'000};
   std::string key_mem_limit = "2GB";
   // Memory: a backlog of mem_files CSV files of tp_file_bytes.
   int mem_files = 40;
