@@ -170,7 +170,11 @@ std::string Method() {
   streaming job with default properties into a Doris `UNIQUE KEY(id)` table and an
   `AGGREGATE KEY(id)` table (SUM, REPLACE and REPLACE_IF_NOT_NULL columns); rows/s from
   `CREATE JOB` to all rows visible. Baseline: the same job into a `DUPLICATE KEY(id)` table of
-  the same columns, in the same run.
+  the same columns, in the same run; and for UNIQUE, DuckDB's own `INSERT OR REPLACE` of the
+  same files from local disk into a table with `PRIMARY KEY (id)`, in this process.
+- **UNIQUE KEY memory.** For each key count, CSV event files of about a million distinct ids
+  each, loaded by a job into an empty `UNIQUE KEY(id)` table of a server started with
+  `--memory-limit 2GB`; peak RSS sampled as for Memory.
 - **CDC from PostgreSQL.** A real PostgreSQL 15 (`tests/testing/postgres_server.h`: wal_level
   logical, fsync off) on the same machine, and `cdc_stream(... "offset" = "latest")` jobs with
   `max_interval = 1` into `UNIQUE KEY(id)` tables of 4 columns (int, text, int, timestamptz).
