@@ -231,11 +231,8 @@ Result<ParamValues> ReadParams(std::string_view what, const std::vector<ParamSpe
     if (prefixed) continue;
     const ParamSpec* spec = FindParam(specs, key);
     if (spec == nullptr) {
-      std::string names;
-      for (const ParamSpec& known : specs)
-        names += (names.empty() ? "" : ", ") + std::string(known.name);
       return Status::InvalidArgument(std::string(what) + ": unknown parameter \"" + key +
-                                     "\"; supported: " + names);
+                                     "\"; supported: " + ParamNames(specs));
     }
     MR_RETURN_IF_ERROR(values.Add(*spec, key, value).WithContext(what));
   }

@@ -103,6 +103,14 @@ const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, std::string_view
   return nullptr;
 }
 
+std::string ParamNames(const std::vector<ParamSpec>& specs, uint8_t scope) {
+  std::string names;
+  for (const ParamSpec& spec : specs) {
+    if ((spec.scopes & scope) != 0) names += (names.empty() ? "" : ", ") + std::string(spec.name);
+  }
+  return names;
+}
+
 bool IsSecretParam(const std::vector<ParamSpec>& specs, std::string_view key) {
   const ParamSpec* spec = FindParam(specs, key);
   return spec != nullptr && spec->secret;

@@ -73,6 +73,9 @@ bool ParamNamed(const ParamSpec& spec, std::string_view key);
 // The spec of `specs` that `key` names and that a call of `scope` takes, or null.
 const ParamSpec* FindParam(const std::vector<ParamSpec>& specs, std::string_view key,
                            uint8_t scope = kEveryScope);
+// The names of the specs of `specs` that a call of `scope` takes, comma-separated (for errors
+// listing what is supported).
+std::string ParamNames(const std::vector<ParamSpec>& specs, uint8_t scope = kEveryScope);
 // Whether `key` names a secret of `specs`.
 bool IsSecretParam(const std::vector<ParamSpec>& specs, std::string_view key);
 

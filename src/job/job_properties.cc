@@ -11,18 +11,6 @@
 #include "job/offset.h"
 
 namespace millrace::job {
-namespace {
-
-std::string SupportedKeys() {
-  std::string out;
-  for (const ParamSpec& spec : JobPropertySpecs()) {
-    if (!out.empty()) out += ", ";
-    out += spec.name;
-  }
-  return out;
-}
-
-}  // namespace
 
 const std::vector<ParamSpec>& JobPropertySpecs() {
   static constexpr int64_t kYear = 86400 * 365;
@@ -175,7 +163,8 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
     }
     if (spec == specs.end()) {
       return Status::InvalidArgument("Invalid properties: [" + key + "]. Supported keys are " +
-                                     SupportedKeys() + " (unknown job property \"" + key + "\")");
+                                     ParamNames(JobPropertySpecs()) + " (unknown job property \"" +
+                                     key + "\")");
     }
     if (spec->name == "offset") {
       MR_ASSIGN_OR_RETURN(p.offset, ParseOffset(value));

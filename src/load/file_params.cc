@@ -21,16 +21,6 @@ uint8_t ScopeOf(SourceKind kind) {
   return kind == SourceKind::kS3 ? kS3 : kLocal;
 }
 
-std::string SupportedKeys(SourceKind kind) {
-  std::string out;
-  for (const ParamSpec& spec : FileFunctionParams()) {
-    if ((spec.scopes & ScopeOf(kind)) == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += spec.name;
-  }
-  return out;
-}
-
 const ParamSpec* FindSpec(std::string_view name, SourceKind kind) {
   return FindParam(FileFunctionParams(), name, ScopeOf(kind));
 }
@@ -353,8 +343,8 @@ Result<FileFunctionOptions> ParseFileFunctionArgs(SourceKind kind, const sql::Do
   for (const auto& [key, value] : args) {
     const ParamSpec* spec = FindSpec(key, kind);
     if (spec == nullptr) {
-      return Status::InvalidArgument(fn + ": unknown parameter \"" + key +
-                                     "\"; supported: " + SupportedKeys(kind));
+      return Status::InvalidArgument(fn + ": unknown parameter \"" + key + "\"; supported: " +
+                                     ParamNames(FileFunctionParams(), ScopeOf(kind)));
     }
     if (spec->secret) Logger::Default().AddSecret(value);
     // Formats Doris reads and Millrace does not: refused in Doris's own words.

@@ -244,8 +244,10 @@ Result<std::optional<std::string>> Session::FindDatabase(std::string_view name) 
 
 Status Session::Use(std::string_view database) {
   MR_ASSIGN_OR_RETURN(std::optional<std::string> canonical, FindDatabase(database));
+  // Access first: a user who may not use a database is not told whether it exists.
+  MR_RETURN_IF_ERROR(
+      CheckObject(ObjectAction::kUse, canonical.value_or(std::string(database)), ""));
   if (!canonical) return UnknownDatabaseError(database);
-  MR_RETURN_IF_ERROR(CheckObject(ObjectAction::kUse, *canonical, ""));
   MR_RETURN_IF_ERROR(conn_->Execute("SET schema = " + engine::QuoteLiteral(*canonical)));
   database_ = std::move(canonical);
   return Status::Ok();

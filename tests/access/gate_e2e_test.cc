@@ -275,6 +275,11 @@ TEST_F(GateE2ETest, InternalDatabasesAreRefusedByWhatIsNamedNotByTheirLetters) {
   EXPECT_NE(mysql_select_db(nobody.get(), "d"), 0);
   EXPECT_EQ(mysql_errno(nobody.get()), 1044u) << mysql_error(nobody.get());
   EXPECT_EQ(mysql_select_db(root.get(), "d"), 0) << mysql_error(root.get());
+  // Nor is such a user told which databases exist: an unknown one is refused alike.
+  EXPECT_NE(mysql_select_db(nobody.get(), "no_such_db"), 0);
+  EXPECT_EQ(mysql_errno(nobody.get()), 1044u) << mysql_error(nobody.get());
+  EXPECT_NE(mysql_select_db(root.get(), "no_such_db"), 0);
+  EXPECT_EQ(mysql_errno(root.get()), 1049u) << mysql_error(root.get());
   // The handshake's database.
   std::string error;
   EXPECT_EQ(server::ConnectorC(server_->mysql_port(), kRootPassword, 0, "__millrace", &error),
