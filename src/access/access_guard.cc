@@ -22,6 +22,25 @@ Key KeyOf(std::string_view schema, std::string_view name) {
   return {ToLower(schema), ToLower(name)};
 }
 
+// What DuckDB's parser reads of a statement (it describes SELECTs only): the statement itself
+// when it is one, else each query inside it (QueryParts) that parses as one. Nothing binds.
+struct ParsedStatement {
+  std::optional<engine::ParsedFacts> select;
+  std::vector<engine::ParsedFacts> queries;
+};
+
+Result<ParsedStatement> ParseStatement(engine::Connection& conn, std::string_view sql) {
+  ParsedStatement out;
+  MR_ASSIGN_OR_RETURN(out.select, engine::ParseSelect(conn, sql));
+  if (out.select) return out;
+  for (const std::string& part : QueryParts(sql)) {
+    MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query, engine::ParseSelect(conn, part));
+    // Not a query after all: the plan's check decides.
+    if (query) out.queries.push_back(std::move(*query));
+  }
+  return out;
+}
+
 std::string PrivilegeLabel(Privilege privilege) {
   return std::string(PrivilegeName(privilege));
 }
@@ -41,20 +60,14 @@ Status AccessGuard::CheckNames(sql::Session& session, std::string_view sql) {
   if (const std::optional<sql::Explained> explain = sql::SplitExplain(sql)) {
     return CheckNames(session, sql.substr(explain->statement_begin));
   }
-  engine::Connection& conn = session.connection();
-  auto refuse_internal = [](const engine::ParsedFacts& parsed) {
-    for (const RelationName& r : parsed.relations) {
-      if (IsInternalDatabase(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
-    }
-    return Status::Ok();
-  };
-  MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, sql));
-  if (parsed) return refuse_internal(*parsed);
   // Another statement: the queries inside it (CREATE TABLE AS, INSERT ... SELECT, CREATE VIEW);
   // what it writes or drops is its bound plan's target, which CheckStatement screens.
-  for (const std::string& part : QueryParts(sql)) {
-    MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query, engine::ParseSelect(conn, part));
-    if (query) MR_RETURN_IF_ERROR(refuse_internal(*query));
+  MR_ASSIGN_OR_RETURN(ParsedStatement parsed, ParseStatement(session.connection(), sql));
+  if (parsed.select) parsed.queries.push_back(std::move(*parsed.select));
+  for (const engine::ParsedFacts& query : parsed.queries) {
+    for (const RelationName& r : query.relations) {
+      if (IsInternalDatabase(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
+    }
   }
   return Status::Ok();
 }
@@ -139,7 +152,8 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
 
   // 1. Before anything binds it: a SELECT on its parse tree; another statement on what it
   // starts with, the table functions it names, and the queries inside it.
-  MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> parsed, engine::ParseSelect(conn, sql));
+  MR_ASSIGN_OR_RETURN(const ParsedStatement statement, ParseStatement(conn, sql));
+  const std::optional<engine::ParsedFacts>& parsed = statement.select;
   std::vector<Relation> named;
   if (parsed) {
     MR_RETURN_IF_ERROR(
@@ -148,13 +162,10 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   } else {
     MR_RETURN_IF_ERROR(sandbox_->CheckStart(StatementStart(sql)));
     MR_RETURN_IF_ERROR(sandbox_->CheckCalledNames(CalledNames(sql), admin));
-    for (const std::string& part : QueryParts(sql)) {
-      MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query,
-                          engine::ParseSelect(conn, part));
-      if (!query) continue;  // not a query after all: the plan's check below decides
+    for (const engine::ParsedFacts& query : statement.queries) {
       MR_RETURN_IF_ERROR(
-          sandbox_->CheckFunctions(query->functions, query->table_functions, admin, false));
-      MR_RETURN_IF_ERROR(Resolve(conn, session.database(), *query).status());
+          sandbox_->CheckFunctions(query.functions, query.table_functions, admin, false));
+      MR_RETURN_IF_ERROR(Resolve(conn, session.database(), query).status());
     }
   }
   // 2. Its kind.
