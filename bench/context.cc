@@ -133,12 +133,13 @@ Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
     MR_RETURN_IF_ERROR(conn->Execute("CREATE TABLE t " + shape.columns));
     const double cpu_start = CpuSecondsSelf();
     const SteadyTime start = Now();
-    MR_RETURN_IF_ERROR(conn->Execute(shape.insert + " t SELECT * FROM " + reader));
+    MR_RETURN_IF_ERROR(
+        conn->Execute(shape.insert + " t SELECT * FROM " + reader + shape.on_conflict));
     measured.seconds = SecondsSince(start);
     measured.cpu_seconds = CpuSecondsSelf() - cpu_start;
     MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
     MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
-    if (!chunk || chunk->GetInt64(0, 0) != set.total_rows) {
+    if (!chunk || chunk->GetInt64(0, 0) != set.distinct_ids) {
       return Status::DataLoss("the DuckDB baseline loaded a different number of rows");
     }
   }

@@ -15,9 +15,16 @@ namespace millrace::bench {
 namespace {
 
 // Row i of the events data set for `seed`. hash() is DuckDB's, deterministic for a version.
-std::string EventsSelect(uint64_t seed, int64_t first, int64_t end) {
+std::string EventsSelect(uint64_t seed, int64_t first, int64_t end, EventIds ids) {
   const std::string s = std::to_string(seed);
-  return "SELECT i AS id, "
+  // A repeat's id: a multiple of 10 below i (greatest() keeps the modulus above 0 for i = 9).
+  const std::string id = ids == EventIds::kUnique
+                             ? "i"
+                             : "CASE WHEN i % 10 = 9 THEN (hash(i, " + s +
+                                   " + 4) % greatest(i // 10, 1)::UBIGINT)::BIGINT * 10 "
+                                   "ELSE i END";
+  return "SELECT " + id +
+         " AS id, "
          "TIMESTAMP '2026-01-01 00:00:00' + to_seconds((i % 31536000)::BIGINT) AS ts, "
          "(hash(i, " +
          s +
@@ -48,8 +55,8 @@ Result<uint64_t> FileSize(const std::string& path) {
 }
 
 Status WriteRows(engine::Connection& conn, DataFormat format, uint64_t seed, int64_t first,
-                 int64_t end, const std::string& path) {
-  return conn.Execute("COPY (" + EventsSelect(seed, first, end) + ") TO " +
+                 int64_t end, const std::string& path, EventIds ids) {
+  return conn.Execute("COPY (" + EventsSelect(seed, first, end, ids) + ") TO " +
                       engine::QuoteLiteral(path) + " " + Info(format).copy_options);
 }
 
@@ -85,12 +92,13 @@ const FormatInfo& Info(DataFormat format) {
 }
 
 Result<DataSet> GenerateDataSet(engine::Connection& conn, DataFormat format, int files,
-                                uint64_t file_bytes, uint64_t seed, const std::string& dir) {
+                                uint64_t file_bytes, uint64_t seed, const std::string& dir,
+                                EventIds ids) {
   const FormatInfo& info = Info(format);
   // Bytes per row from a sample of the same data, so files come out near `file_bytes`.
   constexpr int64_t kSampleRows = 200'000;
   const std::string sample = dir + "/sample" + info.extension;
-  MR_RETURN_IF_ERROR(WriteRows(conn, format, seed, 0, kSampleRows, sample));
+  MR_RETURN_IF_ERROR(WriteRows(conn, format, seed, 0, kSampleRows, sample, ids));
   MR_ASSIGN_OR_RETURN(uint64_t sample_bytes, FileSize(sample));
   ::unlink(sample.c_str());
   const int64_t rows_per_file =
@@ -104,12 +112,15 @@ Result<DataSet> GenerateDataSet(engine::Connection& conn, DataFormat format, int
     std::snprintf(name, sizeof(name), "/part-%03d%s", f, info.extension.c_str());
     DataFile file{dir + name, 0, rows_per_file};
     MR_RETURN_IF_ERROR(
-        WriteRows(conn, format, seed, f * rows_per_file, (f + 1) * rows_per_file, file.path));
+        WriteRows(conn, format, seed, f * rows_per_file, (f + 1) * rows_per_file, file.path, ids));
     MR_ASSIGN_OR_RETURN(file.bytes, FileSize(file.path));
     set.total_bytes += file.bytes;
     set.total_rows += file.rows;
     set.files.push_back(std::move(file));
   }
+  // Rows i % 10 = 9 repeat an id; the others' ids are their own.
+  set.distinct_ids =
+      ids == EventIds::kUnique ? set.total_rows : set.total_rows - set.total_rows / 10;
   return set;
 }
 

@@ -53,10 +53,18 @@ struct DataSet {
   std::vector<DataFile> files;
   uint64_t total_bytes = 0;
   int64_t total_rows = 0;
+  int64_t distinct_ids = 0;  // total_rows unless ids repeat
 };
 
+// How the rows' ids are drawn. kUnique: row i has id i. kTenthRepeated: every tenth row (i % 10
+// = 9) repeats the id of an earlier row with i % 10 = 0, drawn from the seed over all of them,
+// so a repeat lands in the same file or any file before it; 90% of the rows have ids of their
+// own.
+enum class EventIds { kUnique, kTenthRepeated };
+
 Result<DataSet> GenerateDataSet(engine::Connection& conn, DataFormat format, int files,
-                                uint64_t file_bytes, uint64_t seed, const std::string& dir);
+                                uint64_t file_bytes, uint64_t seed, const std::string& dir,
+                                EventIds ids = EventIds::kUnique);
 
 // Puts each local file under the key given, `parallel` at a time, streaming from disk.
 Status UploadFiles(testing::S3rver& s3, const std::string& bucket,

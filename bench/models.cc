@@ -1,67 +1,116 @@
 // Table models: the CSV event files loaded by a streaming job into a Doris UNIQUE KEY table and
 // an AGGREGATE KEY table, against the same files loaded into a DUPLICATE KEY table (a plain
-// load) in the same run: what keeping rows by key costs over a plain load. And the UNIQUE load
+// load) in the same run: what keeping rows by key costs over a plain load. The UNIQUE load
 // against DuckDB's own upsert of the same files from local disk (INSERT OR REPLACE into a table
-// with the primary key), the ceiling of an upsert in DuckDB.
+// with the primary key), and the AGGREGATE load against DuckDB's own fold (INSERT ... ON
+// CONFLICT DO UPDATE SET amount = amount + EXCLUDED.amount): the ceilings of each in DuckDB.
+// And files where every tenth row repeats an earlier id (in the same file or one before),
+// loaded into a UNIQUE table against a DUPLICATE one: what reducing per key costs.
+#include <algorithm>
 #include <filesystem>
 
 #include "scenario_util.h"
 
 namespace millrace::bench {
+namespace {
+
+// The event columns as Doris writes them, with each model's key clause.
+constexpr char kDorisColumns[] =
+    "(`id` BIGINT, `ts` DATETIME, `user_id` INT, `kind` STRING, `amount` DOUBLE, `url` "
+    "STRING, `note` STRING)";
+constexpr char kAggregateColumns[] =
+    "(`id` BIGINT, `ts` DATETIME REPLACE, `user_id` INT REPLACE, `kind` STRING REPLACE, "
+    "`amount` DOUBLE SUM, `url` STRING REPLACE, `note` STRING REPLACE_IF_NOT_NULL)";
+// kAggregateColumns's functions as DuckDB's own fold of a row into the stored one.
+constexpr char kDuckDbFold[] =
+    " ON CONFLICT (id) DO UPDATE SET ts = EXCLUDED.ts, user_id = EXCLUDED.user_id, kind = "
+    "EXCLUDED.kind, amount = amount + EXCLUDED.amount, url = EXCLUDED.url, note = "
+    "COALESCE(EXCLUDED.note, note)";
+
+struct Model {
+  std::string name;
+  std::string columns;
+  std::vector<double> rows_per_s;
+};
+
+// Uploads `set`'s files under `prefix` of the bench bucket.
+Status Upload(BenchContext& ctx, const DataSet& set, const std::string& prefix) {
+  std::vector<std::pair<std::string, std::string>> uploads;
+  for (const DataFile& f : set.files) {
+    uploads.emplace_back(f.path, prefix + "/" + std::filesystem::path(f.path).filename().string());
+  }
+  return UploadFiles(*ctx.s3, kBucket, uploads, 2);
+}
+
+// Loads the files under `prefix` (set's) with a job into a fresh table of `model`, recording
+// its rows/s (of the files' rows).
+Status LoadModel(BenchContext& ctx, BenchServer& server, const DataSet& set,
+                 const std::string& prefix, const std::string& name, Model& model) {
+  const JobSpec spec = FormatJobSpec(ctx, name, prefix, Info(DataFormat::kCsv));
+  const bool keyed = model.name != "duplicate";
+  MR_ASSIGN_OR_RETURN(double seconds, LoadWithJob(server, spec, model.columns,
+                                                  keyed ? set.distinct_ids : set.total_rows,
+                                                  std::chrono::seconds(1800)));
+  model.rows_per_s.push_back(static_cast<double>(set.total_rows) / seconds);
+  return Status::Ok();
+}
+
+std::string Note(const DataSet& set, const std::string& ids) {
+  return std::to_string(set.files.size()) + " CSV files, " + HumanBytes(set.total_bytes) + ", " +
+         std::to_string(set.total_rows) + " rows, " + ids;
+}
+
+}  // namespace
 
 Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
   MR_ASSIGN_OR_RETURN(const DataSet* set, ctx.Events(DataFormat::kCsv));
-  const FormatInfo& info = Info(DataFormat::kCsv);
   const std::string prefix = "models/csv";
-  std::vector<std::pair<std::string, std::string>> uploads;
-  for (const DataFile& f : set->files) {
-    uploads.emplace_back(f.path, prefix + "/" + std::filesystem::path(f.path).filename().string());
-  }
-  MR_RETURN_IF_ERROR(UploadFiles(*ctx.s3, kBucket, uploads, 2));
+  MR_RETURN_IF_ERROR(Upload(ctx, *set, prefix));
+  // The repeated ids on a quarter of the files (at least one): the figure is a ratio.
+  MR_ASSIGN_OR_RETURN(
+      const DataSet repeated,
+      GenerateDataSet(*ctx.generator, DataFormat::kCsv, std::max(1, ctx.config.tp_files / 4),
+                      ctx.config.tp_file_bytes, ctx.config.seed, ctx.Subdir("models-repeated"),
+                      EventIds::kTenthRepeated));
+  const std::string repeated_prefix = "models/repeated";
+  MR_RETURN_IF_ERROR(Upload(ctx, repeated, repeated_prefix));
   MR_ASSIGN_OR_RETURN(auto server, StartBenchServer(ctx, "models-server"));
 
-  // The event columns as Doris writes them, with each model's key clause.
-  const std::string doris_columns =
-      "(`id` BIGINT, `ts` DATETIME, `user_id` INT, `kind` STRING, `amount` DOUBLE, `url` "
-      "STRING, `note` STRING)";
-  const std::string aggregate_columns =
-      "(`id` BIGINT, `ts` DATETIME REPLACE, `user_id` INT REPLACE, `kind` STRING REPLACE, "
-      "`amount` DOUBLE SUM, `url` STRING REPLACE, `note` STRING REPLACE_IF_NOT_NULL)";
-  struct Model {
-    std::string name;
-    std::string columns;
-    std::vector<double> rows_per_s;
-  };
-  std::vector<Model> models = {{"duplicate", doris_columns + " DUPLICATE KEY(`id`)", {}},
-                               {"unique", doris_columns + " UNIQUE KEY(`id`)", {}},
-                               {"aggregate", aggregate_columns + " AGGREGATE KEY(`id`)", {}}};
+  std::vector<Model> models = {
+      {"duplicate", std::string(kDorisColumns) + " DUPLICATE KEY(`id`)"},
+      {"unique", std::string(kDorisColumns) + " UNIQUE KEY(`id`)"},
+      {"aggregate", std::string(kAggregateColumns) + " AGGREGATE KEY(`id`)"}};
+  std::vector<Model> repeated_models = {models[0], models[1]};
   const std::string baseline_dir = ctx.Subdir("models-baseline");
-  std::vector<double> duckdb_upsert_rows_per_s;
+  std::string keyed = kEventsColumns;
+  keyed.insert(keyed.size() - 1, ", PRIMARY KEY (id)");
+  std::vector<double> duckdb_upsert_rows_per_s, duckdb_fold_rows_per_s;
   for (int run = 1; run <= ctx.config.runs; ++run) {
-    std::string keyed = kEventsColumns;
-    keyed.insert(keyed.size() - 1, ", PRIMARY KEY (id)");
     MR_ASSIGN_OR_RETURN(
         Measured upsert,
         DuckDbLoad(*set, baseline_dir, {.columns = keyed, .insert = "INSERT OR REPLACE INTO"}));
     duckdb_upsert_rows_per_s.push_back(static_cast<double>(set->total_rows) / upsert.seconds);
+    MR_ASSIGN_OR_RETURN(Measured fold, DuckDbLoad(*set, baseline_dir,
+                                                  {.columns = keyed, .on_conflict = kDuckDbFold}));
+    duckdb_fold_rows_per_s.push_back(static_cast<double>(set->total_rows) / fold.seconds);
     for (Model& model : models) {
-      const std::string name = "model_" + model.name + "_" + std::to_string(run);
-      const JobSpec spec = FormatJobSpec(ctx, name, prefix, info);
-      MR_ASSIGN_OR_RETURN(double seconds, LoadWithJob(*server, spec, model.columns, set->total_rows,
-                                                      std::chrono::seconds(1800)));
-      model.rows_per_s.push_back(static_cast<double>(set->total_rows) / seconds);
+      MR_RETURN_IF_ERROR(LoadModel(ctx, *server, *set, prefix,
+                                   "model_" + model.name + "_" + std::to_string(run), model));
+    }
+    for (Model& model : repeated_models) {
+      MR_RETURN_IF_ERROR(LoadModel(ctx, *server, repeated, repeated_prefix,
+                                   "repeated_" + model.name + "_" + std::to_string(run), model));
     }
   }
-  const std::string note = std::to_string(set->files.size()) + " CSV files, " +
-                           HumanBytes(set->total_bytes) + ", " + std::to_string(set->total_rows) +
-                           " rows, every key once";
+  const std::string note = Note(*set, "every key once");
+  const std::string duplicate = "the same files into a DUPLICATE KEY table";
   std::vector<Figure> figures;
   for (size_t i = 1; i < models.size(); ++i) {
     figures.push_back({.name = models[i].name + " key load",
                        .unit = "rows/s",
                        .value = Summarize(models[i].rows_per_s),
                        .baseline = Summarize(models[0].rows_per_s),
-                       .baseline_what = "the same files into a DUPLICATE KEY table",
+                       .baseline_what = duplicate,
                        .note = note});
   }
   figures.push_back({.name = "unique key load, against DuckDB's upsert",
@@ -71,6 +120,20 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
                      .baseline_what = "DuckDB's INSERT OR REPLACE of the same files from local "
                                       "disk into a table with the primary key",
                      .note = note});
+  figures.push_back({.name = "aggregate key load, against DuckDB's fold",
+                     .unit = "rows/s",
+                     .value = Summarize(models[2].rows_per_s),
+                     .baseline = Summarize(duckdb_fold_rows_per_s),
+                     .baseline_what = "DuckDB's INSERT ... ON CONFLICT DO UPDATE SET amount = "
+                                      "amount + EXCLUDED.amount (the others replaced) of the same "
+                                      "files from local disk",
+                     .note = note});
+  figures.push_back({.name = "unique key load, 10% of rows repeat a key",
+                     .unit = "rows/s",
+                     .value = Summarize(repeated_models[1].rows_per_s),
+                     .baseline = Summarize(repeated_models[0].rows_per_s),
+                     .baseline_what = duplicate,
+                     .note = Note(repeated, "every tenth row repeats an earlier key")});
   return figures;
 }
 

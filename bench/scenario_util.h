@@ -47,9 +47,11 @@ struct Measured {
 struct DuckDbLoadShape {
   std::string columns = kEventsColumns;  // the table's columns and constraints, parenthesized
   std::string insert = "INSERT INTO";    // or "INSERT OR REPLACE INTO"
+  std::string on_conflict;               // an ON CONFLICT clause ending the INSERT, or ""
 };
 // Time and CPU DuckDB takes to load `set` from local disk into a fresh database file under
-// `dir`, in one statement over every file (in this process).
+// `dir`, in one statement over every file (in this process); the table must then hold
+// set.distinct_ids rows.
 Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
                             const DuckDbLoadShape& shape = {});
 
