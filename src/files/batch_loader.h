@@ -30,12 +30,13 @@
 // delete sign loads fast: its rows upserted as they come, in one statement, at DuckDB's own
 // upsert speed; DuckDB counts a key met twice once, so fewer rows written than the file's rows
 // (its counted records, else a count) means a key came twice, and the newest row of each key
-// is upserted again over the first (UpsertFast). An AGGREGATE file is folded per key (by line)
-// and merged in one statement read straight from the file (FoldFast). Files with the delete
-// sign, and every file after a row-level error, load carefully: the rows staged with their
-// record numbers, converted and filtered, reduced per key, then written. A NULL key is a filtered
-// row ("NULL value for NOT NULL column": a key column is NOT NULL in DuckDB). FileLoad::rows counts
-// the file's rows written, before the reduction.
+// that came more than once is upserted again over the first (UpsertFast). An AGGREGATE file's
+// keys are counted first: when none repeats its rows merge with the stored ones as they come,
+// else they are folded per key (by line) first; one statement read straight from the file
+// (FoldFast). Files with the delete sign, and every file after a row-level error, load
+// carefully: the rows staged with their record numbers, converted and filtered, reduced per key,
+// then written. A NULL key is a filtered row ("NULL value for NOT NULL column": a key column is
+// NOT NULL in DuckDB). FileLoad::rows counts the file's rows written, before the reduction.
 //
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
@@ -150,16 +151,25 @@ class BatchLoader {
   // statement; when a key came twice in the file, the newest row of each key is upserted again.
   Result<FileLoad> UpsertFast(const std::string& key, const std::string& readable,
                               std::optional<int64_t> records);
-  // An AGGREGATE table's file: its rows folded per key and merged in one statement, read
-  // straight from the file (no staging).
-  Result<FileLoad> FoldFast(const std::string& key, const std::string& readable,
-                            std::optional<int64_t> records);
+  // An AGGREGATE table's file: its keys counted first; when none comes twice, each row is merged
+  // with the stored one as it comes, else the rows are folded per key first; one statement read
+  // straight from the file either way (no staging).
+  Result<FileLoad> FoldFast(const std::string& key, const std::string& readable);
   // The rows `select` gives: the file's `records` when the SELECT keeps every record (and
   // `known`, when given, agrees), else counted by DuckDB.
   Result<int64_t> RowsOf(const std::string& select, std::optional<int64_t> records,
                          std::optional<int64_t> known);
+  // Refuses a `select` whose width is not the INSERT's columns'.
+  Status CheckWidth(const std::string& select);
+  // `select`'s rows with each value cast to its target column's type, named as the INSERT's
+  // columns, numbered in kRowColumn by the reader's order.
+  std::string TypedRows(const std::string& select) const;
+  std::string KeyList() const;  // by_key_'s keys, quoted, comma-separated
   // The rows of `select` reduced per key by line and written (model_write.h).
   Status WriteReduced(const std::string& select);
+  // The newest row of each key that comes more than once in `select`, written again
+  // (model_write.h) over an unreduced write of its rows.
+  Status RewriteRepeatedKeys(const std::string& select);
   std::string TargetList() const;  // the INSERT's columns, quoted, comma-separated
   std::vector<std::string> TargetNames() const;
 

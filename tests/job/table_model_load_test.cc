@@ -78,6 +78,22 @@ TEST_F(TableModelLoadTest, UniqueUpsertsKeepWhatTheReducedWriteKeeps) {
             (Rows{{"b-1.csv", "1"}, {"b-2.csv", "3"}, {"b-3.csv", "3"}}));
 }
 
+// Only the keys that repeat in a file are written again, each with its newest row: a key three
+// times among keys that come once, one of them already stored; and in the same batch a second
+// file with a repeat (the first file's rewrite left nothing behind in the transaction).
+TEST_F(TableModelLoadTest, AKeyThreeTimesInAFileKeepsItsLastRow) {
+  CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING) UNIQUE KEY(`id`)");
+  ASSERT_TRUE(harness_.conn().Execute("INSERT INTO u VALUES (1, 'stored')").ok());
+  WriteFile(in_ + "/t-1.csv", "1,a\n2,b\n1,c\n3,d\n1,e\n4,f\n");
+  WriteFile(in_ + "/t-2.csv", "2,x\n2,y\n5,z\n");
+  CreateJob("t", "INSERT INTO u SELECT CAST(c1 AS INT), c2");
+  ASSERT_TRUE(WaitForFiles("t", 2));
+  EXPECT_EQ(harness_.Query("SELECT id, name FROM u ORDER BY id"),
+            (Rows{{"1", "e"}, {"2", "y"}, {"3", "d"}, {"4", "f"}, {"5", "z"}}));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(type := 'insert') WHERE JobName = 't'"),
+            "1");
+}
+
 TEST_F(TableModelLoadTest, TheDeleteSignDeletesAKey) {
   CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING) UNIQUE KEY(`id`)");
   WriteFile(in_ + "/del-1.csv", "1,one,0\n2,two,0\n3,three,0\n");
