@@ -1,7 +1,8 @@
 #include "cdc/change_apply.h"
 
-#include <map>
-#include <set>
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/strings.h"
 #include "engine/appender.h"
@@ -66,15 +67,26 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   create += "__seq BIGINT, __del BOOLEAN, __keep VARCHAR)";
   MR_RETURN_IF_ERROR(conn.Execute(create));
 
-  // The newest staged text of each key's columns, for unchanged TOASTed values.
-  std::map<std::vector<std::string>, std::vector<std::optional<std::string>>> latest;
+  // An UPDATE that left a TOASTed value out of the stream takes it from an earlier change of
+  // its key: only then are each key's staged values kept, as they were last staged.
+  const bool any_unchanged =
+      std::any_of(changes.begin() + static_cast<std::ptrdiff_t>(begin),
+                  changes.begin() + static_cast<std::ptrdiff_t>(end), [](const Change& c) {
+                    return std::any_of(c.row.begin(), c.row.end(), [](const change::TupleValue& v) {
+                      return v.kind == change::TupleValue::Kind::kUnchanged;
+                    });
+                  });
+  std::unordered_map<std::string, std::vector<std::optional<std::string>>> latest;
   bool any_kept = false;
   bool any_delete = false;
   // A key met twice in the run: only then is the run reduced to each key's newest change.
-  std::set<std::vector<std::string>> keys;
+  std::unordered_set<std::string> keys;
+  keys.reserve(end - begin);
   bool repeats = false;
   {
     MR_ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", "main", kStage));
+    std::string key;
+    std::vector<std::optional<std::string>> staged(columns.size());
     for (size_t n = begin; n < end; ++n) {
       const Change& change = changes[n];
       const bool del = change.kind == Change::Kind::kDelete;
@@ -84,15 +96,21 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                                 std::to_string(change.row.size()) + " columns, the table has " +
                                 std::to_string(columns.size()));
       }
-      std::vector<std::string> key;
-      for (size_t k : source_->key)
-        key.push_back(change.row[k].text);
-      repeats = repeats || !keys.insert(key).second;
-      std::vector<std::optional<std::string>> staged(columns.size());
+      // The key's values, each with its length first, so that no two keys spell the same.
+      key.clear();
+      for (size_t k : source_->key) {
+        key += std::to_string(change.row[k].text.size()) + ":" + change.row[k].text;
+      }
+      if (!repeats) repeats = !keys.insert(key).second;
       std::string keep;
       for (size_t i = 0; i < columns.size(); ++i) {
         const change::TupleValue& v = change.row[i];
+        staged[i].reset();
         if (v.kind == change::TupleValue::Kind::kText) {
+          if (columns[i].mapping.form != change::ValueForm::kArray && !any_unchanged) {
+            MR_RETURN_IF_ERROR(appender->AppendString(v.text));  // staged as it came
+            continue;
+          }
           MR_ASSIGN_OR_RETURN(std::string text, change::StageText(columns[i].mapping, v.text));
           staged[i] = std::move(text);
         } else if (v.kind == change::TupleValue::Kind::kUnchanged && !del) {
@@ -107,8 +125,6 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
             keep += "," + std::to_string(i);
           }
         }
-      }
-      for (size_t i = 0; i < columns.size(); ++i) {
         MR_RETURN_IF_ERROR(staged[i] ? appender->AppendString(*staged[i]) : appender->AppendNull());
       }
       MR_RETURN_IF_ERROR(appender->AppendInt64(static_cast<int64_t>(n)));
@@ -117,10 +133,11 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                                       : appender->AppendString(keep + ","));
       MR_RETURN_IF_ERROR(appender->EndRow());
       any_kept = any_kept || !keep.empty();
+      if (!any_unchanged) continue;
       if (del) {
         latest.erase(key);
       } else {
-        latest[key] = std::move(staged);
+        latest[key] = staged;
       }
     }
     MR_RETURN_IF_ERROR(appender->Flush());
@@ -137,11 +154,28 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   }
   for (size_t k : source_->key)
     partition += (partition.empty() ? "" : ", ") + StageColumn(k);
+  const std::string newest = repeats ? " QUALIFY row_number() OVER (PARTITION BY " + partition +
+                                           " ORDER BY __seq DESC) = 1"
+                                     : std::string();
+  std::string list;
+  for (const std::string& c : target_->columns)
+    list += (list.empty() ? "" : ", ") + QuoteIdentifier(c);
+  const bool deletes = any_delete || !target_->unfiltered_sql.empty();
+  if (!deletes && !any_kept && seen_.empty()) {
+    // Upserts only, through a SELECT without a filter, every value in the stream: the SELECT
+    // reads the staged rows through a view, and writes them in one statement.
+    MR_RETURN_IF_ERROR(conn.Execute(
+        std::string("CREATE OR REPLACE TEMP VIEW ") + std::string(kSourceName) + " AS SELECT " +
+        typed.substr(0, typed.size() - 2) + " FROM " + kStage + newest));
+    MR_ASSIGN_OR_RETURN(const std::string upsert,
+                        table::UpsertClause(target_->def, target_->columns));
+    MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + target_->table + " (" + list +
+                                    ") SELECT * FROM (" + target_->select_sql + ")" + upsert));
+    return conn.Execute(std::string("DROP VIEW ") + std::string(kSourceName) + "; DROP TABLE " +
+                        kStage);
+  }
   MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kLast +
-                                  " AS SELECT " + typed + "__del, __keep FROM " + kStage +
-                                  (repeats ? " QUALIFY row_number() OVER (PARTITION BY " +
-                                                 partition + " ORDER BY __seq DESC) = 1"
-                                           : std::string())));
+                                  " AS SELECT " + typed + "__del, __keep FROM " + kStage + newest));
   if (any_kept) {
     // Unchanged TOASTed values the run did not carry: the target's row of the key has them.
     std::string on;
@@ -187,18 +221,12 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
     MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + seen_ + " SELECT " + keys + " FROM " +
                                     kUpserts + " AS __u(" + aliases + ")"));
   }
-  const bool deletes = any_delete || !target_->unfiltered_sql.empty();
   if (deletes) {
     MR_RETURN_IF_ERROR(
         map_rows(kKeys, "",
                  target_->unfiltered_sql.empty() ? target_->select_sql : target_->unfiltered_sql));
-  }
-
-  if (!deletes) {
+  } else {
     // Upserts only, of distinct source keys: written as they are, in one statement.
-    std::string list;
-    for (const std::string& c : target_->columns)
-      list += (list.empty() ? "" : ", ") + QuoteIdentifier(c);
     MR_ASSIGN_OR_RETURN(const std::string upsert,
                         table::UpsertClause(target_->def, target_->columns));
     MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + target_->table + " (" + list +

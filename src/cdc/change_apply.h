@@ -20,7 +20,8 @@
 // not convert fails the run (the task).
 // - `seen` (optional): a table of the target's key columns into which the keys of the rows
 //   written are inserted too (a snapshot's: see SnapshotSync in change_batch.h).
-// - Temporary tables named __millrace_cdc_* are created and dropped on the connection.
+// - Temporary tables (and a view) named __millrace_cdc_* are created and dropped on the
+//   connection.
 // - Thread-safety: one run at a time per connection.
 #pragma once
 
