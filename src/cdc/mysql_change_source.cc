@@ -318,7 +318,7 @@ Status MysqlChangeSource::Mapped(size_t b, const mysql::BinlogTable& table) {
   return stream_.AddShape(b, DescribeTableMap(table, stream_.tables()[b].table));
 }
 
-Status MysqlChangeSource::Receive(const mysql::StreamEvent& event) {
+Status MysqlChangeSource::Receive(mysql::StreamEvent& event) {
   if (const auto* gtid = std::get_if<mysql::GtidEvent>(&event.event)) {
     open_ = SourceTransaction{};
     open_gtid_ = gtid->Text();
@@ -330,7 +330,7 @@ Status MysqlChangeSource::Receive(const mysql::StreamEvent& event) {
     const std::optional<size_t> b = Binding(map->table.schema, map->table.name);
     return b ? Mapped(*b, map->table) : Status::Ok();
   }
-  if (const auto* rows = std::get_if<mysql::RowsEvent>(&event.event)) {
+  if (auto* rows = std::get_if<mysql::RowsEvent>(&event.event)) {
     if (rows->table == nullptr) return Status::Ok();
     const std::optional<size_t> b = Binding(rows->table->schema, rows->table->name);
     if (!b) return Status::Ok();
@@ -338,16 +338,16 @@ Status MysqlChangeSource::Receive(const mysql::StreamEvent& event) {
     const SourceTable& shape = stream_.Latest(*b);
     const uint32_t s = stream_.Shape(*b);
     std::vector<Change>& changes = open_->changes;
-    for (const mysql::RowChange& row : rows->rows) {
+    for (mysql::RowChange& row : rows->rows) {
       switch (rows->kind) {
         case mysql::RowsKind::kWrite:
-          changes.push_back(Change{Change::Kind::kUpsert, row.after, {}, *b, s});
+          changes.push_back(Change{Change::Kind::kUpsert, std::move(row.after), {}, *b, s});
           break;
         case mysql::RowsKind::kUpdate:
           if (KeyChanged(shape, row.before, row.after)) {
             changes.push_back(Change{Change::Kind::kDelete, KeyOnly(shape, row.before), {}, *b, s});
           }
-          changes.push_back(Change{Change::Kind::kUpsert, row.after, {}, *b, s});
+          changes.push_back(Change{Change::Kind::kUpsert, std::move(row.after), {}, *b, s});
           break;
         case mysql::RowsKind::kDelete:
           changes.push_back(Change{Change::Kind::kDelete, KeyOnly(shape, row.before), {}, *b, s});

@@ -111,7 +111,8 @@ class MysqlChangeSource final : public ChangeSource<BinlogWhere> {
                              const job::BatchLimits& limits) override;
   // A binlog position purged from the server: CANNOT_RESUME, the job must be made again.
   Status StreamFailed(const Where& at, const Status& error) override;
-  Status Receive(const mysql::StreamEvent& event);
+  // Takes the event's rows into the open transaction (moved, not copied).
+  Status Receive(mysql::StreamEvent& event);
   // The transaction being received ends at `after`.
   void EndTransaction(const mysql::BinlogPosition& after);
   // The binding of a table of the stream, if the job follows it.

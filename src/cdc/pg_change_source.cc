@@ -265,7 +265,7 @@ Status PgChangeSource::Receive(const pg::StreamMessage& message) {
   return Handle(decoded);
 }
 
-Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
+Status PgChangeSource::Handle(pg::PgOutputMessage& message) {
   auto Shape = [&](size_t b) { return stream_.Shape(b); };
   auto need_open = [&](const char* what) -> Status {
     if (open_) return Status::Ok();
@@ -305,14 +305,15 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
     }
     return Status::Ok();
   }
-  if (const auto* insert = std::get_if<pg::InsertMessage>(&message)) {
+  if (auto* insert = std::get_if<pg::InsertMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("an insert"));
     const std::optional<size_t> b = Binding(insert->relation);
     if (!b) return Status::Ok();
-    open_->changes.push_back(Change{Change::Kind::kUpsert, insert->row, {}, *b, Shape(*b)});
+    open_->changes.push_back(
+        Change{Change::Kind::kUpsert, std::move(insert->row), {}, *b, Shape(*b)});
     return Status::Ok();
   }
-  if (const auto* update = std::get_if<pg::UpdateMessage>(&message)) {
+  if (auto* update = std::get_if<pg::UpdateMessage>(&message)) {
     MR_RETURN_IF_ERROR(need_open("an update"));
     const std::optional<size_t> b = Binding(update->relation);
     if (!b) return Status::Ok();
@@ -333,9 +334,9 @@ Status PgChangeSource::Handle(const pg::PgOutputMessage& message) {
             Change{Change::Kind::kDelete, std::move(old_key), {}, *b, Shape(*b)});
       }
     }
-    open_->changes.push_back(Change{Change::Kind::kUpsert, update->row,
-                                    update->old_kind == 'O' ? update->old_row : change::Tuple(), *b,
-                                    Shape(*b)});
+    open_->changes.push_back(Change{
+        Change::Kind::kUpsert, std::move(update->row),
+        update->old_kind == 'O' ? std::move(update->old_row) : change::Tuple(), *b, Shape(*b)});
     return Status::Ok();
   }
   if (const auto* del = std::get_if<pg::DeleteMessage>(&message)) {

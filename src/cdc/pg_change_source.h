@@ -109,7 +109,8 @@ class PgChangeSource final : public ChangeSource<pg::Lsn> {
   Result<job::Polled> Stream(const job::JobRecord& job, const pg::Lsn& lsn,
                              const job::BatchLimits& limits) override;
   Status Receive(const pg::StreamMessage& message);
-  Status Handle(const pg::PgOutputMessage& message);
+  // Takes the message's rows into the open transaction (moved, not copied).
+  Status Handle(pg::PgOutputMessage& message);
   Result<pg::PgConnection*> Meta();
   void CloseStream() override;
   std::string SlotName(const job::JobRecord& job) const;

@@ -38,6 +38,7 @@ class Reader {
   Tuple ReadTuple() {
     const size_t count = Int(2, "the column count");
     Tuple tuple;
+    tuple.reserve(count);
     for (size_t i = 0; i < count && error_.ok(); ++i) {
       TupleValue value;
       const char kind = Byte("a column's kind");
