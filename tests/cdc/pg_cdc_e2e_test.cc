@@ -95,6 +95,12 @@ TEST_F(PgCdcTest, EveryKindOfChangeIsAppliedAndARolledBackTransactionIsNot) {
      "DELETE FROM ops WHERE id = 1; INSERT INTO ops VALUES (1, 'again', 3); "
      "UPDATE ops SET name = 'x' WHERE id = 500; COMMIT");
   converged();
+  // Upserts only, one key three times: the newest row of the key is the one written.
+  Pg("BEGIN; INSERT INTO ops VALUES (600, 'first', 1); UPDATE ops SET name = 'second', qty = 2 "
+     "WHERE id = 600; UPDATE ops SET qty = 3 WHERE id = 600; INSERT INTO ops VALUES (601, 'b', 4); "
+     "COMMIT");
+  converged();
+  EXPECT_EQ(MrValue("SELECT name || ':' || qty FROM cdc.ops WHERE id = 600"), "second:3");
   Pg("BEGIN; INSERT INTO ops VALUES (900, 'never', 0); DELETE FROM ops WHERE id = 2; ROLLBACK");
   Pg("INSERT INTO ops VALUES (901, 'after rollback', 0)");
   converged();
