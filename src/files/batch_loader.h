@@ -167,9 +167,9 @@ class BatchLoader {
   std::string KeyList() const;  // by_key_'s keys, quoted, comma-separated
   // The rows of `select` reduced per key by line and written (model_write.h).
   Status WriteReduced(const std::string& select);
-  // The newest row of each key that comes more than once in `select`, written again
-  // (model_write.h) over an unreduced write of its rows.
-  Status RewriteRepeatedKeys(const std::string& select);
+  // The newest row of each key of `select` (with `repeated_only`, of each key that comes more
+  // than once in it), written again (model_write.h) over an unreduced write of its rows.
+  Status RewriteKeys(const std::string& select, bool repeated_only);
   std::string TargetList() const;  // the INSERT's columns, quoted, comma-separated
   std::vector<std::string> TargetNames() const;
 
@@ -184,6 +184,7 @@ class BatchLoader {
   // Where the FROM before the call begins when the statement can load groups (CanGroup).
   const std::optional<size_t> group_from_;
   std::optional<bool> keeps_every_record_;  // KeepsEveryRecord, once asked
+  bool wrote_by_key_ = false;               // a keyed file was written in this transaction
 };
 
 }  // namespace millrace::files
