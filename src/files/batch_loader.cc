@@ -388,7 +388,7 @@ Status BatchLoader::WriteReduced(const std::string& select) {
 Status BatchLoader::RewriteKeys(const std::string& select, bool repeated_only) {
   MR_RETURN_IF_ERROR(CheckWidth(select));
   // The rows are set apart first: DuckDB updates rows this transaction wrote many times slower
-  // while the statement that updates them reads a file than from a table (measured with DuckDB
+  // from a statement that reads a file than from one that reads a table (measured with DuckDB
   // 1.4.4: 4.2 s to rewrite 41,451 keys of an 830,000-row file in one statement, 0.9 s through
   // a temporary table). Dropped before the load ends; a failure rolls the transaction back, and
   // the table with it.

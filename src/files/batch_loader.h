@@ -30,13 +30,16 @@
 // delete sign loads fast: its rows upserted as they come, in one statement, at DuckDB's own
 // upsert speed; DuckDB counts a key met twice once, so fewer rows written than the file's rows
 // (its counted records, else a count) means a key came twice, and the newest row of each key
-// that came more than once is upserted again over the first (UpsertFast). An AGGREGATE file's
-// keys are counted first: when none repeats its rows merge with the stored ones as they come,
-// else they are folded per key (by line) first; one statement read straight from the file
-// (FoldFast). Files with the delete sign, and every file after a row-level error, load
-// carefully: the rows staged with their record numbers, converted and filtered, reduced per key,
-// then written. A NULL key is a filtered row ("NULL value for NOT NULL column": a key column is
-// NOT NULL in DuckDB). FileLoad::rows counts the file's rows written, before the reduction.
+// that came more than once is upserted again over the first (UpsertFast); a later file of the
+// same transaction inserts only its new keys first, and when some key was not new, every key
+// of the file is upserted again from a temporary table (DuckDB updates rows of its own
+// transaction slowly from a file). An AGGREGATE file's keys are counted first: when none
+// repeats its rows merge with the stored ones as they come, else they are folded per key (by
+// line) first; one statement read straight from the file (FoldFast). Files with the delete
+// sign, and every file after a row-level error, load carefully: the rows staged with their
+// record numbers, converted and filtered, reduced per key, then written. A NULL key is a
+// filtered row ("NULL value for NOT NULL column": a key column is NOT NULL in DuckDB).
+// FileLoad::rows counts the file's rows written, before the reduction.
 //
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
 // task.
@@ -148,7 +151,8 @@ class BatchLoader {
 
   BatchLoader(engine::Connection* conn, job::SinkTransaction* txn, const LoadSpec& spec);
   // A UNIQUE table's file without the delete sign: its rows upserted as they come, in one
-  // statement; when a key came twice in the file, the newest row of each key is upserted again.
+  // statement (after an earlier file of the transaction: its new keys inserted); when a key came
+  // twice in the file (or was not new), the newest row of each such key is upserted again.
   Result<FileLoad> UpsertFast(const std::string& key, const std::string& readable,
                               std::optional<int64_t> records);
   // An AGGREGATE table's file: its keys counted first; when none comes twice, each row is merged
