@@ -148,8 +148,8 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   std::string names;
   std::string partition;
   for (size_t i = 0; i < columns.size(); ++i) {
-    typed += change::ValueSql(columns[i].mapping, StageColumn(i)) + " AS " +
-             QuoteIdentifier(columns[i].name) + ", ";
+    typed += (i ? ", " : "") + change::ValueSql(columns[i].mapping, StageColumn(i)) + " AS " +
+             QuoteIdentifier(columns[i].name);
     names += (i ? ", " : "") + QuoteIdentifier(columns[i].name);
   }
   for (size_t k : source_->key)
@@ -164,9 +164,9 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   if (!deletes && !any_kept && seen_.empty()) {
     // Upserts only, through a SELECT without a filter, every value in the stream: the SELECT
     // reads the staged rows through a view, and writes them in one statement.
-    MR_RETURN_IF_ERROR(conn.Execute(
-        std::string("CREATE OR REPLACE TEMP VIEW ") + std::string(kSourceName) + " AS SELECT " +
-        typed.substr(0, typed.size() - 2) + " FROM " + kStage + newest));
+    MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP VIEW ") +
+                                    std::string(kSourceName) + " AS SELECT " + typed + " FROM " +
+                                    kStage + newest));
     MR_ASSIGN_OR_RETURN(const std::string upsert,
                         table::UpsertClause(target_->def, target_->columns));
     MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + target_->table + " (" + list +
@@ -175,7 +175,8 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                         kStage);
   }
   MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kLast +
-                                  " AS SELECT " + typed + "__del, __keep FROM " + kStage + newest));
+                                  " AS SELECT " + typed + ", __del, __keep FROM " + kStage +
+                                  newest));
   if (any_kept) {
     // Unchanged TOASTed values the run did not carry: the target's row of the key has them.
     std::string on;

@@ -356,16 +356,16 @@ Status BatchLoader::CheckWidth(const std::string& select) {
   return Status::Ok();
 }
 
-std::string BatchLoader::TypedRows(const std::string& select) const {
+std::string BatchLoader::TypedSelect(const std::string& select, bool numbered) const {
   // Each value in its column's type before it is folded (an INSERT would cast it the same way;
   // a value that does not convert fails the statement, and the task loads carefully).
   std::string typed;
   for (const TargetColumn& t : targets_) {
-    typed += "CAST(" + QuoteIdentifier(t.name) + " AS " + t.type + ") AS " +
-             QuoteIdentifier(t.name) + ", ";
+    typed += (typed.empty() ? "" : ", ") + std::string("CAST(") + QuoteIdentifier(t.name) + " AS " +
+             t.type + ") AS " + QuoteIdentifier(t.name);
   }
-  return "SELECT " + typed + "row_number() OVER () AS " + kRowColumn + " FROM (" + select +
-         "\n) AS __millrace_src(" + TargetList() + ")";
+  if (numbered) typed += std::string(", row_number() OVER () AS ") + kRowColumn;
+  return "SELECT " + typed + " FROM (" + select + "\n) AS __millrace_src(" + TargetList() + ")";
 }
 
 std::string BatchLoader::KeyList() const {
@@ -376,10 +376,9 @@ std::string BatchLoader::KeyList() const {
 }
 
 Status BatchLoader::WriteReduced(const std::string& select) {
-  MR_RETURN_IF_ERROR(CheckWidth(select));
   MR_ASSIGN_OR_RETURN(std::vector<std::string> writes,
                       table::ModelWriteSql(*by_key_, spec_.analysis.target_table, TargetNames(),
-                                           TypedRows(select), kRowColumn));
+                                           TypedSelect(select, /*numbered=*/true), kRowColumn));
   for (const std::string& write : writes)
     MR_RETURN_IF_ERROR(conn_->Execute(write));
   return Status::Ok();
@@ -394,8 +393,9 @@ Status BatchLoader::RewriteKeys(const std::string& select, bool repeated_only) {
   // the table with it.
   constexpr const char* kRewritten = "temp.__millrace_rewritten_keys";
   MR_RETURN_IF_ERROR(conn_->Execute(
-      "CREATE TEMP TABLE " + std::string(kRewritten) + " AS SELECT * FROM (" + TypedRows(select) +
-      ")" + (repeated_only ? " QUALIFY count(*) OVER (PARTITION BY " + KeyList() + ") > 1" : "")));
+      "CREATE TEMP TABLE " + std::string(kRewritten) + " AS SELECT * FROM (" +
+      TypedSelect(select, /*numbered=*/true) + ")" +
+      (repeated_only ? " QUALIFY count(*) OVER (PARTITION BY " + KeyList() + ") > 1" : "")));
   MR_ASSIGN_OR_RETURN(std::vector<std::string> writes,
                       table::ModelWriteSql(*by_key_, spec_.analysis.target_table, TargetNames(),
                                            std::string("SELECT * FROM ") + kRewritten, kRowColumn));
@@ -450,6 +450,7 @@ Result<FileLoad> BatchLoader::FoldFast(const std::string& key, const std::string
   // Whether a key comes twice decides the write: a fold per key (a window and a GROUP BY over
   // the file) only then, else each row merged with the stored one as it comes. Counting the
   // keys reads the key columns alone, and gives the file's rows too.
+  if (Status s = CheckWidth(*select); !s.ok()) return with_file(s);
   auto counted =
       engine::QueryTextRows(*conn_, "SELECT count(*), count(DISTINCT (" + KeyList() + ")) FROM (" +
                                         *select + "\n) AS __millrace_src(" + TargetList() + ")");
@@ -464,16 +465,9 @@ Result<FileLoad> BatchLoader::FoldFast(const std::string& key, const std::string
     if (Status s = WriteReduced(*select); !s.ok()) return with_file(s);
     return load;
   }
-  if (Status s = CheckWidth(*select); !s.ok()) return with_file(s);
   MR_ASSIGN_OR_RETURN(const std::string merge, table::UpsertClause(*by_key_, TargetNames()));
-  std::string typed;
-  for (const TargetColumn& t : targets_) {
-    typed += (typed.empty() ? "" : ", ") + std::string("CAST(") + QuoteIdentifier(t.name) + " AS " +
-             t.type + ")";
-  }
   if (Status s = conn_->Execute("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
-                                ") SELECT " + typed + " FROM (" + *select +
-                                "\n) AS __millrace_src(" + TargetList() + ")" + merge);
+                                ") " + TypedSelect(*select, /*numbered=*/false) + merge);
       !s.ok()) {
     return with_file(s);
   }

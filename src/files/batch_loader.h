@@ -166,10 +166,11 @@ class BatchLoader {
   // Refuses a `select` whose width is not the INSERT's columns'.
   Status CheckWidth(const std::string& select);
   // `select`'s rows with each value cast to its target column's type, named as the INSERT's
-  // columns, numbered in kRowColumn by the reader's order.
-  std::string TypedRows(const std::string& select) const;
+  // columns; `numbered`: and numbered in kRowColumn by the reader's order.
+  std::string TypedSelect(const std::string& select, bool numbered) const;
   std::string KeyList() const;  // by_key_'s keys, quoted, comma-separated
-  // The rows of `select` reduced per key by line and written (model_write.h).
+  // The rows of `select` (of the INSERT's width: CheckWidth) reduced per key by line and
+  // written (model_write.h).
   Status WriteReduced(const std::string& select);
   // The newest row of each key of `select` (with `repeated_only`, of each key that comes more
   // than once in it), written again (model_write.h) over an unreduced write of its rows.
