@@ -161,9 +161,14 @@ Result<int64_t> BatchLoader::InsertOver(const std::vector<std::string>& readable
   return inserted->rows_changed();
 }
 
-Result<bool> BatchLoader::WritesByKey() {
+Result<bool> BatchLoader::MayGroup() {
   MR_RETURN_IF_ERROR(LoadTargetColumns());
-  return by_key_.has_value();
+  return !by_key_ || !SignedRows();
+}
+
+bool BatchLoader::SignedRows() const {
+  return std::any_of(targets_.begin(), targets_.end(),
+                     [](const auto& t) { return table::IsDeleteSign(t.name); });
 }
 
 Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable,
@@ -172,11 +177,11 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
   if (no_record) return FileLoad();
   if (Status s = LoadTargetColumns(); !s.ok()) return s.WithContext("file " + key);
   if (by_key_) {
-    const bool signed_rows = std::any_of(targets_.begin(), targets_.end(),
-                                         [](const auto& t) { return table::IsDeleteSign(t.name); });
-    if (signed_rows) return LoadCareful(key, readable);
-    return by_key_->model == table::TableModel::kUnique ? UpsertFast(key, readable, records)
-                                                        : FoldFast(key, readable);
+    if (SignedRows()) return LoadCareful(key, readable);
+    const FileGroup file{.keys = {key}, .readables = {readable}, .records = {records}};
+    auto loads = by_key_->model == table::TableModel::kUnique ? UpsertFast(file) : FoldFast(file);
+    if (!loads.ok()) return loads.status();
+    return loads->front();
   }
   auto rows = InsertOver({readable});
   if (!rows.ok()) return load::DescribeReadError(rows.status(), key, {readable});
@@ -231,15 +236,61 @@ Result<bool> BatchLoader::KeepsEveryRecord() {
 }
 
 Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
-    const std::vector<std::string>& readables) {
-  constexpr const char* kFileColumn = "__millrace_file";
+    const std::vector<std::string>& readables, const std::vector<std::optional<int64_t>>& records) {
   if (!group_from_)
     return Status::FailedPrecondition("the job's SELECT cannot load files in groups");
+  MR_RETURN_IF_ERROR(LoadTargetColumns());
+  const FileGroup group{.keys = {}, .readables = readables, .records = records};
+  if (by_key_) {
+    if (SignedRows())
+      return Status::FailedPrecondition("rows with a delete sign load one file at a time");
+    return by_key_->model == table::TableModel::kUnique ? UpsertFast(group) : FoldFast(group);
+  }
   MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver(readables));
+  MR_ASSIGN_OR_RETURN(auto by_file, RecordsAddingUpTo(group, rows));
+  if (!by_file) {
+    MR_ASSIGN_OR_RETURN(by_file, CountByFile(readables));
+  }
+  return Loads(*by_file, rows);
+}
 
-  // The same rows again, counted by file: the job's SELECT list with the file column added, over
-  // the reader with that column. An aggregate in the list fails to bind (the caller then loads
-  // file by file); a set-returning function's rows count for the file they came from.
+Result<std::vector<FileLoad>> BatchLoader::Loads(const std::vector<int64_t>& rows_by_file,
+                                                 int64_t total) {
+  std::vector<FileLoad> loads(rows_by_file.size());
+  int64_t sum = 0;
+  for (size_t i = 0; i < rows_by_file.size(); ++i) {
+    loads[i].rows = rows_by_file[i];
+    sum += rows_by_file[i];
+  }
+  if (sum != total) {
+    return Status::Aborted("the job's SELECT does not map a file's rows one to one (" +
+                           std::to_string(total) + " rows read, " + std::to_string(sum) +
+                           " counted by file)");
+  }
+  return loads;
+}
+
+Result<std::optional<std::vector<int64_t>>> BatchLoader::RecordsAddingUpTo(const FileGroup& group,
+                                                                           int64_t total) {
+  using Counts = std::optional<std::vector<int64_t>>;
+  if (group.records.size() != group.readables.size()) return Counts();
+  std::vector<int64_t> records;
+  int64_t sum = 0;
+  for (const std::optional<int64_t>& r : group.records) {
+    if (!r) return Counts();
+    records.push_back(*r);
+    sum += *r;
+  }
+  if (sum != total) return Counts();
+  MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
+  return keeps ? Counts(std::move(records)) : Counts();
+}
+
+Result<std::vector<int64_t>> BatchLoader::CountByFile(const std::vector<std::string>& readables) {
+  // The job's SELECT list with the file column added, over the reader with that column. An
+  // aggregate in the list fails to bind (the caller then loads file by file); a set-returning
+  // function's rows count for the file they came from.
+  constexpr const char* kFileColumn = "__millrace_file";
   const job::InsertAnalysis& a = spec_.analysis;
   const size_t from = *group_from_;
   MR_ASSIGN_OR_RETURN(std::string reader, load::BuildReadSql(spec_.options, readables, *conn_,
@@ -260,20 +311,13 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < readables.size(); ++i)
     index[readables[i]] = i;
-  std::vector<FileLoad> loads(readables.size());
-  int64_t total = 0;
+  std::vector<int64_t> rows(readables.size(), 0);
   for (const auto& row : counted) {
     auto it = row.size() == 2 ? index.find(row[0]) : index.end();
     if (it == index.end()) return Status::Internal("a row of the group came from no file of it");
-    loads[it->second].rows = std::stoll(row[1]);
-    total += loads[it->second].rows;
+    rows[it->second] = std::stoll(row[1]);
   }
-  if (total != rows) {
-    return Status::Aborted("the job's SELECT does not map a file's rows one to one (" +
-                           std::to_string(rows) + " rows inserted, " + std::to_string(total) +
-                           " counted by file)");
-  }
-  return loads;
+  return rows;
 }
 
 Status BatchLoader::LoadTargetColumns() {
@@ -333,15 +377,14 @@ std::vector<std::string> BatchLoader::TargetNames() const {
   return names;
 }
 
-Result<int64_t> BatchLoader::RowsOf(const std::string& select, std::optional<int64_t> records,
-                                    std::optional<int64_t> known) {
-  if (records) {
-    MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
-    if (keeps && (!known || *known == *records)) return *records;
-  }
+Result<std::vector<int64_t>> BatchLoader::RowsByFile(const FileGroup& group,
+                                                     const std::string& select, int64_t known) {
+  MR_ASSIGN_OR_RETURN(auto records, RecordsAddingUpTo(group, known));
+  if (records) return *std::move(records);
+  if (group.readables.size() > 1) return CountByFile(group.readables);
   MR_ASSIGN_OR_RETURN(auto counted,
                       engine::QueryTextRows(*conn_, "SELECT count(*) FROM (" + select + "\n)"));
-  return counted.empty() ? 0 : std::stoll(counted[0][0]);
+  return std::vector<int64_t>{counted.empty() ? 0 : std::stoll(counted[0][0])};
 }
 
 Status BatchLoader::CheckWidth(const std::string& select) {
@@ -404,16 +447,21 @@ Status BatchLoader::RewriteKeys(const std::string& select, bool repeated_only) {
   return conn_->Execute(std::string("DROP TABLE ") + kRewritten);
 }
 
-Result<FileLoad> BatchLoader::UpsertFast(const std::string& key, const std::string& readable,
-                                         std::optional<int64_t> records) {
-  auto with_file = [&](const Status& s) { return load::DescribeReadError(s, key, {readable}); };
-  auto select = SelectOver({readable}, /*fast=*/true);
+Status BatchLoader::DescribeGroupError(const Status& error, const FileGroup& group) {
+  // A group's error does not say which file is bad: the caller loads its files one by one.
+  if (group.keys.size() != 1) return error;
+  return load::DescribeReadError(error, group.keys[0], group.readables);
+}
+
+Result<std::vector<FileLoad>> BatchLoader::UpsertFast(const FileGroup& group) {
+  auto with_file = [&](const Status& s) { return DescribeGroupError(s, group); };
+  auto select = SelectOver(group.readables, /*fast=*/true);
   if (!select.ok()) return with_file(select.status());
-  // The task's first file upserts its rows as they come. A later one may meet keys an earlier
-  // file of the task wrote, rows of this same transaction, which DuckDB updates from a file at
-  // about 10,000 rows/s (83,000 such keys: 9.6 s, against 1.7 s when they were committed): it
-  // inserts only the keys that are new (DO NOTHING), and when some were not, writes every key
-  // of the file again from a temporary table.
+  // The task's first statement upserts its rows as they come. A later one may meet keys an
+  // earlier statement of the task wrote, rows of this same transaction, which DuckDB updates
+  // from a file at about 10,000 rows/s (83,000 such keys: 9.6 s, against 1.7 s when they were
+  // committed): it inserts only the keys that are new (DO NOTHING), and when some were not,
+  // writes every key of its files again from a temporary table.
   const bool after_own_rows = wrote_by_key_;
   std::string conflict = " ON CONFLICT DO NOTHING";
   if (!after_own_rows) {
@@ -427,29 +475,30 @@ Result<FileLoad> BatchLoader::UpsertFast(const std::string& key, const std::stri
   const int64_t written = (*changed)->rows_changed();
   changed->reset();
   // Each row the SELECT gave counts once, inserted or updated, unless its key came before in
-  // the file (DuckDB then kept the earlier row) or, with DO NOTHING, was there already. The
-  // file's records tell without a second read when the SELECT keeps every record.
-  FileLoad load;
-  auto rows = RowsOf(*select, records, written);
+  // the files (DuckDB then kept the earlier row) or, with DO NOTHING, was there already. The
+  // files' records tell without a second read when the SELECT keeps every record.
+  auto rows = RowsByFile(group, *select, written);
   if (!rows.ok()) return with_file(rows.status());
-  load.rows = *rows;
-  if (load.rows > written) {
-    // The newest row of each key concerned is written again over what came first
-    // (model_write.h), which leaves every key as the reduced write alone would.
+  int64_t total = 0;
+  for (int64_t n : *rows)
+    total += n;
+  if (total > written) {
+    // The newest row of each key concerned (by file, then line) is written again over what came
+    // first (model_write.h), which leaves every key as the reduced write alone would.
     if (Status s = RewriteKeys(*select, /*repeated_only=*/!after_own_rows); !s.ok()) {
       return with_file(s);
     }
   }
-  return load;
+  return Loads(*rows, total);
 }
 
-Result<FileLoad> BatchLoader::FoldFast(const std::string& key, const std::string& readable) {
-  auto with_file = [&](const Status& s) { return load::DescribeReadError(s, key, {readable}); };
-  auto select = SelectOver({readable}, /*fast=*/true);
+Result<std::vector<FileLoad>> BatchLoader::FoldFast(const FileGroup& group) {
+  auto with_file = [&](const Status& s) { return DescribeGroupError(s, group); };
+  auto select = SelectOver(group.readables, /*fast=*/true);
   if (!select.ok()) return with_file(select.status());
   // Whether a key comes twice decides the write: a fold per key (a window and a GROUP BY over
-  // the file) only then, else each row merged with the stored one as it comes. Counting the
-  // keys reads the key columns alone, and gives the file's rows too.
+  // the files) only then, else each row merged with the stored one as it comes. Counting the
+  // keys reads the key columns alone, and gives the files' rows too.
   if (Status s = CheckWidth(*select); !s.ok()) return with_file(s);
   auto counted =
       engine::QueryTextRows(*conn_, "SELECT count(*), count(DISTINCT (" + KeyList() + ")) FROM (" +
@@ -458,12 +507,17 @@ Result<FileLoad> BatchLoader::FoldFast(const std::string& key, const std::string
   if (counted->size() != 1 || (*counted)[0].size() != 2) {
     return Status::Internal("counting a file's keys returned no row");
   }
-  FileLoad load;
-  load.rows = std::stoll((*counted)[0][0]);
-  const bool repeats = load.rows != std::stoll((*counted)[0][1]);
+  const int64_t total = std::stoll((*counted)[0][0]);
+  const bool repeats = total != std::stoll((*counted)[0][1]);
+  std::vector<int64_t> rows = {total};
+  if (group.readables.size() > 1) {
+    auto by_file = RowsByFile(group, *select, total);
+    if (!by_file.ok()) return with_file(by_file.status());
+    rows = *std::move(by_file);
+  }
   if (repeats) {
     if (Status s = WriteReduced(*select); !s.ok()) return with_file(s);
-    return load;
+    return Loads(rows, total);
   }
   MR_ASSIGN_OR_RETURN(const std::string merge, table::UpsertClause(*by_key_, TargetNames()));
   if (Status s = conn_->Execute("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
@@ -471,7 +525,7 @@ Result<FileLoad> BatchLoader::FoldFast(const std::string& key, const std::string
       !s.ok()) {
     return with_file(s);
   }
-  return load;
+  return Loads(rows, total);
 }
 
 Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::string& readable) {

@@ -24,18 +24,20 @@
 // ORDER BY.
 //
 // Tables with a Doris model (table/model_catalog.h) keep rows by key (UNIQUE, AGGREGATE). Files
-// load one at a time, in the batch's order, so a later file's row of a key is newer than an
-// earlier file's; within a file the newest row of a key wins (AGGREGATE folds them), and the
-// rows are written with INSERT ... ON CONFLICT (table/model_write.h). A UNIQUE file without the
-// delete sign loads fast: its rows upserted as they come, in one statement, at DuckDB's own
-// upsert speed; DuckDB counts a key met twice once, so fewer rows written than the file's rows
-// (its counted records, else a count) means a key came twice, and the newest row of each key
-// that came more than once is upserted again over the first (UpsertFast); a later file of the
-// same transaction inserts only its new keys first, and when some key was not new, every key
-// of the file is upserted again from a temporary table (DuckDB updates rows of its own
-// transaction slowly from a file). An AGGREGATE file's keys are counted first: when none
-// repeats its rows merge with the stored ones as they come, else they are folded per key (by
-// line) first; one statement read straight from the file (FoldFast). Files with the delete
+// load in the batch's order, one at a time or small ones many to a statement (LoadGroupFast),
+// so a later file's row of a key is newer than an earlier file's; within a file the newest row
+// of a key wins (AGGREGATE folds them), and the rows are written with INSERT ... ON CONFLICT
+// (table/model_write.h). A UNIQUE file (or group) without the delete sign loads fast: its rows
+// upserted as they come, in one statement, at DuckDB's own upsert speed; DuckDB counts a key
+// met twice once, so fewer rows written than the rows read (the counted records, else a count)
+// means a key came twice, and the newest row of each key that came more than once (by file,
+// then line: row_number() OVER () follows the reader's order across the files of one reader)
+// is upserted again over the first (UpsertFast); a later statement of the same transaction
+// inserts only its new keys first, and when some key was not new, every key of its files is
+// upserted again from a temporary table (DuckDB updates rows of its own transaction slowly
+// from a file). An AGGREGATE file's (or group's) keys are counted first: when none repeats its
+// rows merge with the stored ones as they come, else they are folded per key (by file, then
+// line) first; one statement read straight from the files (FoldFast). Files with the delete
 // sign, and every file after a row-level error, load carefully: the rows staged with their
 // record numbers, converted and filtered, reduced per key, then written. A NULL key is a
 // filtered row ("NULL value for NOT NULL column": a key column is NOT NULL in DuckDB).
@@ -86,9 +88,10 @@ class BatchLoader {
   // without bad rows; a careful load that filters a row fails INTERNAL.
   BatchLoader(engine::Connection* conn, const LoadSpec& spec);
 
-  // True when the target table keeps rows by key (UNIQUE, AGGREGATE): LoadFast then loads
-  // carefully, and files must not be grouped.
-  Result<bool> WritesByKey();
+  // False when the target's files must load one at a time whatever the statement: a table with
+  // a key (UNIQUE, AGGREGATE) whose INSERT gives the delete sign (such files load carefully).
+  // Else CanGroup decides.
+  Result<bool> MayGroup();
 
   // `records`: the records the file holds (load/record_count.h), if counted; a UNIQUE load
   // then knows without reading the file again whether a key came twice in it.
@@ -108,12 +111,18 @@ class BatchLoader {
   Result<bool> KeepsEveryRecord();
   // The rows a Parquet file's footer declares (parquet_file_metadata's num_rows).
   Result<std::optional<int64_t>> FooterRows(const std::string& readable);
-  // Loads `readables` (non-empty files of one shape) with one INSERT; each file's rows are
-  // counted by the job's SELECT list with the file's name added, over the same FROM and WHERE
-  // (an aggregate then fails to bind). A row-level error is returned as LoadFast's; ABORTED
-  // when the counts do not add up to the rows inserted. Other errors do not say which file is
-  // bad: the caller loads the files one by one.
-  Result<std::vector<FileLoad>> LoadGroupFast(const std::vector<std::string>& readables);
+  // Loads `readables` (non-empty files of one shape, in the batch's order) with one INSERT: into
+  // a table with a key, the rows of the files as LoadFast writes one file's, the newest row of a
+  // key being the last file's, then its last line's (MayGroup must be true). Each file's rows
+  // are its `records` (counted records, by index; empty: none known) when the SELECT keeps every
+  // record and they add up to what the statement wrote, else counted by the job's SELECT list
+  // with the file's name added, over the same FROM and WHERE (an aggregate then fails to bind).
+  // A row-level error is returned as LoadFast's; ABORTED when the counts do not add up to the
+  // rows inserted. Other errors do not say which file is bad: the caller loads the files one by
+  // one.
+  Result<std::vector<FileLoad>> LoadGroupFast(
+      const std::vector<std::string>& readables,
+      const std::vector<std::optional<int64_t>>& records = {});
   Result<FileLoad> LoadCareful(const std::string& key, const std::string& readable);
 
   // True for errors a careful load turns into filtered rows: conversion failures, NULLs in
@@ -150,19 +159,37 @@ class BatchLoader {
   Result<int64_t> InsertOver(const std::vector<std::string>& readables);
 
   BatchLoader(engine::Connection* conn, job::SinkTransaction* txn, const LoadSpec& spec);
-  // A UNIQUE table's file without the delete sign: its rows upserted as they come, in one
-  // statement (after an earlier file of the transaction: its new keys inserted); when a key came
-  // twice in the file (or was not new), the newest row of each such key is upserted again.
-  Result<FileLoad> UpsertFast(const std::string& key, const std::string& readable,
-                              std::optional<int64_t> records);
-  // An AGGREGATE table's file: its keys counted first; when none comes twice, each row is merged
-  // with the stored one as it comes, else the rows are folded per key first; one statement read
-  // straight from the file either way (no staging).
-  Result<FileLoad> FoldFast(const std::string& key, const std::string& readable);
-  // The rows `select` gives: the file's `records` when the SELECT keeps every record (and
-  // `known`, when given, agrees), else counted by DuckDB.
-  Result<int64_t> RowsOf(const std::string& select, std::optional<int64_t> records,
-                         std::optional<int64_t> known);
+  // Files one statement loads, in the batch's order: their keys (one: errors name it), readable
+  // paths and counted records (by index; empty when none was counted).
+  struct FileGroup {
+    std::vector<std::string> keys;
+    std::vector<std::string> readables;
+    std::vector<std::optional<int64_t>> records;
+  };
+  // `error` naming the group's file when it has one key, else as it is.
+  static Status DescribeGroupError(const Status& error, const FileGroup& group);
+  bool SignedRows() const;  // the INSERT's columns include the delete sign
+  // A UNIQUE table's files without the delete sign: their rows upserted as they come, in one
+  // statement (after an earlier statement of the transaction: their new keys inserted); when a
+  // key came twice (or was not new), the newest row of each such key is upserted again.
+  Result<std::vector<FileLoad>> UpsertFast(const FileGroup& group);
+  // An AGGREGATE table's files: their keys counted first; when none comes twice, each row is
+  // merged with the stored one as it comes, else the rows are folded per key first; one
+  // statement read straight from the files either way (no staging).
+  Result<std::vector<FileLoad>> FoldFast(const FileGroup& group);
+  // FileLoads of `rows_by_file`; ABORTED when they do not add up to `total`, the rows read.
+  static Result<std::vector<FileLoad>> Loads(const std::vector<int64_t>& rows_by_file,
+                                             int64_t total);
+  // Each file's counted records when every file's is known, the SELECT keeps every record and
+  // they add up to `total`; else nullopt.
+  Result<std::optional<std::vector<int64_t>>> RecordsAddingUpTo(const FileGroup& group,
+                                                                int64_t total);
+  // Each file's rows, counted by DuckDB (the job's SELECT list with the file's name added).
+  Result<std::vector<int64_t>> CountByFile(const std::vector<std::string>& readables);
+  // Each file's rows of `select` (the SELECT over the group): RecordsAddingUpTo `known` (what a
+  // write reported), else counted.
+  Result<std::vector<int64_t>> RowsByFile(const FileGroup& group, const std::string& select,
+                                          int64_t known);
   // Refuses a `select` whose width is not the INSERT's columns'.
   Status CheckWidth(const std::string& select);
   // `select`'s rows with each value cast to its target column's type, named as the INSERT's

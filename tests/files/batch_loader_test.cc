@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "engine/engine_test_util.h"
+#include "table/create_table.h"
+#include "table/model_catalog.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::files {
@@ -113,6 +115,115 @@ TEST_F(GroupLoadTest, ReportsTheRowsEachFileInsertedAfterTheWhere) {
   EXPECT_EQ((*loads)[2].rows, 3);
   EXPECT_EQ((*loads)[3].rows, 5);
   EXPECT_EQ(engine::QueryValue(*conn_, "SELECT count(*) FROM t"), "9");
+}
+
+// Counted records stand for the files' rows, without a count by file, when the SELECT keeps every
+// record and they add up to what the group's statement wrote; otherwise DuckDB counts them.
+TEST_F(GroupLoadTest, CountedRecordsStandForTheRowsWhenTheyAddUp) {
+  const LoadSpec spec = SpecFor(Insert("c1, c2"));
+  BatchLoader loader(conn_.get(), spec);
+  // 3 + 2 records against the 1 + 2 rows written: counted.
+  auto counted = loader.LoadGroupFast(Files({1, 2}), {3, 2});
+  ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+  EXPECT_EQ((*counted)[0].rows, 1);
+  EXPECT_EQ((*counted)[1].rows, 2);
+  // 1 + 5 records against 2 + 4 rows written: the records are taken as they are (a count by
+  // file would say 2 and 4; the caller checks each file's rows against its records).
+  auto believed = loader.LoadGroupFast(Files({2, 4}), {1, 5});
+  ASSERT_TRUE(believed.ok()) << believed.status().ToString();
+  EXPECT_EQ((*believed)[0].rows, 1);
+  EXPECT_EQ((*believed)[1].rows, 5);
+}
+
+// Files of a table with a key load many to a statement, the newest row of a key being the last
+// file's, then its last line's; an AGGREGATE group folds a key met in several files.
+class KeyedGroupLoadTest : public GroupLoadTest {
+ protected:
+  void SetUp() override {
+    GroupLoadTest::SetUp();
+    ASSERT_TRUE(conn_->Execute("CREATE SCHEMA __millrace").ok());
+    ASSERT_TRUE(conn_->Execute(std::string(table::kModelTableDdl)).ok());
+  }
+  void CreateDorisTable(const std::string& ddl) {
+    auto create = table::ParseCreateTable(ddl);
+    ASSERT_TRUE(create.ok()) << create.status().ToString();
+    create->def.database = "main";
+    ASSERT_TRUE(conn_->Execute(table::DuckDbCreateTable(create->def, false)).ok());
+    ASSERT_TRUE(conn_->Execute(table::RecordModelSql(create->def)).ok());
+  }
+  // Files of the given contents, in order.
+  std::vector<std::string> Write(const std::vector<std::string>& contents) {
+    std::vector<std::string> paths;
+    for (const std::string& content : contents) {
+      paths.push_back(dir_.Join("k" + std::to_string(next_++) + ".csv"));
+      std::ofstream(paths.back()) << content;
+    }
+    return paths;
+  }
+  LoadSpec Into(const std::string& table, const std::string& select_list) {
+    LoadSpec spec = SpecFor(Insert(select_list));
+    spec.insert_sql.replace(spec.insert_sql.find("INTO t"), 6, "INTO " + table);
+    spec.analysis = job::AnalyzeInsert(spec.insert_sql).value();
+    return spec;
+  }
+  static std::vector<int64_t> Rows(const std::vector<FileLoad>& loads) {
+    std::vector<int64_t> rows;
+    for (const FileLoad& load : loads)
+      rows.push_back(load.rows);
+    return rows;
+  }
+  int next_ = 0;
+};
+
+TEST_F(KeyedGroupLoadTest, AUniqueGroupKeepsTheLastFilesLastRowOfAKey) {
+  CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING) UNIQUE KEY(`id`)");
+  ASSERT_TRUE(conn_->Execute("INSERT INTO u VALUES (9, 'stored')").ok());
+  const LoadSpec spec = Into("u", "CAST(c1 AS INT), c2");
+  ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+  BatchLoader loader(conn_.get(), spec);
+  auto groups = loader.MayGroup();
+  ASSERT_TRUE(groups.ok() && *groups);
+  // Rows with the delete sign load carefully, one file at a time.
+  const LoadSpec signed_spec =
+      Into("u (id, name, __DORIS_DELETE_SIGN__)", "CAST(c1 AS INT), c2, 0");
+  BatchLoader signed_rows(conn_.get(), signed_spec);
+  auto signed_groups = signed_rows.MayGroup();
+  ASSERT_TRUE(signed_groups.ok()) << signed_groups.status().ToString();
+  EXPECT_FALSE(*signed_groups);
+  // Key 1 in every file and twice in the last; key 3 in two files; key 9 stored before.
+  auto first =
+      loader.LoadGroupFast(Write({"1,a\n2,b\n", "1,c\n3,d\n9,x\n", "3,e\n1,f\n1,g\n"}), {2, 3, 3});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(Rows(*first), (std::vector<int64_t>{2, 3, 3}));
+  // A second group of the same transaction meets keys the first wrote; no records counted.
+  auto second = loader.LoadGroupFast(Write({"2,h\n4,i\n", "4,j\n5,k\n"}));
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(Rows(*second), (std::vector<int64_t>{2, 2}));
+  ASSERT_TRUE(conn_->Execute("COMMIT").ok());
+  EXPECT_EQ(engine::QueryValue(*conn_, "SELECT string_agg(id || name, ' ' ORDER BY id) FROM u"),
+            "1g 2h 3e 4j 5k 9x");
+}
+
+TEST_F(KeyedGroupLoadTest, AnAggregateGroupFoldsAKeyMetInSeveralFiles) {
+  CreateDorisTable(
+      "CREATE TABLE a (`k` STRING, `hits` BIGINT SUM, `last` STRING REPLACE) AGGREGATE "
+      "KEY(`k`)");
+  ASSERT_TRUE(conn_->Execute("INSERT INTO a VALUES ('s', 100, 'stored')").ok());
+  const LoadSpec spec = Into("a", "c1, CAST(c2 AS BIGINT), c3");
+  ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+  BatchLoader loader(conn_.get(), spec);
+  // x in both files (folded per key first), s stored before.
+  auto folded = loader.LoadGroupFast(Write({"x,1,a\ns,2,b\n", "y,5,c\nx,3,d\n"}), {2, 2});
+  ASSERT_TRUE(folded.ok()) << folded.status().ToString();
+  EXPECT_EQ(Rows(*folded), (std::vector<int64_t>{2, 2}));
+  // No key twice in the group: merged as the rows come, with the stored and earlier rows.
+  auto merged = loader.LoadGroupFast(Write({"x,10,e\n", "z,1,f\ns,1,g\n"}));
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(Rows(*merged), (std::vector<int64_t>{1, 2}));
+  ASSERT_TRUE(conn_->Execute("COMMIT").ok());
+  EXPECT_EQ(
+      engine::QueryValue(*conn_, "SELECT string_agg(k || hits || last, ' ' ORDER BY k) FROM a"),
+      "s103g x14e y5c z1f");
 }
 
 // A set-returning function's rows count for the file they came from.
