@@ -128,6 +128,12 @@ void BenchServer::Kill() {
 }
 
 std::string CreateJobSql(const JobSpec& spec) {
+  if (!spec.local_path.empty()) {
+    KeyValues params = {{"file_path", spec.local_path}, {"format", spec.format}};
+    params.insert(params.end(), spec.reader.begin(), spec.reader.end());
+    return StreamingJobSql(spec.name, spec.properties, spec.table,
+                           "local(" + KeyValueList(params) + ")");
+  }
   KeyValues params = {{"uri", spec.uri}, {"format", spec.format}};
   params.insert(params.end(), spec.reader.begin(), spec.reader.end());
   const KeyValues s3 = {{"s3.endpoint", spec.endpoint},

@@ -68,13 +68,17 @@ class BenchServer {
   server::MysqlPtr mysql_;
 };
 
-// CREATE JOB name ON STREAMING PROPERTIES (...) DO INSERT INTO table SELECT * FROM S3(...).
+// CREATE JOB name ON STREAMING ... DO INSERT INTO table SELECT * FROM S3(...), or local(...)
+// when `local_path` is given.
 struct JobSpec {
   std::string name;
   std::string table;
   std::string uri;  // s3://bucket/pattern
   std::string format;
   std::string endpoint;
+  // A file_path pattern under one of the server's --local-root: the job reads local files
+  // (uri and endpoint unused).
+  std::string local_path;
   KeyValues properties;  // job properties; empty: the defaults
   KeyValues reader;      // more S3() parameters (column_separator, read_json_by_line, ...)
 };

@@ -179,7 +179,7 @@ Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string
   if (by_key_) {
     if (SignedRows()) return LoadCareful(key, readable);
     const FileGroup file{.keys = {key}, .readables = {readable}, .records = {records}};
-    auto loads = by_key_->model == table::TableModel::kUnique ? UpsertFast(file) : FoldFast(file);
+    auto loads = LoadByKey(file);
     if (!loads.ok()) return loads.status();
     return loads->front();
   }
@@ -244,7 +244,7 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
   if (by_key_) {
     if (SignedRows())
       return Status::FailedPrecondition("rows with a delete sign load one file at a time");
-    return by_key_->model == table::TableModel::kUnique ? UpsertFast(group) : FoldFast(group);
+    return LoadByKey(group);
   }
   MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver(readables));
   MR_ASSIGN_OR_RETURN(auto by_file, RecordsAddingUpTo(group, rows));
@@ -453,10 +453,66 @@ Status BatchLoader::DescribeGroupError(const Status& error, const FileGroup& gro
   return load::DescribeReadError(error, group.keys[0], group.readables);
 }
 
-Result<std::vector<FileLoad>> BatchLoader::UpsertFast(const FileGroup& group) {
+Result<BatchLoader::KeyCensus> BatchLoader::CountKeys(const std::string& select) {
+  // One read of the key columns (the others are not cast or kept): the rows, their distinct
+  // keys, and the rows whose key the table holds, this transaction's rows included. DuckDB
+  // builds the join on the files' keys and skips the table's row groups outside their range.
+  std::string on;
+  std::string keys;
+  for (const std::string& key : by_key_->keys) {
+    const std::string quoted = QuoteIdentifier(key);
+    on += (on.empty() ? "" : " AND ") + std::string("__millrace_new.") + quoted +
+          " = __millrace_stored." + quoted;
+    keys += (keys.empty() ? "" : ", ") + std::string("__millrace_new.") + quoted;
+  }
+  const std::string first_key = QuoteIdentifier(by_key_->keys.front());
+  MR_ASSIGN_OR_RETURN(
+      auto counted,
+      engine::QueryTextRows(
+          *conn_, "SELECT count(*), count(DISTINCT (" + keys + ")), count(__millrace_stored." +
+                      first_key + ") FROM (" + TypedSelect(select, /*numbered=*/false) +
+                      ") AS __millrace_new LEFT JOIN " + spec_.analysis.target_table +
+                      " AS __millrace_stored ON " + on));
+  if (counted.size() != 1 || counted[0].size() != 3) {
+    return Status::Internal("counting the keys of a file returned no row");
+  }
+  return KeyCensus{.rows = std::stoll(counted[0][0]),
+                   .distinct = std::stoll(counted[0][1]),
+                   .stored = std::stoll(counted[0][2])};
+}
+
+Result<std::vector<FileLoad>> BatchLoader::LoadByKey(const FileGroup& group) {
   auto with_file = [&](const Status& s) { return DescribeGroupError(s, group); };
   auto select = SelectOver(group.readables, /*fast=*/true);
   if (!select.ok()) return with_file(select.status());
+  if (Status s = CheckWidth(*select); !s.ok()) return with_file(s);
+  auto census = CountKeys(*select);
+  if (!census.ok()) return with_file(census.status());
+  std::vector<int64_t> rows = {census->rows};
+  if (group.readables.size() > 1) {
+    auto by_file = RowsByFile(group, *select, census->rows);
+    if (!by_file.ok()) return with_file(by_file.status());
+    rows = *std::move(by_file);
+  }
+  Status written;
+  if (census->distinct == census->rows && census->stored == 0) {
+    // Every key new and once: a plain INSERT, which DuckDB runs faster than either ON CONFLICT
+    // (DuckDB 1.4.4, a million rows into a table with a primary key, in a transaction holding
+    // up to 7 million: 0.9 s, against 1.5 s with DO NOTHING and 1.3-1.9 s with DO UPDATE). The
+    // newlines end a trailing -- comment of the job's statement.
+    written = conn_->Execute("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
+                             ") SELECT * FROM (" + *select + "\n)");
+  } else if (by_key_->model == table::TableModel::kUnique) {
+    written = Upsert(*select, census->rows);
+  } else {
+    written = Fold(*select, census->distinct != census->rows);
+  }
+  if (!written.ok()) return with_file(written);
+  wrote_by_key_ = true;
+  return Loads(rows, census->rows);
+}
+
+Status BatchLoader::Upsert(const std::string& select, int64_t rows) {
   // The task's first statement upserts its rows as they come. A later one may meet keys an
   // earlier statement of the task wrote, rows of this same transaction, which DuckDB updates
   // from a file at about 10,000 rows/s (83,000 such keys: 9.6 s, against 1.7 s when they were
@@ -467,65 +523,27 @@ Result<std::vector<FileLoad>> BatchLoader::UpsertFast(const FileGroup& group) {
   if (!after_own_rows) {
     MR_ASSIGN_OR_RETURN(conflict, table::UpsertClause(*by_key_, TargetNames()));
   }
-  // The newlines end a trailing -- comment of the job's statement.
-  auto changed = conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
-                              ") SELECT * FROM (" + *select + "\n)" + conflict);
-  if (!changed.ok()) return with_file(changed.status());
-  wrote_by_key_ = true;
-  const int64_t written = (*changed)->rows_changed();
-  changed->reset();
-  // Each row the SELECT gave counts once, inserted or updated, unless its key came before in
-  // the files (DuckDB then kept the earlier row) or, with DO NOTHING, was there already. The
-  // files' records tell without a second read when the SELECT keeps every record.
-  auto rows = RowsByFile(group, *select, written);
-  if (!rows.ok()) return with_file(rows.status());
-  int64_t total = 0;
-  for (int64_t n : *rows)
-    total += n;
-  if (total > written) {
-    // The newest row of each key concerned (by file, then line) is written again over what came
-    // first (model_write.h), which leaves every key as the reduced write alone would.
-    if (Status s = RewriteKeys(*select, /*repeated_only=*/!after_own_rows); !s.ok()) {
-      return with_file(s);
-    }
-  }
-  return Loads(*rows, total);
+  MR_ASSIGN_OR_RETURN(auto changed,
+                      conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" +
+                                   TargetList() + ") SELECT * FROM (" + select + "\n)" + conflict));
+  const int64_t written = changed->rows_changed();
+  changed.reset();
+  // Each row counts once, inserted or updated, unless its key came before in the files (DuckDB
+  // then kept the earlier row) or, with DO NOTHING, was there already. The newest row of each
+  // key concerned (by file, then line) is then written again over what came first
+  // (model_write.h), which leaves every key as the reduced write alone would.
+  if (rows > written) return RewriteKeys(select, /*repeated_only=*/!after_own_rows);
+  return Status::Ok();
 }
 
-Result<std::vector<FileLoad>> BatchLoader::FoldFast(const FileGroup& group) {
-  auto with_file = [&](const Status& s) { return DescribeGroupError(s, group); };
-  auto select = SelectOver(group.readables, /*fast=*/true);
-  if (!select.ok()) return with_file(select.status());
-  // Whether a key comes twice decides the write: a fold per key (a window and a GROUP BY over
-  // the files) only then, else each row merged with the stored one as it comes. Counting the
-  // keys reads the key columns alone, and gives the files' rows too.
-  if (Status s = CheckWidth(*select); !s.ok()) return with_file(s);
-  auto counted =
-      engine::QueryTextRows(*conn_, "SELECT count(*), count(DISTINCT (" + KeyList() + ")) FROM (" +
-                                        *select + "\n) AS __millrace_src(" + TargetList() + ")");
-  if (!counted.ok()) return with_file(counted.status());
-  if (counted->size() != 1 || (*counted)[0].size() != 2) {
-    return Status::Internal("counting a file's keys returned no row");
-  }
-  const int64_t total = std::stoll((*counted)[0][0]);
-  const bool repeats = total != std::stoll((*counted)[0][1]);
-  std::vector<int64_t> rows = {total};
-  if (group.readables.size() > 1) {
-    auto by_file = RowsByFile(group, *select, total);
-    if (!by_file.ok()) return with_file(by_file.status());
-    rows = *std::move(by_file);
-  }
-  if (repeats) {
-    if (Status s = WriteReduced(*select); !s.ok()) return with_file(s);
-    return Loads(rows, total);
-  }
+Status BatchLoader::Fold(const std::string& select, bool repeats) {
+  // A fold per key (a window and a GROUP BY over the files) only when a key comes twice, else
+  // each row merged with the stored one as it comes; one statement read straight from the
+  // files either way.
+  if (repeats) return WriteReduced(select);
   MR_ASSIGN_OR_RETURN(const std::string merge, table::UpsertClause(*by_key_, TargetNames()));
-  if (Status s = conn_->Execute("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
-                                ") " + TypedSelect(*select, /*numbered=*/false) + merge);
-      !s.ok()) {
-    return with_file(s);
-  }
-  return Loads(rows, total);
+  return conn_->Execute("INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() + ") " +
+                        TypedSelect(select, /*numbered=*/false) + merge);
 }
 
 Result<FileLoad> BatchLoader::LoadCareful(const std::string& key, const std::string& readable) {

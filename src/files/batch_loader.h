@@ -27,20 +27,22 @@
 // load in the batch's order, one at a time or small ones many to a statement (LoadGroupFast),
 // so a later file's row of a key is newer than an earlier file's; within a file the newest row
 // of a key wins (AGGREGATE folds them), and the rows are written with INSERT ... ON CONFLICT
-// (table/model_write.h). A UNIQUE file (or group) without the delete sign loads fast: its rows
-// upserted as they come, in one statement, at DuckDB's own upsert speed; DuckDB counts a key
-// met twice once, so fewer rows written than the rows read (the counted records, else a count)
-// means a key came twice, and the newest row of each key that came more than once (by file,
-// then line: row_number() OVER () follows the reader's order across the files of one reader)
-// is upserted again over the first (UpsertFast); a later statement of the same transaction
-// inserts only its new keys first, and when some key was not new, every key of its files is
-// upserted again from a temporary table (DuckDB updates rows of its own transaction slowly
-// from a file). An AGGREGATE file's (or group's) keys are counted first: when none repeats its
-// rows merge with the stored ones as they come, else they are folded per key (by file, then
-// line) first; one statement read straight from the files (FoldFast). Files with the delete
-// sign, and every file after a row-level error, load carefully: the rows staged with their
-// record numbers, converted and filtered, reduced per key, then written. A NULL key is a
-// filtered row ("NULL value for NOT NULL column": a key column is NOT NULL in DuckDB).
+// (table/model_write.h). A file (or group) without the delete sign loads fast, straight from
+// the files (LoadByKey): one read of its key columns first counts its rows, its distinct keys
+// and the keys the table holds (this transaction's rows included); when every key is new and
+// comes once, the rows go in with a plain INSERT, which DuckDB runs faster than either ON
+// CONFLICT. Else a UNIQUE file's rows are upserted as they come, in one statement; DuckDB
+// counts a key met twice once, so fewer rows written than counted means a key came twice, and
+// the newest row of each key that came more than once (by file, then line: row_number() OVER
+// () follows the reader's order across the files of one reader) is upserted again over the
+// first (Upsert); a later statement of the same transaction inserts only its new keys first,
+// and when some key was not new, every key of its files is upserted again from a temporary
+// table (DuckDB updates rows of its own transaction slowly from a file). An AGGREGATE file's
+// rows merge with the stored ones as they come when no key repeats, else they are folded per
+// key (by file, then line) first (Fold). Files with the delete sign, and every file after a
+// row-level error, load carefully: the rows staged with their record numbers, converted and
+// filtered, reduced per key, then written. A NULL key is a filtered row ("NULL value for NOT
+// NULL column": a key column is NOT NULL in DuckDB).
 // FileLoad::rows counts the file's rows written, before the reduction.
 //
 // An empty (0-byte) file loads 0 rows. Errors name the file. Not thread-safe: one loader per
@@ -169,14 +171,25 @@ class BatchLoader {
   // `error` naming the group's file when it has one key, else as it is.
   static Status DescribeGroupError(const Status& error, const FileGroup& group);
   bool SignedRows() const;  // the INSERT's columns include the delete sign
-  // A UNIQUE table's files without the delete sign: their rows upserted as they come, in one
-  // statement (after an earlier statement of the transaction: their new keys inserted); when a
-  // key came twice (or was not new), the newest row of each such key is upserted again.
-  Result<std::vector<FileLoad>> UpsertFast(const FileGroup& group);
-  // An AGGREGATE table's files: their keys counted first; when none comes twice, each row is
-  // merged with the stored one as it comes, else the rows are folded per key first; one
-  // statement read straight from the files either way (no staging).
-  Result<std::vector<FileLoad>> FoldFast(const FileGroup& group);
+  // What one read of a SELECT's keys tells: its rows, their distinct keys, and the rows whose
+  // key the table holds (this transaction's rows included).
+  struct KeyCensus {
+    int64_t rows = 0;
+    int64_t distinct = 0;
+    int64_t stored = 0;
+  };
+  Result<KeyCensus> CountKeys(const std::string& select);
+  // Files into a table with a key, the delete sign not given: their keys counted first (one
+  // read of the key columns); when every key is new and comes once, a plain INSERT; else
+  // Upsert (UNIQUE) or Fold (AGGREGATE). One statement read straight from the files.
+  Result<std::vector<FileLoad>> LoadByKey(const FileGroup& group);
+  // A UNIQUE table's `select` (of `rows` rows): its rows upserted as they come, in one statement
+  // (after an earlier statement of the transaction: its new keys inserted); when a key came
+  // twice (or was not new), the newest row of each such key is upserted again.
+  Status Upsert(const std::string& select, int64_t rows);
+  // An AGGREGATE table's `select`: each row merged with the stored one as it comes or, when a
+  // key `repeats`, the rows folded per key first.
+  Status Fold(const std::string& select, bool repeats);
   // FileLoads of `rows_by_file`; ABORTED when they do not add up to `total`, the rows read.
   static Result<std::vector<FileLoad>> Loads(const std::vector<int64_t>& rows_by_file,
                                              int64_t total);

@@ -136,7 +136,9 @@ TEST_F(GroupLoadTest, CountedRecordsStandForTheRowsWhenTheyAddUp) {
 }
 
 // Files of a table with a key load many to a statement, the newest row of a key being the last
-// file's, then its last line's; an AGGREGATE group folds a key met in several files.
+// file's, then its last line's; an AGGREGATE group folds a key met in several files. Each way a
+// census of the keys leads: a key twice, a key stored (before, or by this transaction), every
+// key new.
 class KeyedGroupLoadTest : public GroupLoadTest {
  protected:
   void SetUp() override {
@@ -199,9 +201,13 @@ TEST_F(KeyedGroupLoadTest, AUniqueGroupKeepsTheLastFilesLastRowOfAKey) {
   auto second = loader.LoadGroupFast(Write({"2,h\n4,i\n", "4,j\n5,k\n"}));
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   EXPECT_EQ(Rows(*second), (std::vector<int64_t>{2, 2}));
+  // Keys all new and once: a plain INSERT.
+  auto third = loader.LoadGroupFast(Write({"6,l\n", "7,m\n8,n\n"}));
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_EQ(Rows(*third), (std::vector<int64_t>{1, 2}));
   ASSERT_TRUE(conn_->Execute("COMMIT").ok());
   EXPECT_EQ(engine::QueryValue(*conn_, "SELECT string_agg(id || name, ' ' ORDER BY id) FROM u"),
-            "1g 2h 3e 4j 5k 9x");
+            "1g 2h 3e 4j 5k 6l 7m 8n 9x");
 }
 
 TEST_F(KeyedGroupLoadTest, AnAggregateGroupFoldsAKeyMetInSeveralFiles) {
