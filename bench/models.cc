@@ -105,6 +105,8 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
     }
   }
   const std::string note = Note(*set, "every key once");
+  // Issue 39's: a keyed load at 0.8 of DuckDB's own upsert or fold of the same files.
+  const Target kIssueTarget{Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"};
   const std::string duplicate = "the same files into a DUPLICATE KEY table";
   std::vector<Figure> figures;
   for (size_t i = 1; i < models.size(); ++i) {
@@ -121,6 +123,7 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
                      .baseline = Summarize(duckdb_upsert_rows_per_s),
                      .baseline_what = "DuckDB's INSERT OR REPLACE of the same files from local "
                                       "disk into a table with the primary key",
+                     .target = kIssueTarget,
                      .note = note});
   figures.push_back({.name = "aggregate key load, against DuckDB's fold",
                      .unit = "rows/s",
@@ -129,6 +132,7 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
                      .baseline_what = "DuckDB's INSERT ... ON CONFLICT DO UPDATE SET amount = "
                                       "amount + EXCLUDED.amount (the others replaced) of the same "
                                       "files from local disk",
+                     .target = kIssueTarget,
                      .note = note});
   figures.push_back({.name = "unique key load, 10% of rows repeat a key",
                      .unit = "rows/s",
