@@ -171,14 +171,13 @@ bool BatchLoader::SignedRows() const {
                      [](const auto& t) { return table::IsDeleteSign(t.name); });
 }
 
-Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable,
-                                       std::optional<int64_t> records) {
+Result<FileLoad> BatchLoader::LoadFast(const std::string& key, const std::string& readable) {
   MR_ASSIGN_OR_RETURN(const bool no_record, HoldsNoRecord(spec_.options, key, readable));
   if (no_record) return FileLoad();
   if (Status s = LoadTargetColumns(); !s.ok()) return s.WithContext("file " + key);
   if (by_key_) {
     if (SignedRows()) return LoadCareful(key, readable);
-    const FileGroup file{.keys = {key}, .readables = {readable}, .records = {records}};
+    const FileGroup file{.keys = {key}, .readables = {readable}, .records = {}};
     auto loads = LoadByKey(file);
     if (!loads.ok()) return loads.status();
     return loads->front();

@@ -95,10 +95,7 @@ class BatchLoader {
   // Else CanGroup decides.
   Result<bool> MayGroup();
 
-  // `records`: the records the file holds (load/record_count.h), if counted; a UNIQUE load
-  // then knows without reading the file again whether a key came twice in it.
-  Result<FileLoad> LoadFast(const std::string& key, const std::string& readable,
-                            std::optional<int64_t> records = std::nullopt);
+  Result<FileLoad> LoadFast(const std::string& key, const std::string& readable);
 
   // Small files load many to a statement (one INSERT and one count for the group instead of an
   // INSERT per file: DuckDB spends about a millisecond on each statement, more than on a file of

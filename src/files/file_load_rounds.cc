@@ -240,7 +240,7 @@ class RoundRunner {
         loaded = loader.LoadGroupFast(paths, records);
       } else {
         auto one = careful_ ? loader.LoadCareful(files_[i].key, path)
-                            : loader.LoadFast(files_[i].key, path, fetcher_.Wait(i).records);
+                            : loader.LoadFast(files_[i].key, path);
         if (one.ok()) {
           loaded->push_back(*one);
         } else {
