@@ -426,24 +426,41 @@ Status BatchLoader::WriteReduced(const std::string& select) {
   return Status::Ok();
 }
 
-Status BatchLoader::RewriteKeys(const std::string& select, bool repeated_only) {
-  MR_RETURN_IF_ERROR(CheckWidth(select));
-  // The rows are set apart first: DuckDB updates rows this transaction wrote many times slower
-  // from a statement that reads a file than from one that reads a table (measured with DuckDB
+namespace {
+// The rows a UNIQUE load sets apart (BatchLoader::SetAside); dropped before the load ends, or
+// with the transaction when it fails.
+constexpr const char* kSetAside = "temp.__millrace_rewritten_keys";
+}  // namespace
+
+Status BatchLoader::SetAside(const std::string& select, SetAsideRows which) {
+  // Through a table because DuckDB updates rows this transaction wrote many times slower from
+  // a statement that reads a file than from one that reads a table (measured with DuckDB
   // 1.4.4: 4.2 s to rewrite 41,451 keys of an 830,000-row file in one statement, 0.9 s through
-  // a temporary table). Dropped before the load ends; a failure rolls the transaction back, and
-  // the table with it.
-  constexpr const char* kRewritten = "temp.__millrace_rewritten_keys";
-  MR_RETURN_IF_ERROR(conn_->Execute(
-      "CREATE TEMP TABLE " + std::string(kRewritten) + " AS SELECT * FROM (" +
-      TypedSelect(select, /*numbered=*/true) + ")" +
-      (repeated_only ? " QUALIFY count(*) OVER (PARTITION BY " + KeyList() + ") > 1" : "")));
+  // a temporary table).
+  std::string stored;
+  if (which == SetAsideRows::kRepeatedOrStoredKeys) {
+    std::string match;
+    for (const std::string& key : by_key_->keys) {
+      const std::string quoted = QuoteIdentifier(key);
+      match += (match.empty() ? "" : " AND ") + std::string("__millrace_stored.") + quoted +
+               " = __millrace_new." + quoted;
+    }
+    stored = " OR EXISTS (SELECT 1 FROM " + spec_.analysis.target_table +
+             " AS __millrace_stored WHERE " + match + ")";
+  }
+  return conn_->Execute("CREATE TEMP TABLE " + std::string(kSetAside) + " AS SELECT * FROM (" +
+                        TypedSelect(select, /*numbered=*/true) +
+                        ") AS __millrace_new QUALIFY count(*) OVER (PARTITION BY " + KeyList() +
+                        ") > 1" + stored);
+}
+
+Status BatchLoader::WriteSetAside() {
   MR_ASSIGN_OR_RETURN(std::vector<std::string> writes,
                       table::ModelWriteSql(*by_key_, spec_.analysis.target_table, TargetNames(),
-                                           std::string("SELECT * FROM ") + kRewritten, kRowColumn));
+                                           std::string("SELECT * FROM ") + kSetAside, kRowColumn));
   for (const std::string& write : writes)
     MR_RETURN_IF_ERROR(conn_->Execute(write));
-  return conn_->Execute(std::string("DROP TABLE ") + kRewritten);
+  return conn_->Execute(std::string("DROP TABLE ") + kSetAside);
 }
 
 Status BatchLoader::DescribeGroupError(const Status& error, const FileGroup& group) {
@@ -512,27 +529,30 @@ Result<std::vector<FileLoad>> BatchLoader::LoadByKey(const FileGroup& group) {
 }
 
 Status BatchLoader::Upsert(const std::string& select, int64_t rows) {
-  // The task's first statement upserts its rows as they come. A later one may meet keys an
-  // earlier statement of the task wrote, rows of this same transaction, which DuckDB updates
-  // from a file at about 10,000 rows/s (83,000 such keys: 9.6 s, against 1.7 s when they were
-  // committed): it inserts only the keys that are new (DO NOTHING), and when some were not,
-  // writes every key of its files again from a temporary table.
-  const bool after_own_rows = wrote_by_key_;
-  std::string conflict = " ON CONFLICT DO NOTHING";
-  if (!after_own_rows) {
-    MR_ASSIGN_OR_RETURN(conflict, table::UpsertClause(*by_key_, TargetNames()));
+  const std::string insert = "INSERT INTO " + spec_.analysis.target_table + " (" + TargetList() +
+                             ") SELECT * FROM (" + select + "\n)";
+  if (wrote_by_key_) {
+    // A later statement of the task may meet keys an earlier one wrote, rows of this same
+    // transaction, which DuckDB updates from a file at about 10,000 rows/s (83,000 such keys:
+    // 9.6 s, against 1.7 s when they were committed). The rows whose key repeats or is stored
+    // already are set apart first, the new keys inserted (DO NOTHING), and the rows set apart
+    // written again from their table, reduced per key.
+    MR_RETURN_IF_ERROR(SetAside(select, SetAsideRows::kRepeatedOrStoredKeys));
+    MR_RETURN_IF_ERROR(conn_->Execute(insert + " ON CONFLICT DO NOTHING"));
+    return WriteSetAside();
   }
-  MR_ASSIGN_OR_RETURN(auto changed,
-                      conn_->Query("INSERT INTO " + spec_.analysis.target_table + " (" +
-                                   TargetList() + ") SELECT * FROM (" + select + "\n)" + conflict));
+  // The task's first statement upserts its rows as they come. Each row counts once, inserted or
+  // updated, unless its key came before in the files (DuckDB then kept the earlier row): then
+  // the newest row of each key that came more than once (by file, then line) is written again
+  // over what came first (model_write.h), which leaves every key as the reduced write alone
+  // would.
+  MR_ASSIGN_OR_RETURN(const std::string conflict, table::UpsertClause(*by_key_, TargetNames()));
+  MR_ASSIGN_OR_RETURN(auto changed, conn_->Query(insert + conflict));
   const int64_t written = changed->rows_changed();
   changed.reset();
-  // Each row counts once, inserted or updated, unless its key came before in the files (DuckDB
-  // then kept the earlier row) or, with DO NOTHING, was there already. The newest row of each
-  // key concerned (by file, then line) is then written again over what came first
-  // (model_write.h), which leaves every key as the reduced write alone would.
-  if (rows > written) return RewriteKeys(select, /*repeated_only=*/!after_own_rows);
-  return Status::Ok();
+  if (rows == written) return Status::Ok();
+  MR_RETURN_IF_ERROR(SetAside(select, SetAsideRows::kRepeatedKeys));
+  return WriteSetAside();
 }
 
 Status BatchLoader::Fold(const std::string& select, bool repeats) {

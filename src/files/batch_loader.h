@@ -35,10 +35,10 @@
 // counts a key met twice once, so fewer rows written than counted means a key came twice, and
 // the newest row of each key that came more than once (by file, then line: row_number() OVER
 // () follows the reader's order across the files of one reader) is upserted again over the
-// first (Upsert); a later statement of the same transaction inserts only its new keys first,
-// and when some key was not new, every key of its files is upserted again from a temporary
-// table (DuckDB updates rows of its own transaction slowly from a file). An AGGREGATE file's
-// rows merge with the stored ones as they come when no key repeats, else they are folded per
+// first (Upsert); a later statement of the same transaction sets apart the rows whose key
+// repeats or is stored, inserts only its new keys, then upserts the rows set apart from their
+// temporary table (DuckDB updates rows of its own transaction slowly from a file). An AGGREGATE
+// file's rows merge with the stored ones as they come when no key repeats, else they are folded per
 // key (by file, then line) first (Fold). Files with the delete sign, and every file after a
 // row-level error, load carefully: the rows staged with their record numbers, converted and
 // filtered, reduced per key, then written. A NULL key is a filtered row ("NULL value for NOT
@@ -209,9 +209,12 @@ class BatchLoader {
   // The rows of `select` (of the INSERT's width: CheckWidth) reduced per key by line and
   // written (model_write.h).
   Status WriteReduced(const std::string& select);
-  // The newest row of each key of `select` (with `repeated_only`, of each key that comes more
-  // than once in it), written again (model_write.h) over an unreduced write of its rows.
-  Status RewriteKeys(const std::string& select, bool repeated_only);
+  // The rows of `select` (numbered, in a temporary table) whose key comes more than once in it,
+  // and with kRepeatedOrStoredKeys also those whose key the table holds; WriteSetAside writes
+  // them reduced per key (model_write.h), over an unreduced write of `select`, and drops them.
+  enum class SetAsideRows { kRepeatedKeys, kRepeatedOrStoredKeys };
+  Status SetAside(const std::string& select, SetAsideRows which);
+  Status WriteSetAside();
   std::string TargetList() const;  // the INSERT's columns, quoted, comma-separated
   std::vector<std::string> TargetNames() const;
 
