@@ -157,9 +157,17 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   const std::string newest = repeats ? " QUALIFY row_number() OVER (PARTITION BY " + partition +
                                            " ORDER BY __seq DESC) = 1"
                                      : std::string();
-  std::string list;
-  for (const std::string& c : target_->columns)
-    list += (list.empty() ? "" : ", ") + QuoteIdentifier(c);
+  // A run of upserts only, of distinct source keys: written as `rows` gives them, in one
+  // statement.
+  auto upsert_from = [&](const std::string& rows) -> Status {
+    std::string list;
+    for (const std::string& c : target_->columns)
+      list += (list.empty() ? "" : ", ") + QuoteIdentifier(c);
+    MR_ASSIGN_OR_RETURN(const std::string upsert,
+                        table::UpsertClause(target_->def, target_->columns));
+    return conn.Execute("INSERT INTO " + target_->table + " (" + list + ") SELECT * FROM " + rows +
+                        upsert);
+  };
   const bool deletes = any_delete || !target_->unfiltered_sql.empty();
   if (!deletes && !any_kept && seen_.empty()) {
     // Upserts only, through a SELECT without a filter, every value in the stream: the SELECT
@@ -167,10 +175,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
     MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP VIEW ") +
                                     std::string(kSourceName) + " AS SELECT " + typed + " FROM " +
                                     kStage + newest));
-    MR_ASSIGN_OR_RETURN(const std::string upsert,
-                        table::UpsertClause(target_->def, target_->columns));
-    MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + target_->table + " (" + list +
-                                    ") SELECT * FROM (" + target_->select_sql + ")" + upsert));
+    MR_RETURN_IF_ERROR(upsert_from("(" + target_->select_sql + ")"));
     return conn.Execute(std::string("DROP VIEW ") + std::string(kSourceName) + "; DROP TABLE " +
                         kStage);
   }
@@ -227,11 +232,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
         map_rows(kKeys, "",
                  target_->unfiltered_sql.empty() ? target_->select_sql : target_->unfiltered_sql));
   } else {
-    // Upserts only, of distinct source keys: written as they are, in one statement.
-    MR_ASSIGN_OR_RETURN(const std::string upsert,
-                        table::UpsertClause(target_->def, target_->columns));
-    MR_RETURN_IF_ERROR(conn.Execute("INSERT INTO " + target_->table + " (" + list +
-                                    ") SELECT * FROM " + kUpserts + upsert));
+    MR_RETURN_IF_ERROR(upsert_from(kUpserts));
     return DropStaging(conn);
   }
   std::vector<std::string> given = target_->columns;

@@ -244,9 +244,10 @@ void ChangeStream::Restarted(uint64_t order) {
 void ChangeStream::Received(SourceTransaction transaction) {
   // Transactions at or below the job's offset were applied before (a restart replays them).
   if (transaction.end.order <= handed_.value_or(0) || transaction.changes.empty()) return;
+  const int64_t bytes = TransactionBytes(transaction);
   ready_count_ += static_cast<int64_t>(transaction.changes.size());
-  ready_bytes_ += TransactionBytes(transaction);
-  ready_.push_back(std::move(transaction));
+  ready_bytes_ += bytes;
+  ready_.push_back(Ready{std::move(transaction), bytes});
 }
 
 std::optional<Status> ChangeStream::TakeDeferred() {
@@ -267,24 +268,26 @@ bool ChangeStream::Full(const job::BatchLimits& limits) const {
   return ready_count_ >= bounds.max_items || ready_bytes_ >= bounds.max_bytes;
 }
 
-std::vector<SourceTransaction> ChangeStream::TakeReady(const job::BatchLimits& bounds) {
+std::vector<SourceTransaction> ChangeStream::TakeReady(const job::BatchLimits& bounds,
+                                                       int64_t* bytes) {
   std::vector<SourceTransaction> taken;
   int64_t items = 0;
-  int64_t bytes = 0;
+  int64_t taken_bytes = 0;
   while (!ready_.empty()) {
-    const SourceTransaction& next = ready_.front();
-    const int64_t next_bytes = TransactionBytes(next);
-    if (!taken.empty() && (items + static_cast<int64_t>(next.changes.size()) > bounds.max_items ||
-                           bytes + next_bytes > bounds.max_bytes)) {
+    Ready& next = ready_.front();
+    const auto next_items = static_cast<int64_t>(next.transaction.changes.size());
+    if (!taken.empty() &&
+        (items + next_items > bounds.max_items || taken_bytes + next.bytes > bounds.max_bytes)) {
       break;
     }
-    items += static_cast<int64_t>(next.changes.size());
-    bytes += next_bytes;
-    ready_count_ -= static_cast<int64_t>(next.changes.size());
-    ready_bytes_ -= next_bytes;
-    taken.push_back(std::move(ready_.front()));
+    items += next_items;
+    taken_bytes += next.bytes;
+    ready_count_ -= next_items;
+    ready_bytes_ -= next.bytes;
+    taken.push_back(std::move(next.transaction));
     ready_.pop_front();
   }
+  *bytes += taken_bytes;
   return taken;
 }
 
@@ -298,11 +301,9 @@ job::Polled ChangeStream::TakeBatch(const job::JobRecord& job, const StreamPosit
     std::vector<Change> changes;
     int64_t bytes = 0;
     StreamPosition end = at;
-    for (SourceTransaction& t : TakeReady(Bounds(limits))) {
-      for (Change& c : t.changes) {
-        bytes += TupleBytes(c.row);
+    for (SourceTransaction& t : TakeReady(Bounds(limits), &bytes)) {
+      for (Change& c : t.changes)
         changes.push_back(std::move(c));
-      }
       end = std::move(t.end);
     }
     polled.batch = MakeBatch(job.current_offset, BatchOffset(end.offset), at.label, end.label,

@@ -121,7 +121,6 @@ class ChangeStream {
   void Restarted(uint64_t order);
   void Received(SourceTransaction transaction);
   bool has_ready() const { return !ready_.empty(); }
-  int64_t ready_count() const { return ready_count_; }
   // What a batch holds at most under the job's `limits` (see Bounds above).
   static job::BatchLimits Bounds(const job::BatchLimits& limits);
   // The ready transactions fill a batch under `limits`.
@@ -151,17 +150,23 @@ class ChangeStream {
  private:
   // The first followed table at or after `from` (tables.size() when none).
   size_t NextActive(size_t from) const;
-  // Whole ready transactions for one batch: at least one, more while within `bounds`.
-  std::vector<SourceTransaction> TakeReady(const job::BatchLimits& bounds);
+  // A received transaction and the bytes of its rows (TupleBytes), counted once.
+  struct Ready {
+    SourceTransaction transaction;
+    int64_t bytes = 0;
+  };
+  // Whole ready transactions for one batch: at least one, more while within `bounds`; adds
+  // their rows' bytes to `bytes`.
+  std::vector<SourceTransaction> TakeReady(const job::BatchLimits& bounds, int64_t* bytes);
 
   const ChangeStreamConfig config_;
   std::vector<bool> active_;    // per table: followed (see BatchOffset)
   bool make_targets_ = false;   // the next batch makes missing targets (after StartOver)
   ChangeBatch::Shapes shapes_;  // per table, every description seen; [0] is the catalog's
   std::optional<uint64_t> handed_;
-  std::deque<SourceTransaction> ready_;  // received whole, not handed out
-  int64_t ready_count_ = 0;              // changes in ready_
-  int64_t ready_bytes_ = 0;              // their rows' bytes (TupleBytes)
+  std::deque<Ready> ready_;  // received whole, not handed out
+  int64_t ready_count_ = 0;  // changes in ready_
+  int64_t ready_bytes_ = 0;  // their rows' bytes
   std::optional<Status> deferred_;
   Clock::SteadyTime last_batch_{};
 };
