@@ -167,11 +167,14 @@ std::string Method() {
   spent until the restarted server accepts connections. After each recovery the row count
   must equal the rows put (nothing loaded twice or lost).
 - **Table models.** The throughput scenario's CSV event files (every `id` once), loaded by a
-  streaming job with default properties into a Doris `UNIQUE KEY(id)` table and an
-  `AGGREGATE KEY(id)` table (SUM, REPLACE and REPLACE_IF_NOT_NULL columns); rows/s from
-  `CREATE JOB` to all rows visible. Baseline: the same job into a `DUPLICATE KEY(id)` table of
-  the same columns, in the same run; and for UNIQUE, DuckDB's own `INSERT OR REPLACE` of the
-  same files from local disk into a table with `PRIMARY KEY (id)`, in this process.
+  streaming job with default properties reading them from local disk (`local()`) into a Doris
+  `UNIQUE KEY(id)` table and an `AGGREGATE KEY(id)` table (SUM, REPLACE and
+  REPLACE_IF_NOT_NULL columns); rows/s from `CREATE JOB` to all rows visible. Baseline: the
+  same job into a `DUPLICATE KEY(id)` table of the same columns, in the same run; for UNIQUE,
+  DuckDB's own `INSERT OR REPLACE` of the same files into a table with `PRIMARY KEY (id)`, and
+  for AGGREGATE its `INSERT ... ON CONFLICT DO UPDATE` folding the same columns, in this
+  process. And files where every tenth row repeats an earlier id, into a UNIQUE table against a
+  DUPLICATE one.
 - **UNIQUE KEY memory.** For each key count, CSV event files of about a million distinct ids
   each, loaded by a job into an empty `UNIQUE KEY(id)` table of a server started with
   `--memory-limit 2GB`; peak RSS sampled as for Memory.
