@@ -376,14 +376,10 @@ std::vector<std::string> BatchLoader::TargetNames() const {
   return names;
 }
 
-Result<std::vector<int64_t>> BatchLoader::RowsByFile(const FileGroup& group,
-                                                     const std::string& select, int64_t known) {
-  MR_ASSIGN_OR_RETURN(auto records, RecordsAddingUpTo(group, known));
+Result<std::vector<int64_t>> BatchLoader::RowsByFile(const FileGroup& group, int64_t total) {
+  MR_ASSIGN_OR_RETURN(auto records, RecordsAddingUpTo(group, total));
   if (records) return *std::move(records);
-  if (group.readables.size() > 1) return CountByFile(group.readables);
-  MR_ASSIGN_OR_RETURN(auto counted,
-                      engine::QueryTextRows(*conn_, "SELECT count(*) FROM (" + select + "\n)"));
-  return std::vector<int64_t>{counted.empty() ? 0 : std::stoll(counted[0][0])};
+  return CountByFile(group.readables);
 }
 
 Status BatchLoader::CheckWidth(const std::string& select) {
@@ -410,11 +406,20 @@ std::string BatchLoader::TypedSelect(const std::string& select, bool numbered) c
   return "SELECT " + typed + " FROM (" + select + "\n) AS __millrace_src(" + TargetList() + ")";
 }
 
-std::string BatchLoader::KeyList() const {
+std::string BatchLoader::KeyList(const std::string& alias) const {
   std::string keys;
   for (const std::string& key : by_key_->keys)
-    keys += (keys.empty() ? "" : ", ") + QuoteIdentifier(key);
+    keys += (keys.empty() ? "" : ", ") + (alias.empty() ? "" : alias + ".") + QuoteIdentifier(key);
   return keys;
+}
+
+std::string BatchLoader::KeysEqual(const std::string& left, const std::string& right) const {
+  std::string equal;
+  for (const std::string& key : by_key_->keys) {
+    const std::string quoted = QuoteIdentifier(key);
+    equal += (equal.empty() ? "" : " AND ") + left + "." + quoted + " = " + right + "." + quoted;
+  }
+  return equal;
 }
 
 Status BatchLoader::WriteReduced(const std::string& select) {
@@ -439,14 +444,9 @@ Status BatchLoader::SetAside(const std::string& select, SetAsideRows which) {
   // a temporary table).
   std::string stored;
   if (which == SetAsideRows::kRepeatedOrStoredKeys) {
-    std::string match;
-    for (const std::string& key : by_key_->keys) {
-      const std::string quoted = QuoteIdentifier(key);
-      match += (match.empty() ? "" : " AND ") + std::string("__millrace_stored.") + quoted +
-               " = __millrace_new." + quoted;
-    }
     stored = " OR EXISTS (SELECT 1 FROM " + spec_.analysis.target_table +
-             " AS __millrace_stored WHERE " + match + ")";
+             " AS __millrace_stored WHERE " + KeysEqual("__millrace_stored", "__millrace_new") +
+             ")";
   }
   return conn_->Execute("CREATE TEMP TABLE " + std::string(kSetAside) + " AS SELECT * FROM (" +
                         TypedSelect(select, /*numbered=*/true) +
@@ -473,22 +473,15 @@ Result<BatchLoader::KeyCensus> BatchLoader::CountKeys(const std::string& select)
   // One read of the key columns (the others are not cast or kept): the rows, their distinct
   // keys, and the rows whose key the table holds, this transaction's rows included. DuckDB
   // builds the join on the files' keys and skips the table's row groups outside their range.
-  std::string on;
-  std::string keys;
-  for (const std::string& key : by_key_->keys) {
-    const std::string quoted = QuoteIdentifier(key);
-    on += (on.empty() ? "" : " AND ") + std::string("__millrace_new.") + quoted +
-          " = __millrace_stored." + quoted;
-    keys += (keys.empty() ? "" : ", ") + std::string("__millrace_new.") + quoted;
-  }
   const std::string first_key = QuoteIdentifier(by_key_->keys.front());
   MR_ASSIGN_OR_RETURN(
       auto counted,
       engine::QueryTextRows(
-          *conn_, "SELECT count(*), count(DISTINCT (" + keys + ")), count(__millrace_stored." +
-                      first_key + ") FROM (" + TypedSelect(select, /*numbered=*/false) +
-                      ") AS __millrace_new LEFT JOIN " + spec_.analysis.target_table +
-                      " AS __millrace_stored ON " + on));
+          *conn_, "SELECT count(*), count(DISTINCT (" + KeyList("__millrace_new") +
+                      ")), count(__millrace_stored." + first_key + ") FROM (" +
+                      TypedSelect(select, /*numbered=*/false) + ") AS __millrace_new LEFT JOIN " +
+                      spec_.analysis.target_table + " AS __millrace_stored ON " +
+                      KeysEqual("__millrace_new", "__millrace_stored")));
   if (counted.size() != 1 || counted[0].size() != 3) {
     return Status::Internal("counting the keys of a file returned no row");
   }
@@ -506,7 +499,7 @@ Result<std::vector<FileLoad>> BatchLoader::LoadByKey(const FileGroup& group) {
   if (!census.ok()) return with_file(census.status());
   std::vector<int64_t> rows = {census->rows};
   if (group.readables.size() > 1) {
-    auto by_file = RowsByFile(group, *select, census->rows);
+    auto by_file = RowsByFile(group, census->rows);
     if (!by_file.ok()) return with_file(by_file.status());
     rows = *std::move(by_file);
   }

@@ -196,16 +196,17 @@ class BatchLoader {
                                                                 int64_t total);
   // Each file's rows, counted by DuckDB (the job's SELECT list with the file's name added).
   Result<std::vector<int64_t>> CountByFile(const std::vector<std::string>& readables);
-  // Each file's rows of `select` (the SELECT over the group): RecordsAddingUpTo `known` (what a
-  // write reported), else counted.
-  Result<std::vector<int64_t>> RowsByFile(const FileGroup& group, const std::string& select,
-                                          int64_t known);
+  // Each file's rows of a group that read `total` rows: RecordsAddingUpTo, else counted.
+  Result<std::vector<int64_t>> RowsByFile(const FileGroup& group, int64_t total);
   // Refuses a `select` whose width is not the INSERT's columns'.
   Status CheckWidth(const std::string& select);
   // `select`'s rows with each value cast to its target column's type, named as the INSERT's
   // columns; `numbered`: and numbered in kRowColumn by the reader's order.
   std::string TypedSelect(const std::string& select, bool numbered) const;
-  std::string KeyList() const;  // by_key_'s keys, quoted, comma-separated
+  // by_key_'s keys, quoted (each after `alias`. when given), comma-separated.
+  std::string KeyList(const std::string& alias = "") const;
+  // "left.k = right.k AND ..." over by_key_'s keys.
+  std::string KeysEqual(const std::string& left, const std::string& right) const;
   // The rows of `select` (of the INSERT's width: CheckWidth) reduced per key by line and
   // written (model_write.h).
   Status WriteReduced(const std::string& select);
