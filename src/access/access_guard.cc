@@ -419,7 +419,7 @@ void AccessGuard::Executed(sql::Session& session, std::string_view statement,
     std::array<std::string_view, 3> keywords;  // the leading ones; empty from the first unused
     std::string_view kind;
   };
-  static constexpr std::array<Audited, 12> kAudited = {{
+  static constexpr std::array<Audited, 16> kAudited = {{
       {{"CREATE", "USER"}, "USER"},
       {{"ALTER", "USER"}, "USER"},
       {{"DROP", "USER"}, "USER"},
@@ -433,6 +433,10 @@ void AccessGuard::Executed(sql::Session& session, std::string_view statement,
       {{"DROP", "JOB"}, "JOB"},
       // A dry run reads the job's source and tables: who looked is on record.
       {{"EXPLAIN", "CREATE", "JOB"}, "JOB"},
+      {{"CREATE", "CATALOG"}, "CATALOG"},
+      {{"CREATE", "EXTERNAL", "CATALOG"}, "CATALOG"},
+      {{"ALTER", "CATALOG"}, "CATALOG"},
+      {{"DROP", "CATALOG"}, "CATALOG"},
   }};
   const std::vector<sql::Token> tokens = sql::SignificantTokens(statement);
   std::string kind;

@@ -36,7 +36,7 @@ struct AuditEvent {
   int64_t time_us = 0;  // microseconds since the Unix epoch
   std::string user;
   std::string host;
-  std::string kind;       // "LOGIN", "USER", "GRANT", "JOB", "DDL"
+  std::string kind;       // "LOGIN", "USER", "GRANT", "JOB", "CATALOG", "DDL"
   std::string action;     // "LOGIN", "CREATE USER", "DROP TABLE d.t", "CREATE JOB", ...
   std::string statement;  // as it may be logged; empty for a login
   std::string error;      // empty when it succeeded; else why it failed or was refused

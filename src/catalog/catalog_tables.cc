@@ -218,6 +218,17 @@ const Table<access::AuditEvent>& AuditTable() {
   return kTable;
 }
 
+const Table<CatalogRow>& ExternalCatalogsTable() {
+  using C = CatalogRow;
+  static const Table<C> kTable(
+      "external_catalogs",
+      {TextColumn("name", &C::name, "VARCHAR PRIMARY KEY"), TextColumn("comment", &C::comment),
+       TextColumn("properties", &C::sealed_properties, "VARCHAR NOT NULL"),
+       IntColumn("create_time_us", &C::create_time_us, "BIGINT NOT NULL"),
+       IntColumn("update_time_us", &C::update_time_us, "BIGINT NOT NULL")});
+  return kTable;
+}
+
 // Version 1 (tests/catalog/catalog_v1.sql) had jobs.definition and file keys as offsets.
 Status CreateTables(Connection& conn) {
   MR_RETURN_IF_ERROR(CreateSchemaAndVersionTable(conn));
@@ -229,7 +240,8 @@ Status CreateTables(Connection& conn) {
   MR_RETURN_IF_ERROR(CreateAuditTable(conn));
   MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
   MR_RETURN_IF_ERROR(conn.Execute(table::kLabelTableDdl));
-  return CreateReadingTable(conn);
+  MR_RETURN_IF_ERROR(CreateReadingTable(conn));
+  return CreateExternalCatalogsTable(conn);
 }
 
 Status CreateUserTables(Connection& conn) {
@@ -244,6 +256,10 @@ Status CreateAuditTable(Connection& conn) {
 
 Status CreateReadingTable(Connection& conn) {
   return conn.Execute(ReadingTable().Create());
+}
+
+Status CreateExternalCatalogsTable(Connection& conn) {
+  return conn.Execute(ExternalCatalogsTable().Create());
 }
 
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {

@@ -32,6 +32,15 @@ struct GrantRow {
   std::string privilege;
 };
 
+// An external catalog as stored: its properties (the password among them) as sealed JSON.
+struct CatalogRow {
+  std::string name;
+  std::string comment;
+  std::string sealed_properties;
+  int64_t create_time_us = 0;
+  int64_t update_time_us = 0;
+};
+
 // jobs.insert_sql is written and read as stored (sealed): DuckDbJobStore seals and opens it.
 const Table<job::JobRecord>& JobsTable();
 const Table<PropertyRow>& JobPropertiesTable();
@@ -45,14 +54,16 @@ const Table<access::UserRecord>& UsersTable();
 const Table<GrantRow>& GrantsTable();
 // audit.seq comes from the sequence __millrace.audit_seq when a row is appended.
 const Table<access::AuditEvent>& AuditTable();
+const Table<CatalogRow>& ExternalCatalogsTable();
 
 // Every table of the catalog at kCatalogVersion (jobs, tasks, ledger, users, audit, table
-// models, load labels, reading marks), in the connection's transaction.
+// models, load labels, reading marks, external catalogs), in the connection's transaction.
 Status CreateTables(Connection& conn);
 // The tables later versions added, for the migrations (catalog_version.h).
-Status CreateUserTables(Connection& conn);    // version 3
-Status CreateAuditTable(Connection& conn);    // version 4
-Status CreateReadingTable(Connection& conn);  // version 6
+Status CreateUserTables(Connection& conn);             // version 3
+Status CreateAuditTable(Connection& conn);             // version 4
+Status CreateReadingTable(Connection& conn);           // version 6
+Status CreateExternalCatalogsTable(Connection& conn);  // version 8
 
 // Records files in the ledger; an existing row of the same key is replaced.
 Status InsertLedger(Connection& conn, const std::vector<job::LedgerEntry>& entries);

@@ -20,6 +20,7 @@ Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& 
       {4, "the table models and load labels tables are created"},
       {5, "the table of files being read is created; the ledger gains the reason of a bad file"},
       {6, "each job's statement, which holds its credentials, is sealed"},
+      {7, "the external catalogs table is created"},
   };
   std::vector<MigrationStep> plan;
   for (const MigrationStep& step : kSteps) {

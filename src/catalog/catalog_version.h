@@ -28,7 +28,9 @@ namespace millrace::catalog {
 //    quarantined (__millrace.files.reason, load/bad_file.h).
 // 7: each job's statement (jobs.insert_sql, which holds its credentials) is sealed with the
 //    data directory's key (common/secret_box.h).
-inline constexpr int kCatalogVersion = 7;
+// 8: external catalogs (__millrace.external_catalogs, external/catalog_store.h), their
+//    properties sealed.
+inline constexpr int kCatalogVersion = 8;
 
 struct MigrationStep {
   int from = 0;  // the step brings version `from` to `from + 1`

@@ -75,6 +75,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step, const SecretBox
       return CreateReadingTable(conn);
     case 6:
       return SealStatements(conn, secrets, where);
+    case 7:
+      return CreateExternalCatalogsTable(conn);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }

@@ -5,7 +5,9 @@
 // DuckDbCatalog opens the catalog and owns its three stores, one per interface:
 // - DuckDbJobStore (duckdb_job_store.h): job::JobStore, jobs, tasks, ledgers, reading marks;
 // - DuckDbUserStore (duckdb_user_store.h): access::UserStore, users and grants;
-// - DuckDbAuditStore (duckdb_audit_store.h): access::AuditStore, the audit log.
+// - DuckDbAuditStore (duckdb_audit_store.h): access::AuditStore, the audit log;
+// - DuckDbCatalogStore (duckdb_external_catalog_store.h): external::CatalogStore, the external
+//   catalogs.
 // The server (cli) wires them into the job layer and access control, which know only the
 // interfaces; a PostgreSQL catalog slots in beside this one the same way.
 //
@@ -15,14 +17,15 @@
 //   the old version intact), a newer one is refused with an error that names both versions.
 //   No store may be used before Open succeeds.
 // - `secrets` (borrowed) seals each job's statement, which holds its credentials
-//   (DuckDbJobStore); without it a job cannot be stored or loaded, and a catalog holding jobs
-//   cannot be upgraded to version 7.
+//   (DuckDbJobStore), and each external catalog's properties; without it neither can be stored
+//   or loaded, and a catalog holding jobs cannot be upgraded to version 7.
 // - Thread-safety: Open once, then the stores may be used from any thread.
 #pragma once
 
 #include <string>
 
 #include "catalog/duckdb_audit_store.h"
+#include "catalog/duckdb_external_catalog_store.h"
 #include "catalog/duckdb_job_store.h"
 #include "catalog/duckdb_user_store.h"
 #include "common/result.h"
@@ -40,7 +43,8 @@ class DuckDbCatalog {
         secrets_(secrets),
         jobs_(db, where_, secrets),
         users_(db, where_),
-        audit_(db) {}
+        audit_(db),
+        catalogs_(db, where_, secrets) {}
 
   Status Open();
   // The schema version the catalog is at (0 when the database has none yet).
@@ -49,6 +53,7 @@ class DuckDbCatalog {
   DuckDbJobStore* jobs() { return &jobs_; }
   DuckDbUserStore* users() { return &users_; }
   DuckDbAuditStore* audit() { return &audit_; }
+  DuckDbCatalogStore* external_catalogs() { return &catalogs_; }
 
  private:
   engine::Database* const db_;
@@ -57,6 +62,7 @@ class DuckDbCatalog {
   DuckDbJobStore jobs_;
   DuckDbUserStore users_;
   DuckDbAuditStore audit_;
+  DuckDbCatalogStore catalogs_;
 };
 
 }  // namespace millrace::catalog

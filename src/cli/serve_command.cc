@@ -43,6 +43,7 @@
 #include "console/console.h"
 #include "engine/database.h"
 #include "engine/internal_schema.h"
+#include "external/catalog_statements.h"
 #include "files/file_job_source.h"
 #include "http/http_auth.h"
 #include "http/http_server.h"
@@ -359,6 +360,11 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     access::RegisterUserStatements(&router, &access);
+    // The PostgreSQL databases jobs may write into (CREATE CATALOG).
+    external::ExternalCatalogs external_catalogs(stores.external_catalogs(), Clock::Real(),
+                                                 external::PgConnectProbe());
+    if (Status status = external_catalogs.Load(); !status.ok()) return Fail(status);
+    external::RegisterCatalogStatements(&router, &external_catalogs, &access);
     mysql_options->authenticator = &authenticator;
     // DuckDB's own lock, the sandbox's backstop: from here on it reads and writes only the
     // work directory (where S3() and local() files and job batches are fetched to) and its

@@ -108,6 +108,10 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams&
       "millrace",
       "UTF8",
       "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=1"};
+  if (!params.sslmode.empty()) {
+    keys.push_back("sslmode");
+    values.push_back(params.sslmode.c_str());
+  }
   if (params.replication) {
     keys.push_back("replication");
     values.push_back("database");

@@ -1,10 +1,10 @@
 // PgConnection: one libpq connection to PostgreSQL, with errors as Status values.
 //
 // Contract
-// - Connect opens a connection with the given parameters (TCP; libpq's sslmode "prefer"). Every
-//   session is set to TimeZone UTC, DateStyle ISO, IntervalStyle postgres and UTF8, so values
-//   print in the forms pg_types.h converts. `replication` opens a logical replication
-//   connection (replication=database) for replication.h.
+// - Connect opens a connection with the given parameters (TCP; libpq's sslmode "prefer" unless
+//   the parameters name another). Every session is set to TimeZone UTC, DateStyle ISO,
+//   IntervalStyle postgres and UTF8, so values print in the forms pg_types.h converts.
+//   `replication` opens a logical replication connection (replication=database) for replication.h.
 // - A failure to connect is UNAVAILABLE when the server was not reached or refused before
 //   authentication, UNAUTHENTICATED when it rejected the credentials offered; the message is
 //   libpq's, prefixed with "host:port". It never holds the password.
@@ -40,6 +40,7 @@ struct ConnectParams {
   std::string password;
   bool replication = false;
   std::chrono::seconds connect_timeout{10};
+  std::string sslmode;  // libpq's sslmode; empty: its default, "prefer"
 };
 
 // "host:port/database", for messages.

@@ -48,6 +48,14 @@ Result<std::string> Cursor::String(std::string_view what) {
   return Unquote(sql_, tokens_[i_++]);
 }
 
+Result<std::string> Cursor::Quoted(std::string_view what) {
+  if (Done() || tokens_[i_].unterminated ||
+      (tokens_[i_].kind != TokenKind::kString && tokens_[i_].kind != TokenKind::kQuotedIdent)) {
+    return Expected(what);
+  }
+  return Unquote(sql_, tokens_[i_++]);
+}
+
 Result<int64_t> Cursor::Integer(std::string_view what) {
   if (Done() || tokens_[i_].kind != TokenKind::kNumber) return Expected(what);
   const std::string_view text = tokens_[i_].Text(sql_);
@@ -170,6 +178,20 @@ std::string Quote(std::string_view s) {
 }
 std::string Ident(std::string_view s) {
   return engine::QuoteIdentifier(s);
+}
+
+Result<PropertyList> ParseProperties(Cursor& c) {
+  MR_RETURN_IF_ERROR(c.ExpectPunct("("));
+  PropertyList properties;
+  if (c.AcceptPunct(")")) return properties;
+  do {
+    MR_ASSIGN_OR_RETURN(std::string key, c.Quoted("a property name in quotes"));
+    MR_RETURN_IF_ERROR(c.ExpectPunct("="));
+    MR_ASSIGN_OR_RETURN(std::string value, c.Quoted("a property value in quotes"));
+    properties.emplace_back(std::move(key), std::move(value));
+  } while (c.AcceptPunct(","));
+  MR_RETURN_IF_ERROR(c.ExpectPunct(")"));
+  return properties;
 }
 
 Result<ShowFilter> ParseFilter(Cursor& c) {

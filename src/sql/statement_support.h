@@ -44,6 +44,8 @@ class Cursor {
   // An identifier or a quoted string (MySQL accepts both for names and patterns).
   Result<std::string> Name(std::string_view what);
   Result<std::string> String(std::string_view what);
+  // A string in single or double quotes (Doris's property names and values).
+  Result<std::string> Quoted(std::string_view what);
   // A non-negative integer literal.
   Result<int64_t> Integer(std::string_view what);
 
@@ -66,6 +68,11 @@ class Cursor {
   size_t i_;
   bool conceal_ = false;
 };
+
+// PROPERTIES' list after the keyword: ( "key" = "value" [, ...] ), each in single or double
+// quotes, in the order given; () is none.
+using PropertyList = std::vector<std::pair<std::string, std::string>>;
+Result<PropertyList> ParseProperties(Cursor& c);
 
 // A table as a statement names it: [database.]table.
 struct TableName {

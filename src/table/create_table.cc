@@ -99,7 +99,7 @@ class Parser {
         MR_RETURN_IF_ERROR(SkipGroup());
         out.def.rollup = std::string(c_.TextSince(start));
       } else if (c_.Accept("PROPERTIES")) {
-        MR_RETURN_IF_ERROR(Properties(&out.def.properties));
+        MR_ASSIGN_OR_RETURN(out.def.properties, sql::ParseProperties(c_));
       } else if (c_.AcceptPunct(";")) {
         MR_RETURN_IF_ERROR(c_.ExpectEnd());
       } else if (c_.Accept("AS")) {
@@ -140,12 +140,7 @@ class Parser {
     return true;
   }
 
-  Result<std::string> Text(std::string_view what) {
-    if (!IsString(c_.Peek())) return c_.Expected(what);
-    std::string value = sql::Unquote(sql_, *c_.Peek());
-    c_.Skip();
-    return value;
-  }
+  Result<std::string> Text(std::string_view what) { return c_.Quoted(what); }
 
   Result<std::vector<std::string>> NameList() {
     MR_RETURN_IF_ERROR(c_.ExpectPunct("("));
@@ -170,18 +165,6 @@ class Parser {
       if (text == ")" || text == "]") --depth;
     }
     return Status::Ok();
-  }
-
-  Status Properties(std::vector<std::pair<std::string, std::string>>* properties) {
-    MR_RETURN_IF_ERROR(c_.ExpectPunct("("));
-    if (c_.AcceptPunct(")")) return Status::Ok();
-    do {
-      MR_ASSIGN_OR_RETURN(std::string key, Text("a property name in quotes"));
-      MR_RETURN_IF_ERROR(c_.ExpectPunct("="));
-      MR_ASSIGN_OR_RETURN(std::string value, Text("a property value in quotes"));
-      properties->emplace_back(std::move(key), std::move(value));
-    } while (c_.AcceptPunct(","));
-    return c_.ExpectPunct(")");
   }
 
   // The column and index definitions after '(' up to and including ')'.

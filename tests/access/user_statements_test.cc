@@ -8,6 +8,7 @@
 #include "access/password.h"
 #include "engine/database.h"
 #include "sql/mysql_errors.h"
+#include "sql/session_rows.h"
 
 namespace millrace::access {
 namespace {
@@ -31,22 +32,8 @@ class UserStatementsTest : public ::testing::Test {
     return session.ok() ? std::move(session).value() : nullptr;
   }
 
-  // Runs `sql`; the rows (cells as text), or the error.
   static Result<Rows> Run(sql::Session& session, std::string_view sql) {
-    MR_ASSIGN_OR_RETURN(sql::StatementResult result, session.Execute(sql));
-    Rows rows;
-    if (result.rows == nullptr) return rows;
-    while (true) {
-      MR_ASSIGN_OR_RETURN(auto chunk, result.rows->Next());
-      if (chunk == nullptr) break;
-      for (size_t r = 0; r < chunk->size(); ++r) {
-        std::vector<std::string> row;
-        for (size_t c = 0; c < chunk->column_count(); ++c)
-          row.push_back(chunk->GetText(c, r));
-        rows.push_back(std::move(row));
-      }
-    }
-    return rows;
+    return sql::SessionRows(session, sql);
   }
   Rows Ok(std::string_view sql, sql::Session* session = nullptr) {
     auto rows = Run(session != nullptr ? *session : *root_, sql);

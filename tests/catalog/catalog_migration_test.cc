@@ -405,6 +405,7 @@ void WriteVersion2Catalog(engine::Database* db, const std::string& where) {
                             "DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
                             "DROP TABLE __millrace.table_models; DROP TABLE "
                             "__millrace.load_labels; DROP TABLE __millrace.reading; "
+                            "DROP TABLE __millrace.external_catalogs; "
                             "ALTER TABLE __millrace.files DROP COLUMN reason; "
                             "UPDATE __millrace.catalog_version SET version = 2")
                   .ok());
@@ -454,6 +455,7 @@ void CatalogMigrationTest::MigrateVersion2() {
     return row.size() > 1 && row[0] == "__millrace" &&
            (row[1] == "users" || row[1] == "grants" || row[1] == "audit" ||
             row[1] == "table_models" || row[1] == "load_labels" || row[1] == "reading" ||
+            row[1] == "external_catalogs" ||
             (row[1] == "files" && row.size() > 3 && row[3] == "reason"));
   });
   // The ledger's new last column (the reason of a bad file) is empty in every row.
@@ -526,7 +528,8 @@ TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
     auto conn = engine::ConnectOrDie(*db);
     ASSERT_TRUE(
         conn->Execute("UPDATE __millrace.jobs SET insert_sql = " + engine::QuoteLiteral(insert) +
-                      "; UPDATE __millrace.catalog_version SET version = 6")
+                      "; DROP TABLE __millrace.external_catalogs; "
+                      "UPDATE __millrace.catalog_version SET version = 6")
             .ok());
   }
   auto db = engine::OpenOrDie({.path = db_path_});
@@ -560,7 +563,8 @@ TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
   // Without a key, a catalog with jobs is not upgraded.
   ASSERT_TRUE(
       conn->Execute("UPDATE __millrace.jobs SET insert_sql = " + engine::QuoteLiteral(insert) +
-                    "; UPDATE __millrace.catalog_version SET version = 6")
+                    "; DROP TABLE __millrace.external_catalogs; "
+                    "UPDATE __millrace.catalog_version SET version = 6")
           .ok());
   catalog::DuckDbCatalog keyless(db.get(), db_path_);
   const Status opened = keyless.Open();

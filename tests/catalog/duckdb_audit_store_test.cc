@@ -68,6 +68,7 @@ TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
   ASSERT_TRUE(conn->Execute("DROP TABLE __millrace.audit; DROP SEQUENCE __millrace.audit_seq; "
                             "DROP TABLE __millrace.table_models; DROP TABLE "
                             "__millrace.load_labels; DROP TABLE __millrace.reading; "
+                            "DROP TABLE __millrace.external_catalogs; "
                             "ALTER TABLE __millrace.files DROP COLUMN reason; "
                             "UPDATE __millrace.catalog_version SET version = 3")
                   .ok());
