@@ -44,7 +44,7 @@ std::string QuotedName(const pg::PgConnection& conn, const SourceTable& table) {
 }
 
 Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& schema,
-                                  const std::string& table) {
+                                  const std::string& table, KeyRule key_rule) {
   // A domain is described by its base type.
   const std::string sql =
       "SELECT c.oid, a.attname, t.oid, CASE WHEN dt.typtype = 'd' THEN dt.typtypmod ELSE "
@@ -75,6 +75,7 @@ Result<SourceTable> DescribeTable(pg::PgConnection& conn, const std::string& sch
     if (row[9]) key.emplace_back(ToInt(row[9]), out.columns.size());
     out.columns.push_back(std::move(column));
   }
+  if (key.empty() && key_rule == KeyRule::kOptional) return out;
   MR_RETURN_IF_ERROR(out.SetPrimaryKey(std::move(key), "PostgreSQL"));
   return out;
 }

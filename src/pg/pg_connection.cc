@@ -212,6 +212,69 @@ Status PgConnection::CopyOut(std::string_view copy_sql, const std::function<Stat
   return final_status;
 }
 
+Status PgConnection::CopyIn(std::string_view copy_sql,
+                            const std::function<Result<bool>(std::string*)>& fill) {
+  ResultPtr started(PQexec(conn_, std::string(copy_sql).c_str()));
+  if (started == nullptr) return ConnectionError("COPY failed");
+  if (PQresultStatus(started.get()) != PGRES_COPY_IN) return StatusFromResult(started.get());
+  started.reset();
+  std::string buffer;
+  Status stopped;
+  for (;;) {
+    buffer.clear();
+    Result<bool> more = fill(&buffer);
+    if (!more.ok()) {
+      stopped = more.status();
+      break;
+    }
+    if (!buffer.empty() &&
+        PQputCopyData(conn_, buffer.data(), static_cast<int>(buffer.size())) != 1) {
+      return ConnectionError("COPY failed");
+    }
+    if (!*more) break;
+  }
+  // An error ends the copy with a message the server reports back as the statement's failure.
+  if (PQputCopyEnd(conn_, stopped.ok() ? nullptr : "stopped by Millrace") != 1) {
+    return ConnectionError("COPY failed");
+  }
+  ResultPtr done(PQgetResult(conn_));
+  Status final_status;
+  if (done == nullptr) {
+    final_status = ConnectionError("COPY failed");
+  } else if (PQresultStatus(done.get()) != PGRES_COMMAND_OK) {
+    final_status = StatusFromResult(done.get());
+  }
+  while (ResultPtr extra{PQgetResult(conn_)}) {
+  }
+  if (!stopped.ok()) return stopped;
+  return final_status;
+}
+
+void EncodeCopyField(const Field& value, std::string* line) {
+  if (!value) {
+    *line += "\\N";
+    return;
+  }
+  for (char c : *value) {
+    switch (c) {
+      case '\\':
+        *line += "\\\\";
+        break;
+      case '\t':
+        *line += "\\t";
+        break;
+      case '\n':
+        *line += "\\n";
+        break;
+      case '\r':
+        *line += "\\r";
+        break;
+      default:
+        *line += c;
+    }
+  }
+}
+
 std::string PgConnection::Literal(std::string_view value) const {
   char* quoted = PQescapeLiteral(conn_, value.data(), value.size());
   if (quoted == nullptr) return "''";

@@ -13,7 +13,8 @@
 //   on SqlStateOf(status), never on the message.
 // - Query returns every value as PostgreSQL's text output (NULL as nullopt). CopyOut runs a
 //   COPY ... TO STDOUT (text format) and hands each row's fields, decoded from COPY's escapes,
-//   to `row`; an error from `row` stops the copy and is returned.
+//   to `row`; an error from `row` stops the copy and is returned. CopyIn sends rows to a
+//   COPY ... FROM STDIN.
 // - Thread-safety: one thread at a time, except Cancel, which may be called from any thread.
 #pragma once
 
@@ -72,6 +73,11 @@ class PgConnection {
   Result<Rows> Query(std::string_view sql);
   Status Execute(std::string_view sql);
   Status CopyOut(std::string_view copy_sql, const std::function<Status(Row&)>& row);
+  // Runs a COPY ... FROM STDIN and sends what `fill` appends to its buffer (whole lines of
+  // COPY's text format, EncodeCopyField) until it returns false; an error from `fill` ends the
+  // copy with it (the server discards what was sent) and is returned. The server's error
+  // (a value its type refuses, a constraint) is returned as a statement's.
+  Status CopyIn(std::string_view copy_sql, const std::function<Result<bool>(std::string*)>& fill);
 
   // A string literal for `value`, quoted and escaped for this connection.
   std::string Literal(std::string_view value) const;
@@ -93,6 +99,10 @@ class PgConnection {
   PGconn* conn_;
   const ConnectParams params_;
 };
+
+// Appends `value` to `line` as a field of COPY's text format (backslash, tab, newline and
+// carriage return escaped); NULL is \N.
+void EncodeCopyField(const Field& value, std::string* line);
 
 // Decodes one line of COPY's text format (without its newline) into fields: tab-separated,
 // \N is NULL, backslash escapes (\b \f \n \r \t \v \\, octal and \x hex) decoded.

@@ -1,0 +1,48 @@
+// An external table as the PostgreSQL sink writes it: the table PostgreSQL describes, and the
+// DuckDB temporary table a job's rows are staged in before they are copied.
+//
+// Contract
+// - DescribeTarget reads the table's columns, types and primary key (cdc::DescribeTable; a
+//   domain as its base type). A missing table is NOT_FOUND naming it; a column whose values
+//   cannot be copied from DuckDB's text (arrays) is INVALID_ARGUMENT naming it.
+// - The staging table has the target's columns, named as PostgreSQL names them, each of the
+//   DuckDB type its PostgreSQL type maps to (pg/pg_types.h): a job's INSERT writes it as it
+//   would a DuckDB table (its casts, NOT NULL checks and bad-row filtering included), and the
+//   rows become PostgreSQL's own values when copied. It lives in the temporary catalog of the
+//   connection that loads (never visible to another session).
+// - CopyStaged sends the staged rows to the target with one COPY ... FROM STDIN (text format),
+//   each value as DuckDB prints it (what PostgreSQL reads back as the same value: numbers,
+//   timestamps in UTC, intervals, UUIDs, JSON) and bytea in hex; PostgreSQL's refusal of a
+//   value or a constraint is the COPY's error. Returns the rows copied.
+// - Thread-safety: the functions use the given connections (one thread at a time).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cdc/source_table.h"
+#include "common/result.h"
+#include "engine/database.h"
+#include "pg/pg_connection.h"
+
+namespace millrace::pgsink {
+
+struct ExternalTarget {
+  std::string catalog;     // the external catalog the job names
+  cdc::SourceTable table;  // as PostgreSQL describes it; an empty key: a DUPLICATE-like table
+  std::string staging;     // the DuckDB table the job's INSERT writes: temp.main."..."
+
+  // "catalog.schema.table", for messages.
+  std::string Display() const { return catalog + "." + table.schema + "." + table.name; }
+};
+
+// `staging_name` names the temporary table (unquoted; one per job).
+Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string& catalog,
+                                      const std::string& schema, const std::string& table,
+                                      const std::string& staging_name);
+// CREATE OR REPLACE TEMP TABLE of the staging table (empty).
+std::string StagingDdl(const ExternalTarget& target);
+Result<int64_t> CopyStaged(engine::Connection& duck, pg::PgConnection& pg,
+                           const ExternalTarget& target);
+
+}  // namespace millrace::pgsink

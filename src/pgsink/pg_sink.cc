@@ -1,0 +1,124 @@
+#include "pgsink/pg_sink.h"
+
+#include "pgsink/sink_schema.h"
+
+namespace millrace::pgsink {
+namespace {
+
+class PgSinkTransaction final : public job::SinkTransaction {
+ public:
+  PgSinkTransaction(std::unique_ptr<job::SinkTransaction> bookkeeping, pg::PgConnection* pg,
+                    const PgSinkConfig* config, const std::atomic<bool>* interrupted)
+      : bookkeeping_(std::move(bookkeeping)), pg_(pg), config_(config), interrupted_(interrupted) {}
+
+  ~PgSinkTransaction() override { Rollback().IgnoreError(); }
+
+  engine::Connection& connection() override { return bookkeeping_->connection(); }
+
+  Result<bool> WriteProgress(const job::Progress& p) override {
+    MR_ASSIGN_OR_RETURN(const bool advanced, bookkeeping_->WriteProgress(p));
+    if (!advanced) return false;
+    MR_RETURN_IF_ERROR(CheckInterrupt());
+    MR_RETURN_IF_ERROR(pg_->Execute("BEGIN"));
+    pg_open_ = true;
+    MR_ASSIGN_OR_RETURN(const bool moved,
+                        AdvanceJob(*pg_, config_->job_key, p.start, p.job.current_offset, p.epoch));
+    if (!moved) return false;
+    MR_RETURN_IF_ERROR(CheckInterrupt());
+    auto copied = CopyStaged(connection(), *pg_, config_->target);
+    if (!copied.ok())
+      return copied.status().WithContext("copying into " + config_->target.Display());
+    MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
+    MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history));
+    return true;
+  }
+
+  Status RecordFilteredRows(int64_t job_id, int64_t task_id, const std::string& file,
+                            int64_t time_us, const std::string& select) override {
+    return bookkeeping_->RecordFilteredRows(job_id, task_id, file, time_us, select);
+  }
+  Result<std::vector<job::FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
+                                                         int64_t limit) override {
+    return bookkeeping_->TaskFilteredRows(job_id, task_id, limit);
+  }
+
+  Status Commit() override {
+    if (!pg_open_) return Status::FailedPrecondition("nothing was written to commit");
+    if (config_->fail_points != nullptr) {
+      MR_RETURN_IF_ERROR(config_->fail_points->Check("pgsink.before_commit", config_->job_name));
+    }
+    Status committed = pg_->Execute("COMMIT");
+    pg_open_ = false;
+    if (!committed.ok()) {
+      bookkeeping_->Rollback().IgnoreError();  // PostgreSQL's refusal is the error to report
+      return committed.WithContext("committing into " + config_->target.Display());
+    }
+    if (config_->fail_points != nullptr) {
+      config_->fail_points->Check("pgsink.between_commits", config_->job_name).IgnoreError();
+    }
+    return bookkeeping_->Commit();
+  }
+
+  Status Rollback() override {
+    Status rolled_back;
+    if (pg_open_) {
+      pg_open_ = false;
+      // A broken connection has nothing open any more: its error is not the task's.
+      if (pg_->healthy()) rolled_back = pg_->Execute("ROLLBACK");
+    }
+    Status inner = bookkeeping_->Rollback();
+    return rolled_back.ok() ? inner : rolled_back;
+  }
+
+ private:
+  Status CheckInterrupt() const {
+    if (!interrupted_->load()) return Status::Ok();
+    return Status::Cancelled("the task was interrupted");
+  }
+
+  std::unique_ptr<job::SinkTransaction> bookkeeping_;
+  pg::PgConnection* const pg_;
+  const PgSinkConfig* const config_;
+  const std::atomic<bool>* const interrupted_;
+  bool pg_open_ = false;
+};
+
+}  // namespace
+
+Result<pg::PgConnection*> PgSink::Connection() {
+  {
+    MutexLock lock(&mu_);
+    if (pg_ != nullptr && pg_->healthy()) return pg_.get();
+  }
+  auto connected = pg::PgConnection::Connect(config_.params);
+  if (!connected.ok()) {
+    return connected.status().WithContext("the sink of " + config_.target.Display());
+  }
+  MR_RETURN_IF_ERROR(EnsureSinkSchema(**connected));
+  MutexLock lock(&mu_);
+  pg_ = std::move(connected).value();
+  return pg_.get();
+}
+
+Result<std::unique_ptr<job::SinkTransaction>> PgSink::Begin(const std::string& database) {
+  if (interrupted_.load()) return Status::Cancelled("the task was interrupted");
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * pg, Connection());
+  MR_ASSIGN_OR_RETURN(auto bookkeeping, config_.bookkeeping->Begin(database));
+  MR_RETURN_IF_ERROR(bookkeeping->connection().Execute(StagingDdl(config_.target)));
+  return std::unique_ptr<job::SinkTransaction>(
+      std::make_unique<PgSinkTransaction>(std::move(bookkeeping), pg, &config_, &interrupted_));
+}
+
+void PgSink::Interrupt() {
+  interrupted_.store(true);
+  config_.bookkeeping->Interrupt();
+  MutexLock lock(&mu_);
+  if (pg_ != nullptr) pg_->Cancel();
+}
+
+void PgSink::ClearInterrupt() {
+  interrupted_.store(false);
+  config_.bookkeeping->ClearInterrupt();
+}
+
+}  // namespace millrace::pgsink

@@ -1,0 +1,68 @@
+// PgSink: the job::Sink of a job whose INSERT names a table of an external catalog
+// (external/catalog_def.h). DuckDB reads and transforms the files as for any job, into a
+// staging table (external_target.h); the commit copies the staged rows into the PostgreSQL
+// table with COPY and writes the job's offset, ledger and task record in the `millrace` schema
+// of that database (sink_schema.h), all in one PostgreSQL transaction.
+//
+// Contract (beyond job/sink.h)
+// - Begin opens a transaction of the embedded catalog's sink (`bookkeeping`: the job's record,
+//   ledger and task history there, which the views read) and empties the staging table on its
+//   connection. The PostgreSQL connection is opened at the first Begin (the schema made or
+//   checked then), and again when it broke.
+// - WriteProgress moves the job in the embedded catalog (its check) and then, in a PostgreSQL
+//   transaction, in the sink's schema (AdvanceJob: at the start offset, with an epoch no newer
+//   than the task's); false when either says the job no longer expects this task, having
+//   written nothing that can commit. Then COPY, ledger and task record.
+// - Commit commits PostgreSQL first, then the embedded catalog. A crash between the two leaves
+//   the sink's schema ahead of the catalog: the sink's offset is the truth for the job (the
+//   next task's check fails until the catalog is brought to it); nothing is loaded twice, as
+//   the sink's check runs in the transaction that writes the rows. "pgsink.before_commit"
+//   (scoped by the job's name) is a fail point just before PostgreSQL's commit,
+//   "pgsink.between_commits" one after it.
+// - Interrupt cancels the statement running on either connection, from any thread.
+// - Thread-safety: as job/sink.h (one task at a time), Interrupt from any thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "common/fail_point.h"
+#include "common/thread_annotations.h"
+#include "job/sink.h"
+#include "pg/pg_connection.h"
+#include "pgsink/external_target.h"
+
+namespace millrace::pgsink {
+
+struct PgSinkConfig {
+  std::unique_ptr<job::Sink> bookkeeping;  // the embedded catalog's sink, owned
+  pg::ConnectParams params;
+  ExternalTarget target;
+  std::string job_key;                      // sink_schema.h's JobKey
+  std::string job_name;                     // scopes the fail points
+  const FailPoints* fail_points = nullptr;  // may be null
+};
+
+class PgSink final : public job::Sink {
+ public:
+  explicit PgSink(PgSinkConfig config) : config_(std::move(config)) {}
+
+  Result<std::unique_ptr<job::SinkTransaction>> Begin(const std::string& database) override;
+  void Interrupt() override EXCLUDES(mu_);
+  void ClearInterrupt() override;
+
+  const ExternalTarget& target() const { return config_.target; }
+
+ private:
+  // The open PostgreSQL connection, made (and the sink's schema checked) when missing or broken.
+  Result<pg::PgConnection*> Connection() EXCLUDES(mu_);
+
+  PgSinkConfig config_;
+  std::atomic<bool> interrupted_{false};
+  mutable Mutex mu_;
+  // Replaced only by the task's thread, under mu_; read under mu_ by Interrupt.
+  std::unique_ptr<pg::PgConnection> pg_ GUARDED_BY(mu_);
+};
+
+}  // namespace millrace::pgsink

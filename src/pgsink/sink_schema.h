@@ -1,0 +1,60 @@
+// The `millrace` schema of a PostgreSQL database jobs write into: where each job's offset,
+// epoch, ledger and task records live, next to its rows, so one PostgreSQL transaction
+// commits them together (pg_sink.h). On restart the offset here is the truth for the job.
+//
+// Contract
+// - EnsureSinkSchema creates the schema and its tables when missing (the user needs CREATE on
+//   the database the first time; USAGE and DML on `millrace` afterwards) and records
+//   kSinkSchemaVersion; a schema recorded at a newer version is FAILED_PRECONDITION naming
+//   both versions (a downgrade never writes what it does not understand). Two servers making
+//   it at once: the loser's DDL fails on a duplicate and it reads what the winner made.
+// - A job is known here by its key (JobKey): stable for the job's life, distinct between jobs
+//   and between servers that share the database.
+// - AdvanceJob is the exactly-once check, inside the caller's open transaction: it moves the
+//   job from `start` to `end` only when the job's row is at `start` with an epoch no newer
+//   than `epoch` (a job without a row is at the empty offset), and stamps `epoch`; false,
+//   having changed nothing, otherwise. The row is locked until the transaction ends, so two
+//   writers of one job serialize and the second sees the first's offset.
+// - InsertLedger replaces a file's row of the same job and key (a reload); InsertTask adds the
+//   task's record and keeps the newest `keep` of the job.
+// - Thread-safety: the functions use the given connection (one thread at a time).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "job/job_model.h"
+#include "job/offset.h"
+#include "pg/pg_connection.h"
+
+namespace millrace::pgsink {
+
+// 1: millrace.version, millrace.jobs (offset, epoch), millrace.files (the ledger),
+//    millrace.tasks.
+inline constexpr int kSinkSchemaVersion = 1;
+
+// "<name>#<id>@<create_time_us>": a job's key in a sink's database.
+std::string JobKey(const job::JobRecord& job);
+
+Status EnsureSinkSchema(pg::PgConnection& conn);
+
+struct SinkJobRow {
+  job::Offset offset;
+  int64_t epoch = 0;
+};
+// The job's row, or nullopt when it has none (it never committed here).
+Result<std::optional<SinkJobRow>> ReadJob(pg::PgConnection& conn, const std::string& job_key);
+
+Result<bool> AdvanceJob(pg::PgConnection& conn, const std::string& job_key,
+                        const job::Offset& start, const job::Offset& end, int64_t epoch);
+Status InsertLedger(pg::PgConnection& conn, const std::string& job_key,
+                    const std::vector<job::LedgerEntry>& entries);
+Status InsertTask(pg::PgConnection& conn, const std::string& job_key, const job::TaskRecord& task,
+                  int keep);
+// The job's ledger as the sink keeps it, by key.
+Result<std::vector<job::LedgerEntry>> ReadLedger(pg::PgConnection& conn,
+                                                 const std::string& job_key);
+
+}  // namespace millrace::pgsink

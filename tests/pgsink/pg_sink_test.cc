@@ -1,0 +1,236 @@
+// The PostgreSQL sink against a real PostgreSQL 15, below the job layer: rows staged in DuckDB
+// arrive in PostgreSQL as the same values, with the job's offset, ledger and task record in the
+// `millrace` schema of the same transaction; a task the sink's offset does not expect, a value
+// PostgreSQL refuses and an interrupt commit nothing on either side.
+#include "pgsink/pg_sink.h"
+
+#include <gtest/gtest.h>
+
+#include "catalog/duckdb_catalog.h"
+#include "catalog/duckdb_sink.h"
+#include "common/secret_box.h"
+#include "engine/database.h"
+#include "engine/engine_test_util.h"
+#include "pgsink/sink_schema.h"
+#include "testing/postgres_server.h"
+
+namespace millrace::pgsink {
+namespace {
+
+using job::JobRecord;
+using job::Offset;
+
+class PgSinkTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto pg = testing::PostgresServer::Start();
+    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+    pg_ = std::move(pg).value().release();
+  }
+  static void TearDownTestSuite() {
+    delete pg_;
+    pg_ = nullptr;
+  }
+
+  void SetUp() override {
+    table_ = "t" + std::to_string(++counter_);
+    Psql("CREATE TABLE public." + table_ +
+         " (id bigint NOT NULL, small smallint, amount numeric(12,2), ratio double precision, "
+         "flag boolean, note text, day date, at timestamp, at_tz timestamptz, took interval, "
+         "uid uuid, doc jsonb, raw bytea, CHECK (id >= 0))");
+    Psql("DROP SCHEMA IF EXISTS millrace CASCADE");
+    db_ = engine::OpenOrDie({});
+    stores_ = std::make_unique<catalog::DuckDbCatalog>(db_.get(), "memory", secrets_.get());
+    ASSERT_TRUE(stores_->Open().ok());
+    job_.id = 7;
+    job_.name = "to_pg";
+    job_.create_time_us = 1'000'000;
+    job_.state = job::JobState::kRunning;
+    job_.epoch = 3;
+    ASSERT_TRUE(stores_->jobs()->InsertJob(job_).ok());
+    sink_ = MakeSink();
+  }
+
+  std::unique_ptr<PgSink> MakeSink() {
+    auto conn = pg::PgConnection::Connect(Params());
+    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+    auto target = DescribeTarget(**conn, "pg", "public", table_, "__millrace_sink_7");
+    EXPECT_TRUE(target.ok()) << target.status().ToString();
+    auto bookkeeping = catalog::DuckDbSink::Open(db_.get());
+    EXPECT_TRUE(bookkeeping.ok());
+    return std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(bookkeeping).value(),
+                                                 .params = Params(),
+                                                 .target = std::move(target).value(),
+                                                 .job_key = JobKey(job_),
+                                                 .job_name = job_.name});
+  }
+
+  static pg::ConnectParams Params() {
+    return {.host = pg_->host(),
+            .port = pg_->port(),
+            .database = "postgres",
+            .user = pg_->user(),
+            .password = pg_->password()};
+  }
+  static std::string Psql(const std::string& sql) {
+    auto out = pg_->Sql(sql);
+    EXPECT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
+    return out.ok() ? *out : "";
+  }
+
+  // A task's progress from `start` to `end` (one file, `key`).
+  job::Progress Progress(const Offset& start, const Offset& end, const std::string& key,
+                         int64_t task_id) {
+    job::Progress p;
+    p.job = job_;
+    p.job.current_offset = end;
+    p.start = start;
+    p.epoch = job_.epoch;
+    p.ledger.push_back(job::LedgerEntry{.job_id = job_.id,
+                                        .key = key,
+                                        .etag = "e-" + key,
+                                        .size = 10,
+                                        .task_id = task_id,
+                                        .rows = 1});
+    p.task.task_id = task_id;
+    p.task.job_id = job_.id;
+    p.task.state = job::TaskState::kSuccess;
+    return p;
+  }
+
+  // Stages `values` (a DuckDB VALUES list of the table's columns) and commits from `start` to
+  // `end`; WriteProgress's answer, or the first error.
+  Result<bool> Load(const std::string& values, const Offset& start, const Offset& end,
+                    const std::string& key, int64_t task_id) {
+    MR_ASSIGN_OR_RETURN(auto txn, sink_->Begin(""));
+    MR_RETURN_IF_ERROR(
+        txn->connection().Execute("INSERT INTO " + sink_->target().staging + " VALUES " + values));
+    MR_ASSIGN_OR_RETURN(const bool advanced,
+                        txn->WriteProgress(Progress(start, end, key, task_id)));
+    if (!advanced) return false;
+    MR_RETURN_IF_ERROR(txn->Commit());
+    job_.current_offset = end;
+    return true;
+  }
+
+  static Offset File(const std::string& key) { return Offset::FileName(key); }
+
+  static testing::PostgresServer* pg_;
+  static int counter_;
+  std::string table_;
+  std::unique_ptr<SecretBox> secrets_ = SecretBox::WithKey(std::string(32, 'k'));
+  std::unique_ptr<engine::Database> db_;
+  std::unique_ptr<catalog::DuckDbCatalog> stores_;
+  JobRecord job_;
+  std::unique_ptr<PgSink> sink_;
+};
+
+testing::PostgresServer* PgSinkTest::pg_ = nullptr;
+int PgSinkTest::counter_ = 0;
+
+constexpr char kRow[] =
+    "(1, -7, 1234.5, 'inf', true, E'tab\\there\\nnew line\\\\ back é', DATE '2024-02-29', "
+    "TIMESTAMP '2024-01-02 03:04:05.123456', TIMESTAMPTZ '2024-01-02 03:04:05+00', "
+    "INTERVAL '1 day 02:03:04', '6f1c8e4a-8c0e-4f8f-9a51-0d7b5c1e2f3a', '{\"a\": [1, 2]}', "
+    "'\\x00\\xFFab'::BLOB), (2, NULL, NULL, 'nan', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+    "NULL, NULL)";
+
+TEST_F(PgSinkTest, ValuesArriveAsTheSameValuesWithTheJobsRecords) {
+  auto loaded = Load(kRow, Offset(), File("a.csv"), "a.csv", 1);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_TRUE(*loaded);
+  EXPECT_EQ(Psql("SELECT id, small, amount, ratio, flag, note, day, at, at_tz, took, uid, doc, "
+                 "encode(raw, 'hex') FROM public." +
+                 table_ + " ORDER BY id"),
+            "1|-7|1234.50|Infinity|t|tab\there\nnew line\\ back é|2024-02-29|2024-01-02 "
+            "03:04:05.123456|2024-01-02 03:04:05+00|1 day 02:03:04|"
+            "6f1c8e4a-8c0e-4f8f-9a51-0d7b5c1e2f3a|{\"a\": [1, 2]}|00ff6162\n"
+            "2|||NaN|||||||||");
+  // The job's offset, ledger and task record, in the same database.
+  EXPECT_EQ(Psql("SELECT job_key, job_offset, epoch FROM millrace.jobs"),
+            "to_pg#7@1000000|" + File("a.csv").ToJson() + "|3");
+  EXPECT_EQ(Psql("SELECT file_key, etag, state, task_id, rows FROM millrace.files"),
+            "a.csv|e-a.csv|LOADED|1|1");
+  EXPECT_EQ(Psql("SELECT task_id, state FROM millrace.tasks"), "1|SUCCESS");
+  EXPECT_EQ(Psql("SELECT version FROM millrace.version"), "1");
+  // And in the embedded catalog.
+  EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
+  // The next task stages only its own rows.
+  ASSERT_TRUE(Load("(3, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+                   File("a.csv"), File("b.csv"), "b.csv", 2)
+                  .value());
+  EXPECT_EQ(Psql("SELECT count(*), sum(id) FROM public." + table_), "3|6");
+  EXPECT_EQ(Psql("SELECT count(*) FROM millrace.files"), "2");
+}
+
+TEST_F(PgSinkTest, ATaskTheSinksOffsetDoesNotExpectCommitsNothing) {
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  // The sink's schema is ahead of the embedded catalog (a crash between the two commits).
+  Psql("UPDATE millrace.jobs SET job_offset = '" + File("b.csv").ToJson() + "'");
+  auto refused = Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2);
+  ASSERT_TRUE(refused.ok()) << refused.status().ToString();
+  EXPECT_FALSE(*refused);
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
+  EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
+  // A task of an older epoch than the sink's last commit is refused too.
+  Psql("UPDATE millrace.jobs SET job_offset = '" + File("a.csv").ToJson() + "', epoch = 4");
+  EXPECT_FALSE(Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2).value());
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
+}
+
+TEST_F(PgSinkTest, AValuePostgresqlRefusesCommitsNothing) {
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  // The CHECK (id >= 0) fails inside the COPY.
+  auto refused = Load("(-1, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+                      File("a.csv"), File("b.csv"), "b.csv", 2);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(pg::SqlStateOf(refused.status()), "23514") << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("copying into pg.public." + table_), std::string::npos);
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
+  EXPECT_EQ(Psql("SELECT job_offset FROM millrace.jobs"), File("a.csv").ToJson());
+  EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
+  // The sink goes on with the next task.
+  ASSERT_TRUE(Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2).value());
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "4");
+}
+
+TEST_F(PgSinkTest, InterruptedAndReconnected) {
+  sink_->Interrupt();
+  EXPECT_EQ(sink_->Begin("").status().code(), StatusCode::kCancelled);
+  sink_->ClearInterrupt();
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  // PostgreSQL restarts between two tasks: the next one connects again.
+  ASSERT_TRUE(pg_->Restart().ok());
+  auto after = Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2);
+  if (!after.ok()) {
+    // The task that finds the connection broken fails as unreachable, and the next connects.
+    EXPECT_EQ(after.status().code(), StatusCode::kUnavailable) << after.status().ToString();
+    after = Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2);
+  }
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_TRUE(*after);
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "4");
+}
+
+TEST_F(PgSinkTest, ANewerSinkSchemaIsRefused) {
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  Psql("UPDATE millrace.version SET version = 99");
+  sink_ = MakeSink();
+  auto begun = sink_->Begin("");
+  EXPECT_EQ(begun.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(begun.status().message().find("version 99"), std::string::npos);
+}
+
+TEST_F(PgSinkTest, TargetsThatCannotBeWritten) {
+  auto conn = pg::PgConnection::Connect(Params());
+  ASSERT_TRUE(conn.ok());
+  EXPECT_EQ(DescribeTarget(**conn, "pg", "public", "missing", "s").status().code(),
+            StatusCode::kNotFound);
+  Psql("CREATE TABLE public.with_array (id int, tags text[])");
+  auto arrays = DescribeTarget(**conn, "pg", "public", "with_array", "s");
+  EXPECT_EQ(arrays.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(arrays.status().message().find("column tags"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace millrace::pgsink
