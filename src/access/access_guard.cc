@@ -67,6 +67,13 @@ Status AccessGuard::CheckNames(sql::Session& session, std::string_view sql) {
   for (const engine::ParsedFacts& query : parsed.queries) {
     for (const RelationName& r : query.relations) {
       if (IsInternalDatabase(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
+      if (!r.catalog.empty() && is_external_catalog_ && is_external_catalog_(r.catalog)) {
+        return sql::NotSupportedError(
+            "reading " + r.catalog + "." + r.schema + "." + r.name,
+            r.catalog +
+                " is an external catalog, whose tables jobs write into; query them in "
+                "the database itself (DuckDB's postgres extension is not available here)");
+      }
     }
   }
   return Status::Ok();

@@ -39,10 +39,14 @@
 //   Their tables are read only by Millrace's own table functions: a statement whose bound plan
 //   scans or writes one is refused too, on every path that reaches CheckStatement (text,
 //   prepared, handlers' client queries), whatever names led there.
+// - A relation named through an external catalog (catalog.schema.table, `is_external_catalog`)
+//   is refused by CheckNames with 1235 saying so: Millrace writes those tables through jobs and
+//   does not read them (DuckDB's postgres extension is not available, and extensions stay off).
 // - Thread-safety: every method may be called concurrently; a session's statements run on its
 //   own connection.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,9 +69,15 @@ class AccessGuard final : public sql::StatementGuard {
   // guard.
   // `fail_points` (may be null) is borrowed too: kGateFailPoint is checked first in every
   // check.
+  // `is_external_catalog` (may be empty: none) says whether a name is an external catalog's.
   AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
-              AuditLog* audit = nullptr, const FailPoints* fail_points = nullptr)
-      : access_(access), sandbox_(std::move(sandbox)), audit_(audit), fail_points_(fail_points) {}
+              AuditLog* audit = nullptr, const FailPoints* fail_points = nullptr,
+              std::function<bool(std::string_view)> is_external_catalog = nullptr)
+      : access_(access),
+        sandbox_(std::move(sandbox)),
+        audit_(audit),
+        fail_points_(fail_points),
+        is_external_catalog_(std::move(is_external_catalog)) {}
 
   Status CheckNames(sql::Session& session, std::string_view sql) override;
   Result<std::optional<std::string>> Scope(sql::Session& session, std::string_view sql) override;
@@ -114,6 +124,7 @@ class AccessGuard final : public sql::StatementGuard {
   std::unique_ptr<Sandbox> sandbox_;
   AuditLog* audit_;
   const FailPoints* fail_points_;
+  const std::function<bool(std::string_view)> is_external_catalog_;
   Mutex mu_;
   std::map<uint64_t, std::string> pending_ddl_ GUARDED_BY(mu_);  // by connection id
 };

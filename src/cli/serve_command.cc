@@ -50,6 +50,7 @@
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
+#include "pgsink/route.h"
 #include "server/authenticator.h"
 #include "server/mysql_server.h"
 #include "source/local_source.h"
@@ -304,7 +305,23 @@ int RunServe(const std::vector<std::string>& args) {
     files.make_source =
         load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime, *resolved_roots);
     load::RegisterFileTableFunctions(&router.table_functions(), files);
+    // The PostgreSQL databases jobs may write into (CREATE CATALOG), and their tables as jobs'
+    // targets (the PostgreSQL sink).
+    external::ExternalCatalogs external_catalogs(stores.external_catalogs(), Clock::Real(),
+                                                 external::PgConnectProbe());
+    if (Status status = external_catalogs.Load(); !status.ok()) return Fail(status);
     job::JobServiceConfig jobs_config;
+    jobs_config.make_external_target =
+        [&external_catalogs, database = db->get(),
+         points = &*fail_points](const job::ExternalTargetRequest& request)
+        -> Result<std::optional<job::ExternalRoute>> {
+      const std::optional<external::ExternalCatalog> catalog =
+          external_catalogs.Find(request.catalog);
+      if (!catalog) return std::optional<job::ExternalRoute>();
+      MR_ASSIGN_OR_RETURN(job::ExternalRoute route,
+                          pgsink::RouteTo(*catalog, request, database, points));
+      return std::optional<job::ExternalRoute>(std::move(route));
+    };
     jobs_config.db = db->get();
     jobs_config.clock = Clock::Real();
     jobs_config.work_root = work_root;
@@ -360,10 +377,6 @@ int RunServe(const std::vector<std::string>& args) {
       return Fail(status);
     }
     access::RegisterUserStatements(&router, &access);
-    // The PostgreSQL databases jobs may write into (CREATE CATALOG).
-    external::ExternalCatalogs external_catalogs(stores.external_catalogs(), Clock::Real(),
-                                                 external::PgConnectProbe());
-    if (Status status = external_catalogs.Load(); !status.ok()) return Fail(status);
     external::RegisterCatalogStatements(&router, &external_catalogs, &access);
     mysql_options->authenticator = &authenticator;
     // DuckDB's own lock, the sandbox's backstop: from here on it reads and writes only the
@@ -378,7 +391,10 @@ int RunServe(const std::vector<std::string>& args) {
         access::Sandbox::Create(**sandbox_conn, (*db)->RegisteredTableFunctions(), {"audit_log"});
     if (!sandbox.ok()) return Fail(sandbox.status());
     guard = std::make_shared<access::AccessGuard>(&access, std::move(sandbox).value(), &audit,
-                                                  &*fail_points);
+                                                  &*fail_points,
+                                                  [&external_catalogs](std::string_view name) {
+                                                    return external_catalogs.Find(name).has_value();
+                                                  });
     router.SetGuard(guard);
     server::MySqlServer mysql(*mysql_options, &router, &metrics);
     if (Status status = mysql.Start(); !status.ok()) return Fail(status);

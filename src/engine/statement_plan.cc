@@ -30,7 +30,8 @@ void CollectParsed(const json& node, ParsedFacts* out) {
   const std::string type = StringField(node, "type");
   const std::string cls = StringField(node, "class");
   if (type == "BASE_TABLE") {
-    out->relations.push_back({StringField(node, "schema_name"), StringField(node, "table_name")});
+    out->relations.push_back({StringField(node, "schema_name"), StringField(node, "table_name"),
+                              StringField(node, "catalog_name")});
   } else if (type == "SHOW_REF" && (!node.contains("query") || node["query"].is_null())) {
     // SUMMARIZE t reads t; SHOW TABLES, DESCRIBE t and the like read the catalog: reported as
     // the table function "show_<type>".

@@ -32,6 +32,9 @@ namespace millrace::engine {
 struct RelationName {
   std::string schema;  // empty when not written (parse) or not reported
   std::string name;
+  // The catalog as written (parse: empty when not written), or an external catalog's name (a
+  // job's target in another database); empty where DuckDB resolved the name (plan).
+  std::string catalog = {};
   friend bool operator==(const RelationName&, const RelationName&) = default;
 };
 

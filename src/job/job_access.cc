@@ -14,6 +14,19 @@ bool ReadsLocalFiles(const JobPlan& plan) {
   return plan.analysis.source == load::SourceKind::kLocal;
 }
 
+// A privilege on a job's target. A table of an external catalog is covered only by a grant at
+// *.*: grants on a catalog's own objects are not kept yet.
+bool HasOnTarget(const access::AccessControl& control, const std::string& user, Privilege privilege,
+                 const engine::RelationName& target) {
+  if (!target.catalog.empty()) return control.Has(user, privilege, "", "");
+  return control.Has(user, privilege, target.schema, target.name);
+}
+
+// "schema" or "catalog.schema", as an access error names the target's database.
+std::string TargetDatabase(const engine::RelationName& target) {
+  return target.catalog.empty() ? target.schema : target.catalog + "." + target.schema;
+}
+
 }  // namespace
 
 Status JobAccess::MayDefine(const sql::SessionInfo& who, const JobPlan& plan,
@@ -56,9 +69,9 @@ Status JobAccess::MayControl(const sql::SessionInfo& who, const JobPlan* plan) c
     return sql::SpecificAccessDeniedError(access::PrivilegeName(Privilege::kAdmin));
   }
   const engine::RelationName& target = plan->target;
-  if (control->Has(who.user, Privilege::kLoad, target.schema, target.name)) return Status::Ok();
+  if (HasOnTarget(*control, who.user, Privilege::kLoad, target)) return Status::Ok();
   return sql::TableAccessDeniedError(access::PrivilegeName(Privilege::kLoad), who.user, who.host,
-                                     target.schema, target.name);
+                                     TargetDatabase(target), target.name);
 }
 
 Status JobAccess::DefinerMayRun(const std::string& definer, const JobPlan& plan,
@@ -70,8 +83,8 @@ Status JobAccess::DefinerMayRun(const std::string& definer, const JobPlan& plan,
     return Status::PermissionDenied("the job's definer '" + definer +
                                     "' no longer exists; recreate the job as another user");
   }
-  if (!control->Has(definer, Privilege::kLoad, target.schema, target.name)) {
-    missing = "LOAD_PRIV on " + target.schema + "." + target.name;
+  if (!HasOnTarget(*control, definer, Privilege::kLoad, target)) {
+    missing = "LOAD_PRIV on " + TargetDatabase(target) + "." + target.name;
   } else if (ReadsLocalFiles(plan) && !control->IsAdmin(definer)) {
     missing = "ADMIN_PRIV, which reading local files needs";
   }
@@ -119,7 +132,7 @@ bool JobAccess::MaySee(uint64_t connection_id, const engine::RelationName& targe
 
 bool JobAccess::MaySeeAs(const std::string& user, const engine::RelationName& target) const {
   if (control == nullptr) return true;
-  return control->Has(user, Privilege::kSelect, target.schema, target.name);
+  return HasOnTarget(*control, user, Privilege::kSelect, target);
 }
 
 }  // namespace millrace::job

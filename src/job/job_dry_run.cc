@@ -44,7 +44,10 @@ Result<std::vector<DryRunLine>> JobDryRun::Run(const CreateJobStatement& stmt,
   record.current_offset = Offset::FileName(properties.offset);
   record.reconcile_floor = properties.offset;
 
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, config_.make_sink());
+  // A job writing an external table stages its rows where its own sink would.
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Sink> sink, plan->own_sink != nullptr
+                                                      ? plan->own_sink->MakeOne(record)
+                                                      : config_.make_sink());
   DryRunContext context;
   context.db = config_.db;
   // Named so that the load's log lines are not taken for a job's.

@@ -4,6 +4,20 @@
 #include "job/sink.h"
 
 namespace millrace::job {
+namespace {
+
+// DuckDB's binder names the table the INSERT writes: privileges are checked on it.
+Status CheckTarget(engine::Connection& conn, const InsertAnalysis& analysis, JobPlan* plan) {
+  auto target = engine::PlanStatement(conn, "SELECT * FROM " + analysis.target_table);
+  if (!target.ok()) return target.status().WithContext("target table " + analysis.target_table);
+  if (target->scans.size() != 1) {
+    return Status::InvalidArgument("target " + analysis.target_table + " is not a table");
+  }
+  plan->target = target->scans.front();
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
     const std::string& insert_sql, const std::string& database, bool creating,
@@ -38,13 +52,28 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
     return std::shared_ptr<const JobPlan>(std::move(plan));
   }
   MR_RETURN_IF_ERROR(UseDatabase(*conn, database));
-  // DuckDB's binder names the table the INSERT writes: privileges are checked on it.
-  auto target = engine::PlanStatement(*conn, "SELECT * FROM " + analysis.target_table);
-  if (!target.ok()) return target.status().WithContext("target table " + analysis.target_table);
-  if (target->scans.size() != 1) {
-    return Status::InvalidArgument("target " + analysis.target_table + " is not a table");
+  std::string load_sql = insert_sql;
+  InsertAnalysis load_analysis = analysis;
+  std::optional<ExternalRoute> external;
+  if (analysis.target_parts.size() == 3 && config_.make_external_target) {
+    MR_ASSIGN_OR_RETURN(external, config_.make_external_target(ExternalTargetRequest{
+                                      analysis.target_parts[0], analysis.target_parts[1],
+                                      analysis.target_parts[2], creating}));
   }
-  plan->target = target->scans.front();
+  if (external) {
+    if (change_stream) {
+      return Status::NotSupported("a change stream into a table of external catalog " +
+                                  external->target.catalog + " is not available yet");
+    }
+    plan->target = external->target;
+    plan->own_sink = std::make_shared<JobSinkSlot>(std::move(external->make_sink));
+    // The source loads into the staging table, which the sink copies from.
+    load_sql = insert_sql.substr(0, analysis.target_begin) + external->staging_table +
+               insert_sql.substr(analysis.target_begin + analysis.target_table.size());
+    MR_ASSIGN_OR_RETURN(load_analysis, AnalyzeInsert(load_sql));
+  } else {
+    MR_RETURN_IF_ERROR(CheckTarget(*conn, analysis, plan.get()));
+  }
   if (change_stream) {
     ChangeSourceRequest request{insert_sql,          analysis,   database,
                                 plan->target,        config_.db, config_.clock,
@@ -55,8 +84,8 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
 
   FileSourceRequest source;
   source.files = std::move(files);
-  source.insert_sql = insert_sql;
-  source.analysis = analysis;
+  source.insert_sql = std::move(load_sql);
+  source.analysis = std::move(load_analysis);
   source.options = std::move(options);
   source.clock = config_.clock;
   source.catalog = config_.catalog;

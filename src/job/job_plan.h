@@ -7,6 +7,10 @@
 //   local() or cdc_stream() call, bad reader parameters, a source that cannot be opened, a
 //   target table that does not exist in `database` (a typo fails the statement, not the first
 //   task).
+// - A file job whose target is catalog.schema.table of an external catalog (ExternalRoute) gets
+//   the route's sink as its own (JobPlan::own_sink), and its source loads the statement with
+//   the target replaced by the route's staging table. Change streams into external tables are
+//   refused (not available yet).
 // - An S3 source's client counts its requests into `object_store` when given (the job's
 //   Job::object_store, so the counts outlive the source).
 // - Thread-safety: Build may be called concurrently (each call uses a connection of its own).
@@ -65,6 +69,29 @@ struct FileSourceRequest {
 // Builds the source of a file job: files::MakeFileJobSource (src/files/), wired by the server.
 using FileSourceFactory = std::function<Result<std::shared_ptr<JobSource>>(FileSourceRequest)>;
 
+// A job whose INSERT names catalog.schema.table of an external catalog writes that table through
+// a sink of its own (the PostgreSQL sink, wired by the server) instead of a DuckDB table.
+struct ExternalTargetRequest {
+  std::string catalog;
+  std::string schema;
+  std::string table;
+  // CREATE JOB (and its dry run): the table is checked now. A restart does not wait on the
+  // other database: the job's first task checks it.
+  bool check_now = false;
+};
+struct ExternalRoute {
+  engine::RelationName target;  // its catalog set: privileges and the views
+  // The DuckDB table the job's INSERT writes instead, in its sink's transactions (where the
+  // sink stages the rows it copies).
+  std::string staging_table;
+  // Makes the job's sink for its record.
+  JobSinkSlot::Maker make_sink;
+};
+// nullopt when `catalog` names no external catalog; an error names why the target cannot be
+// written (no such table, unreachable, a type that cannot be copied).
+using ExternalTargetFactory =
+    std::function<Result<std::optional<ExternalRoute>>(const ExternalTargetRequest&)>;
+
 struct PlanBuilderConfig {
   engine::Database* db = nullptr;  // not owned
   Clock* clock = nullptr;          // not owned
@@ -72,6 +99,7 @@ struct PlanBuilderConfig {
   load::SourceFactory make_source;
   FileSourceFactory make_file_source;       // empty: file jobs are refused
   ChangeSourceFactory make_change_source;   // empty: change streams are refused
+  ExternalTargetFactory make_external_target;  // empty: three-part targets are DuckDB's
   const FailPoints* fail_points = nullptr;  // may be null
   std::string work_root;
   int download_parallelism = 8;

@@ -44,6 +44,9 @@ struct JobPlan {
   InsertAnalysis analysis;      // target table and source call (ALTER compares them)
   engine::RelationName target;  // the target table as DuckDB resolves it (privileges)
   std::shared_ptr<JobSource> source;
+  // A job writing a table of an external catalog: its own sink (job_plan.h's ExternalRoute);
+  // null for the others, which write through their worker's.
+  std::shared_ptr<JobSinkSlot> own_sink;
 };
 
 // A job as the views show it.

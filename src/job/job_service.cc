@@ -29,6 +29,7 @@ class JobService::Impl final : public JobSnapshotSource {
                                  .make_source = config_.make_source,
                                  .make_file_source = config_.make_file_source,
                                  .make_change_source = config_.make_change_source,
+                                 .make_external_target = config_.make_external_target,
                                  .fail_points = config_.fail_points,
                                  .work_root = config_.work_root,
                                  .download_parallelism = config_.download_parallelism,

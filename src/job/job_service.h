@@ -80,6 +80,8 @@ struct JobServiceConfig {
   load::SourceFactory make_source;
   FileSourceFactory make_file_source;      // S3()/local() jobs (src/files/); empty: refused
   ChangeSourceFactory make_change_source;  // cdc_stream(...) jobs; empty: refused
+  // Tables of external catalogs as targets (the PostgreSQL sink); empty: none.
+  ExternalTargetFactory make_external_target;
   // Their calls' parameter tables, whose secrets are masked (cdc::ChangeStreamParamTables).
   ParamTables change_stream_params;
   const FailPoints* fail_points = nullptr;  // may be null

@@ -262,9 +262,13 @@ Result<InsertAnalysis> AnalyzeInsert(std::string_view text) {
   MR_RETURN_IF_ERROR(p.ExpectKeyword("INTO"));
   InsertAnalysis analysis;
   const size_t table_begin = p.Offset();
-  MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
-  while (p.AcceptPunct("."))
-    MR_RETURN_IF_ERROR(p.Identifier("a table name").status());
+  analysis.target_begin = table_begin;
+  MR_ASSIGN_OR_RETURN(std::string part, p.Identifier("a table name"));
+  analysis.target_parts.push_back(std::move(part));
+  while (p.AcceptPunct(".")) {
+    MR_ASSIGN_OR_RETURN(part, p.Identifier("a table name"));
+    analysis.target_parts.push_back(std::move(part));
+  }
   analysis.target_table = std::string(text.substr(table_begin, p.Offset() - table_begin));
   while (!analysis.target_table.empty() &&
          std::isspace(static_cast<unsigned char>(analysis.target_table.back()))) {

@@ -67,6 +67,9 @@ Result<JobStatement> ParseJobStatement(std::string_view sql);
 
 struct InsertAnalysis {
   std::string target_table;  // as written, e.g. shop.events or "shop"."events"
+  size_t target_begin = 0;   // its offset in the INSERT text
+  // Its parts, unquoted: [database.]table, or catalog.schema.table (an external catalog's).
+  std::vector<std::string> target_parts;
   std::vector<std::string> columns;
   load::SourceKind source = load::SourceKind::kS3;
   sql::DorisArgs args;      // of the S3()/local() call

@@ -16,16 +16,22 @@
 //   recorded as the transaction sees them: a dry run reads its own before it rolls back.
 // - Interrupt() cancels the statement running in the sink's transaction and every statement
 //   after it until ClearInterrupt(), from any thread; they fail with CANCELLED.
+// - KeptProgressOf: a sink that keeps the job's progress in the database it writes (an external
+//   table's) returns it; that is the truth for the job (the embedded catalog's copy can be
+//   behind it after a crash between the two commits). Sinks that keep none apart from the
+//   catalog return nullopt.
 // - One transaction at a time per sink; Begin, WriteProgress, Commit and Rollback are called
 //   by one thread (the task's).
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
+#include "common/thread_annotations.h"
 #include "engine/database.h"
 #include "job/job_model.h"
 #include "job/offset.h"
@@ -57,12 +63,40 @@ class SinkTransaction {
   virtual Status Rollback() = 0;
 };
 
+// A job's progress as a sink keeps it.
+struct KeptProgress {
+  Offset offset;
+  std::vector<LedgerEntry> ledger;  // every file the sink holds for the job
+};
+
 class Sink {
  public:
   virtual ~Sink() = default;
   virtual Result<std::unique_ptr<SinkTransaction>> Begin(const std::string& database) = 0;
   virtual void Interrupt() = 0;
   virtual void ClearInterrupt() = 0;
+  virtual Result<std::optional<KeptProgress>> KeptProgressOf(const JobRecord& job) {
+    return std::optional<KeptProgress>();
+  }
+};
+
+// The sink of a job that writes through one of its own (a table of an external catalog),
+// made for the job's record at its first task and kept while the job's plan is: a job's tasks
+// run one at a time.
+class JobSinkSlot {
+ public:
+  using Maker = std::function<Result<std::unique_ptr<Sink>>(const JobRecord&)>;
+  explicit JobSinkSlot(Maker make) : make_(std::move(make)) {}
+
+  // The job's sink, made at the first call; called by the job's task.
+  Result<Sink*> Get(const JobRecord& job) EXCLUDES(mu_);
+  // A sink of its own, for one dry run of `job`.
+  Result<std::unique_ptr<Sink>> MakeOne(const JobRecord& job) const { return make_(job); }
+
+ private:
+  const Maker make_;
+  Mutex mu_;
+  std::unique_ptr<Sink> sink_ GUARDED_BY(mu_);
 };
 
 // Makes a sink for one worker (or one dry run); each sink is used by one thread at a time.

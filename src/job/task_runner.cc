@@ -54,11 +54,22 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       PauseAfterFailure(job, nullptr, JobError(JobErrorCode::kAccessDenied, allowed));
       return;
     }
+  }
+  Sink* use = &sink;
+  if (plan->own_sink != nullptr) {
+    use = OwnSink(job, *plan->own_sink);
+    if (use == nullptr) return;
+  }
+  {
+    MutexLock lock(&job.mu);
+    if (job.record.state != JobState::kRunning || job.plan != plan || Superseded(job, epoch)) {
+      return;
+    }
     job.task_running = true;
-    job.task_sink = &sink;
+    job.task_sink = use;
   }
   const Clock::SteadyTime until = config_.clock->SteadyNow() + kTaskChain;
-  while (RunTask(job, sink)) {
+  while (RunTask(job, *use)) {
     // A PAUSE, ALTER or DROP bumps the epoch before it waits for this task to end: the chain
     // must end with it, not start a task under the new epoch.
     MutexLock lock(&job.mu);
@@ -72,11 +83,48 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     job.task_running = false;
     job.task_sink = nullptr;
     // Under the job's lock, as Interrupt is: no interrupt of this chain reaches the sink's next.
-    sink.ClearInterrupt();
+    use->ClearInterrupt();
     job.task_done.notify_all();
   }
   // Outside the job's lock: a read ahead waits for its downloads in progress.
   plan->source->TurnEnded();
+}
+
+Sink* TaskRunner::OwnSink(Job& job, JobSinkSlot& slot) {
+  JobRecord record;
+  {
+    MutexLock lock(&job.mu);
+    record = job.record;
+  }
+  Result<Sink*> sink = slot.Get(record);
+  Result<std::optional<KeptProgress>> kept =
+      sink.ok() ? (*sink)->KeptProgressOf(record) : sink.status();
+  Status adopted = kept.status();
+  if (kept.ok() && kept->has_value() && !((*kept)->offset == record.current_offset)) {
+    // The sink committed a task the catalog did not record: its files go into the ledger
+    // first (a file below the offset and missing from the ledger would load again as late).
+    adopted = config_.catalog->RecordFiles((*kept)->ledger);
+  }
+  MutexLock lock(&job.mu);
+  if (job.record.epoch != record.epoch) return nullptr;  // changed meanwhile: the next turn
+  if (!adopted.ok()) {
+    PauseAfterFailure(job, nullptr, adopted);
+    return nullptr;
+  }
+  if (kept->has_value() && !((*kept)->offset == record.current_offset)) {
+    JobRecord after = job.record;
+    after.current_offset = (*kept)->offset;
+    if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
+      PauseAfterFailure(job, nullptr, s);
+      return nullptr;
+    }
+    MR_LOG(kWarning) << "job " << job.name << " takes the offset its sink committed, '"
+                     << after.current_offset.ToJson() << "', over the catalog's '"
+                     << record.current_offset.ToJson() << "'";
+    job.record = after;
+    job.Publish();
+  }
+  return *sink;
 }
 
 void TaskRunner::WatchPaused(Job& job, const JobPlan& plan, int64_t epoch) {

@@ -10,6 +10,11 @@
 //   drained, sooner when items are not ready yet.
 // - A turn starts only while the job's definer holds what the job needs (job_access.h);
 //   otherwise the job is PAUSED with ACCESS_DENIED_ERR, which does not resume by itself.
+// - A job with a sink of its own (JobPlan::own_sink: an external table) runs its tasks through
+//   it. Each turn first reads the progress that sink keeps (Sink::KeptProgressOf): when it is
+//   ahead of the job's offset (a crash between the sink's commit and the catalog's), the job
+//   takes it, with the sink's ledger, before its next task. A sink that cannot be reached
+//   pauses the job as a failed task would (and it resumes itself).
 // - A task that fails is retried task_retries times with a growing backoff (the batch is
 //   loaded again from scratch), except for errors that retrying cannot fix (IsFinalTaskError).
 //   After the last retry the job is PAUSED with ErrorMsg {code, msg}; it resumes itself after
@@ -64,6 +69,9 @@ class TaskRunner {
  private:
   // One task; true when it committed a batch and the source has more ready.
   bool RunTask(Job& job, Sink& sink);
+  // The job's own sink, with the job brought to the progress that sink keeps; null (the job
+  // paused) when it cannot be made or reached.
+  Sink* OwnSink(Job& job, JobSinkSlot& slot) EXCLUDES(job.mu);
   // Resumes a job whose automatic resume is due; false when it stays paused.
   bool AutoResume(Job& job) REQUIRES(job.mu);
   // A turn of a PAUSED job: its source's note on what it holds upstream into JobRuntimeMsg

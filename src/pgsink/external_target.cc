@@ -35,8 +35,12 @@ Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string&
                                      ": arrays cannot be written into PostgreSQL yet");
     }
   }
-  target.staging = "temp.main." + engine::QuoteIdentifier(staging_name);
+  target.staging = StagingTable(staging_name);
   return target;
+}
+
+std::string StagingTable(const std::string& staging_name) {
+  return "temp.main." + engine::QuoteIdentifier(staging_name);
 }
 
 std::string StagingDdl(const ExternalTarget& target) {

@@ -36,7 +36,12 @@ struct ExternalTarget {
   std::string Display() const { return catalog + "." + table.schema + "." + table.name; }
 };
 
-// `staging_name` names the temporary table (unquoted; one per job).
+// The staging table's name as the job's INSERT writes it: temp.main."<staging_name>". One name
+// serves every job: each job's sink stages on a connection of its own.
+std::string StagingTable(const std::string& staging_name);
+inline constexpr char kStagingName[] = "__millrace_staged";
+
+// `staging_name` names the temporary table (unquoted).
 Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string& catalog,
                                       const std::string& schema, const std::string& table,
                                       const std::string& staging_name);

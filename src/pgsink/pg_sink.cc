@@ -8,8 +8,13 @@ namespace {
 class PgSinkTransaction final : public job::SinkTransaction {
  public:
   PgSinkTransaction(std::unique_ptr<job::SinkTransaction> bookkeeping, pg::PgConnection* pg,
-                    const PgSinkConfig* config, const std::atomic<bool>* interrupted)
-      : bookkeeping_(std::move(bookkeeping)), pg_(pg), config_(config), interrupted_(interrupted) {}
+                    const PgSinkConfig* config, const ExternalTarget* target,
+                    const std::atomic<bool>* interrupted)
+      : bookkeeping_(std::move(bookkeeping)),
+        pg_(pg),
+        config_(config),
+        target_(target),
+        interrupted_(interrupted) {}
 
   ~PgSinkTransaction() override { Rollback().IgnoreError(); }
 
@@ -25,9 +30,8 @@ class PgSinkTransaction final : public job::SinkTransaction {
                         AdvanceJob(*pg_, config_->job_key, p.start, p.job.current_offset, p.epoch));
     if (!moved) return false;
     MR_RETURN_IF_ERROR(CheckInterrupt());
-    auto copied = CopyStaged(connection(), *pg_, config_->target);
-    if (!copied.ok())
-      return copied.status().WithContext("copying into " + config_->target.Display());
+    auto copied = CopyStaged(connection(), *pg_, *target_);
+    if (!copied.ok()) return copied.status().WithContext("copying into " + target_->Display());
     MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
     MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history));
     return true;
@@ -51,7 +55,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
     pg_open_ = false;
     if (!committed.ok()) {
       bookkeeping_->Rollback().IgnoreError();  // PostgreSQL's refusal is the error to report
-      return committed.WithContext("committing into " + config_->target.Display());
+      return committed.WithContext("committing into " + target_->Display());
     }
     if (config_->fail_points != nullptr) {
       config_->fail_points->Check("pgsink.between_commits", config_->job_name).IgnoreError();
@@ -79,6 +83,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
   std::unique_ptr<job::SinkTransaction> bookkeeping_;
   pg::PgConnection* const pg_;
   const PgSinkConfig* const config_;
+  const ExternalTarget* const target_;
   const std::atomic<bool>* const interrupted_;
   bool pg_open_ = false;
 };
@@ -92,7 +97,8 @@ Result<pg::PgConnection*> PgSink::Connection() {
   }
   auto connected = pg::PgConnection::Connect(config_.params);
   if (!connected.ok()) {
-    return connected.status().WithContext("the sink of " + config_.target.Display());
+    return connected.status().WithContext("the sink of " + config_.catalog + "." + config_.schema +
+                                          "." + config_.table);
   }
   MR_RETURN_IF_ERROR(EnsureSinkSchema(**connected));
   MutexLock lock(&mu_);
@@ -103,10 +109,25 @@ Result<pg::PgConnection*> PgSink::Connection() {
 Result<std::unique_ptr<job::SinkTransaction>> PgSink::Begin(const std::string& database) {
   if (interrupted_.load()) return Status::Cancelled("the task was interrupted");
   MR_ASSIGN_OR_RETURN(pg::PgConnection * pg, Connection());
+  MR_ASSIGN_OR_RETURN(target_, DescribeTarget(*pg, config_.catalog, config_.schema, config_.table,
+                                              config_.staging_name));
   MR_ASSIGN_OR_RETURN(auto bookkeeping, config_.bookkeeping->Begin(database));
-  MR_RETURN_IF_ERROR(bookkeeping->connection().Execute(StagingDdl(config_.target)));
-  return std::unique_ptr<job::SinkTransaction>(
-      std::make_unique<PgSinkTransaction>(std::move(bookkeeping), pg, &config_, &interrupted_));
+  MR_RETURN_IF_ERROR(bookkeeping->connection().Execute(StagingDdl(target_)));
+  return std::unique_ptr<job::SinkTransaction>(std::make_unique<PgSinkTransaction>(
+      std::move(bookkeeping), pg, &config_, &target_, &interrupted_));
+}
+
+Result<std::optional<job::KeptProgress>> PgSink::KeptProgressOf(const job::JobRecord& job) {
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * pg, Connection());
+  MR_ASSIGN_OR_RETURN(const std::optional<SinkJobRow> row, ReadJob(*pg, config_.job_key));
+  if (!row) return std::optional<job::KeptProgress>();
+  job::KeptProgress kept{row->offset, {}};
+  if (!(row->offset == job.current_offset)) {
+    MR_ASSIGN_OR_RETURN(kept.ledger, ReadLedger(*pg, config_.job_key));
+    for (job::LedgerEntry& entry : kept.ledger)
+      entry.job_id = job.id;
+  }
+  return std::optional<job::KeptProgress>(std::move(kept));
 }
 
 void PgSink::Interrupt() {

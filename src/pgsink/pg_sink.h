@@ -5,10 +5,11 @@
 // of that database (sink_schema.h), all in one PostgreSQL transaction.
 //
 // Contract (beyond job/sink.h)
-// - Begin opens a transaction of the embedded catalog's sink (`bookkeeping`: the job's record,
-//   ledger and task history there, which the views read) and empties the staging table on its
-//   connection. The PostgreSQL connection is opened at the first Begin (the schema made or
-//   checked then), and again when it broke.
+// - Begin describes the target as PostgreSQL has it now (DescribeTarget: a column added or
+//   dropped between tasks is followed), opens a transaction of the embedded catalog's sink
+//   (`bookkeeping`: the job's record, ledger and task history there, which the views read) and
+//   makes the staging table, empty, on its connection. The PostgreSQL connection is opened at
+//   the first Begin (the schema made or checked then), and again when it broke.
 // - WriteProgress moves the job in the embedded catalog (its check) and then, in a PostgreSQL
 //   transaction, in the sink's schema (AdvanceJob: at the start offset, with an epoch no newer
 //   than the task's); false when either says the job no longer expects this task, having
@@ -19,6 +20,7 @@
 //   the sink's check runs in the transaction that writes the rows. "pgsink.before_commit"
 //   (scoped by the job's name) is a fail point just before PostgreSQL's commit,
 //   "pgsink.between_commits" one after it.
+// - KeptProgressOf reads the job's row in the sink's schema, on the sink's connection.
 // - Interrupt cancels the statement running on either connection, from any thread.
 // - Thread-safety: as job/sink.h (one task at a time), Interrupt from any thread.
 #pragma once
@@ -38,7 +40,10 @@ namespace millrace::pgsink {
 struct PgSinkConfig {
   std::unique_ptr<job::Sink> bookkeeping;  // the embedded catalog's sink, owned
   pg::ConnectParams params;
-  ExternalTarget target;
+  std::string catalog;  // the target: catalog.schema.table
+  std::string schema;
+  std::string table;
+  std::string staging_name = kStagingName;
   std::string job_key;                      // sink_schema.h's JobKey
   std::string job_name;                     // scopes the fail points
   const FailPoints* fail_points = nullptr;  // may be null
@@ -51,14 +56,19 @@ class PgSink final : public job::Sink {
   Result<std::unique_ptr<job::SinkTransaction>> Begin(const std::string& database) override;
   void Interrupt() override EXCLUDES(mu_);
   void ClearInterrupt() override;
+  // The offset and ledger in the sink's schema (nullopt before the job's first commit here);
+  // the ledger only when the offset differs from the job's.
+  Result<std::optional<job::KeptProgress>> KeptProgressOf(const job::JobRecord& job) override;
 
-  const ExternalTarget& target() const { return config_.target; }
+  // The table the job's INSERT writes in this sink's transactions.
+  std::string staging_table() const { return StagingTable(config_.staging_name); }
 
  private:
   // The open PostgreSQL connection, made (and the sink's schema checked) when missing or broken.
   Result<pg::PgConnection*> Connection() EXCLUDES(mu_);
 
   PgSinkConfig config_;
+  ExternalTarget target_;  // as the last Begin described it (the task's thread)
   std::atomic<bool> interrupted_{false};
   mutable Mutex mu_;
   // Replaced only by the task's thread, under mu_; read under mu_ by Interrupt.

@@ -101,7 +101,6 @@ Result<bool> AdvanceJob(pg::PgConnection& conn, const std::string& job_key,
                       conn.Query("SELECT job_offset, epoch FROM millrace.jobs WHERE job_key = " +
                                  key + " FOR UPDATE"));
   if (rows.rows.empty()) {
-    if (!start.empty()) return false;
     MR_ASSIGN_OR_RETURN(pg::Rows inserted,
                         conn.Query("INSERT INTO millrace.jobs (job_key, job_offset, epoch) "
                                    "VALUES (" +

@@ -12,8 +12,9 @@
 //   and between servers that share the database.
 // - AdvanceJob is the exactly-once check, inside the caller's open transaction: it moves the
 //   job from `start` to `end` only when the job's row is at `start` with an epoch no newer
-//   than `epoch` (a job without a row is at the empty offset), and stamps `epoch`; false,
-//   having changed nothing, otherwise. The row is locked until the transaction ends, so two
+//   than `epoch`, and stamps `epoch`; false, having changed nothing, otherwise. A job without
+//   a row has not committed here yet: its row is made at `end` (the job may start at an
+//   offset it was given). The row is locked until the transaction ends, so two
 //   writers of one job serialize and the second sees the first's offset.
 // - InsertLedger replaces a file's row of the same job and key (a reload); InsertTask adds the
 //   task's record and keeps the newest `keep` of the job.

@@ -9,7 +9,7 @@
 
 #include "access/access_e2e_util.h"
 #include "external/external_catalogs.h"
-#include "testing/postgres_server.h"
+#include "testing/postgres_suite.h"
 #include "testing/server_process.h"
 
 namespace millrace::external {
@@ -17,20 +17,13 @@ namespace {
 
 constexpr char kPassword[] = "catalog-pw-51c";
 
-class CatalogConnectTest : public ::testing::Test {
+class CatalogConnectTest : public testing::PostgresSuite {
  protected:
   static void SetUpTestSuite() {
-    auto pg = testing::PostgresServer::Start();
-    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-    pg_ = std::move(pg).value().release();
+    PostgresSuite::SetUpTestSuite();
     ASSERT_TRUE(
         pg_->Sql("CREATE ROLE loader LOGIN PASSWORD '" + std::string(kPassword) + "'").ok());
   }
-  static void TearDownTestSuite() {
-    delete pg_;
-    pg_ = nullptr;
-  }
-
   static pg::ConnectParams Loader() {
     return {.host = pg_->host(),
             .port = pg_->port(),
@@ -45,11 +38,7 @@ class CatalogConnectTest : public ::testing::Test {
            "'password' = '" + password + "', 'jdbc_url' = '" + pg_->JdbcUrl("postgres") +
            url_suffix + "')";
   }
-
-  static testing::PostgresServer* pg_;
 };
-
-testing::PostgresServer* CatalogConnectTest::pg_ = nullptr;
 
 TEST_F(CatalogConnectTest, TheProbeSaysWhyItCannotConnect) {
   const ConnectProbe probe = PgConnectProbe();

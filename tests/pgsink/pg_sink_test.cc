@@ -12,7 +12,7 @@
 #include "engine/database.h"
 #include "engine/engine_test_util.h"
 #include "pgsink/sink_schema.h"
-#include "testing/postgres_server.h"
+#include "testing/postgres_suite.h"
 
 namespace millrace::pgsink {
 namespace {
@@ -20,18 +20,8 @@ namespace {
 using job::JobRecord;
 using job::Offset;
 
-class PgSinkTest : public ::testing::Test {
+class PgSinkTest : public testing::PostgresSuite {
  protected:
-  static void SetUpTestSuite() {
-    auto pg = testing::PostgresServer::Start();
-    ASSERT_TRUE(pg.ok()) << pg.status().ToString();
-    pg_ = std::move(pg).value().release();
-  }
-  static void TearDownTestSuite() {
-    delete pg_;
-    pg_ = nullptr;
-  }
-
   void SetUp() override {
     table_ = "t" + std::to_string(++counter_);
     Psql("CREATE TABLE public." + table_ +
@@ -52,15 +42,13 @@ class PgSinkTest : public ::testing::Test {
   }
 
   std::unique_ptr<PgSink> MakeSink() {
-    auto conn = pg::PgConnection::Connect(Params());
-    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
-    auto target = DescribeTarget(**conn, "pg", "public", table_, "__millrace_sink_7");
-    EXPECT_TRUE(target.ok()) << target.status().ToString();
     auto bookkeeping = catalog::DuckDbSink::Open(db_.get());
     EXPECT_TRUE(bookkeeping.ok());
     return std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(bookkeeping).value(),
                                                  .params = Params(),
-                                                 .target = std::move(target).value(),
+                                                 .catalog = "pg",
+                                                 .schema = "public",
+                                                 .table = table_,
                                                  .job_key = JobKey(job_),
                                                  .job_name = job_.name});
   }
@@ -71,11 +59,6 @@ class PgSinkTest : public ::testing::Test {
             .database = "postgres",
             .user = pg_->user(),
             .password = pg_->password()};
-  }
-  static std::string Psql(const std::string& sql) {
-    auto out = pg_->Sql(sql);
-    EXPECT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
-    return out.ok() ? *out : "";
   }
 
   // A task's progress from `start` to `end` (one file, `key`).
@@ -104,7 +87,7 @@ class PgSinkTest : public ::testing::Test {
                     const std::string& key, int64_t task_id) {
     MR_ASSIGN_OR_RETURN(auto txn, sink_->Begin(""));
     MR_RETURN_IF_ERROR(
-        txn->connection().Execute("INSERT INTO " + sink_->target().staging + " VALUES " + values));
+        txn->connection().Execute("INSERT INTO " + sink_->staging_table() + " VALUES " + values));
     MR_ASSIGN_OR_RETURN(const bool advanced,
                         txn->WriteProgress(Progress(start, end, key, task_id)));
     if (!advanced) return false;
@@ -115,7 +98,6 @@ class PgSinkTest : public ::testing::Test {
 
   static Offset File(const std::string& key) { return Offset::FileName(key); }
 
-  static testing::PostgresServer* pg_;
   static int counter_;
   std::string table_;
   std::unique_ptr<SecretBox> secrets_ = SecretBox::WithKey(std::string(32, 'k'));
@@ -125,7 +107,6 @@ class PgSinkTest : public ::testing::Test {
   std::unique_ptr<PgSink> sink_;
 };
 
-testing::PostgresServer* PgSinkTest::pg_ = nullptr;
 int PgSinkTest::counter_ = 0;
 
 constexpr char kRow[] =

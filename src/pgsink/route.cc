@@ -1,0 +1,47 @@
+#include "pgsink/route.h"
+
+#include "catalog/duckdb_sink.h"
+#include "pgsink/pg_sink.h"
+#include "pgsink/sink_schema.h"
+
+namespace millrace::pgsink {
+
+Result<job::ExternalRoute> RouteTo(const external::ExternalCatalog& catalog,
+                                   const job::ExternalTargetRequest& request, engine::Database* db,
+                                   const FailPoints* fail_points) {
+  const std::string name = catalog.name + "." + request.schema + "." + request.table;
+  auto endpoint = external::ParseCatalog(catalog.properties);
+  if (!endpoint.ok()) return endpoint.status().WithContext("catalog " + catalog.name);
+  const pg::ConnectParams params = endpoint->params;
+  if (request.check_now) {
+    auto conn = pg::PgConnection::Connect(params);
+    if (!conn.ok()) return conn.status().WithContext("target " + name);
+    MR_ASSIGN_OR_RETURN(ExternalTarget target, DescribeTarget(**conn, catalog.name, request.schema,
+                                                              request.table, kStagingName));
+    if (!target.table.key.empty()) {
+      return Status::NotSupported("PostgreSQL table " + name +
+                                  " has a primary key: loading into it (upserts) is not "
+                                  "available yet; use a table without one");
+    }
+  }
+  job::ExternalRoute route;
+  route.target = engine::RelationName{request.schema, request.table, catalog.name};
+  route.staging_table = StagingTable(kStagingName);
+  route.make_sink = [params, catalog_name = catalog.name, schema = request.schema,
+                     table = request.table, db,
+                     fail_points](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> bookkeeping, catalog::DuckDbSink::Open(db));
+    return std::unique_ptr<job::Sink>(
+        std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(bookkeeping),
+                                              .params = params,
+                                              .catalog = catalog_name,
+                                              .schema = schema,
+                                              .table = table,
+                                              .job_key = JobKey(job),
+                                              .job_name = job.name,
+                                              .fail_points = fail_points}));
+  };
+  return route;
+}
+
+}  // namespace millrace::pgsink

@@ -1,0 +1,27 @@
+// The route of a job into a table of an external catalog (job::ExternalRoute), as the server
+// wires it: the job's INSERT writes the staging table, and its sink (PgSink) copies into the
+// PostgreSQL table.
+//
+// Contract
+// - RouteTo reads where the catalog connects (external::ParseCatalog). With check_now it
+//   connects and describes the table: missing (NOT_FOUND), unreachable (UNAVAILABLE), the
+//   credentials refused (UNAUTHENTICATED), a column that cannot be written, or a primary key
+//   (upserts into PostgreSQL tables are not available yet) fail the statement, naming the
+//   table.
+// - The route's sinks keep the job's records in the embedded catalog through
+//   catalog::DuckDbSink on `db`, and their PostgreSQL key is JobKey of the job's record.
+#pragma once
+
+#include "common/fail_point.h"
+#include "engine/database.h"
+#include "external/catalog_def.h"
+#include "job/job_plan.h"
+
+namespace millrace::pgsink {
+
+// `db` and `fail_points` (may be null) are borrowed and must outlive the route's sinks.
+Result<job::ExternalRoute> RouteTo(const external::ExternalCatalog& catalog,
+                                   const job::ExternalTargetRequest& request, engine::Database* db,
+                                   const FailPoints* fail_points);
+
+}  // namespace millrace::pgsink

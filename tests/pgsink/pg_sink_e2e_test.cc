@@ -1,0 +1,138 @@
+// A file job into a PostgreSQL table through the real server binary, a real PostgreSQL 15 and
+// the mariadb client's wire protocol: CREATE CATALOG, CREATE JOB ... INSERT INTO
+// pg.public.events, the rows in PostgreSQL with the job's ledger next to them; a kill -9 and
+// a crash between PostgreSQL's commit and the catalog's lose and double nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "access/access_e2e_util.h"
+#include "testing/postgres_suite.h"
+#include "testing/server_process.h"
+#include "testing/temp_dir.h"
+#include "testing/wait_for.h"
+
+namespace millrace::pgsink {
+namespace {
+
+class PgSinkE2ETest : public testing::PostgresSuite {
+ protected:
+  void SetUp() override {
+    table_ = "events" + std::to_string(++counter_);
+    Psql("CREATE TABLE public." + table_ + " (id bigint NOT NULL, name text, at timestamptz)");
+    dir_ = std::make_unique<testing::TempDir>();
+    inbox_ = dir_->Join("inbox");
+    std::filesystem::create_directories(inbox_);
+    Start({});
+    Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
+         "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
+         pg_->user() + "', 'password' = '" + pg_->password() + "')");
+  }
+
+  void Start(std::vector<std::string> env) {
+    auto mr = access::E2EServer::Start("", {"--local-root", inbox_}, std::move(dir_), env);
+    ASSERT_TRUE(mr.ok()) << mr.status().ToString();
+    mr_ = std::move(mr).value();
+  }
+  // kill -9 (or a crash the server made itself), keeping the data directory.
+  void Kill() {
+    dir_ = std::move(mr_->dir);
+    mr_.reset();
+  }
+
+  access::Rows Exec(const std::string& sql) {
+    auto rows = access::Query(mr_->root.get(), sql);
+    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+    return rows.ok() ? *rows : access::Rows{};
+  }
+  // File `n` of the inbox: ids n*100 .. n*100+rows-1.
+  void WriteFile(int n, int rows = 3) {
+    std::string text;
+    for (int i = 0; i < rows; ++i)
+      text += std::to_string(n * 100 + i) + ",name " + std::to_string(i) + ",2024-05-0" +
+              std::to_string(1 + i % 9) + " 10:00:00+00\n";
+    char name[32];
+    std::snprintf(name, sizeof(name), "f%03d.csv", n);
+    std::ofstream(inbox_ + "/" + name) << text;
+  }
+  std::string CreateJob() {
+    return "CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO "
+           "pg.public." +
+           table_ +
+           " SELECT CAST(c1 AS BIGINT), c2, CAST(c3 AS TIMESTAMPTZ) FROM local(\"file_path\" = "
+           "\"" +
+           inbox_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
+  }
+  bool PgHas(int rows) {
+    return testing::WaitFor(
+        [&] {
+          return pg_->Sql("SELECT count(*) FROM public." + table_).value_or("") ==
+                 std::to_string(rows);
+        },
+        std::chrono::seconds(60));
+  }
+
+  static int counter_;
+  std::string table_;
+  std::unique_ptr<testing::TempDir> dir_;
+  std::string inbox_;
+  std::unique_ptr<access::E2EServer> mr_;
+};
+
+int PgSinkE2ETest::counter_ = 0;
+
+TEST_F(PgSinkE2ETest, AFileJobLoadsIntoPostgresqlExactlyOnce) {
+  WriteFile(1);
+  WriteFile(2);
+  Exec(CreateJob());
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT id, name, at FROM public." + table_ + " WHERE id = 101"),
+            "101|name 1|2024-05-02 10:00:00+00");
+  EXPECT_EQ(Psql("SELECT string_agg(file_key || ':' || state || ':' || rows, ',' ORDER BY "
+                 "file_key) FROM millrace.files"),
+            inbox_ + "/f001.csv:LOADED:3," + inbox_ + "/f002.csv:LOADED:3");
+  // The job's view shows the same offset as the sink's schema.
+  const access::Rows offset =
+      Exec("SELECT CurrentOffset FROM jobs(\"type\" = \"insert\") WHERE Name = 'ev'");
+  ASSERT_EQ(offset.size(), 1u);
+  EXPECT_EQ(Psql("SELECT job_offset FROM millrace.jobs"), offset[0][0]);
+
+  // kill -9, more files, a restart: each file once.
+  Kill();
+  WriteFile(3);
+  Start({});
+  ASSERT_TRUE(PgHas(9)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "9");
+  // A SELECT through Millrace of the PostgreSQL table is refused, saying why.
+  auto read = access::Query(mr_->root.get(), "SELECT count(*) FROM pg.public." + table_);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("1235"), std::string::npos) << read.status().message();
+  EXPECT_NE(read.status().message().find("pg is an external catalog"), std::string::npos);
+}
+
+TEST_F(PgSinkE2ETest, ACrashBetweenTheTwoCommitsLosesAndDoublesNothing) {
+  WriteFile(1);
+  Kill();
+  // The first commit reaches PostgreSQL, then the server dies before the catalog's.
+  Start({"MILLRACE_FAIL_POINTS=pgsink.between_commits=crash"});
+  Exec(CreateJob());
+  int status = 0;
+  ASSERT_TRUE(testing::WaitForExit(mr_->server->pid(), std::chrono::seconds(60), &status))
+      << mr_->server->Log();
+  EXPECT_EQ(testing::ExitCode(status), 137);  // the fail point's crash
+  Kill();
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "3");
+  WriteFile(2);
+  Start({});
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "6");
+  EXPECT_NE(mr_->server->Log().find("takes the offset its sink committed"), std::string::npos);
+  const access::Rows files =
+      Exec("SELECT count(*) FROM job_files(\"job\" = \"ev\") WHERE State = 'LOADED'");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0][0], "2");
+}
+
+}  // namespace
+}  // namespace millrace::pgsink
