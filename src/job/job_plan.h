@@ -97,10 +97,10 @@ struct PlanBuilderConfig {
   Clock* clock = nullptr;          // not owned
   JobStore* catalog = nullptr;     // not owned
   load::SourceFactory make_source;
-  FileSourceFactory make_file_source;       // empty: file jobs are refused
-  ChangeSourceFactory make_change_source;   // empty: change streams are refused
+  FileSourceFactory make_file_source;          // empty: file jobs are refused
+  ChangeSourceFactory make_change_source;      // empty: change streams are refused
   ExternalTargetFactory make_external_target;  // empty: three-part targets are DuckDB's
-  const FailPoints* fail_points = nullptr;  // may be null
+  const FailPoints* fail_points = nullptr;     // may be null
   std::string work_root;
   int download_parallelism = 8;
   bool last_stop_was_fault = false;  // FileSourceRequest::last_stop_was_fault
