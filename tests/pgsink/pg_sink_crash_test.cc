@@ -1,0 +1,140 @@
+// kill -9 of the server while a file job loads 100 files into a PostgreSQL table, at moments
+// picked by its progress and at the sink's two crash windows (fail points), with a PostgreSQL
+// restart in the middle: at the end the table holds each file's rows exactly once and the
+// ledger in PostgreSQL's millrace schema names each file once, as the job's view does.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "access/access_e2e_util.h"
+#include "testing/postgres_suite.h"
+#include "testing/server_process.h"
+#include "testing/temp_dir.h"
+#include "testing/wait_for.h"
+
+namespace millrace::pgsink {
+namespace {
+
+constexpr int kFiles = 100;
+constexpr int kRowsPerFile = 5;
+
+class PgSinkCrashTest : public testing::PostgresSuite {
+ protected:
+  void SetUp() override {
+    Psql("CREATE TABLE public.landed (file int NOT NULL, line int NOT NULL, payload text)");
+    dir_ = std::make_unique<testing::TempDir>();
+    inbox_ = dir_->Join("inbox");
+    std::filesystem::create_directories(inbox_);
+    for (int f = 0; f < kFiles; ++f) {
+      std::string text;
+      for (int line = 0; line < kRowsPerFile; ++line)
+        text += std::to_string(f) + "," + std::to_string(line) + ",payload " +
+                std::to_string(f * 100 + line) + "\n";
+      char name[32];
+      std::snprintf(name, sizeof(name), "/f%03d.csv", f);
+      std::ofstream(inbox_ + name) << text;
+    }
+  }
+
+  void Start(std::vector<std::string> env = {}) {
+    auto mr = access::E2EServer::Start("", {"--local-root", inbox_}, std::move(dir_), env);
+    ASSERT_TRUE(mr.ok()) << mr.status().ToString();
+    mr_ = std::move(mr).value();
+  }
+  void Kill() {
+    dir_ = std::move(mr_->dir);
+    mr_.reset();  // SIGKILL
+  }
+  // Files the sink's ledger holds (-1 before the schema exists).
+  static int LedgerFiles() {
+    auto out = pg_->Sql("SELECT count(*) FROM millrace.files");
+    return out.ok() ? std::atoi(out->c_str()) : -1;
+  }
+  // Runs the server with the fail point `point` crashing it; returns once it died there.
+  void CrashAt(const std::string& point) {
+    const int before = LedgerFiles();
+    Start({"MILLRACE_FAIL_POINTS=" + point + "=crash"});
+    int status = 0;
+    ASSERT_TRUE(testing::WaitForExit(mr_->server->pid(), std::chrono::seconds(60), &status))
+        << point << ": " << mr_->server->Log();
+    EXPECT_EQ(testing::ExitCode(status), 137) << point;
+    Kill();
+    // The crash before PostgreSQL's commit left nothing; the one after it, one batch.
+    if (point == "pgsink.before_commit") EXPECT_EQ(LedgerFiles(), before);
+  }
+
+  std::unique_ptr<testing::TempDir> dir_;
+  std::string inbox_;
+  std::unique_ptr<access::E2EServer> mr_;
+};
+
+TEST_F(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {
+  Start();
+  auto created = access::Query(mr_->root.get(),
+                               "CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" +
+                                   pg_->host() + "', 'port' = '" + std::to_string(pg_->port()) +
+                                   "', 'database' = 'postgres', 'user' = '" + pg_->user() +
+                                   "', 'password' = '" + pg_->password() + "')");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  created = access::Query(
+      mr_->root.get(),
+      "CREATE JOB land ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+      "\"s3.max_batch_files\" = \"3\") DO INSERT INTO pg.public.landed SELECT CAST(c1 AS "
+      "INT), CAST(c2 AS INT), c3 FROM local(\"file_path\" = \"" +
+          inbox_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  // Killed after a number of files picked at random, each time further in.
+  std::mt19937 random(20261206);
+  int target = 0;
+  for (int round = 0; round < 6; ++round) {
+    target += 5 + static_cast<int>(random() % 8);
+    ASSERT_TRUE(testing::WaitFor([&] { return LedgerFiles() >= target; }, std::chrono::seconds(60)))
+        << "round " << round << ": " << LedgerFiles() << " files\n"
+        << mr_->server->Log();
+    if (round == 2) {
+      // PostgreSQL restarts under the running job, which reconnects.
+      ASSERT_TRUE(pg_->Restart().ok());
+      target = LedgerFiles() + 3;
+      ASSERT_TRUE(
+          testing::WaitFor([&] { return LedgerFiles() >= target; }, std::chrono::seconds(60)))
+          << mr_->server->Log();
+    }
+    Kill();
+    // Killed mid-load: the crash windows below still have batches to cut.
+    ASSERT_LT(LedgerFiles(), kFiles - 10) << "round " << round;
+    Start();
+  }
+  Kill();
+  CrashAt("pgsink.before_commit");
+  CrashAt("pgsink.between_commits");
+  CrashAt("task.after_commit");
+  Start();
+  ASSERT_TRUE(testing::WaitFor([&] { return LedgerFiles() == kFiles; }, std::chrono::seconds(120)))
+      << LedgerFiles() << " files\n"
+      << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(*), count(DISTINCT (file, line)) FROM public.landed"),
+            std::to_string(kFiles * kRowsPerFile) + "|" + std::to_string(kFiles * kRowsPerFile));
+  EXPECT_EQ(Psql("SELECT count(*) FROM (SELECT file FROM public.landed GROUP BY file HAVING "
+                 "count(*) <> " +
+                 std::to_string(kRowsPerFile) + ") wrong"),
+            "0");
+  // The ledger in PostgreSQL matches the table, file by file.
+  EXPECT_EQ(Psql("SELECT count(*) FROM millrace.files f WHERE f.state = 'LOADED' AND f.rows = " +
+                 std::to_string(kRowsPerFile)),
+            std::to_string(kFiles));
+  // And the job's view agrees with the sink.
+  auto view = access::Query(mr_->root.get(),
+                            "SELECT count(*) FROM job_files(\"job\" = \"land\") WHERE State = "
+                            "'LOADED'");
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  EXPECT_EQ((*view)[0][0], std::to_string(kFiles));
+  auto offset =
+      access::Query(mr_->root.get(), "SELECT CurrentOffset FROM jobs(\"type\" = \"insert\")");
+  ASSERT_TRUE(offset.ok());
+  EXPECT_EQ(Psql("SELECT job_offset FROM millrace.jobs"), (*offset)[0][0]);
+}
+
+}  // namespace
+}  // namespace millrace::pgsink
