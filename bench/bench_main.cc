@@ -37,6 +37,7 @@ const std::vector<Scenario>& Scenarios() {
       {"unique_memory", RunUniqueMemory},
       {"cdc", RunCdc},
       {"cdc_mysql", RunCdcMysql},
+      {"pg_sink", RunPgSink},
   };
   return kScenarios;
 }
@@ -199,6 +200,13 @@ std::string Method() {
   (`tests/testing/mariadb_server.h`: log_bin, ROW / FULL / FULL, GTIDs,
   `innodb_flush_log_at_trx_commit = 2`) through one Connector/C session in autocommit
   (`INSERT ... SELECT` over the `seq_1_to_n` sequence); baseline MariaDB alone in the same run.
+- **PostgreSQL sink.** The first four CSV event files (one in the quick set), hard-linked into a
+  directory a local job reads, loaded into a PostgreSQL 15 table of the same columns (no
+  primary key) through an external catalog (`INSERT INTO pg.public.t`: rows staged in DuckDB,
+  copied with COPY in one transaction with the job's ledger); timed from CREATE JOB until the
+  job's ledger in PostgreSQL holds every file, the row count then checked. Baseline: psql's
+  `\copy ... WITH (FORMAT csv)` of the same files into a fresh table, in the same run, on the
+  same server.
 )";
 }
 

@@ -105,5 +105,6 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx);
 Result<std::vector<Figure>> RunUniqueMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdc(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdcMysql(BenchContext& ctx);
+Result<std::vector<Figure>> RunPgSink(BenchContext& ctx);
 
 }  // namespace millrace::bench
