@@ -351,6 +351,11 @@ Status BatchLoader::LoadTargetColumns() {
 }
 
 Status BatchLoader::LoadModel() {
+  // A sink that defines its table's model (an external table) says it.
+  if (std::optional<table::TableDef> def = txn_ != nullptr ? txn_->TargetModel() : std::nullopt) {
+    if (def->model != table::TableModel::kDuplicate) by_key_ = std::move(def);
+    return Status::Ok();
+  }
   // The table as DuckDB resolves the INSERT's name (the task's database first).
   MR_ASSIGN_OR_RETURN(
       engine::PlanFacts plan,

@@ -2,6 +2,7 @@
 
 #include "engine/statement_plan.h"
 #include "job/sink.h"
+#include "table/model_write.h"
 
 namespace millrace::job {
 namespace {
@@ -64,6 +65,12 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
     if (change_stream) {
       return Status::NotSupported("a change stream into a table of external catalog " +
                                   external->target.catalog + " is not available yet");
+    }
+    for (const std::string& column : analysis.columns) {
+      if (table::IsDeleteSign(column)) {
+        return Status::NotSupported("the delete sign into a table of external catalog " +
+                                    external->target.catalog + " is not available yet");
+      }
     }
     plan->target = external->target;
     plan->own_sink = std::make_shared<JobSinkSlot>(std::move(external->make_sink));

@@ -14,6 +14,9 @@
 //   connection() (columns line, col, val, why, in line order) as filtered rows of `file` in task
 //   `task_id` of job `job_id`, at `time_us`. TaskFilteredRows reads the filtered rows a task
 //   recorded as the transaction sees them: a dry run reads its own before it rolls back.
+// - TargetModel: a sink that writes a table of its own (an external one) says its model, which
+//   the loader then writes by (newest row per key into a UNIQUE one) instead of the embedded
+//   catalog's record.
 // - Interrupt() cancels the statement running in the sink's transaction and every statement
 //   after it until ClearInterrupt(), from any thread; they fail with CANCELLED.
 // - KeptProgressOf: a sink that keeps the job's progress in the database it writes (an external
@@ -35,6 +38,7 @@
 #include "engine/database.h"
 #include "job/job_model.h"
 #include "job/offset.h"
+#include "table/table_def.h"
 
 namespace millrace::job {
 
@@ -59,6 +63,10 @@ class SinkTransaction {
   // In file and line order, at most `limit`.
   virtual Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
                                                             int64_t limit) = 0;
+  // The Doris definition of the table the batch writes, when the sink defines it (an external
+  // table: a primary key makes it UNIQUE); nullopt: the embedded catalog's record says
+  // (table/model_catalog.h).
+  virtual std::optional<table::TableDef> TargetModel() const { return std::nullopt; }
   virtual Status Commit() = 0;
   virtual Status Rollback() = 0;
 };

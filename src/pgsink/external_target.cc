@@ -1,5 +1,7 @@
 #include "pgsink/external_target.h"
 
+#include <algorithm>
+
 #include "cdc/pg_tables.h"
 #include "engine/query_result.h"
 
@@ -43,30 +45,69 @@ std::string StagingTable(const std::string& staging_name) {
   return "temp.main." + engine::QuoteIdentifier(staging_name);
 }
 
+table::TableDef TargetModel(const ExternalTarget& target) {
+  table::TableDef def;
+  def.database = target.table.schema;
+  def.name = target.table.name;
+  def.model = target.table.key.empty() ? table::TableModel::kDuplicate : table::TableModel::kUnique;
+  for (size_t i = 0; i < target.table.columns.size(); ++i) {
+    const cdc::SourceColumn& c = target.table.columns[i];
+    def.columns.push_back({.name = c.name,
+                           .doris_type = c.mapping.doris_type,
+                           .duckdb_type = c.mapping.duckdb_type,
+                           .nullable = !c.not_null});
+    if (std::find(target.table.key.begin(), target.table.key.end(), i) != target.table.key.end()) {
+      def.keys.push_back(c.name);
+    }
+  }
+  return def;
+}
+
 std::string StagingDdl(const ExternalTarget& target) {
   std::string columns;
   for (const cdc::SourceColumn& column : target.table.columns) {
     columns += (columns.empty() ? "" : ", ") + engine::QuoteIdentifier(column.name) + " " +
                column.mapping.duckdb_type;
   }
+  std::string key;
+  for (size_t k : target.table.key)
+    key += (key.empty() ? "" : ", ") + engine::QuoteIdentifier(target.table.columns[k].name);
+  if (!key.empty()) columns += ", PRIMARY KEY (" + key + ")";
   return "CREATE OR REPLACE TEMP TABLE " + target.staging.substr(std::string("temp.main.").size()) +
          " (" + columns + ")";
 }
 
-Result<int64_t> CopyStaged(engine::Connection& duck, pg::PgConnection& pg,
-                           const ExternalTarget& target) {
+Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
+                            const ExternalTarget& target) {
   std::string select;
   std::string names;
-  for (const cdc::SourceColumn& column : target.table.columns) {
+  std::string key;
+  std::string updates;
+  for (size_t i = 0; i < target.table.columns.size(); ++i) {
+    const cdc::SourceColumn& column = target.table.columns[i];
+    const std::string name = pg.Identifier(column.name);
     select += (select.empty() ? "" : ", ") + CopyText(column);
-    names += (names.empty() ? "" : ", ") + pg.Identifier(column.name);
+    names += (names.empty() ? "" : ", ") + name;
+    if (std::find(target.table.key.begin(), target.table.key.end(), i) != target.table.key.end()) {
+      key += (key.empty() ? "" : ", ") + name;
+    } else {
+      updates += (updates.empty() ? "" : ", ") + name + " = EXCLUDED." + name;
+    }
+  }
+  const std::string table =
+      pg.Identifier(target.table.schema) + "." + pg.Identifier(target.table.name);
+  // A UNIQUE table's rows go through a temporary table, then upsert by key.
+  std::string copy_into = table;
+  if (!key.empty()) {
+    copy_into = pg.Identifier(kStagingName);
+    MR_RETURN_IF_ERROR(pg.Execute("CREATE TEMP TABLE " + copy_into + " ON COMMIT DROP AS SELECT " +
+                                  names + " FROM " + table + " WITH NO DATA"));
   }
   MR_ASSIGN_OR_RETURN(auto rows, duck.Query("SELECT " + select + " FROM " + target.staging));
   int64_t copied = 0;
   std::unique_ptr<engine::DataChunk> chunk;
   size_t row = 0;
-  const std::string copy = "COPY " + pg.Identifier(target.table.schema) + "." +
-                           pg.Identifier(target.table.name) + " (" + names + ") FROM STDIN";
+  const std::string copy = "COPY " + copy_into + " (" + names + ") FROM STDIN";
   MR_RETURN_IF_ERROR(pg.CopyIn(copy, [&](std::string* buffer) -> Result<bool> {
     while (buffer->size() < kCopyChunkBytes) {
       if (chunk == nullptr || row == chunk->size()) {
@@ -87,6 +128,11 @@ Result<int64_t> CopyStaged(engine::Connection& duck, pg::PgConnection& pg,
     }
     return true;
   }));
+  if (!key.empty()) {
+    MR_RETURN_IF_ERROR(pg.Execute("INSERT INTO " + table + " (" + names + ") SELECT " + names +
+                                  " FROM " + copy_into + " ON CONFLICT (" + key + ") DO " +
+                                  (updates.empty() ? "NOTHING" : "UPDATE SET " + updates)));
+  }
   return copied;
 }
 

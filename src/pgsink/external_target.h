@@ -10,10 +10,16 @@
 //   would a DuckDB table (its casts, NOT NULL checks and bad-row filtering included), and the
 //   rows become PostgreSQL's own values when copied. It lives in the temporary catalog of the
 //   connection that loads (never visible to another session).
-// - CopyStaged sends the staged rows to the target with one COPY ... FROM STDIN (text format),
-//   each value as DuckDB prints it (what PostgreSQL reads back as the same value: numbers,
-//   timestamps in UTC, intervals, UUIDs, JSON) and bytea in hex; PostgreSQL's refusal of a
-//   value or a constraint is the COPY's error. Returns the rows copied.
+// - A table with a primary key is a Doris UNIQUE table (TargetModel): its staging table has the
+//   same key, so the loader leaves the newest row of each key of the batch there (by file, then
+//   line). Without one it is DUPLICATE: every row kept.
+// - WriteStaged sends the staged rows with one COPY ... FROM STDIN (text format), each value as
+//   DuckDB prints it (what PostgreSQL reads back as the same value: numbers, timestamps in UTC,
+//   intervals, UUIDs, JSON) and bytea in hex: into the table itself when it is DUPLICATE; for a
+//   UNIQUE table into a temporary table dropped at commit, then INSERT ... ON CONFLICT (key) DO
+//   UPDATE of every other column (the staged rows hold each key once, as PostgreSQL requires of
+//   one statement). PostgreSQL's refusal of a value or a constraint is the statement's error.
+//   Returns the rows sent.
 // - Thread-safety: the functions use the given connections (one thread at a time).
 #pragma once
 
@@ -24,6 +30,7 @@
 #include "common/result.h"
 #include "engine/database.h"
 #include "pg/pg_connection.h"
+#include "table/table_def.h"
 
 namespace millrace::pgsink {
 
@@ -45,9 +52,12 @@ inline constexpr char kStagingName[] = "__millrace_staged";
 Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string& catalog,
                                       const std::string& schema, const std::string& table,
                                       const std::string& staging_name);
-// CREATE OR REPLACE TEMP TABLE of the staging table (empty).
+// The target as a Doris table: its columns with their DuckDB types; UNIQUE KEY(its primary key)
+// when it has one, else DUPLICATE.
+table::TableDef TargetModel(const ExternalTarget& target);
+// CREATE OR REPLACE TEMP TABLE of the staging table (empty), with the target's primary key.
 std::string StagingDdl(const ExternalTarget& target);
-Result<int64_t> CopyStaged(engine::Connection& duck, pg::PgConnection& pg,
-                           const ExternalTarget& target);
+Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
+                            const ExternalTarget& target);
 
 }  // namespace millrace::pgsink

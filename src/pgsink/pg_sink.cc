@@ -30,7 +30,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
                         AdvanceJob(*pg_, config_->job_key, p.start, p.job.current_offset, p.epoch));
     if (!moved) return false;
     MR_RETURN_IF_ERROR(CheckInterrupt());
-    auto copied = CopyStaged(connection(), *pg_, *target_);
+    auto copied = WriteStaged(connection(), *pg_, *target_);
     if (!copied.ok()) return copied.status().WithContext("copying into " + target_->Display());
     MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
     MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history));
@@ -44,6 +44,10 @@ class PgSinkTransaction final : public job::SinkTransaction {
   Result<std::vector<job::FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
                                                          int64_t limit) override {
     return bookkeeping_->TaskFilteredRows(job_id, task_id, limit);
+  }
+
+  std::optional<table::TableDef> TargetModel() const override {
+    return pgsink::TargetModel(*target_);
   }
 
   Status Commit() override {

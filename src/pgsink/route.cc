@@ -16,13 +16,8 @@ Result<job::ExternalRoute> RouteTo(const external::ExternalCatalog& catalog,
   if (request.check_now) {
     auto conn = pg::PgConnection::Connect(params);
     if (!conn.ok()) return conn.status().WithContext("target " + name);
-    MR_ASSIGN_OR_RETURN(ExternalTarget target, DescribeTarget(**conn, catalog.name, request.schema,
-                                                              request.table, kStagingName));
-    if (!target.table.key.empty()) {
-      return Status::NotSupported("PostgreSQL table " + name +
-                                  " has a primary key: loading into it (upserts) is not "
-                                  "available yet; use a table without one");
-    }
+    MR_RETURN_IF_ERROR(
+        DescribeTarget(**conn, catalog.name, request.schema, request.table, kStagingName).status());
   }
   job::ExternalRoute route;
   route.target = engine::RelationName{request.schema, request.table, catalog.name};

@@ -5,9 +5,8 @@
 // Contract
 // - RouteTo reads where the catalog connects (external::ParseCatalog). With check_now it
 //   connects and describes the table: missing (NOT_FOUND), unreachable (UNAVAILABLE), the
-//   credentials refused (UNAUTHENTICATED), a column that cannot be written, or a primary key
-//   (upserts into PostgreSQL tables are not available yet) fail the statement, naming the
-//   table.
+//   credentials refused (UNAUTHENTICATED) or a column that cannot be written fail the
+//   statement, naming the table.
 // - The route's sinks keep the job's records in the embedded catalog through
 //   catalog::DuckDbSink on `db`, and their PostgreSQL key is JobKey of the job's record.
 #pragma once

@@ -1,7 +1,10 @@
 // kill -9 of the server while a file job loads 100 files into a PostgreSQL table, at moments
 // picked by its progress and at the sink's two crash windows (fail points), with a PostgreSQL
 // restart in the middle: at the end the table holds each file's rows exactly once and the
-// ledger in PostgreSQL's millrace schema names each file once, as the job's view does.
+// ledger in PostgreSQL's millrace schema names each file once, as the job's view does. Into a
+// table without a primary key (every row kept), and into one with a primary key (a Doris
+// UNIQUE table) where each of the last 50 files repeats a key of the file 50 before it with a
+// newer payload: every key ends with its newest row.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -20,10 +23,16 @@ namespace {
 constexpr int kFiles = 100;
 constexpr int kRowsPerFile = 5;
 
-class PgSinkCrashTest : public testing::PostgresSuite {
+constexpr int kRepeatFrom = 50;
+
+class PgSinkCrashTest : public testing::PostgresSuite,
+                        public ::testing::WithParamInterface<bool /*primary key*/> {
  protected:
   void SetUp() override {
-    Psql("CREATE TABLE public.landed (file int NOT NULL, line int NOT NULL, payload text)");
+    Psql("DROP TABLE IF EXISTS public.landed; DROP SCHEMA IF EXISTS millrace CASCADE");
+    Psql(std::string("CREATE TABLE public.landed (file int NOT NULL, line int NOT NULL, payload "
+                     "text") +
+         (GetParam() ? ", PRIMARY KEY (file, line))" : ")"));
     dir_ = std::make_unique<testing::TempDir>();
     inbox_ = dir_->Join("inbox");
     std::filesystem::create_directories(inbox_);
@@ -32,6 +41,9 @@ class PgSinkCrashTest : public testing::PostgresSuite {
       for (int line = 0; line < kRowsPerFile; ++line)
         text += std::to_string(f) + "," + std::to_string(line) + ",payload " +
                 std::to_string(f * 100 + line) + "\n";
+      // The key (f - 50, 0) again, newer.
+      if (GetParam() && f >= kRepeatFrom)
+        text += std::to_string(f - kRepeatFrom) + ",0,newer from " + std::to_string(f) + "\n";
       char name[32];
       std::snprintf(name, sizeof(name), "/f%03d.csv", f);
       std::ofstream(inbox_ + name) << text;
@@ -70,7 +82,7 @@ class PgSinkCrashTest : public testing::PostgresSuite {
   std::unique_ptr<access::E2EServer> mr_;
 };
 
-TEST_F(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {
+TEST_P(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {
   Start();
   auto created = access::Query(mr_->root.get(),
                                "CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" +
@@ -120,9 +132,18 @@ TEST_F(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {
                  "count(*) <> " +
                  std::to_string(kRowsPerFile) + ") wrong"),
             "0");
-  // The ledger in PostgreSQL matches the table, file by file.
+  if (GetParam()) {
+    // Every repeated key holds its newest row.
+    EXPECT_EQ(Psql("SELECT count(*) FROM public.landed WHERE line = 0 AND file < " +
+                   std::to_string(kRepeatFrom) + " AND payload = 'newer from ' || (file + " +
+                   std::to_string(kRepeatFrom) + ")"),
+              std::to_string(kRepeatFrom));
+  }
+  // The ledger in PostgreSQL names every file once, with the rows it read.
   EXPECT_EQ(Psql("SELECT count(*) FROM millrace.files f WHERE f.state = 'LOADED' AND f.rows = " +
-                 std::to_string(kRowsPerFile)),
+                 std::to_string(kRowsPerFile) + " + CASE WHEN " + (GetParam() ? "true" : "false") +
+                 " AND f.file_key >= '" + inbox_ + "/f0" + std::to_string(kRepeatFrom) +
+                 ".csv' THEN 1 ELSE 0 END"),
             std::to_string(kFiles));
   // And the job's view agrees with the sink.
   auto view = access::Query(mr_->root.get(),
@@ -135,6 +156,11 @@ TEST_F(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {
   ASSERT_TRUE(offset.ok());
   EXPECT_EQ(Psql("SELECT job_offset FROM millrace.jobs"), (*offset)[0][0]);
 }
+
+INSTANTIATE_TEST_SUITE_P(Targets, PgSinkCrashTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "PrimaryKey" : "NoKey";
+                         });
 
 }  // namespace
 }  // namespace millrace::pgsink

@@ -202,6 +202,32 @@ TEST_F(PgSinkTest, ANewerSinkSchemaIsRefused) {
   EXPECT_NE(begun.status().message().find("version 99"), std::string::npos);
 }
 
+TEST_F(PgSinkTest, ATableWithAPrimaryKeyIsUpsertedByKey) {
+  Psql("ALTER TABLE public." + table_ + " ADD PRIMARY KEY (id)");
+  sink_ = MakeSink();
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  {
+    // The loader writes by the model the sink says, into a staging table with the same key.
+    auto txn = sink_->Begin("");
+    ASSERT_TRUE(txn.ok());
+    const std::optional<table::TableDef> model = (*txn)->TargetModel();
+    ASSERT_TRUE(model.has_value());
+    EXPECT_EQ(model->model, table::TableModel::kUnique);
+    EXPECT_EQ(model->keys, std::vector<std::string>{"id"});
+    EXPECT_FALSE((*txn)
+                     ->connection()
+                     .Execute("INSERT INTO " + sink_->staging_table() + " (id) VALUES (5), (5)")
+                     .ok());
+  }
+  ASSERT_TRUE(Load("(2, 9, NULL, 0, NULL, 'two again', NULL, NULL, NULL, NULL, NULL, NULL, "
+                   "NULL), (4, NULL, NULL, 0, NULL, 'four', NULL, NULL, NULL, NULL, NULL, NULL, "
+                   "NULL)",
+                   File("a.csv"), File("b.csv"), "b.csv", 2)
+                  .value());
+  EXPECT_EQ(Psql("SELECT id, small, note FROM public." + table_ + " ORDER BY id"),
+            "1|-7|tab\there\nnew line\\ back é\n2|9|two again\n4||four");
+}
+
 TEST_F(PgSinkTest, TargetsThatCannotBeWritten) {
   auto conn = pg::PgConnection::Connect(Params());
   ASSERT_TRUE(conn.ok());
