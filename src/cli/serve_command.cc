@@ -319,7 +319,12 @@ int RunServe(const std::vector<std::string>& args) {
           external_catalogs.Find(request.catalog);
       if (!catalog) return std::optional<job::ExternalRoute>();
       MR_ASSIGN_OR_RETURN(job::ExternalRoute route,
-                          pgsink::RouteTo(*catalog, request, database, points));
+                          pgsink::RouteTo(
+                              catalog->name,
+                              [&external_catalogs, name = catalog->name] {
+                                return external_catalogs.ConnectParamsOf(name);
+                              },
+                              request, database, points));
       return std::optional<job::ExternalRoute>(std::move(route));
     };
     jobs_config.db = db->get();
@@ -357,6 +362,15 @@ int RunServe(const std::vector<std::string>& args) {
     (*jobs)->RegisterMetrics(&metrics, {.list_per_1000 = config->s3_list_price_per_1000,
                                         .get_per_1000 = config->s3_get_price_per_1000});
     job::RegisterJobStatements(&router, jobs->get());
+    // A catalog stays while jobs write into it.
+    external_catalogs.SetJobsWriting(
+        [registry = (*jobs)->ApiContext().registry](std::string_view catalog) {
+          std::vector<std::string> names;
+          for (const job::JobRow& row : registry->SnapshotJobs()) {
+            if (EqualsIgnoreCase(row.target.catalog, catalog)) names.push_back(row.record.name);
+          }
+          return names;
+        });
     table::RegisterTableStatements(&router);
     if (Status status = (*db)->RegisterTableFunction(access::MakeAuditLogFunction(
             &audit, &access,

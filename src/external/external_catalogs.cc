@@ -41,6 +41,19 @@ std::optional<ExternalCatalog> ExternalCatalogs::Find(std::string_view name) con
   return *found;
 }
 
+Result<pg::ConnectParams> ExternalCatalogs::ConnectParamsOf(std::string_view name) const {
+  const std::optional<ExternalCatalog> catalog = Find(name);
+  if (!catalog) return Status::NotFound("catalog " + std::string(name) + " does not exist");
+  auto endpoint = ParseCatalog(catalog->properties);
+  if (!endpoint.ok()) return endpoint.status().WithContext("catalog " + catalog->name);
+  return endpoint->params;
+}
+
+void ExternalCatalogs::SetJobsWriting(JobsWriting jobs_writing) {
+  MutexLock lock(&mu_);
+  jobs_writing_ = std::move(jobs_writing);
+}
+
 std::vector<ExternalCatalog> ExternalCatalogs::List() const {
   std::vector<ExternalCatalog> out;
   {
@@ -127,9 +140,25 @@ Status ExternalCatalogs::SetComment(std::string_view name, std::string comment) 
 
 Status ExternalCatalogs::Drop(std::string_view name, bool if_exists) {
   MutexLock write(&write_mu_);
-  if (!Find(name)) {
+  const std::optional<ExternalCatalog> found = Find(name);
+  if (!found) {
     if (if_exists) return Status::Ok();
     return Status::NotFound("catalog " + std::string(name) + " does not exist");
+  }
+  JobsWriting jobs_writing;
+  {
+    MutexLock lock(&mu_);
+    jobs_writing = jobs_writing_;
+  }
+  if (jobs_writing) {
+    const std::vector<std::string> jobs = jobs_writing(found->name);
+    if (!jobs.empty()) {
+      std::string names;
+      for (const std::string& job : jobs)
+        names += (names.empty() ? "" : ", ") + job;
+      return Status::FailedPrecondition("catalog " + found->name + " is the target of job(s) " +
+                                        names + "; drop them first");
+    }
   }
   MR_RETURN_IF_ERROR(store_->DeleteCatalog(name));
   MutexLock lock(&mu_);

@@ -7,7 +7,10 @@
 // - Create and Alter read the properties (ParseCatalog); unless test_connection is false they
 //   connect once through `probe` and fail with its error (UNAVAILABLE: not reached;
 //   UNAUTHENTICATED: the credentials were refused), naming the catalog.
-// - Alter merges the properties given over the stored ones; the type cannot change.
+// - Alter merges the properties given over the stored ones; the type cannot change. Sinks
+//   read where a catalog connects at each connection (ConnectParamsOf): an ALTER reaches
+//   running jobs at their next connection.
+// - Drop refuses a catalog that jobs write into (SetJobsWriting), naming them.
 // - Names compare case-insensitively (catalog_def.h); errors name the catalog as written.
 // - Thread-safety: every method may be called from any thread; changes are serialized, and a
 //   change's probe (a network round trip) runs without holding the lock readers take.
@@ -52,6 +55,11 @@ class ExternalCatalogs {
   Status Drop(std::string_view name, bool if_exists) EXCLUDES(write_mu_, mu_);
 
   std::optional<ExternalCatalog> Find(std::string_view name) const EXCLUDES(mu_);
+  // Where catalog `name` connects now; NOT_FOUND when there is no such catalog.
+  Result<pg::ConnectParams> ConnectParamsOf(std::string_view name) const EXCLUDES(mu_);
+  // The names of the jobs that write into tables of a catalog (set once the jobs are up).
+  using JobsWriting = std::function<std::vector<std::string>(std::string_view catalog)>;
+  void SetJobsWriting(JobsWriting jobs_writing) EXCLUDES(mu_);
   // By name.
   std::vector<ExternalCatalog> List() const EXCLUDES(mu_);
 
@@ -70,6 +78,7 @@ class ExternalCatalogs {
   Mutex write_mu_;
   mutable Mutex mu_;
   std::vector<ExternalCatalog> catalogs_ GUARDED_BY(mu_);
+  JobsWriting jobs_writing_ GUARDED_BY(mu_);
 };
 
 }  // namespace millrace::external

@@ -99,11 +99,12 @@ Result<pg::PgConnection*> PgSink::Connection() {
     MutexLock lock(&mu_);
     if (pg_ != nullptr && pg_->healthy()) return pg_.get();
   }
-  auto connected = pg::PgConnection::Connect(config_.params);
-  if (!connected.ok()) {
-    return connected.status().WithContext("the sink of " + config_.catalog + "." + config_.schema +
-                                          "." + config_.table);
-  }
+  const std::string sink =
+      "the sink of " + config_.catalog + "." + config_.schema + "." + config_.table;
+  auto params = config_.params();
+  if (!params.ok()) return params.status().WithContext(sink);
+  auto connected = pg::PgConnection::Connect(*params);
+  if (!connected.ok()) return connected.status().WithContext(sink);
   MR_RETURN_IF_ERROR(EnsureSinkSchema(**connected));
   MutexLock lock(&mu_);
   pg_ = std::move(connected).value();

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,9 +38,13 @@
 
 namespace millrace::pgsink {
 
+// Where the sink's catalog connects now, read at each connection (an ALTER CATALOG reaches a
+// running job at its next one); an error when the catalog is gone.
+using CatalogParams = std::function<Result<pg::ConnectParams>()>;
+
 struct PgSinkConfig {
   std::unique_ptr<job::Sink> bookkeeping;  // the embedded catalog's sink, owned
-  pg::ConnectParams params;
+  CatalogParams params;
   std::string catalog;  // the target: catalog.schema.table
   std::string schema;
   std::string table;

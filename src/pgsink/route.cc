@@ -1,28 +1,26 @@
 #include "pgsink/route.h"
 
 #include "catalog/duckdb_sink.h"
-#include "pgsink/pg_sink.h"
 #include "pgsink/sink_schema.h"
 
 namespace millrace::pgsink {
 
-Result<job::ExternalRoute> RouteTo(const external::ExternalCatalog& catalog,
+Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParams params,
                                    const job::ExternalTargetRequest& request, engine::Database* db,
                                    const FailPoints* fail_points) {
-  const std::string name = catalog.name + "." + request.schema + "." + request.table;
-  auto endpoint = external::ParseCatalog(catalog.properties);
-  if (!endpoint.ok()) return endpoint.status().WithContext("catalog " + catalog.name);
-  const pg::ConnectParams params = endpoint->params;
+  const std::string name = catalog_name + "." + request.schema + "." + request.table;
   if (request.check_now) {
-    auto conn = pg::PgConnection::Connect(params);
+    auto now = params();
+    if (!now.ok()) return now.status().WithContext("target " + name);
+    auto conn = pg::PgConnection::Connect(*now);
     if (!conn.ok()) return conn.status().WithContext("target " + name);
     MR_RETURN_IF_ERROR(
-        DescribeTarget(**conn, catalog.name, request.schema, request.table, kStagingName).status());
+        DescribeTarget(**conn, catalog_name, request.schema, request.table, kStagingName).status());
   }
   job::ExternalRoute route;
-  route.target = engine::RelationName{request.schema, request.table, catalog.name};
+  route.target = engine::RelationName{request.schema, request.table, catalog_name};
   route.staging_table = StagingTable(kStagingName);
-  route.make_sink = [params, catalog_name = catalog.name, schema = request.schema,
+  route.make_sink = [params = std::move(params), catalog_name, schema = request.schema,
                      table = request.table, db,
                      fail_points](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> bookkeeping, catalog::DuckDbSink::Open(db));

@@ -3,9 +3,9 @@
 // PostgreSQL table.
 //
 // Contract
-// - RouteTo reads where the catalog connects (external::ParseCatalog). With check_now it
-//   connects and describes the table: missing (NOT_FOUND), unreachable (UNAVAILABLE), the
-//   credentials refused (UNAUTHENTICATED) or a column that cannot be written fail the
+// - RouteTo's sinks read where the catalog connects at each connection (`params`). With
+//   check_now it connects and describes the table: missing (NOT_FOUND), unreachable (UNAVAILABLE),
+//   the credentials refused (UNAUTHENTICATED) or a column that cannot be written fail the
 //   statement, naming the table.
 // - The route's sinks keep the job's records in the embedded catalog through
 //   catalog::DuckDbSink on `db`, and their PostgreSQL key is JobKey of the job's record.
@@ -13,13 +13,13 @@
 
 #include "common/fail_point.h"
 #include "engine/database.h"
-#include "external/catalog_def.h"
 #include "job/job_plan.h"
+#include "pgsink/pg_sink.h"
 
 namespace millrace::pgsink {
 
 // `db` and `fail_points` (may be null) are borrowed and must outlive the route's sinks.
-Result<job::ExternalRoute> RouteTo(const external::ExternalCatalog& catalog,
+Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParams params,
                                    const job::ExternalTargetRequest& request, engine::Database* db,
                                    const FailPoints* fail_points);
 

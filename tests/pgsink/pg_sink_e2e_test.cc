@@ -176,5 +176,37 @@ TEST_F(PgSinkE2ETest, ATableWithAPrimaryKeyKeepsTheNewestRowOfEachKey) {
       << sign.status().message();
 }
 
+// A catalog that jobs write into stays until they are dropped; a new password given with ALTER
+// CATALOG reaches the running job at its next connection.
+TEST_F(PgSinkE2ETest, ACatalogFollowsItsJobs) {
+  // The role makes the millrace schema itself (another role's would need grants: the docs).
+  Psql(
+      "DROP SCHEMA IF EXISTS millrace CASCADE; DROP ROLE IF EXISTS rotating; CREATE ROLE "
+      "rotating LOGIN PASSWORD 'old-pw'; GRANT ALL ON SCHEMA public TO rotating; GRANT ALL ON "
+      "public." +
+      table_ + " TO rotating; GRANT CREATE ON DATABASE postgres TO rotating");
+  Exec("CREATE CATALOG rot PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
+       "', 'port' = '" + std::to_string(pg_->port()) +
+       "', 'database' = 'postgres', 'user' = 'rotating', 'password' = 'old-pw')");
+  WriteFile(1);
+  std::string create = CreateJob();
+  create.replace(create.find("pg.public."), 2, "rot");
+  Exec(create);
+  ASSERT_TRUE(PgHas(3)) << mr_->server->Log();
+  auto refused = access::Query(mr_->root.get(), "DROP CATALOG rot");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("catalog rot is the target of job(s) ev"),
+            std::string::npos)
+      << refused.status().message();
+  // The password changes in PostgreSQL and in the catalog; the job's connection is cut.
+  Psql("ALTER ROLE rotating PASSWORD 'new-pw'");
+  Exec("ALTER CATALOG rot SET PROPERTIES ('password' = 'new-pw')");
+  Psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'rotating'");
+  WriteFile(2);
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
+  Exec("DROP JOB WHERE jobname = 'ev'");
+  Exec("DROP CATALOG rot");
+}
+
 }  // namespace
 }  // namespace millrace::pgsink

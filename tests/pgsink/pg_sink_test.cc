@@ -44,13 +44,14 @@ class PgSinkTest : public testing::PostgresSuite {
   std::unique_ptr<PgSink> MakeSink() {
     auto bookkeeping = catalog::DuckDbSink::Open(db_.get());
     EXPECT_TRUE(bookkeeping.ok());
-    return std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(bookkeeping).value(),
-                                                 .params = Params(),
-                                                 .catalog = "pg",
-                                                 .schema = "public",
-                                                 .table = table_,
-                                                 .job_key = JobKey(job_),
-                                                 .job_name = job_.name});
+    return std::make_unique<PgSink>(
+        PgSinkConfig{.bookkeeping = std::move(bookkeeping).value(),
+                     .params = [] { return Result<pg::ConnectParams>(Params()); },
+                     .catalog = "pg",
+                     .schema = "public",
+                     .table = table_,
+                     .job_key = JobKey(job_),
+                     .job_name = job_.name});
   }
 
   static pg::ConnectParams Params() {
