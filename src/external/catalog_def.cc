@@ -125,10 +125,11 @@ Status ParseJdbcUrl(std::string_view url, pg::ConnectParams* out) {
   return Status::Ok();
 }
 
+// `text` in double quotes, a quote inside doubled (as the statements' lexer reads it back).
 std::string DoubleQuoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
+    if (c == '"') out += '"';
     out += c;
   }
   return out + "\"";

@@ -37,6 +37,7 @@ Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string&
                                      ": arrays cannot be written into PostgreSQL yet");
     }
   }
+  target.staging_name = staging_name;
   target.staging = StagingTable(staging_name);
   return target;
 }
@@ -73,8 +74,8 @@ std::string StagingDdl(const ExternalTarget& target) {
   for (size_t k : target.table.key)
     key += (key.empty() ? "" : ", ") + engine::QuoteIdentifier(target.table.columns[k].name);
   if (!key.empty()) columns += ", PRIMARY KEY (" + key + ")";
-  return "CREATE OR REPLACE TEMP TABLE " + target.staging.substr(std::string("temp.main.").size()) +
-         " (" + columns + ")";
+  return "CREATE OR REPLACE TEMP TABLE " + engine::QuoteIdentifier(target.staging_name) + " (" +
+         columns + ")";
 }
 
 Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,

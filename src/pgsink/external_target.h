@@ -35,9 +35,10 @@
 namespace millrace::pgsink {
 
 struct ExternalTarget {
-  std::string catalog;     // the external catalog the job names
-  cdc::SourceTable table;  // as PostgreSQL describes it; an empty key: a DUPLICATE-like table
-  std::string staging;     // the DuckDB table the job's INSERT writes: temp.main."..."
+  std::string catalog;       // the external catalog the job names
+  cdc::SourceTable table;    // as PostgreSQL describes it; an empty key: a DUPLICATE-like table
+  std::string staging_name;  // the staging table's name, unquoted
+  std::string staging;       // the DuckDB table the job's INSERT writes: temp.main."..."
 
   // "catalog.schema.table", for messages.
   std::string Display() const { return catalog + "." + table.schema + "." + table.name; }

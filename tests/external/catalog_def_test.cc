@@ -144,7 +144,7 @@ TEST(CatalogDefTest, ShowCreateMasksThePassword) {
   const std::string text = ShowCreateCatalog(catalog);
   EXPECT_EQ(text.find("s3cret"), std::string::npos) << text;
   EXPECT_NE(text.find("\"password\" = \"*XXX\""), std::string::npos) << text;
-  EXPECT_NE(text.find("CREATE CATALOG `pg` COMMENT \"the \\\"warehouse\\\"\" PROPERTIES ("),
+  EXPECT_NE(text.find("CREATE CATALOG `pg` COMMENT \"the \"\"warehouse\"\"\" PROPERTIES ("),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\"jdbc_url\" = \"jdbc:postgresql://h:5432/db\""), std::string::npos);

@@ -25,7 +25,7 @@ access::PrivilegeSet Only(access::Privilege privilege) {
 }
 
 constexpr char kCreate[] =
-    "CREATE CATALOG pg COMMENT 'the warehouse' PROPERTIES ('type' = 'jdbc', \"user\" = "
+    "CREATE CATALOG pg COMMENT 'the \"warehouse\"' PROPERTIES ('type' = 'jdbc', \"user\" = "
     "'loader', 'password' = 'pw-9f2', 'jdbc_url' = 'jdbc:postgresql://db.example:5432/shop', "
     "'driver_url' = 'postgresql-42.5.6.jar', 'driver_class' = 'org.postgresql.Driver')";
 
@@ -114,7 +114,7 @@ TEST_F(CatalogStatementsTest, CreateShowAndShowCreate) {
   EXPECT_EQ(catalogs[1][1], "pg");
   EXPECT_EQ(catalogs[1][2], "jdbc");
   EXPECT_EQ(catalogs[1][4], "2026-01-01 00:00:00");  // ManualClock's start, UTC
-  EXPECT_EQ(catalogs[1][6], "the warehouse");
+  EXPECT_EQ(catalogs[1][6], "the \"warehouse\"");
   const Rows create = Ok("SHOW CREATE CATALOG pg");
   ASSERT_EQ(create.size(), 1u);
   EXPECT_EQ(create[0][0], "pg");
@@ -125,6 +125,7 @@ TEST_F(CatalogStatementsTest, CreateShowAndShowCreate) {
   again.replace(again.find("`pg`"), 4, "pg2");
   Ok(again);
   EXPECT_EQ(Names(), (Rows{{"internal"}, {"pg"}, {"pg2"}}));
+  EXPECT_EQ(catalogs_->Find("pg2")->comment, "the \"warehouse\"");
   EXPECT_EQ(Ok("SHOW CATALOGS LIKE 'pg_'"), Ok("SHOW CATALOGS WHERE \"CatalogName\" = 'pg2'"));
 }
 

@@ -85,6 +85,12 @@ int PgSinkE2ETest::counter_ = 0;
 TEST_F(PgSinkE2ETest, AFileJobLoadsIntoPostgresqlExactlyOnce) {
   WriteFile(1);
   WriteFile(2);
+  // A dry run stages the rows as the job would, and writes nothing into PostgreSQL.
+  std::string dry = CreateJob();
+  dry.replace(0, std::string("CREATE JOB ev").size(), "EXPLAIN CREATE JOB dry");
+  const access::Rows explained = Exec(dry);
+  EXPECT_FALSE(explained.empty());
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "0");
   Exec(CreateJob());
   ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
   EXPECT_EQ(Psql("SELECT id, name, at FROM public." + table_ + " WHERE id = 101"),
