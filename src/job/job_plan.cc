@@ -1,5 +1,7 @@
 #include "job/job_plan.h"
 
+#include <algorithm>
+
 #include "engine/statement_plan.h"
 #include "job/sink.h"
 #include "table/model_write.h"
@@ -57,20 +59,17 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   InsertAnalysis load_analysis = analysis;
   std::optional<ExternalRoute> external;
   if (analysis.target_parts.size() == 3 && config_.make_external_target) {
+    const bool delete_sign =
+        std::any_of(analysis.columns.begin(), analysis.columns.end(),
+                    [](const std::string& c) { return table::IsDeleteSign(c); });
     MR_ASSIGN_OR_RETURN(external, config_.make_external_target(ExternalTargetRequest{
                                       analysis.target_parts[0], analysis.target_parts[1],
-                                      analysis.target_parts[2], creating}));
+                                      analysis.target_parts[2], creating, delete_sign}));
   }
   if (external) {
     if (change_stream) {
       return Status::NotSupported("a change stream into a table of external catalog " +
                                   external->target.catalog + " is not available yet");
-    }
-    for (const std::string& column : analysis.columns) {
-      if (table::IsDeleteSign(column)) {
-        return Status::NotSupported("the delete sign into a table of external catalog " +
-                                    external->target.catalog + " is not available yet");
-      }
     }
     plan->target = external->target;
     plan->own_sink = std::make_shared<JobSinkSlot>(std::move(external->make_sink));

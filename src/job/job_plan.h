@@ -9,8 +9,8 @@
 //   task).
 // - A file job whose target is catalog.schema.table of an external catalog (ExternalRoute) gets
 //   the route's sink as its own (JobPlan::own_sink), and its source loads the statement with
-//   the target replaced by the route's staging table. Change streams into external tables, and
-//   Doris's delete sign into them, are refused (not available yet).
+//   the target replaced by the route's staging table. Change streams into external tables are
+//   refused (not available yet).
 // - An S3 source's client counts its requests into `object_store` when given (the job's
 //   Job::object_store, so the counts outlive the source).
 // - Thread-safety: Build may be called concurrently (each call uses a connection of its own).
@@ -78,6 +78,8 @@ struct ExternalTargetRequest {
   // CREATE JOB (and its dry run): the table is checked now. A restart does not wait on the
   // other database: the job's first task checks it.
   bool check_now = false;
+  // The INSERT gives Doris's delete sign (its column list names it).
+  bool delete_sign = false;
 };
 struct ExternalRoute {
   engine::RelationName target;  // its catalog set: privileges and the views

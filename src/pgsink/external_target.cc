@@ -4,6 +4,7 @@
 
 #include "cdc/pg_tables.h"
 #include "engine/query_result.h"
+#include "table/model_write.h"
 
 namespace millrace::pgsink {
 namespace {
@@ -22,7 +23,7 @@ std::string CopyText(const cdc::SourceColumn& column) {
 
 Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string& catalog,
                                       const std::string& schema, const std::string& table,
-                                      const std::string& staging_name) {
+                                      const std::string& staging_name, bool delete_sign) {
   ExternalTarget target;
   target.catalog = catalog;
   auto described = cdc::DescribeTable(conn, schema, table, cdc::KeyRule::kOptional);
@@ -37,6 +38,11 @@ Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string&
                                      ": arrays cannot be written into PostgreSQL yet");
     }
   }
+  if (delete_sign && target.table.key.empty()) {
+    return Status::InvalidArgument(std::string(table::kDeleteSign) + " deletes rows by key: " +
+                                   target.Display() + " has no primary key");
+  }
+  target.delete_sign = delete_sign;
   target.staging_name = staging_name;
   target.staging = StagingTable(staging_name);
   return target;
@@ -61,6 +67,10 @@ table::TableDef TargetModel(const ExternalTarget& target) {
       def.keys.push_back(c.name);
     }
   }
+  if (target.delete_sign) {
+    def.columns.push_back({.name = std::string(table::kDeleteSign), .duckdb_type = "INTEGER"});
+    def.delete_sign_kept = true;
+  }
   return def;
 }
 
@@ -73,6 +83,9 @@ std::string StagingDdl(const ExternalTarget& target) {
   std::string key;
   for (size_t k : target.table.key)
     key += (key.empty() ? "" : ", ") + engine::QuoteIdentifier(target.table.columns[k].name);
+  if (target.delete_sign) {
+    columns += ", " + engine::QuoteIdentifier(std::string(table::kDeleteSign)) + " INTEGER";
+  }
   if (!key.empty()) columns += ", PRIMARY KEY (" + key + ")";
   return "CREATE OR REPLACE TEMP TABLE " + engine::QuoteIdentifier(target.staging_name) + " (" +
          columns + ")";
@@ -97,18 +110,26 @@ Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
   }
   const std::string table =
       pg.Identifier(target.table.schema) + "." + pg.Identifier(target.table.name);
-  // A UNIQUE table's rows go through a temporary table, then upsert by key.
+  // A UNIQUE table's rows go through a temporary table, then upsert by key; with the delete
+  // sign, its value goes along as the last column.
   std::string copy_into = table;
+  std::string copied_names = names;
+  const std::string sign = pg.Identifier(std::string(table::kDeleteSign));
+  if (target.delete_sign) {
+    select += ", " + engine::QuoteIdentifier(std::string(table::kDeleteSign)) + "::VARCHAR";
+    copied_names += ", " + sign;
+  }
   if (!key.empty()) {
     copy_into = pg.Identifier(kStagingName);
     MR_RETURN_IF_ERROR(pg.Execute("CREATE TEMP TABLE " + copy_into + " ON COMMIT DROP AS SELECT " +
-                                  names + " FROM " + table + " WITH NO DATA"));
+                                  names + (target.delete_sign ? ", 0 AS " + sign : "") + " FROM " +
+                                  table + " WITH NO DATA"));
   }
   MR_ASSIGN_OR_RETURN(auto rows, duck.Query("SELECT " + select + " FROM " + target.staging));
   int64_t copied = 0;
   std::unique_ptr<engine::DataChunk> chunk;
   size_t row = 0;
-  const std::string copy = "COPY " + copy_into + " (" + names + ") FROM STDIN";
+  const std::string copy = "COPY " + copy_into + " (" + copied_names + ") FROM STDIN";
   MR_RETURN_IF_ERROR(pg.CopyIn(copy, [&](std::string* buffer) -> Result<bool> {
     while (buffer->size() < kCopyChunkBytes) {
       if (chunk == nullptr || row == chunk->size()) {
@@ -130,8 +151,19 @@ Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
     return true;
   }));
   if (!key.empty()) {
+    std::string kept;
+    if (target.delete_sign) {
+      std::string match;
+      for (size_t k : target.table.key) {
+        const std::string name = pg.Identifier(target.table.columns[k].name);
+        match += " AND t." + name + " = s." + name;
+      }
+      MR_RETURN_IF_ERROR(pg.Execute("DELETE FROM " + table + " t USING " + copy_into +
+                                    " s WHERE s." + sign + " = 1" + match));
+      kept = " WHERE " + sign + " IS DISTINCT FROM 1";
+    }
     MR_RETURN_IF_ERROR(pg.Execute("INSERT INTO " + table + " (" + names + ") SELECT " + names +
-                                  " FROM " + copy_into + " ON CONFLICT (" + key + ") DO " +
+                                  " FROM " + copy_into + kept + " ON CONFLICT (" + key + ") DO " +
                                   (updates.empty() ? "NOTHING" : "UPDATE SET " + updates)));
   }
   return copied;

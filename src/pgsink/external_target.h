@@ -18,8 +18,9 @@
 //   intervals, UUIDs, JSON) and bytea in hex: into the table itself when it is DUPLICATE; for a
 //   UNIQUE table into a temporary table dropped at commit, then INSERT ... ON CONFLICT (key) DO
 //   UPDATE of every other column (the staged rows hold each key once, as PostgreSQL requires of
-//   one statement). PostgreSQL's refusal of a value or a constraint is the statement's error.
-//   Returns the rows sent.
+//   one statement); with the delete sign, the keys whose row has the sign 1 are deleted first
+//   and only the others upserted. PostgreSQL's refusal of a value or a constraint is the
+//   statement's error. Returns the rows sent.
 // - Thread-safety: the functions use the given connections (one thread at a time).
 #pragma once
 
@@ -35,8 +36,11 @@
 namespace millrace::pgsink {
 
 struct ExternalTarget {
-  std::string catalog;       // the external catalog the job names
-  cdc::SourceTable table;    // as PostgreSQL describes it; an empty key: a DUPLICATE-like table
+  std::string catalog;     // the external catalog the job names
+  cdc::SourceTable table;  // as PostgreSQL describes it; an empty key: a DUPLICATE-like table
+  // The job gives Doris's delete sign: the staging table keeps it as a column, each key's newest
+  // row with its sign, and a key whose newest row has the sign 1 is deleted from the target.
+  bool delete_sign = false;
   std::string staging_name;  // the staging table's name, unquoted
   std::string staging;       // the DuckDB table the job's INSERT writes: temp.main."..."
 
@@ -49,10 +53,11 @@ struct ExternalTarget {
 std::string StagingTable(const std::string& staging_name);
 inline constexpr char kStagingName[] = "__millrace_staged";
 
-// `staging_name` names the temporary table (unquoted).
+// `staging_name` names the temporary table (unquoted). The delete sign is refused on a table
+// without a primary key (INVALID_ARGUMENT), as on a Doris DUPLICATE table.
 Result<ExternalTarget> DescribeTarget(pg::PgConnection& conn, const std::string& catalog,
                                       const std::string& schema, const std::string& table,
-                                      const std::string& staging_name);
+                                      const std::string& staging_name, bool delete_sign = false);
 // The target as a Doris table: its columns with their DuckDB types; UNIQUE KEY(its primary key)
 // when it has one, else DUPLICATE.
 table::TableDef TargetModel(const ExternalTarget& target);

@@ -115,7 +115,7 @@ Result<std::unique_ptr<job::SinkTransaction>> PgSink::Begin(const std::string& d
   if (interrupted_.load()) return Status::Cancelled("the task was interrupted");
   MR_ASSIGN_OR_RETURN(pg::PgConnection * pg, Connection());
   MR_ASSIGN_OR_RETURN(target_, DescribeTarget(*pg, config_.catalog, config_.schema, config_.table,
-                                              config_.staging_name));
+                                              config_.staging_name, config_.delete_sign));
   MR_ASSIGN_OR_RETURN(auto bookkeeping, config_.bookkeeping->Begin(database));
   MR_RETURN_IF_ERROR(bookkeeping->connection().Execute(StagingDdl(target_)));
   return std::unique_ptr<job::SinkTransaction>(std::make_unique<PgSinkTransaction>(

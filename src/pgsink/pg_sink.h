@@ -49,8 +49,9 @@ struct PgSinkConfig {
   std::string schema;
   std::string table;
   std::string staging_name = kStagingName;
-  std::string job_key;                      // sink_schema.h's JobKey
-  std::string job_name;                     // scopes the fail points
+  bool delete_sign = false;  // the job gives Doris's delete sign (ExternalTarget::delete_sign)
+  std::string job_key;       // sink_schema.h's JobKey
+  std::string job_name;      // scopes the fail points
   const FailPoints* fail_points = nullptr;  // may be null
 };
 

@@ -14,14 +14,15 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
     if (!now.ok()) return now.status().WithContext("target " + name);
     auto conn = pg::PgConnection::Connect(*now);
     if (!conn.ok()) return conn.status().WithContext("target " + name);
-    MR_RETURN_IF_ERROR(
-        DescribeTarget(**conn, catalog_name, request.schema, request.table, kStagingName).status());
+    MR_RETURN_IF_ERROR(DescribeTarget(**conn, catalog_name, request.schema, request.table,
+                                      kStagingName, request.delete_sign)
+                           .status());
   }
   job::ExternalRoute route;
   route.target = engine::RelationName{request.schema, request.table, catalog_name};
   route.staging_table = StagingTable(kStagingName);
   route.make_sink = [params = std::move(params), catalog_name, schema = request.schema,
-                     table = request.table, db,
+                     table = request.table, delete_sign = request.delete_sign, db,
                      fail_points](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> bookkeeping, catalog::DuckDbSink::Open(db));
     return std::unique_ptr<job::Sink>(
@@ -30,6 +31,7 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
                                               .catalog = catalog_name,
                                               .schema = schema,
                                               .table = table,
+                                              .delete_sign = delete_sign,
                                               .job_key = JobKey(job),
                                               .job_name = job.name,
                                               .fail_points = fail_points}));

@@ -96,6 +96,11 @@ Result<std::vector<std::string>> ModelWriteSql(const TableDef& def, std::string_
       columns.push_back(column);
     }
   }
+  if (sign && def.delete_sign_kept) {
+    // The sign is a value like any other: the newest row of a key keeps it.
+    columns.push_back(*sign);
+    sign.reset();
+  }
   if (sign && def.model != TableModel::kUnique) {
     return sql::TableDefinitionError(std::string(kDeleteSign) +
                                      " deletes rows of UNIQUE KEY "

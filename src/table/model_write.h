@@ -23,7 +23,9 @@
 // - Doris's delete sign: when `columns` holds kDeleteSign (any case; not a column of the
 //   table), a UNIQUE table's key whose newest row has the sign 1 is deleted, and the keys whose
 //   newest row has it 0 or NULL are written as above. ModelWriteSql then returns two statements,
-//   the DELETE first, to run in one transaction; the sign on another model is 1105.
+//   the DELETE first, to run in one transaction; the sign on another model is 1105. A table
+//   that keeps the sign (TableDef::delete_sign_kept) has it as a column: the newest row of each
+//   key is written with its sign, nothing is deleted.
 // - Thread-safety: pure functions.
 #pragma once
 

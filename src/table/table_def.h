@@ -53,6 +53,9 @@ struct TableDef {
   std::string distribution;          // "DISTRIBUTED BY HASH(`k`) BUCKETS 3"
   std::string rollup;                // "ROLLUP (r1 (`a`, `b`))"
   std::vector<std::pair<std::string, std::string>> properties;
+  // The delete sign is a column of the table, written as any value (model_write.h): a staging
+  // table that keeps deletes as rows for a sink to carry out elsewhere (an external table's).
+  bool delete_sign_kept = false;
 
   const Column* FindColumn(std::string_view name) const;
   bool IsKey(std::string_view column) const;

@@ -170,16 +170,44 @@ TEST_F(PgSinkE2ETest, ATableWithAPrimaryKeyKeepsTheNewestRowOfEachKey) {
       << rows() << "\n"
       << mr_->server->Log();
   EXPECT_EQ(Psql("SELECT at FROM public.latest WHERE id = 2"), "2024-01-04 00:00:00+00");
-  // Doris's delete sign is refused for now, saying so.
-  auto sign = access::Query(
+  Exec("DROP JOB WHERE jobname = 'latest'");
+}
+
+// Doris's delete sign into a table with a primary key: a key whose newest row has the sign 1 is
+// deleted in PostgreSQL, within a batch by file and line, and between tasks by commit.
+TEST_F(PgSinkE2ETest, TheDeleteSignDeletesByKey) {
+  Psql("CREATE TABLE public.signed (id bigint PRIMARY KEY, name text)");
+  auto write = [&](const std::string& file, const std::string& text) {
+    std::ofstream(inbox_ + "/" + file) << text;
+  };
+  write("s1.csv", "1,one,0\n2,two,0\n3,three,0\n");
+  // 2 deleted; 4 deleted before it exists (nothing to do); 3 deleted, then written again.
+  write("s2.csv", "2,two,1\n4,four,1\n3,three,1\n3,three again,0\n");
+  Exec(
+      "CREATE JOB signed ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO "
+      "pg.public.signed (id, name, __DORIS_DELETE_SIGN__) SELECT CAST(c1 AS BIGINT), c2, "
+      "CAST(c3 AS INT) FROM local(\"file_path\" = \"" +
+      inbox_ + "/s*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  auto rows = [&] { return Psql("SELECT id, name FROM public.signed ORDER BY id"); };
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return rows() == "1|one\n3|three again"; }, std::chrono::seconds(60)))
+      << rows() << "\n"
+      << mr_->server->Log();
+  write("s3.csv", "1,one,1\n5,five,0\n");
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return rows() == "3|three again\n5|five"; }, std::chrono::seconds(60)))
+      << rows() << "\n"
+      << mr_->server->Log();
+  // On a table without a primary key the sign is refused, as on a Doris DUPLICATE table.
+  auto refused = access::Query(
       mr_->root.get(),
-      "CREATE JOB signed ON STREAMING DO INSERT INTO pg.public.latest (id, name, at, "
-      "__DORIS_DELETE_SIGN__) SELECT CAST(c1 AS BIGINT), c2, CAST(c3 AS TIMESTAMPTZ), 0 FROM "
-      "local(\"file_path\" = \"" +
-          inbox_ + "/a*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
-  ASSERT_FALSE(sign.ok());
-  EXPECT_NE(sign.status().message().find("delete sign"), std::string::npos)
-      << sign.status().message();
+      "CREATE JOB nokey ON STREAMING DO INSERT INTO pg.public." + table_ +
+          " (id, name, at, __DORIS_DELETE_SIGN__) SELECT CAST(c1 AS BIGINT), c2, NULL, 0 FROM "
+          "local(\"file_path\" = \"" +
+          inbox_ + "/s*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("has no primary key"), std::string::npos)
+      << refused.status().message();
 }
 
 // A catalog that jobs write into stays until they are dropped; a new password given with ALTER

@@ -41,7 +41,7 @@ class PgSinkTest : public testing::PostgresSuite {
     sink_ = MakeSink();
   }
 
-  std::unique_ptr<PgSink> MakeSink() {
+  std::unique_ptr<PgSink> MakeSink(bool delete_sign = false) {
     auto bookkeeping = catalog::DuckDbSink::Open(db_.get());
     EXPECT_TRUE(bookkeeping.ok());
     return std::make_unique<PgSink>(
@@ -50,6 +50,7 @@ class PgSinkTest : public testing::PostgresSuite {
                      .catalog = "pg",
                      .schema = "public",
                      .table = table_,
+                     .delete_sign = delete_sign,
                      .job_key = JobKey(job_),
                      .job_name = job_.name});
   }
@@ -84,11 +85,17 @@ class PgSinkTest : public testing::PostgresSuite {
 
   // Stages `values` (a DuckDB VALUES list of the table's columns) and commits from `start` to
   // `end`; WriteProgress's answer, or the first error.
+  // `sign`, when given (", 0"), ends each row of `values`.
   Result<bool> Load(const std::string& values, const Offset& start, const Offset& end,
-                    const std::string& key, int64_t task_id) {
+                    const std::string& key, int64_t task_id, const std::string& sign = "") {
     MR_ASSIGN_OR_RETURN(auto txn, sink_->Begin(""));
+    std::string rows = values;
+    for (size_t at = sign.empty() ? std::string::npos : rows.find(')'); at != std::string::npos;
+         at = rows.find(')', at + sign.size() + 1)) {
+      rows.insert(at, sign);
+    }
     MR_RETURN_IF_ERROR(
-        txn->connection().Execute("INSERT INTO " + sink_->staging_table() + " VALUES " + values));
+        txn->connection().Execute("INSERT INTO " + sink_->staging_table() + " VALUES " + rows));
     MR_ASSIGN_OR_RETURN(const bool advanced,
                         txn->WriteProgress(Progress(start, end, key, task_id)));
     if (!advanced) return false;
@@ -227,6 +234,20 @@ TEST_F(PgSinkTest, ATableWithAPrimaryKeyIsUpsertedByKey) {
                   .value());
   EXPECT_EQ(Psql("SELECT id, small, note FROM public." + table_ + " ORDER BY id"),
             "1|-7|tab\there\nnew line\\ back é\n2|9|two again\n4||four");
+}
+
+TEST_F(PgSinkTest, TheDeleteSignDeletesByKey) {
+  Psql("ALTER TABLE public." + table_ + " ADD PRIMARY KEY (id)");
+  sink_ = MakeSink(/*delete_sign=*/true);
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1, ", 0").value());
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
+  // Key 1's newest row has the sign 1, key 7's the sign 0.
+  ASSERT_TRUE(Load("(1, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1), "
+                   "(7, NULL, NULL, 0, NULL, 'seven', NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+                   "0)",
+                   File("a.csv"), File("b.csv"), "b.csv", 2, "")
+                  .value());
+  EXPECT_EQ(Psql("SELECT string_agg(id::text, ',' ORDER BY id) FROM public." + table_), "2,7");
 }
 
 TEST_F(PgSinkTest, TargetsThatCannotBeWritten) {
