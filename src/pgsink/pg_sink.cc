@@ -5,6 +5,15 @@
 namespace millrace::pgsink {
 namespace {
 
+// "file a.csv", or "the 3 files a.csv .. c.csv" of a batch: what a refused COPY names (PostgreSQL
+// says which row; the batch is written as one COPY).
+std::string FilesOf(const std::vector<job::LedgerEntry>& ledger) {
+  if (ledger.empty()) return "the batch";
+  if (ledger.size() == 1) return "file " + ledger.front().key;
+  return "the " + std::to_string(ledger.size()) + " files " + ledger.front().key + " .. " +
+         ledger.back().key;
+}
+
 class PgSinkTransaction final : public job::SinkTransaction {
  public:
   PgSinkTransaction(std::unique_ptr<job::SinkTransaction> bookkeeping, pg::PgConnection* pg,
@@ -31,7 +40,10 @@ class PgSinkTransaction final : public job::SinkTransaction {
     if (!moved) return false;
     MR_RETURN_IF_ERROR(CheckInterrupt());
     auto copied = WriteStaged(connection(), *pg_, *target_);
-    if (!copied.ok()) return copied.status().WithContext("copying into " + target_->Display());
+    if (!copied.ok()) {
+      return copied.status().WithContext("copying " + FilesOf(p.ledger) + " into " +
+                                         target_->Display());
+    }
     MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
     MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history));
     return true;

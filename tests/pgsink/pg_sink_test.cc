@@ -174,7 +174,12 @@ TEST_F(PgSinkTest, AValuePostgresqlRefusesCommitsNothing) {
                       File("a.csv"), File("b.csv"), "b.csv", 2);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(pg::SqlStateOf(refused.status()), "23514") << refused.status().ToString();
-  EXPECT_NE(refused.status().message().find("copying into pg.public." + table_), std::string::npos);
+  // Named by file and table; PostgreSQL's message names the row.
+  EXPECT_NE(refused.status().message().find("copying file b.csv into pg.public." + table_),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("Failing row contains (-1"), std::string::npos)
+      << refused.status().message();
   EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
   EXPECT_EQ(Psql("SELECT job_offset FROM millrace.jobs"), File("a.csv").ToJson());
   EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
