@@ -1,6 +1,6 @@
 // JobSource: where a job's data comes from, behind one offset interface (in the spirit of
 // Doris's SourceOffsetProvider). Files from S3 or a local directory are the first
-// implementation (file_job_source.h); change streams are next.
+// implementation (files/file_job_source.h), change streams the other (cdc/change_source.h).
 //
 // Contract
 // - Poll(job, limits) returns the next batch after the committed offset, or no batch

@@ -1,7 +1,8 @@
 // Sink: where a batch's rows, the job's offset, its ledger and the task record commit together.
-// Embedded DuckDB is the first implementation (catalog::DuckDbSink, wired by the server through
-// JobServiceConfig::make_sink); a PostgreSQL database is next (the offset, ledger and task
-// record then live in the target database, in the same transaction).
+// Embedded DuckDB is one implementation (catalog::DuckDbSink, wired by the server through
+// JobServiceConfig::make_sink, a sink per worker); a PostgreSQL database is the other
+// (pgsink::PgSink, a job's own sink through job_plan.h's ExternalRoute: the offset, ledger and
+// task record live in the target database, in the rows' transaction).
 //
 // Contract
 // - Begin() opens a transaction in which unqualified names resolve in `database`. A
