@@ -8,14 +8,14 @@
 #include "access/password.h"
 #include "engine/database.h"
 #include "sql/mysql_errors.h"
-#include "sql/session_rows.h"
+#include "sql/router_test.h"
 
 namespace millrace::access {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-class UserStatementsTest : public ::testing::Test {
+class UserStatementsTest : public sql::RouterTest {
  protected:
   void SetUp() override {
     auto db = engine::Database::Open({});
@@ -23,28 +23,9 @@ class UserStatementsTest : public ::testing::Test {
     db_ = std::move(db).value();
     router_ = std::make_unique<sql::Router>(db_.get(), sql::RouterOptions{});
     RegisterUserStatements(router_.get(), &access_);
-    root_ = Connect("root");
+    Connected();
   }
 
-  std::unique_ptr<sql::Session> Connect(const std::string& user) {
-    auto session = router_->NewSession(sql::SessionInfo{1, user, "127.0.0.1"});
-    EXPECT_TRUE(session.ok()) << session.status().ToString();
-    return session.ok() ? std::move(session).value() : nullptr;
-  }
-
-  static Result<Rows> Run(sql::Session& session, std::string_view sql) {
-    return sql::SessionRows(session, sql);
-  }
-  Rows Ok(std::string_view sql, sql::Session* session = nullptr) {
-    auto rows = Run(session != nullptr ? *session : *root_, sql);
-    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
-    return rows.ok() ? std::move(rows).value() : Rows{};
-  }
-  Status Error(std::string_view sql, sql::Session* session = nullptr) {
-    auto rows = Run(session != nullptr ? *session : *root_, sql);
-    EXPECT_FALSE(rows.ok()) << sql;
-    return rows.status();
-  }
   uint16_t Errno(std::string_view sql, sql::Session* session = nullptr) {
     return sql::ClassifyError(Error(sql, session)).code;
   }
@@ -59,8 +40,6 @@ class UserStatementsTest : public ::testing::Test {
   MemoryUserStore store_;
   AccessControl access_{&store_, ""};
   std::unique_ptr<engine::Database> db_;
-  std::unique_ptr<sql::Router> router_;
-  std::unique_ptr<sql::Session> root_;
 };
 
 TEST_F(UserStatementsTest, CreateUserInEveryQuotingStyle) {

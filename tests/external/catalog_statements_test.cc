@@ -11,7 +11,7 @@
 #include "common/secret_box.h"
 #include "engine/database.h"
 #include "sql/mysql_errors.h"
-#include "sql/session_rows.h"
+#include "sql/router_test.h"
 
 namespace millrace::external {
 namespace {
@@ -29,7 +29,7 @@ constexpr char kCreate[] =
     "'loader', 'password' = 'pw-9f2', 'jdbc_url' = 'jdbc:postgresql://db.example:5432/shop', "
     "'driver_url' = 'postgresql-42.5.6.jar', 'driver_class' = 'org.postgresql.Driver')";
 
-class CatalogStatementsTest : public ::testing::Test {
+class CatalogStatementsTest : public sql::RouterTest {
  protected:
   void SetUp() override {
     auto db = engine::Database::Open({});
@@ -56,28 +56,14 @@ class CatalogStatementsTest : public ::testing::Test {
     ASSERT_TRUE(catalogs_->Load().ok());
     router_ = std::make_unique<sql::Router>(db_.get(), sql::RouterOptions{});
     RegisterCatalogStatements(router_.get(), catalogs_.get(), access_.get());
-    root_ = Connect("root");
+    Connected();
   }
 
-  std::unique_ptr<sql::Session> Connect(const std::string& user) {
-    auto session = router_->NewSession(sql::SessionInfo{1, user, "127.0.0.1"});
-    EXPECT_TRUE(session.ok()) << session.status().ToString();
-    return session.ok() ? std::move(session).value() : nullptr;
-  }
-
-  static Result<Rows> Run(sql::Session& session, std::string_view sql) {
-    return sql::SessionRows(session, sql);
-  }
-  Rows Ok(std::string_view sql, sql::Session* session = nullptr) {
-    auto rows = Run(session != nullptr ? *session : *root_, sql);
-    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
-    return rows.ok() ? std::move(rows).value() : Rows{};
-  }
+  // An error never shows the catalog's password.
   Status Error(std::string_view sql, sql::Session* session = nullptr) {
-    auto rows = Run(session != nullptr ? *session : *root_, sql);
-    EXPECT_FALSE(rows.ok()) << sql;
-    EXPECT_EQ(rows.status().message().find("pw-9f2"), std::string::npos) << rows.status().message();
-    return rows.status();
+    Status error = RouterTest::Error(sql, session);
+    EXPECT_EQ(error.message().find("pw-9f2"), std::string::npos) << error.message();
+    return error;
   }
   // Column `column` of `rows`.
   static Rows Column(const Rows& rows, size_t column) {
@@ -96,8 +82,6 @@ class CatalogStatementsTest : public ::testing::Test {
   std::unique_ptr<catalog::DuckDbCatalog> stores_;
   std::unique_ptr<access::AccessControl> access_;
   std::unique_ptr<ExternalCatalogs> catalogs_;
-  std::unique_ptr<sql::Router> router_;
-  std::unique_ptr<sql::Session> root_;
 };
 
 TEST_F(CatalogStatementsTest, CreateShowAndShowCreate) {
