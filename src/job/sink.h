@@ -21,9 +21,10 @@
 // - Interrupt() cancels the statement running in the sink's transaction and every statement
 //   after it until ClearInterrupt(), from any thread; they fail with CANCELLED.
 // - KeptProgressOf: a sink that keeps the job's progress in the database it writes (an external
-//   table's) returns it; that is the truth for the job (the embedded catalog's copy can be
-//   behind it after a crash between the two commits). Sinks that keep none apart from the
-//   catalog return nullopt.
+//   table's) returns it when it may differ from the catalog's copy, which can be behind it after
+//   a crash between the two commits: the sink's is the truth for the job. nullopt when the two
+//   cannot differ (sinks that keep none apart from the catalog, or whose last commits landed
+//   on both sides).
 // - One transaction at a time per sink; Begin, WriteProgress, Commit and Rollback are called
 //   by one thread (the task's).
 #pragma once

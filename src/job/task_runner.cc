@@ -100,7 +100,8 @@ Sink* TaskRunner::OwnSink(Job& job, JobSinkSlot& slot) {
   Result<std::optional<KeptProgress>> kept =
       sink.ok() ? (*sink)->KeptProgressOf(record) : sink.status();
   Status adopted = kept.status();
-  if (kept.ok() && kept->has_value() && !((*kept)->offset == record.current_offset)) {
+  const bool behind = kept.ok() && kept->has_value() && !((*kept)->offset == record.current_offset);
+  if (behind) {
     // The sink committed a task the catalog did not record: its files go into the ledger
     // first (a file below the offset and missing from the ledger would load again as late).
     adopted = config_.catalog->RecordFiles((*kept)->ledger);
@@ -111,7 +112,7 @@ Sink* TaskRunner::OwnSink(Job& job, JobSinkSlot& slot) {
     PauseAfterFailure(job, nullptr, adopted);
     return nullptr;
   }
-  if (kept->has_value() && !((*kept)->offset == record.current_offset)) {
+  if (behind) {
     JobRecord after = job.record;
     after.current_offset = (*kept)->offset;
     if (Status s = config_.catalog->SaveJob(after); !s.ok()) {

@@ -11,10 +11,11 @@
 // - A turn starts only while the job's definer holds what the job needs (job_access.h);
 //   otherwise the job is PAUSED with ACCESS_DENIED_ERR, which does not resume by itself.
 // - A job with a sink of its own (JobPlan::own_sink: an external table) runs its tasks through
-//   it. Each turn first reads the progress that sink keeps (Sink::KeptProgressOf): when it is
-//   ahead of the job's offset (a crash between the sink's commit and the catalog's), the job
-//   takes it, with the sink's ledger, before its next task. A sink that cannot be reached
-//   pauses the job as a failed task would (and it resumes itself).
+//   it. Each turn first asks that sink for the progress it keeps (Sink::KeptProgressOf, which
+//   reads it only while the two may differ): when it is ahead of the job's offset (a crash between
+//   the sink's commit and the catalog's), the job takes it, with the sink's ledger, before its next
+//   task. A sink that cannot be reached pauses the job as a failed task would (and it resumes
+//   itself).
 // - A task that fails is retried task_retries times with a growing backoff (the batch is
 //   loaded again from scratch), except for errors that retrying cannot fix (IsFinalTaskError).
 //   After the last retry the job is PAUSED with ErrorMsg {code, msg}; it resumes itself after

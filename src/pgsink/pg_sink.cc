@@ -18,12 +18,13 @@ class PgSinkTransaction final : public job::SinkTransaction {
  public:
   PgSinkTransaction(std::unique_ptr<job::SinkTransaction> bookkeeping, pg::PgConnection* pg,
                     const PgSinkConfig* config, const ExternalTarget* target,
-                    const std::atomic<bool>* interrupted)
+                    const std::atomic<bool>* interrupted, std::atomic<bool>* may_differ)
       : bookkeeping_(std::move(bookkeeping)),
         pg_(pg),
         config_(config),
         target_(target),
-        interrupted_(interrupted) {}
+        interrupted_(interrupted),
+        may_differ_(may_differ) {}
 
   ~PgSinkTransaction() override { Rollback().IgnoreError(); }
 
@@ -37,7 +38,11 @@ class PgSinkTransaction final : public job::SinkTransaction {
     pg_open_ = true;
     MR_ASSIGN_OR_RETURN(const bool moved,
                         AdvanceJob(*pg_, config_->job_key, p.start, p.job.current_offset, p.epoch));
-    if (!moved) return false;
+    if (!moved) {
+      // The sink's schema is elsewhere than the catalog: the next turn reads where.
+      may_differ_->store(true);
+      return false;
+    }
     MR_RETURN_IF_ERROR(CheckInterrupt());
     auto copied = WriteStaged(connection(), *pg_, *target_);
     if (!copied.ok()) {
@@ -76,7 +81,10 @@ class PgSinkTransaction final : public job::SinkTransaction {
     if (config_->fail_points != nullptr) {
       config_->fail_points->Check("pgsink.between_commits", config_->job_name).IgnoreError();
     }
-    return bookkeeping_->Commit();
+    Status recorded = bookkeeping_->Commit();
+    // PostgreSQL has the task and the catalog does not: the next turn reads the sink's offset.
+    if (!recorded.ok()) may_differ_->store(true);
+    return recorded;
   }
 
   Status Rollback() override {
@@ -101,6 +109,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
   const PgSinkConfig* const config_;
   const ExternalTarget* const target_;
   const std::atomic<bool>* const interrupted_;
+  std::atomic<bool>* const may_differ_;
   bool pg_open_ = false;
 };
 
@@ -131,12 +140,15 @@ Result<std::unique_ptr<job::SinkTransaction>> PgSink::Begin(const std::string& d
   MR_ASSIGN_OR_RETURN(auto bookkeeping, config_.bookkeeping->Begin(database));
   MR_RETURN_IF_ERROR(bookkeeping->connection().Execute(StagingDdl(target_)));
   return std::unique_ptr<job::SinkTransaction>(std::make_unique<PgSinkTransaction>(
-      std::move(bookkeeping), pg, &config_, &target_, &interrupted_));
+      std::move(bookkeeping), pg, &config_, &target_, &interrupted_, &may_differ_));
 }
 
 Result<std::optional<job::KeptProgress>> PgSink::KeptProgressOf(const job::JobRecord& job) {
+  if (!may_differ_.load()) return std::optional<job::KeptProgress>();
   MR_ASSIGN_OR_RETURN(pg::PgConnection * pg, Connection());
   MR_ASSIGN_OR_RETURN(const std::optional<SinkJobRow> row, ReadJob(*pg, config_.job_key));
+  // Until the caller has taken a differing offset, the next call reads it again.
+  if (!row || row->offset == job.current_offset) may_differ_.store(false);
   if (!row) return std::optional<job::KeptProgress>();
   job::KeptProgress kept{row->offset, {}};
   if (!(row->offset == job.current_offset)) {

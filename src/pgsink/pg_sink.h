@@ -20,7 +20,10 @@
 //   the sink's check runs in the transaction that writes the rows. "pgsink.before_commit"
 //   (scoped by the job's name) is a fail point just before PostgreSQL's commit,
 //   "pgsink.between_commits" one after it.
-// - KeptProgressOf reads the job's row in the sink's schema, on the sink's connection.
+// - KeptProgressOf reads the job's row in the sink's schema, on the sink's connection, only
+//   while the sink and the catalog may differ: at its first call, after a commit that
+//   PostgreSQL took and the catalog did not, and after the sink's schema refused a task (the
+//   one round trip a turn would otherwise cost).
 // - Interrupt cancels the statement running on either connection, from any thread.
 // - Thread-safety: as job/sink.h (one task at a time), Interrupt from any thread.
 #pragma once
@@ -62,8 +65,8 @@ class PgSink final : public job::Sink {
   Result<std::unique_ptr<job::SinkTransaction>> Begin(const std::string& database) override;
   void Interrupt() override EXCLUDES(mu_);
   void ClearInterrupt() override;
-  // The offset and ledger in the sink's schema (nullopt before the job's first commit here);
-  // the ledger only when the offset differs from the job's.
+  // The offset and ledger in the sink's schema (nullopt before the job's first commit here, or
+  // when both sides are known to agree); the ledger only when the offset differs from the job's.
   Result<std::optional<job::KeptProgress>> KeptProgressOf(const job::JobRecord& job) override;
 
   // The table the job's INSERT writes in this sink's transactions.
@@ -76,6 +79,8 @@ class PgSink final : public job::Sink {
   PgSinkConfig config_;
   ExternalTarget target_;  // as the last Begin described it (the task's thread)
   std::atomic<bool> interrupted_{false};
+  // The sink's schema may hold another offset than the catalog (see KeptProgressOf).
+  std::atomic<bool> may_differ_{true};
   mutable Mutex mu_;
   // Replaced only by the task's thread, under mu_; read under mu_ by Interrupt.
   std::unique_ptr<pg::PgConnection> pg_ GUARDED_BY(mu_);

@@ -144,6 +144,15 @@ TEST_F(PgSinkTest, ValuesArriveAsTheSameValuesWithTheJobsRecords) {
   EXPECT_EQ(Psql("SELECT version FROM millrace.version"), "1");
   // And in the embedded catalog.
   EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
+  // The sink's progress is read while it may differ from the catalog's: once, then not again
+  // while each commit lands on both sides.
+  auto first = sink_->KeptProgressOf(job_);
+  ASSERT_TRUE(first.ok() && first->has_value()) << first.status().ToString();
+  EXPECT_EQ((*first)->offset, File("a.csv"));
+  EXPECT_TRUE((*first)->ledger.empty());
+  auto again = sink_->KeptProgressOf(job_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->has_value());
   // The next task stages only its own rows.
   ASSERT_TRUE(Load("(3, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
                    File("a.csv"), File("b.csv"), "b.csv", 2)
@@ -161,6 +170,14 @@ TEST_F(PgSinkTest, ATaskTheSinksOffsetDoesNotExpectCommitsNothing) {
   EXPECT_FALSE(*refused);
   EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
   EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
+  // The refusal makes the sink read where its schema stands, with its ledger.
+  auto kept = sink_->KeptProgressOf(job_);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_TRUE(kept->has_value());
+  EXPECT_EQ((*kept)->offset, File("b.csv"));
+  ASSERT_EQ((*kept)->ledger.size(), 1u);
+  EXPECT_EQ((*kept)->ledger[0].key, "a.csv");
+  EXPECT_EQ((*kept)->ledger[0].job_id, job_.id);
   // A task of an older epoch than the sink's last commit is refused too.
   Psql("UPDATE millrace.jobs SET job_offset = '" + File("a.csv").ToJson() + "', epoch = 4");
   EXPECT_FALSE(Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2).value());
