@@ -46,13 +46,14 @@ Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTar
   return Status::Ok();
 }
 
-Result<int64_t> ChangeApply::Apply(engine::Connection& conn,
+Result<int64_t> ChangeApply::Apply(job::SinkTransaction& txn,
                                    const std::vector<Change>& changes) const {
+  engine::Connection& conn = txn.connection();
   size_t begin = 0;
   for (size_t i = 0; i <= changes.size(); ++i) {
     if (i < changes.size() && changes[i].kind != Change::Kind::kTruncate) continue;
     if (i > begin) MR_RETURN_IF_ERROR(ApplyRun(conn, changes, begin, i));
-    if (i < changes.size()) MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM " + target_->table));
+    if (i < changes.size()) MR_RETURN_IF_ERROR(txn.EmptyTarget(target_->table));
     begin = i + 1;
   }
   return static_cast<int64_t>(changes.size());
@@ -158,15 +159,16 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                                            " ORDER BY __seq DESC) = 1"
                                      : std::string();
   // A run of upserts only, of distinct source keys: written as `rows` gives them, in one
-  // statement.
+  // statement (with the sign 0 where the target keeps it: an earlier run may have left 1).
   auto upsert_from = [&](const std::string& rows) -> Status {
+    std::vector<std::string> given = target_->columns;
+    if (target_->def.delete_sign_kept) given.push_back(std::string(table::kDeleteSign));
     std::string list;
-    for (const std::string& c : target_->columns)
+    for (const std::string& c : given)
       list += (list.empty() ? "" : ", ") + QuoteIdentifier(c);
-    MR_ASSIGN_OR_RETURN(const std::string upsert,
-                        table::UpsertClause(target_->def, target_->columns));
-    return conn.Execute("INSERT INTO " + target_->table + " (" + list + ") SELECT * FROM " + rows +
-                        upsert);
+    MR_ASSIGN_OR_RETURN(const std::string upsert, table::UpsertClause(target_->def, given));
+    return conn.Execute("INSERT INTO " + target_->table + " (" + list + ") SELECT *" +
+                        (target_->def.delete_sign_kept ? ", 0" : "") + " FROM " + rows + upsert);
   };
   const bool deletes = any_delete || !target_->unfiltered_sql.empty();
   if (!deletes && !any_kept && seen_.empty()) {
@@ -196,6 +198,14 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                           engine::QueryTextRows(conn, std::string("SELECT count(*) FROM ") + kLast +
                                                           " WHERE __keep LIKE " + marker));
       if (needed.empty() || needed[0][0] == "0") continue;
+      if (target_->def.delete_sign_kept) {
+        // A staging table holds this transaction's rows only, not the target's.
+        return Status::InvalidArgument(
+            "an UPDATE of " + source_->Display() + " left column " + columns[i].name +
+            " unchanged (a TOASTed value the change stream does not carry), and the target is "
+            "written through a sink that does not read its rows back; set REPLICA IDENTITY "
+            "FULL on the source table");
+      }
       Status filled =
           conn.Execute(std::string("UPDATE ") + kLast + " AS s SET " + c + " = t." + c + " FROM " +
                        target_->table + " AS t WHERE " + on + " AND s.__keep LIKE " + marker);

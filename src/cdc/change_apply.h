@@ -1,12 +1,15 @@
-// ChangeApply: a run of one source table's changes written into its UNIQUE KEY target, in the
-// transaction open on a connection.
+// ChangeApply: a run of one source table's changes written into its UNIQUE KEY target, in a
+// sink's transaction (through its connection).
 //
 // Contract
 // - Apply writes `changes` in order: an upsert's row replaces the target's row of its key, a
 //   delete removes it, a truncate empties the target. Within a run the newest change of each
 //   source key decides (reduced before writing when a key comes twice, so no key is written
 //   twice); a run of upserts only, through a SELECT without a filter, is one INSERT ... ON
-//   CONFLICT.
+//   CONFLICT. A truncate is the transaction's EmptyTarget.
+// - A target that keeps Doris's delete sign (TableDef::delete_sign_kept: a sink's staging table,
+//   copied elsewhere) is written a key's newest change with its sign: 1 for a delete (its
+//   non-key columns NULL), 0 for an upsert; nothing is deleted from it.
 // - The job's SELECT maps source rows to target rows: `select_sql` reads the source as the
 //   table kSourceName. The target holds exactly the mapped rows the SELECT's filter keeps: a
 //   key whose newest change is a delete, or an upsert the filter drops, is deleted from the
@@ -15,7 +18,8 @@
 // - An UPDATE leaves a TOASTed value it did not change out of the stream: it is taken from the
 //   old row when the source sent one (REPLICA IDENTITY FULL), else from an earlier change of
 //   the key in this run, else from the target's row of the key (its column of the same name).
-//   A target without such a column is INVALID_ARGUMENT saying to set REPLICA IDENTITY FULL.
+//   A target without such a column, or one that keeps the sign (a staging table, which holds no
+//   earlier rows), is INVALID_ARGUMENT saying to set REPLICA IDENTITY FULL.
 // - Values convert as their columns' TypeMapping says (change/change_value.h); a value that does
 // not convert fails the run (the task).
 // - `seen` (optional): a table of the target's key columns into which the keys of the rows
@@ -34,6 +38,7 @@
 #include "change/change_value.h"
 #include "common/result.h"
 #include "engine/database.h"
+#include "job/sink.h"
 #include "table/table_def.h"
 
 namespace millrace::cdc {
@@ -68,7 +73,7 @@ class ChangeApply {
       : source_(source), target_(target), seen_(std::move(seen)) {}
 
   // Returns the number of changes applied.
-  Result<int64_t> Apply(engine::Connection& conn, const std::vector<Change>& changes) const;
+  Result<int64_t> Apply(job::SinkTransaction& txn, const std::vector<Change>& changes) const;
 
  private:
   Status ApplyRun(engine::Connection& conn, const std::vector<Change>& changes, size_t begin,

@@ -45,6 +45,9 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
                                            int attempt) {
   MR_ASSIGN_OR_RETURN(std::unique_ptr<job::SinkTransaction> txn, sink.Begin(task.database));
   engine::Connection& conn = txn->connection();
+  // The sink copies the target's rows elsewhere (an external table): its staging table holds
+  // only this transaction's rows, so a snapshot cannot compare keys with it.
+  const bool copied_elsewhere = txn->TargetModel().has_value();
   if (make_targets_) {
     for (const TableBinding& binding : *tables_) {
       if (binding.create) MR_RETURN_IF_ERROR(EnsureTarget(conn, binding.target.def));
@@ -55,7 +58,12 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
   for (size_t i = 0; i < changes_.size(); ++i)
     per_table[changes_[i].table].push_back(i);
   std::string seen;
-  if (snapshot_) {
+  if (snapshot_ && copied_elsewhere) {
+    // The table's first split empties the target in the transaction that writes its rows.
+    if (snapshot_->first) {
+      MR_RETURN_IF_ERROR(txn->EmptyTarget((*tables_)[snapshot_->table].target.table));
+    }
+  } else if (snapshot_) {
     seen = SeenTable(task.job_id, snapshot_->table);
     if (snapshot_->first) {
       std::string keys;
@@ -70,10 +78,11 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
   for (size_t t = 0; t < per_table.size(); ++t) {
     MR_ASSIGN_OR_RETURN(
         const int64_t n,
-        ApplyTable(conn, t, per_table[t], snapshot_ && snapshot_->table == t ? seen : ""));
+        ApplyTable(*txn, t, per_table[t], snapshot_ && snapshot_->table == t ? seen : ""));
     applied += n;
   }
-  if (snapshot_ && snapshot_->last) MR_RETURN_IF_ERROR(EndSnapshot(conn, snapshot_->table, seen));
+  if (!seen.empty() && snapshot_->last)
+    MR_RETURN_IF_ERROR(EndSnapshot(conn, snapshot_->table, seen));
   job::LoadedBatch loaded;
   loaded.txn = std::move(txn);
   loaded.stats.scanned_rows = applied;
@@ -81,10 +90,11 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
   return loaded;
 }
 
-Result<int64_t> ChangeBatch::ApplyTable(engine::Connection& conn, size_t t,
+Result<int64_t> ChangeBatch::ApplyTable(job::SinkTransaction& txn, size_t t,
                                         const std::vector<size_t>& indices,
                                         const std::string& seen) const {
   if (indices.empty()) return 0;
+  engine::Connection& conn = txn.connection();
   const TableBinding& binding = (*tables_)[t];
   auto shape_of = [&](size_t i) {
     const uint32_t shape = changes_[i].shape;
@@ -128,7 +138,7 @@ Result<int64_t> ChangeBatch::ApplyTable(engine::Connection& conn, size_t t,
       MR_RETURN_IF_ERROR(Backfill(conn, altered.def, *source, fill));
       MR_RETURN_IF_ERROR(BindByName(*source, altered.def, &target));
     }
-    MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target, seen).Apply(conn, run));
+    MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target, seen).Apply(txn, run));
     applied += n;
   }
   return applied;

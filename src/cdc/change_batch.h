@@ -18,7 +18,9 @@
 //   job's (SeenTable, in the job's transaction, so a crash keeps it consistent); the table's
 //   first split starts it afresh, its last deletes every target row whose key was not recorded
 //   and drops it. Keys written or deleted by the stream meanwhile are none: the stream starts
-//   after the snapshot, and replays every change after its position.
+//   after the snapshot, and replays every change after its position. A sink that copies its
+//   rows elsewhere (SinkTransaction::TargetModel: an external table) has no target to compare
+//   keys with: the table's first split empties the target (EmptyTarget) in its transaction.
 // - Load may run more than once (a retried task): it does not consume its changes.
 // - Thread-safety: one Load at a time.
 #pragma once
@@ -68,8 +70,8 @@ class ChangeBatch final : public job::SourceBatch {
 
  private:
   // `indices`: the positions in changes_ of table t's changes, in order.
-  Result<int64_t> ApplyTable(engine::Connection& conn, size_t t, const std::vector<size_t>& indices,
-                             const std::string& seen) const;
+  Result<int64_t> ApplyTable(job::SinkTransaction& txn, size_t t,
+                             const std::vector<size_t>& indices, const std::string& seen) const;
   // Deletes the target rows of table t whose keys `seen` lacks, then drops it.
   Status EndSnapshot(engine::Connection& conn, size_t t, const std::string& seen) const;
 

@@ -8,6 +8,7 @@
 #include "cdc/target_schema.h"
 #include "job/sink.h"
 #include "table/model_catalog.h"
+#include "table/model_write.h"
 
 namespace millrace::cdc {
 namespace {
@@ -17,8 +18,17 @@ Status PrepareTarget(const job::ChangeSourceRequest& request, const SourceTable&
                      ApplyTarget* target) {
   MR_ASSIGN_OR_RETURN(auto conn, request.db->Connect());
   MR_RETURN_IF_ERROR(job::UseDatabase(*conn, request.database));
-  MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> def,
-                      table::LoadModel(*conn, request.target.schema, request.target.name));
+  std::optional<table::TableDef> def;
+  target->table = request.analysis.target_table;
+  if (request.external != nullptr) {
+    // A table of an external catalog: the changes go into its staging table, which the sink
+    // copies from.
+    MR_RETURN_IF_ERROR(conn->Execute(request.external->staging_ddl));
+    def = request.external->model;
+    target->table = request.external->staging_table;
+  } else {
+    MR_ASSIGN_OR_RETURN(def, table::LoadModel(*conn, request.target.schema, request.target.name));
+  }
   if (!def || def->model != table::TableModel::kUnique) {
     return Status::InvalidArgument(
         "a cdc_stream job writes into a UNIQUE KEY table (changes are applied by key); " +
@@ -26,11 +36,13 @@ Status PrepareTarget(const job::ChangeSourceRequest& request, const SourceTable&
         std::string(def ? table::ModelName(def->model) : "DUPLICATE") + " KEY table");
   }
   target->def = *def;
-  target->table = request.analysis.target_table;
   target->columns = request.analysis.columns;
   if (target->columns.empty()) {
-    for (const table::Column& c : def->columns)
-      target->columns.push_back(c.name);
+    for (const table::Column& c : def->columns) {
+      // A sign the target keeps is the sink's to write (ChangeApply).
+      if (!(def->delete_sign_kept && table::IsDeleteSign(c.name)))
+        target->columns.push_back(c.name);
+    }
   }
   const std::string& sql = request.insert_sql;
   const job::InsertAnalysis& a = request.analysis;

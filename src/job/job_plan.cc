@@ -62,15 +62,14 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
     const bool delete_sign =
         std::any_of(analysis.columns.begin(), analysis.columns.end(),
                     [](const std::string& c) { return table::IsDeleteSign(c); });
-    MR_ASSIGN_OR_RETURN(external, config_.make_external_target(ExternalTargetRequest{
-                                      analysis.target_parts[0], analysis.target_parts[1],
-                                      analysis.target_parts[2], creating, delete_sign}));
+    // A change stream's target is described at every Build, as its source is: its SELECT is
+    // checked against the staging table.
+    MR_ASSIGN_OR_RETURN(
+        external, config_.make_external_target(ExternalTargetRequest{
+                      analysis.target_parts[0], analysis.target_parts[1], analysis.target_parts[2],
+                      creating || change_stream, delete_sign, change_stream}));
   }
   if (external) {
-    if (change_stream) {
-      return Status::NotSupported("a change stream into a table of external catalog " +
-                                  external->target.catalog + " is not available yet");
-    }
     plan->target = external->target;
     plan->own_sink = std::make_shared<JobSinkSlot>(std::move(external->make_sink));
     // The source loads into the staging table, which the sink copies from.
@@ -83,7 +82,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   if (change_stream) {
     ChangeSourceRequest request{insert_sql,          analysis,   database,
                                 plan->target,        config_.db, config_.clock,
-                                config_.fail_points, creating};
+                                config_.fail_points, creating,   external ? &*external : nullptr};
     MR_ASSIGN_OR_RETURN(plan->source, config_.make_change_source(request));
     return std::shared_ptr<const JobPlan>(std::move(plan));
   }

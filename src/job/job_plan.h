@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/clock.h"
@@ -27,8 +28,43 @@
 #include "job/job_registry.h"
 #include "job/job_store.h"
 #include "load/file_table_function.h"
+#include "table/table_def.h"
 
 namespace millrace::job {
+
+// A job whose INSERT names catalog.schema.table of an external catalog writes that table through
+// a sink of its own (the PostgreSQL sink, wired by the server) instead of a DuckDB table.
+struct ExternalTargetRequest {
+  std::string catalog;
+  std::string schema;
+  std::string table;
+  // CREATE JOB (and its dry run): the table is checked now. A restart does not wait on the
+  // other database: the job's first task checks it.
+  bool check_now = false;
+  // The INSERT gives Doris's delete sign (its column list names it).
+  bool delete_sign = false;
+  // A change stream's target: it must have a primary key (changes are applied by key), its
+  // staging table keeps the delete sign (a delete travels as its key with the sign 1), and it is
+  // described now (check_now).
+  bool change_stream = false;
+};
+struct ExternalRoute {
+  engine::RelationName target;  // its catalog set: privileges and the views
+  // The DuckDB table the job's INSERT writes instead, in its sink's transactions (where the
+  // sink stages the rows it copies).
+  std::string staging_table;
+  // When the table was described (check_now): the table as a Doris table (its columns, its
+  // model, whether its staging table keeps the delete sign), and the statement that makes the
+  // staging table, empty, on a connection.
+  std::optional<table::TableDef> model;
+  std::string staging_ddl;
+  // Makes the job's sink for its record.
+  JobSinkSlot::Maker make_sink;
+};
+// nullopt when `catalog` names no external catalog; an error names why the target cannot be
+// written (no such table, unreachable, a type that cannot be copied).
+using ExternalTargetFactory =
+    std::function<Result<std::optional<ExternalRoute>>(const ExternalTargetRequest&)>;
 
 // What a change stream's source is built from: the job's statement (its cdc_stream(...) call
 // analyzed) and the target as DuckDB resolves it.
@@ -43,6 +79,10 @@ struct ChangeSourceRequest {
   // CREATE JOB (not a restart or an ALTER): checks that hold only before the job has run
   // (targets whose columns a schema change has not reached yet) are made now.
   bool creating = false;
+  // The target is a table of an external catalog: changes are applied into the route's staging
+  // table (ExternalRoute::staging_table, made on a connection by staging_ddl), defined by
+  // ExternalRoute::model. Borrowed for the call; null for a DuckDB target.
+  const ExternalRoute* external = nullptr;
 };
 // Builds the source of a cdc_stream(...) job, or fails naming why the job cannot run (the
 // source unreachable, a bad parameter, a target of the wrong model).
@@ -68,31 +108,6 @@ struct FileSourceRequest {
 };
 // Builds the source of a file job: files::MakeFileJobSource (src/files/), wired by the server.
 using FileSourceFactory = std::function<Result<std::shared_ptr<JobSource>>(FileSourceRequest)>;
-
-// A job whose INSERT names catalog.schema.table of an external catalog writes that table through
-// a sink of its own (the PostgreSQL sink, wired by the server) instead of a DuckDB table.
-struct ExternalTargetRequest {
-  std::string catalog;
-  std::string schema;
-  std::string table;
-  // CREATE JOB (and its dry run): the table is checked now. A restart does not wait on the
-  // other database: the job's first task checks it.
-  bool check_now = false;
-  // The INSERT gives Doris's delete sign (its column list names it).
-  bool delete_sign = false;
-};
-struct ExternalRoute {
-  engine::RelationName target;  // its catalog set: privileges and the views
-  // The DuckDB table the job's INSERT writes instead, in its sink's transactions (where the
-  // sink stages the rows it copies).
-  std::string staging_table;
-  // Makes the job's sink for its record.
-  JobSinkSlot::Maker make_sink;
-};
-// nullopt when `catalog` names no external catalog; an error names why the target cannot be
-// written (no such table, unreachable, a type that cannot be copied).
-using ExternalTargetFactory =
-    std::function<Result<std::optional<ExternalRoute>>(const ExternalTargetRequest&)>;
 
 struct PlanBuilderConfig {
   engine::Database* db = nullptr;  // not owned

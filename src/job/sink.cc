@@ -6,6 +6,10 @@ Status UseDatabase(engine::Connection& conn, const std::string& database) {
   return conn.Execute("SET schema = " + engine::QuoteLiteral(database.empty() ? "main" : database));
 }
 
+Status SinkTransaction::EmptyTarget(const std::string& table) {
+  return connection().Execute("DELETE FROM " + table);
+}
+
 Result<Sink*> JobSinkSlot::Get(const JobRecord& job) {
   MutexLock lock(&mu_);
   if (sink_ == nullptr) {

@@ -69,6 +69,11 @@ class SinkTransaction {
   // table: a primary key makes it UNIQUE); nullopt: the embedded catalog's record says
   // (table/model_catalog.h).
   virtual std::optional<table::TableDef> TargetModel() const { return std::nullopt; }
+  // Empties `table` (the target as connection() names it) before the rows written after this
+  // call: a change stream's TRUNCATE. The default deletes its rows on connection(); a sink that
+  // copies a staging table elsewhere empties the staging table and, at its commit, the table it
+  // copies into before the rows.
+  virtual Status EmptyTarget(const std::string& table);
   virtual Status Commit() = 0;
   virtual Status Rollback() = 0;
 };

@@ -92,7 +92,7 @@ std::string StagingDdl(const ExternalTarget& target) {
 }
 
 Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
-                            const ExternalTarget& target) {
+                            const ExternalTarget& target, bool empty_first) {
   std::string select;
   std::string names;
   std::string key;
@@ -110,6 +110,8 @@ Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
   }
   const std::string table =
       pg.Identifier(target.table.schema) + "." + pg.Identifier(target.table.name);
+  // DELETE rather than TRUNCATE: readers of the table are not blocked until the commit.
+  if (empty_first) MR_RETURN_IF_ERROR(pg.Execute("DELETE FROM " + table));
   // A UNIQUE table's rows go through a temporary table, then upsert by key; with the delete
   // sign, its value goes along as the last column.
   std::string copy_into = table;

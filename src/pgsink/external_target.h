@@ -19,8 +19,9 @@
 //   UNIQUE table into a temporary table dropped at commit, then INSERT ... ON CONFLICT (key) DO
 //   UPDATE of every other column (the staged rows hold each key once, as PostgreSQL requires of
 //   one statement); with the delete sign, the keys whose row has the sign 1 are deleted first
-//   and only the others upserted. PostgreSQL's refusal of a value or a constraint is the
-//   statement's error. Returns the rows sent.
+//   and only the others upserted. `empty_first`: the table's rows are deleted first (a change
+//   stream's TRUNCATE before the staged rows). PostgreSQL's refusal of a value or a constraint
+//   is the statement's error. Returns the rows sent.
 // - Thread-safety: the functions use the given connections (one thread at a time).
 #pragma once
 
@@ -64,6 +65,6 @@ table::TableDef TargetModel(const ExternalTarget& target);
 // CREATE OR REPLACE TEMP TABLE of the staging table (empty), with the target's primary key.
 std::string StagingDdl(const ExternalTarget& target);
 Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
-                            const ExternalTarget& target);
+                            const ExternalTarget& target, bool empty_first = false);
 
 }  // namespace millrace::pgsink

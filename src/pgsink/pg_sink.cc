@@ -44,7 +44,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
       return false;
     }
     MR_RETURN_IF_ERROR(CheckInterrupt());
-    auto copied = WriteStaged(connection(), *pg_, *target_);
+    auto copied = WriteStaged(connection(), *pg_, *target_, emptied_);
     if (!copied.ok()) {
       return copied.status().WithContext("copying " + FilesOf(p.ledger) + " into " +
                                          target_->Display());
@@ -65,6 +65,14 @@ class PgSinkTransaction final : public job::SinkTransaction {
 
   std::optional<table::TableDef> TargetModel() const override {
     return pgsink::TargetModel(*target_);
+  }
+
+  Status EmptyTarget(const std::string& table) override {
+    // The staged rows so far are older than the truncate; PostgreSQL's table is emptied at the
+    // commit, before the rows staged after it.
+    MR_RETURN_IF_ERROR(connection().Execute("DELETE FROM " + table));
+    emptied_ = true;
+    return Status::Ok();
   }
 
   Status Commit() override {
@@ -111,6 +119,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
   const std::atomic<bool>* const interrupted_;
   std::atomic<bool>* const may_differ_;
   bool pg_open_ = false;
+  bool emptied_ = false;  // EmptyTarget was called
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 //   transaction, in the sink's schema (AdvanceJob: at the start offset, with an epoch no newer
 //   than the task's); false when either says the job no longer expects this task, having
 //   written nothing that can commit. Then COPY, ledger and task record.
+// - EmptyTarget (a change stream's TRUNCATE) empties the staging table and, in the PostgreSQL
+//   transaction, the table before the staged rows are copied.
 // - Commit commits PostgreSQL first, then the embedded catalog. A crash between the two leaves
 //   the sink's schema ahead of the catalog: the sink's offset is the truth for the job (the
 //   next task's check fails until the catalog is brought to it); nothing is loaded twice, as

@@ -9,20 +9,29 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
                                    const job::ExternalTargetRequest& request, engine::Database* db,
                                    const FailPoints* fail_points) {
   const std::string name = catalog_name + "." + request.schema + "." + request.table;
-  if (request.check_now) {
+  // A change stream's deletes travel to PostgreSQL as their keys with the sign 1.
+  const bool delete_sign = request.delete_sign || request.change_stream;
+  job::ExternalRoute route;
+  if (request.check_now || request.change_stream) {
     auto now = params();
     if (!now.ok()) return now.status().WithContext("target " + name);
     auto conn = pg::PgConnection::Connect(*now);
     if (!conn.ok()) return conn.status().WithContext("target " + name);
-    MR_RETURN_IF_ERROR(DescribeTarget(**conn, catalog_name, request.schema, request.table,
-                                      kStagingName, request.delete_sign)
-                           .status());
+    MR_ASSIGN_OR_RETURN(ExternalTarget target,
+                        DescribeTarget(**conn, catalog_name, request.schema, request.table,
+                                       kStagingName, request.delete_sign));
+    if (request.change_stream && target.table.key.empty()) {
+      return Status::InvalidArgument("a change stream applies its changes by key: the target " +
+                                     name + " needs a primary key");
+    }
+    target.delete_sign = delete_sign;
+    route.model = TargetModel(target);
+    route.staging_ddl = StagingDdl(target);
   }
-  job::ExternalRoute route;
   route.target = engine::RelationName{request.schema, request.table, catalog_name};
   route.staging_table = StagingTable(kStagingName);
   route.make_sink = [params = std::move(params), catalog_name, schema = request.schema,
-                     table = request.table, delete_sign = request.delete_sign, db,
+                     table = request.table, delete_sign, db,
                      fail_points](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> bookkeeping, catalog::DuckDbSink::Open(db));
     return std::unique_ptr<job::Sink>(

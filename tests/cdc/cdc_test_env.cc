@@ -115,6 +115,16 @@ void CdcTestEnv::MakeCrashTables(int rows) const {
   }
 }
 
+Status CdcTestEnv::MakeSinkCatalog() const {
+  if (pg_ == nullptr) return Status::FailedPrecondition("the sink catalog needs PostgreSQL");
+  MR_RETURN_IF_ERROR(pg_->Sql(std::string("CREATE SCHEMA IF NOT EXISTS ") + kSinkSchema).status());
+  return Mr(std::string("CREATE CATALOG IF NOT EXISTS ") + kSinkCatalog +
+            " PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() + "', 'port' = '" +
+            std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" + pg_->user() +
+            "', 'password' = '" + pg_->password() + "')")
+      .status();
+}
+
 std::string CdcTestEnv::SourceChecksumSql(const std::string& table,
                                           const std::vector<CanonColumn>& columns) const {
   return source_ == CdcSource::kPostgres ? PgChecksumSql(table, columns)
@@ -170,19 +180,26 @@ std::pair<std::string, std::string> CdcTestEnv::Converge(const std::string& sour
                                                          const std::string& mr_table,
                                                          const std::vector<CanonColumn>& columns,
                                                          std::chrono::seconds timeout) const {
+  // A table of the PostgreSQL sink is read on PostgreSQL, as schema.table.
+  const std::string sink_prefix = std::string(kSinkCatalog) + ".";
+  const bool in_sink = mr_table.starts_with(sink_prefix);
+  const std::string sink_table = in_sink ? mr_table.substr(sink_prefix.size()) : "";
+  auto target_checksum = [&](const std::vector<CanonColumn>& of) {
+    return in_sink ? Src(PgChecksumSql(sink_table, of)) : MrValue(DuckChecksumSql(mr_table, of));
+  };
   std::string want;
   std::string got;
   testing::WaitFor(
       [&] {
         want = Src(SourceChecksumSql(source_table, columns));
-        got = MrValue(DuckChecksumSql(mr_table, columns));
+        got = target_checksum(columns);
         return want == got;
       },
       timeout);
   if (want == got) return {want, got};
   for (const CanonColumn& c : columns) {
     const std::string w = Src(SourceChecksumSql(source_table, {c}));
-    const std::string g = MrValue(DuckChecksumSql(mr_table, {c}));
+    const std::string g = target_checksum({c});
     if (w != g) got += " [column " + c.name + " differs]";
   }
   auto jobs = Mr(
@@ -204,7 +221,11 @@ std::pair<std::string, std::string> CdcTestEnv::Converge(const std::string& sour
   std::stringstream in(Src("SELECT " + SourceRowText(columns) + " FROM " + source_table));
   for (std::string line; std::getline(in, line);)
     source.insert(line);
-  if (auto rows = Mr("SELECT " + mr_text + " FROM " + mr_table); rows.ok()) {
+  if (in_sink) {
+    std::stringstream sink(Src("SELECT " + SourceRowText(columns) + " FROM " + sink_table));
+    for (std::string line; std::getline(sink, line);)
+      target.insert(line);
+  } else if (auto rows = Mr("SELECT " + mr_text + " FROM " + mr_table); rows.ok()) {
     for (auto& r : *rows)
       target.insert(r[0]);
   }

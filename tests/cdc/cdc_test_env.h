@@ -13,7 +13,10 @@
 //   the result is not one value).
 // - Converge waits until the target's checksum equals the source's, and returns both; when
 //   they still differ at the deadline, the second holds what helps to find out why: the
-//   columns that differ, the jobs' state and offset, the tail of the server log.
+//   columns that differ, the jobs' state and offset, the tail of the server log. A target
+//   named kSinkCatalog.schema.table is a table of the PostgreSQL sink, read on the source.
+// - MakeSinkCatalog (PostgreSQL source) creates the external catalog kSinkCatalog over the
+//   source's server, and its schema kSinkSchema: jobs write tables there through the sink.
 // - KillMillrace kills the server with SIGKILL (as a crash would) and waits for it to exit;
 //   RestartMillrace starts it again on the same data directory and logs in again. Between the
 //   two the database file may be opened by the test (QueryDatabaseFile).
@@ -47,6 +50,15 @@ enum class CdcSource { kPostgres, kMariadb };
 // The MariaDB database the tests' source tables live in.
 inline constexpr char kMysqlDatabase[] = "src";
 
+// The external catalog over the PostgreSQL source's server (MakeSinkCatalog), and the schema
+// of its tables that jobs write.
+inline constexpr char kSinkCatalog[] = "pg";
+inline constexpr char kSinkSchema[] = "sink";
+
+// Where the crash scenario's jobs write: UNIQUE KEY tables of Millrace's database cdc, or
+// tables with the same primary keys in kSinkSchema of the PostgreSQL source, through the sink.
+enum class CrashTargets { kDuckdb, kPostgresSink };
+
 // The columns of the tests' item tables (id, name, qty).
 inline const std::vector<CanonColumn> kItemColumns = {{"id"}, {"name"}, {"qty"}};
 
@@ -76,6 +88,7 @@ class CdcTestEnv {
   std::string RandomTransaction(std::mt19937& rng, int rows, int* next_id) const;
   // Makes those tables on the source, `rows` rows each.
   void MakeCrashTables(int rows) const;
+  Status MakeSinkCatalog() const;
   Result<access::Rows> Mr(const std::string& sql) const;
   std::string MrValue(const std::string& sql) const;
 
@@ -208,25 +221,36 @@ class CdcEnvTestOf : public ::testing::Test {
   }
 
   // The crash scenario (sized by MILLRACE_CDC_CRASH_ROWS, _KILLS and _SEED): the crash tables,
-  // a job for each (crash_b reading three splits at once), a writer of random transactions
-  // until the end, KillRounds(after_kill), then both targets converge to their sources.
-  static void CrashScenario(const std::function<void(int)>& after_kill = nullptr) {
+  // a job for each (crash_b reading three splits at once) into `targets`, a writer of random
+  // transactions until the end, KillRounds(after_kill), then both targets converge to their
+  // sources.
+  static void CrashScenario(const std::function<void(int)>& after_kill = nullptr,
+                            CrashTargets targets = CrashTargets::kDuckdb) {
     const int rows = EnvInt("MILLRACE_CDC_CRASH_ROWS", 10000);
     const int kills = EnvInt("MILLRACE_CDC_CRASH_KILLS", 8);
     const auto seed = static_cast<unsigned>(EnvInt("MILLRACE_CDC_CRASH_SEED", 20261203));
     SCOPED_TRACE("MILLRACE_CDC_CRASH_SEED=" + std::to_string(seed));
     env_->MakeCrashTables(rows);
-    ItemsTarget("crash_a");
-    ASSERT_TRUE(Mr("CREATE TABLE cdc.crash_b (a INT, b STRING, v INT) UNIQUE KEY(a, b) "
-                   "DISTRIBUTED BY HASH(a) BUCKETS 1")
-                    .ok());
+    std::string into = "cdc.";
+    if (targets == CrashTargets::kDuckdb) {
+      ItemsTarget("crash_a");
+      ASSERT_TRUE(Mr("CREATE TABLE cdc.crash_b (a INT, b STRING, v INT) UNIQUE KEY(a, b) "
+                     "DISTRIBUTED BY HASH(a) BUCKETS 1")
+                      .ok());
+    } else {
+      ASSERT_EQ(env_->MakeSinkCatalog(), Status::Ok());
+      into = std::string(kSinkCatalog) + "." + kSinkSchema + ".";
+      env_->Src(std::string("CREATE TABLE ") + kSinkSchema +
+                ".crash_a (id int PRIMARY KEY, name text, qty int); CREATE TABLE " + kSinkSchema +
+                ".crash_b (a int, b text, v int, PRIMARY KEY (a, b))");
+    }
     const std::string split = ", \"snapshot_split_size\" = \"" + std::to_string(rows / 20) + "\"";
-    ASSERT_EQ(
-        CreateJob("crash_a", "INSERT INTO cdc.crash_a SELECT * FROM " + Stream("crash_a", split)),
-        Status::Ok());
+    ASSERT_EQ(CreateJob("crash_a", "INSERT INTO " + into + "crash_a SELECT * FROM " +
+                                       Stream("crash_a", split)),
+              Status::Ok());
     // crash_b reads three splits at once (split boundaries over a two-column key).
     ASSERT_EQ(
-        CreateJob("crash_b", "INSERT INTO cdc.crash_b SELECT * FROM " +
+        CreateJob("crash_b", "INSERT INTO " + into + "crash_b SELECT * FROM " +
                                  Stream("crash_b", split + ", \"snapshot_parallelism\" = \"3\"")),
         Status::Ok());
     // Statements fail while the source restarts; the checksums compare whatever committed.
@@ -246,10 +270,10 @@ class CdcEnvTestOf : public ::testing::Test {
     stop = true;
     writer.join();
     auto [want_a, got_a] =
-        env_->Converge("crash_a", "cdc.crash_a", kItemColumns, std::chrono::seconds(240));
+        env_->Converge("crash_a", into + "crash_a", kItemColumns, std::chrono::seconds(240));
     EXPECT_EQ(want_a, got_a);
-    auto [want_b, got_b] =
-        env_->Converge("crash_b", "cdc.crash_b", {{"a"}, {"b"}, {"v"}}, std::chrono::seconds(240));
+    auto [want_b, got_b] = env_->Converge("crash_b", into + "crash_b", {{"a"}, {"b"}, {"v"}},
+                                          std::chrono::seconds(240));
     EXPECT_EQ(want_b, got_b);
     std::cout << "written transactions: " << written
               << ", refused while the source restarted: " << refused << "\n";
