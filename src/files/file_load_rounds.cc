@@ -34,6 +34,8 @@ struct Round {
   size_t bad_file = 0;
   bool switch_to_careful = false;
   bool ungroup = false;
+  // The sink refused a row of the round's files, sent together: send them file by file.
+  bool flush_each = false;
 };
 
 class RoundRunner {
@@ -54,11 +56,11 @@ class RoundRunner {
 
   Result<job::LoadedBatch> Run() {
     group_files_ = BatchLoader::CanGroup(spec_);
-    // Rounds: at most one that ungroups, one that turns careful, one per quarantined file and
-    // the one that commits.
-    for (size_t round = 0; round < files_.size() + 3; ++round) {
+    // Rounds: at most one that ungroups, one that turns careful, one that flushes file by file,
+    // one per quarantined file and the one that commits.
+    for (size_t round = 0; round < files_.size() + 4; ++round) {
       MR_ASSIGN_OR_RETURN(Round r, RunRound());
-      if (r.ungroup || r.switch_to_careful || !r.file_error.ok()) {
+      if (r.ungroup || r.switch_to_careful || r.flush_each || !r.file_error.ok()) {
         // The failed statement already aborted the transaction; nothing of it stays.
         r.loaded.txn->Rollback().IgnoreError();
       }
@@ -68,6 +70,11 @@ class RoundRunner {
       }
       if (r.switch_to_careful) {
         careful_ = true;
+        continue;
+      }
+      if (r.flush_each) {
+        flush_each_ = true;
+        group_files_ = false;
         continue;
       }
       if (!r.file_error.ok()) {
@@ -211,6 +218,7 @@ class RoundRunner {
 
   Result<Round> RunRound() {
     Round r;
+    std::vector<size_t> loaded_files;
     auto txn = sink_.Begin(task_.database);
     if (!txn.ok()) return JobError(job::JobErrorCode::kLoad, txn.status());
     r.loaded.txn = std::move(txn).value();
@@ -271,9 +279,33 @@ class RoundRunner {
       }
       for (size_t k = 0; k < group.size(); ++k)
         RecordLoaded(r, group[k], (*loaded)[k]);
+      if (flush_each_) MR_RETURN_IF_ERROR(Flush(r, {i}));
+      if (!r.file_error.ok()) return r;
+      loaded_files.insert(loaded_files.end(), group.begin(), group.end());
       i = group.back() + 1;
     }
+    if (props_.on_error == job::OnError::kSkipFile && !flush_each_) {
+      MR_RETURN_IF_ERROR(Flush(r, loaded_files));
+    }
     return r;
+  }
+
+  // With on_error = skip_file the rows of `files` (just loaded) go to the sink now
+  // (SinkTransaction::Flush): a refusal of one of them makes the file bad when it is one, else
+  // the next round sends the files one by one. Another error fails the task.
+  Status Flush(Round& r, const std::vector<size_t>& files) {
+    Status flushed = r.loaded.txn->Flush();
+    if (flushed.ok()) return Status::Ok();
+    if (flushed.code() != StatusCode::kInvalidArgument) {
+      return JobError(job::JobErrorCode::kLoad, flushed);
+    }
+    if (files.size() == 1) {
+      r.file_error = flushed.WithContext("file " + files_[files.front()].key);
+      r.bad_file = files.front();
+    } else {
+      r.flush_each = true;
+    }
+    return Status::Ok();
   }
 
   job::Sink& sink_;
@@ -288,6 +320,7 @@ class RoundRunner {
 
   bool careful_ = false;
   bool group_files_ = false;
+  bool flush_each_ = false;  // Round::flush_each
   bool first_fetched_ = false;
   // Files set aside for this task (on_error = skip_file, or FileLoadRequest::set_aside), with
   // the reason.

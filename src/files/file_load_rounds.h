@@ -5,7 +5,10 @@
 // a row-level error turns the whole batch careful (bad rows filtered and recorded); with
 // on_error = skip_file a file that cannot be loaded is set aside (QUARANTINED in the ledger)
 // and the batch loaded again without it; a group of files that fails otherwise is loaded
-// again file by file, which names the bad one. Each round starts a fresh transaction because a
+// again file by file, which names the bad one. With skip_file the rows also go to the sink at
+// the end of each round (SinkTransaction::Flush: a sink that copies elsewhere meets the
+// target's refusals then), and file by file once a round's were refused, which names the file
+// the target refuses. Each round starts a fresh transaction because a
 // DuckDB error aborts the one it happens in. Too many filtered rows
 // (session.insert_max_filter_ratio) fail the batch.
 //

@@ -74,6 +74,12 @@ class SinkTransaction {
   // copies a staging table elsewhere empties the staging table and, at its commit, the table it
   // copies into before the rows.
   virtual Status EmptyTarget(const std::string& table);
+  // Sends the rows written since the last call to where the sink keeps them, inside the
+  // transaction (a sink that copies a staging table elsewhere copies it now), so that the
+  // target's refusal is met while the rows that caused it are known. INVALID_ARGUMENT is the
+  // target refusing one of those rows (a value, a constraint); another error fails the task. The
+  // default (rows written in place) has nothing to send.
+  virtual Status Flush() { return Status::Ok(); }
   virtual Status Commit() = 0;
   virtual Status Rollback() = 0;
 };

@@ -167,6 +167,8 @@ Result<int64_t> WriteStaged(engine::Connection& duck, pg::PgConnection& pg,
     MR_RETURN_IF_ERROR(pg.Execute("INSERT INTO " + table + " (" + names + ") SELECT " + names +
                                   " FROM " + copy_into + kept + " ON CONFLICT (" + key + ") DO " +
                                   (updates.empty() ? "NOTHING" : "UPDATE SET " + updates)));
+    // Gone now rather than at the commit: the transaction may copy again (PgSink's Flush).
+    MR_RETURN_IF_ERROR(pg.Execute("DROP TABLE " + copy_into));
   }
   return copied;
 }

@@ -16,8 +16,8 @@
 // - WriteStaged sends the staged rows with one COPY ... FROM STDIN (text format), each value as
 //   DuckDB prints it (what PostgreSQL reads back as the same value: numbers, timestamps in UTC,
 //   intervals, UUIDs, JSON) and bytea in hex: into the table itself when it is DUPLICATE; for a
-//   UNIQUE table into a temporary table dropped at commit, then INSERT ... ON CONFLICT (key) DO
-//   UPDATE of every other column (the staged rows hold each key once, as PostgreSQL requires of
+//   UNIQUE table into a temporary table (dropped after its use), then INSERT ... ON CONFLICT (key)
+//   DO UPDATE of every other column (the staged rows hold each key once, as PostgreSQL requires of
 //   one statement); with the delete sign, the keys whose row has the sign 1 are deleted first
 //   and only the others upserted. `empty_first`: the table's rows are deleted first (a change
 //   stream's TRUNCATE before the staged rows). PostgreSQL's refusal of a value or a constraint

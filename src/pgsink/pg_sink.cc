@@ -34,8 +34,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
     MR_ASSIGN_OR_RETURN(const bool advanced, bookkeeping_->WriteProgress(p));
     if (!advanced) return false;
     MR_RETURN_IF_ERROR(CheckInterrupt());
-    MR_RETURN_IF_ERROR(pg_->Execute("BEGIN"));
-    pg_open_ = true;
+    MR_RETURN_IF_ERROR(Open());
     MR_ASSIGN_OR_RETURN(const bool moved,
                         AdvanceJob(*pg_, config_->job_key, p.start, p.job.current_offset, p.epoch));
     if (!moved) {
@@ -44,10 +43,8 @@ class PgSinkTransaction final : public job::SinkTransaction {
       return false;
     }
     MR_RETURN_IF_ERROR(CheckInterrupt());
-    auto copied = WriteStaged(connection(), *pg_, *target_, emptied_);
-    if (!copied.ok()) {
-      return copied.status().WithContext("copying " + FilesOf(p.ledger) + " into " +
-                                         target_->Display());
+    if (Status copied = Copy(); !copied.ok()) {
+      return copied.WithContext("copying " + FilesOf(p.ledger) + " into " + target_->Display());
     }
     MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
     MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history));
@@ -65,6 +62,21 @@ class PgSinkTransaction final : public job::SinkTransaction {
 
   std::optional<table::TableDef> TargetModel() const override {
     return pgsink::TargetModel(*target_);
+  }
+
+  Status Flush() override {
+    MR_RETURN_IF_ERROR(CheckInterrupt());
+    MR_RETURN_IF_ERROR(Open());
+    Status copied = Copy();
+    if (copied.ok()) return Status::Ok();
+    // Only a data exception or a constraint (SQLSTATE classes 22 and 23) is the rows' fault;
+    // another refusal (the table changed under the task) is not.
+    const std::string state = pg::SqlStateOf(copied);
+    if (copied.code() == StatusCode::kInvalidArgument && !state.starts_with("22") &&
+        !state.starts_with("23")) {
+      copied = Status::FailedPrecondition(copied.message()).WithDetail(copied.detail());
+    }
+    return copied.WithContext("copying into " + target_->Display());
   }
 
   Status EmptyTarget(const std::string& table) override {
@@ -107,6 +119,21 @@ class PgSinkTransaction final : public job::SinkTransaction {
   }
 
  private:
+  // PostgreSQL's transaction, begun at the first write.
+  Status Open() {
+    if (pg_open_) return Status::Ok();
+    MR_RETURN_IF_ERROR(pg_->Execute("BEGIN"));
+    pg_open_ = true;
+    return Status::Ok();
+  }
+  // The staged rows copied into PostgreSQL (after emptying the table when EmptyTarget asked),
+  // then taken out of the staging table.
+  Status Copy() {
+    MR_RETURN_IF_ERROR(WriteStaged(connection(), *pg_, *target_, emptied_).status());
+    emptied_ = false;
+    return connection().Execute("DELETE FROM " + target_->staging);
+  }
+
   Status CheckInterrupt() const {
     if (!interrupted_->load()) return Status::Ok();
     return Status::Cancelled("the task was interrupted");

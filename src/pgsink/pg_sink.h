@@ -14,6 +14,9 @@
 //   transaction, in the sink's schema (AdvanceJob: at the start offset, with an epoch no newer
 //   than the task's); false when either says the job no longer expects this task, having
 //   written nothing that can commit. Then COPY, ledger and task record.
+// - Flush copies the rows staged so far into PostgreSQL (begun then) and empties the staging
+//   table; the commit copies the rest. A refusal of a value or a constraint (SQLSTATE classes 22
+//   and 23) is INVALID_ARGUMENT, another statement error FAILED_PRECONDITION or its own code.
 // - EmptyTarget (a change stream's TRUNCATE) empties the staging table and, in the PostgreSQL
 //   transaction, the table before the staged rows are copied.
 // - Commit commits PostgreSQL first, then the embedded catalog. A crash between the two leaves

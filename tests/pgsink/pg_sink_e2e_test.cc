@@ -56,10 +56,10 @@ class PgSinkE2ETest : public testing::PostgresSuite {
     std::snprintf(name, sizeof(name), "f%03d.csv", n);
     std::ofstream(inbox_ + "/" + name) << text;
   }
-  std::string CreateJob() {
-    return "CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO "
-           "pg.public." +
-           table_ +
+  // `properties` are added to max_interval's.
+  std::string CreateJob(const std::string& properties = "") {
+    return "CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\"" + properties +
+           ") DO INSERT INTO pg.public." + table_ +
            " SELECT CAST(c1 AS BIGINT), c2, CAST(c3 AS TIMESTAMPTZ) FROM local(\"file_path\" = "
            "\"" +
            inbox_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
@@ -115,6 +115,33 @@ TEST_F(PgSinkE2ETest, AFileJobLoadsIntoPostgresqlExactlyOnce) {
   ASSERT_FALSE(read.ok());
   EXPECT_NE(read.status().message().find("1235"), std::string::npos) << read.status().message();
   EXPECT_NE(read.status().message().find("pg is an external catalog"), std::string::npos);
+}
+
+// A file whose rows PostgreSQL refuses (a CHECK) is set aside by on_error = skip_file, named
+// with PostgreSQL's reason; the other files of its batch, before and after it, load (sent file
+// by file once the batch's COPY was refused).
+TEST_F(PgSinkE2ETest, SkipFileSetsAsideTheFilePostgresqlRefuses) {
+  // With a primary key: each file's rows go through a temporary table of their own.
+  Psql("ALTER TABLE public." + table_ +
+       " ADD PRIMARY KEY (id), ADD CONSTRAINT no_201 CHECK (id "
+       "<> 201)");
+  for (int n = 1; n <= 4; ++n)
+    WriteFile(n);
+  Exec(CreateJob(", \"on_error\" = \"skip_file\""));
+  ASSERT_TRUE(PgHas(9)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_ + " WHERE id BETWEEN 200 AND 299"), "0");
+  EXPECT_EQ(Psql("SELECT string_agg(file_key || ':' || state, ',' ORDER BY file_key) FROM "
+                 "millrace.files WHERE file_key LIKE '" +
+                 inbox_ + "/%'"),
+            inbox_ + "/f001.csv:LOADED," + inbox_ + "/f002.csv:QUARANTINED," + inbox_ +
+                "/f003.csv:LOADED," + inbox_ + "/f004.csv:LOADED");
+  const access::Rows why =
+      Exec("SELECT Error FROM job_files(\"job\" = \"ev\") WHERE State = 'QUARANTINED'");
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0][0].find("f002.csv"), std::string::npos) << why[0][0];
+  EXPECT_NE(why[0][0].find("violates check constraint \"no_201\""), std::string::npos) << why[0][0];
+  EXPECT_EQ(Exec("SELECT Status FROM jobs(\"type\" = \"insert\") WHERE Name = 'ev'")[0][0],
+            "RUNNING");
 }
 
 TEST_F(PgSinkE2ETest, ACrashBetweenTheTwoCommitsLosesAndDoublesNothing) {
