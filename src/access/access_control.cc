@@ -32,11 +32,12 @@ std::string HostOf(const UserIdentity& user) {
   return user.host.value_or(std::string(kAnyHost));
 }
 
-// Global grants first, then by database and table (case-insensitively).
+// Global grants first, then by catalog (the embedded one first), database and table
+// (case-insensitively).
 bool GrantOrder(const Grant& a, const Grant& b) {
   const auto key = [](const Grant& g) {
-    return std::make_tuple(!g.object.global(), !g.object.table.empty(), ToLower(g.object.database),
-                           ToLower(g.object.table));
+    return std::make_tuple(!g.object.global(), ToLower(g.object.catalog), !g.object.table.empty(),
+                           ToLower(g.object.database), ToLower(g.object.table));
   };
   return key(a) < key(b);
 }
@@ -160,22 +161,23 @@ bool AccessControl::AnyGrant(std::string_view user, Pred pred) const {
          std::any_of(it->second.grants.begin(), it->second.grants.end(), pred);
 }
 
-bool AccessControl::Has(std::string_view user, Privilege privilege, std::string_view database,
-                        std::string_view table) const {
+bool AccessControl::HasIn(std::string_view user, Privilege privilege, std::string_view catalog,
+                          std::string_view database, std::string_view table) const {
   return AnyGrant(user, [&](const Grant& grant) {
     return (grant.object.global() && grant.privileges.Has(Privilege::kAdmin)) ||
-           (grant.privileges.Has(privilege) && grant.object.Covers(database, table));
+           (grant.privileges.Has(privilege) && grant.object.CoversIn(catalog, database, table));
   });
 }
 
-bool AccessControl::HasAny(std::string_view user, std::string_view database,
-                           std::string_view table) const {
+bool AccessControl::HasAnyIn(std::string_view user, std::string_view catalog,
+                             std::string_view database, std::string_view table) const {
   return AnyGrant(user, [&](const Grant& grant) {
     if (grant.privileges.empty()) return false;
-    // A table's grant makes its database visible.
-    return grant.object.Covers(database, table) ||
-           (table.empty() && !database.empty() &&
-            EqualsIgnoreCase(grant.object.database, database));
+    if (grant.object.CoversIn(catalog, database, table)) return true;
+    // A table's grant makes its database visible, and any grant in a catalog the catalog.
+    if (!EqualsIgnoreCase(grant.object.catalog, catalog)) return false;
+    if (database.empty()) return !catalog.empty();
+    return table.empty() && EqualsIgnoreCase(grant.object.database, database);
   });
 }
 

@@ -98,12 +98,23 @@ class AccessControl {
   // True when `user` holds `privilege` on `database`.`table` (table empty: on the database;
   // database empty: on the server, i.e. at *.*).
   bool Has(std::string_view user, Privilege privilege, std::string_view database,
-           std::string_view table) const EXCLUDES(mu_);
+           std::string_view table) const {
+    return HasIn(user, privilege, "", database, table);
+  }
+  // The same for an object of an external catalog (`catalog` "": the embedded one); with an
+  // empty database, on the catalog itself (*.* or ctl.*.*).
+  bool HasIn(std::string_view user, Privilege privilege, std::string_view catalog,
+             std::string_view database, std::string_view table) const EXCLUDES(mu_);
   // True when `user` holds any privilege on `database`.`table`, or, with an empty table, on the
   // database or any table in it (what SHOW DATABASES and SHOW TABLES list). With an empty
   // database: any privilege on *.*.
-  bool HasAny(std::string_view user, std::string_view database, std::string_view table) const
-      EXCLUDES(mu_);
+  bool HasAny(std::string_view user, std::string_view database, std::string_view table) const {
+    return HasAnyIn(user, "", database, table);
+  }
+  // The same in an external catalog; with an empty database, any privilege in the catalog
+  // (what SHOW CATALOGS lists).
+  bool HasAnyIn(std::string_view user, std::string_view catalog, std::string_view database,
+                std::string_view table) const EXCLUDES(mu_);
   bool IsAdmin(std::string_view user) const { return Has(user, Privilege::kAdmin, "", ""); }
 
   // The grants of `user` (root's is every privilege on *.*), global first, then by database

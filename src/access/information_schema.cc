@@ -31,7 +31,10 @@ class GrantsFunction final : public engine::TableFunction {
     std::vector<GrantObject> objects;
     if (const std::optional<std::string> user = connection_user_(args.connection_id())) {
       for (const Grant& grant : access_->GrantsOf(*user)) {
-        if (!grant.privileges.empty()) objects.push_back(grant.object);
+        // An external catalog's grants name none of the embedded databases.
+        if (!grant.privileges.empty() && grant.object.catalog.empty()) {
+          objects.push_back(grant.object);
+        }
       }
     }
     auto write = [](engine::OutputChunk& out, size_t r, const GrantObject& object) {

@@ -98,19 +98,24 @@ std::optional<PrivilegeSet> ParsePrivilegeName(std::string_view name) {
 }
 
 std::string GrantObject::ToString() const {
-  if (database.empty()) return "*.*";
-  return database + "." + (table.empty() ? std::string("*") : table);
+  if (global()) return "*.*";
+  const std::string prefix = catalog.empty() ? "" : catalog + ".";
+  if (database.empty()) return prefix + "*.*";
+  return prefix + database + "." + (table.empty() ? std::string("*") : table);
 }
 
-bool GrantObject::Covers(std::string_view db, std::string_view tbl) const {
-  if (database.empty()) return true;
+bool GrantObject::CoversIn(std::string_view cat, std::string_view db, std::string_view tbl) const {
+  if (global()) return true;
+  if (!EqualsIgnoreCase(catalog, cat)) return false;
+  if (database.empty()) return true;  // ctl.*.*
   if (!EqualsIgnoreCase(database, db)) return false;
   if (table.empty()) return true;
   return !tbl.empty() && EqualsIgnoreCase(table, tbl);
 }
 
 bool GrantObject::SameAs(const GrantObject& other) const {
-  return EqualsIgnoreCase(database, other.database) && EqualsIgnoreCase(table, other.table);
+  return EqualsIgnoreCase(catalog, other.catalog) && EqualsIgnoreCase(database, other.database) &&
+         EqualsIgnoreCase(table, other.table);
 }
 
 }  // namespace millrace::access

@@ -7,6 +7,10 @@
 // - A grant names an object at one of three levels: `*.*` (global), `db.*` (database) or
 //   `db.tbl` (table or view). A privilege held at a level holds for everything below it.
 //   Database and table names compare case-insensitively, as DuckDB resolves them.
+// - Objects of an external catalog (external/catalog_def.h) are named as in Doris: `ctl.*.*`
+//   (the catalog), `ctl.db.*`, `ctl.db.tbl`. `*.*` (or `*.*.*`) covers every catalog;
+//   `internal.db.tbl` is `db.tbl`. A catalog's grants never cover the embedded databases, nor
+//   the server itself.
 // - MySQL's names are accepted as aliases when parsing (ParsePrivilegeName).
 #pragma once
 
@@ -57,20 +61,32 @@ std::string PrivilegeNames(PrivilegeSet set);
 // may be separated by any blanks. nullopt when unknown.
 std::optional<PrivilegeSet> ParsePrivilegeName(std::string_view name);
 
-// The object of a grant. An empty database means `*.*`; an empty table means `db.*`.
+// The name Doris gives the embedded catalog: `internal.db.tbl` is `db.tbl`.
+inline constexpr std::string_view kInternalCatalog = "internal";
+
+// The object of a grant. An empty catalog is the embedded one: there an empty database means
+// `*.*` and an empty table `db.*`. A catalog's object (`catalog` set) with an empty database
+// is `ctl.*.*`, with an empty table `ctl.db.*`.
 struct GrantObject {
   std::string database;
   std::string table;
+  std::string catalog;  // "": the embedded catalog (or *.*)
 
-  // "*.*", "db.*" or "db.tbl" (names as stored; no quoting).
+  // "*.*", "db.*", "db.tbl", "ctl.*.*", "ctl.db.*" or "ctl.db.tbl" (names as stored; no
+  // quoting).
   std::string ToString() const;
-  // True when a privilege on this object holds for `database`.`table` (table may be empty:
-  // the database itself, which only *.* and db.* cover; an empty database is the server,
-  // which only *.* covers).
-  bool Covers(std::string_view database, std::string_view table) const;
+  // True when a privilege on this object holds for `database`.`table` of the embedded catalog
+  // (table may be empty: the database itself, which only *.* and db.* cover; an empty database
+  // is the server, which only *.* covers).
+  bool Covers(std::string_view database, std::string_view table) const {
+    return CoversIn("", database, table);
+  }
+  // The same for an object of `catalog` ("": the embedded one); with an empty database, the
+  // catalog itself (which *.* and ctl.*.* cover).
+  bool CoversIn(std::string_view catalog, std::string_view database, std::string_view table) const;
   // The same object, names compared case-insensitively.
   bool SameAs(const GrantObject& other) const;
-  bool global() const { return database.empty(); }
+  bool global() const { return catalog.empty() && database.empty(); }
 };
 
 struct Grant {

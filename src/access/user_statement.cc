@@ -118,24 +118,47 @@ Result<PrivilegeSet> ParsePrivileges(Cursor& c) {
   return set;
 }
 
-// *.* | db.* | db.tbl | * | tbl
+// *.* | *.*.* | db.* | db.tbl | * | tbl | ctl.*.* | ctl.db.* | ctl.db.tbl
 Status ParseObject(Cursor& c, UserStatement* stmt) {
   if (c.AcceptPunct("*")) {
     if (c.AcceptPunct(".")) {
       MR_RETURN_IF_ERROR(c.ExpectPunct("*"));
-      stmt->object = GrantObject{};  // *.*
+      if (c.AcceptPunct(".")) MR_RETURN_IF_ERROR(c.ExpectPunct("*"));
+      stmt->object = GrantObject{};  // *.* (every catalog)
     } else {
       stmt->in_current_database = true;
     }
     return Status::Ok();
   }
-  MR_ASSIGN_OR_RETURN(std::string first, c.Identifier("*.*, db.*, db.tbl or tbl"));
+  MR_ASSIGN_OR_RETURN(std::string first, c.Identifier("*.*, db.*, db.tbl, ctl.db.tbl or tbl"));
   if (!c.AcceptPunct(".")) {
     stmt->in_current_database = true;
     stmt->object.table = std::move(first);
     return Status::Ok();
   }
-  stmt->object.database = std::move(first);
+  if (c.AcceptPunct("*")) {
+    if (!c.AcceptPunct(".")) {
+      stmt->object.database = std::move(first);  // db.*
+      return Status::Ok();
+    }
+    MR_RETURN_IF_ERROR(c.ExpectPunct("*"));  // ctl.*.*
+    if (EqualsIgnoreCase(first, kInternalCatalog)) {
+      return sql::SyntaxError(
+          "a grant ON internal.*.* is not kept: grant ON *.* (every catalog) or ON db.* (one "
+          "database)");
+    }
+    stmt->object.catalog = std::move(first);
+    return Status::Ok();
+  }
+  MR_ASSIGN_OR_RETURN(std::string second, c.Identifier("a table name or *"));
+  if (!c.AcceptPunct(".")) {
+    stmt->object.database = std::move(first);  // db.tbl
+    stmt->object.table = std::move(second);
+    return Status::Ok();
+  }
+  // ctl.db.* or ctl.db.tbl; internal.db.tbl is db.tbl.
+  if (!EqualsIgnoreCase(first, kInternalCatalog)) stmt->object.catalog = std::move(first);
+  stmt->object.database = std::move(second);
   if (c.AcceptPunct("*")) return Status::Ok();
   MR_ASSIGN_OR_RETURN(stmt->object.table, c.Identifier("a table name or *"));
   return Status::Ok();

@@ -16,7 +16,9 @@
 // - IDENTIFIED BY 'pw' (also IDENTIFIED WITH mysql_native_password BY 'pw') gives the password,
 //   kept only as its hash from here on; IDENTIFIED BY PASSWORD '*HEX' (or WITH
 //   mysql_native_password AS '*HEX') gives the hash itself. Any other plugin is NOT_SUPPORTED.
-// - object is *.*, db.*, db.tbl, or * and tbl in the session's database.
+// - object is *.* (or *.*.*), db.*, db.tbl, * and tbl in the session's database, or an
+//   external catalog's ctl.*.*, ctl.db.*, ctl.db.tbl (internal.db.tbl is db.tbl;
+//   internal.*.* is refused).
 // - privilege is a Doris name or a MySQL alias (privilege.h, ParsePrivilegeName); multi-word
 //   aliases (ALL PRIVILEGES, CREATE VIEW, GRANT OPTION) as words.
 // - Errors are MySQL syntax errors (1064) that never quote the statement after IDENTIFIED,

@@ -21,23 +21,26 @@ std::string LiteralOrNull(const std::string& text) {
 // The row of SHOW GRANTS for `user`.
 std::vector<std::string> GrantsRow(const UserRecord& user, const std::vector<Grant>& grants) {
   std::string global;
+  std::string catalogs;
   std::string databases;
   std::string tables;
   for (const Grant& grant : grants) {
     const std::string names = PrivilegeNames(grant.privileges);
-    if (grant.object.global()) {
+    const GrantObject& o = grant.object;
+    if (o.global()) {
       global = names;
       continue;
     }
-    std::string& list = grant.object.table.empty() ? databases : tables;
-    const std::string object = grant.object.table.empty()
-                                   ? grant.object.database
-                                   : grant.object.database + "." + grant.object.table;
-    list += (list.empty() ? "" : "; ") + object + ": " + names;
+    // Names as granted: db, db.tbl; an external catalog's ctl, ctl.db, ctl.db.tbl.
+    const std::string object = (o.catalog.empty() ? "" : o.catalog + ".") + o.database +
+                               (o.table.empty() ? "" : "." + o.table);
+    std::string& list = o.database.empty() ? catalogs : o.table.empty() ? databases : tables;
+    list += (list.empty() ? "" : "; ") + (o.database.empty() ? o.catalog : object) + ": " + names;
   }
   const UserIdentity identity{user.name, user.host};
   return {Literal(identity.ToString()), Literal(user.password_hash.empty() ? "No" : "Yes"),
-          LiteralOrNull(global), LiteralOrNull(databases), LiteralOrNull(tables)};
+          LiteralOrNull(global),        LiteralOrNull(catalogs),
+          LiteralOrNull(databases),     LiteralOrNull(tables)};
 }
 
 // Rows in the order given: an ordinal column sorts them and is dropped.
@@ -50,11 +53,9 @@ Result<StatementResult> Rows(sql::Session& session, std::vector<sql::ValuesColum
                                sql::ValuesTable(columns, rows) + ") ORDER BY _order");
 }
 
-const std::vector<sql::ValuesColumn> kGrantsColumns = {{"UserIdentity", "VARCHAR"},
-                                                       {"Password", "VARCHAR"},
-                                                       {"GlobalPrivs", "VARCHAR"},
-                                                       {"DatabasePrivs", "VARCHAR"},
-                                                       {"TablePrivs", "VARCHAR"}};
+const std::vector<sql::ValuesColumn> kGrantsColumns = {
+    {"UserIdentity", "VARCHAR"}, {"Password", "VARCHAR"},      {"GlobalPrivs", "VARCHAR"},
+    {"CatalogPrivs", "VARCHAR"}, {"DatabasePrivs", "VARCHAR"}, {"TablePrivs", "VARCHAR"}};
 
 class UserStatementHandler final : public sql::StatementHandler {
  public:

@@ -196,11 +196,12 @@ const Table<access::UserRecord>& UsersTable() {
 
 const Table<GrantRow>& GrantsTable() {
   using G = GrantRow;
-  static const Table<G> kTable("grants",
-                               {TextColumn("user_name", &G::user_name, "VARCHAR NOT NULL"),
-                                TextColumn("database_name", &G::database_name, "VARCHAR NOT NULL"),
-                                TextColumn("table_name", &G::table_name, "VARCHAR NOT NULL"),
-                                TextColumn("privilege", &G::privilege, "VARCHAR NOT NULL")});
+  static const Table<G> kTable(
+      "grants", {TextColumn("user_name", &G::user_name, "VARCHAR NOT NULL"),
+                 TextColumn("database_name", &G::database_name, "VARCHAR NOT NULL"),
+                 TextColumn("table_name", &G::table_name, "VARCHAR NOT NULL"),
+                 TextColumn("privilege", &G::privilege, "VARCHAR NOT NULL"),
+                 TextColumn("catalog_name", &G::catalog_name, "VARCHAR DEFAULT ''")});
   return kTable;
 }
 
@@ -260,6 +261,14 @@ Status CreateReadingTable(Connection& conn) {
 
 Status CreateExternalCatalogsTable(Connection& conn) {
   return conn.Execute(ExternalCatalogsTable().Create());
+}
+
+Status AddGrantsCatalogColumn(Connection& conn) {
+  // Every grant kept so far is of the embedded catalog. IF NOT EXISTS: a catalog migrated from
+  // version 2 made the table as this build declares it. (DuckDB adds no column with a
+  // constraint: the column is NOT NULL by its writers, in a new catalog too.)
+  return conn.Execute(
+      "ALTER TABLE __millrace.grants ADD COLUMN IF NOT EXISTS catalog_name VARCHAR DEFAULT ''");
 }
 
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {

@@ -30,6 +30,7 @@ struct GrantRow {
   std::string database_name;
   std::string table_name;
   std::string privilege;
+  std::string catalog_name;  // "": the embedded catalog (version 9)
 };
 
 // An external catalog as stored: its properties (the password among them) as sealed JSON.
@@ -64,6 +65,7 @@ Status CreateUserTables(Connection& conn);             // version 3
 Status CreateAuditTable(Connection& conn);             // version 4
 Status CreateReadingTable(Connection& conn);           // version 6
 Status CreateExternalCatalogsTable(Connection& conn);  // version 8
+Status AddGrantsCatalogColumn(Connection& conn);       // version 9
 
 // Records files in the ledger; an existing row of the same key is replaced.
 Status InsertLedger(Connection& conn, const std::vector<job::LedgerEntry>& entries);

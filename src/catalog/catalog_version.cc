@@ -21,6 +21,7 @@ Result<std::vector<MigrationStep>> PlanMigration(int stored, const std::string& 
       {5, "the table of files being read is created; the ledger gains the reason of a bad file"},
       {6, "each job's statement, which holds its credentials, is sealed"},
       {7, "the external catalogs table is created"},
+      {8, "grants gain the catalog of their object"},
   };
   std::vector<MigrationStep> plan;
   for (const MigrationStep& step : kSteps) {

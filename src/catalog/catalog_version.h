@@ -30,7 +30,7 @@ namespace millrace::catalog {
 //    data directory's key (common/secret_box.h).
 // 8: external catalogs (__millrace.external_catalogs, external/catalog_store.h), their
 //    properties sealed.
-inline constexpr int kCatalogVersion = 8;
+inline constexpr int kCatalogVersion = 9;
 
 struct MigrationStep {
   int from = 0;  // the step brings version `from` to `from + 1`

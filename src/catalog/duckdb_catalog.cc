@@ -77,6 +77,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step, const SecretBox
       return SealStatements(conn, secrets, where);
     case 7:
       return CreateExternalCatalogsTable(conn);
+    case 8:
+      return AddGrantsCatalogColumn(conn);
     default:
       return Status::Internal("no migration from catalog version " + std::to_string(step.from));
   }

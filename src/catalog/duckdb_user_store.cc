@@ -19,11 +19,11 @@ std::vector<access::Privilege> Each(access::PrivilegeSet set) {
 // The rows of one user, object and privilege: names of the object compared case-insensitively.
 constexpr const char* kGrantRowMatch =
     "user_name = ? AND lower(database_name) = lower(?) AND lower(table_name) = lower(?) AND "
-    "privilege = ?";
+    "privilege = ? AND lower(catalog_name) = lower(?)";
 
 void BindGrantRow(Statement& stmt, const access::Grant& grant, access::Privilege privilege) {
   stmt.Str(grant.user).Str(grant.object.database).Str(grant.object.table);
-  stmt.Str(std::string(access::PrivilegeName(privilege)));
+  stmt.Str(std::string(access::PrivilegeName(privilege))).Str(grant.object.catalog);
 }
 
 }  // namespace
@@ -44,10 +44,10 @@ Result<access::UserCatalog> DuckDbUserStore::LoadUsers() {
       return Status::DataLoss("a grant to '" + row.user_name + "' in the catalog of " + where_ +
                               " names the unknown privilege " + row.privilege);
     }
-    catalog.grants.push_back(
-        access::Grant{std::move(row.user_name),
-                      {std::move(row.database_name), std::move(row.table_name)},
-                      *privilege});
+    catalog.grants.push_back(access::Grant{
+        std::move(row.user_name),
+        {std::move(row.database_name), std::move(row.table_name), std::move(row.catalog_name)},
+        *privilege});
   }
   MR_RETURN_IF_ERROR(txn.Commit());
   return catalog;
@@ -104,8 +104,8 @@ Status DuckDbUserStore::AddGrant(const access::Grant& grant) {
     MR_ASSIGN_OR_RETURN(
         auto insert,
         Statement::Prepare(conn, std::string("INSERT INTO __millrace.grants (user_name, "
-                                             "database_name, table_name, privilege) "
-                                             "SELECT ?, ?, ?, ? WHERE NOT EXISTS "
+                                             "database_name, table_name, privilege, "
+                                             "catalog_name) SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS "
                                              "(SELECT 1 FROM __millrace.grants WHERE ") +
                                      kGrantRowMatch + ")"));
     for (access::Privilege privilege : Each(grant.privileges)) {

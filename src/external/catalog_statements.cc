@@ -52,23 +52,15 @@ class CatalogStatementHandler final : public sql::StatementHandler {
     const std::string& me = ctx.session.info().user;
     switch (kind_) {
       case Kind::kCreate:
-        MR_RETURN_IF_ERROR(Require(me, Privilege::kCreate));
-        return Create(c);
+        return Create(c, me);
       case Kind::kAlter:
-        MR_RETURN_IF_ERROR(Require(me, Privilege::kAlter));
-        return Alter(c);
+        return Alter(c, me);
       case Kind::kDrop:
-        MR_RETURN_IF_ERROR(Require(me, Privilege::kDrop));
-        return Drop(c);
+        return Drop(c, me);
       case Kind::kShowCatalogs:
-        return ShowCatalogs(ctx, c, access_->HasAny(me, "", ""));
+        return ShowCatalogs(ctx, c, me);
       case Kind::kShowCreate:
-        if (!access_->HasAny(me, "", "")) {
-          return sql::SpecificAccessDeniedError(
-              "SELECT_PRIV,LOAD_PRIV,ALTER_PRIV,CREATE_PRIV,"
-              "DROP_PRIV,ADMIN_PRIV");
-        }
-        return ShowCreate(ctx, c);
+        return ShowCreate(ctx, c, me);
     }
     return Status::Internal("unhandled statement on catalogs");
   }
@@ -78,8 +70,9 @@ class CatalogStatementHandler final : public sql::StatementHandler {
   }
 
  private:
-  Status Require(const std::string& user, Privilege privilege) const {
-    if (access_->Has(user, privilege, "", "")) return Status::Ok();
+  // `privilege` on catalog `name` (at *.* or name.*.*).
+  Status Require(const std::string& user, Privilege privilege, const std::string& name) const {
+    if (access_->HasIn(user, privilege, name, "", "")) return Status::Ok();
     return sql::SpecificAccessDeniedError(access::PrivilegeName(privilege));
   }
 
@@ -96,9 +89,10 @@ class CatalogStatementHandler final : public sql::StatementHandler {
     return NormalizeProperties(given);
   }
 
-  Result<StatementResult> Create(Cursor& c) {
+  Result<StatementResult> Create(Cursor& c, const std::string& me) {
     MR_ASSIGN_OR_RETURN(const bool if_not_exists, IfClause(c, "NOT"));
     MR_ASSIGN_OR_RETURN(std::string name, c.Identifier("a catalog name"));
+    MR_RETURN_IF_ERROR(Require(me, Privilege::kCreate, name));
     std::string comment;
     if (c.Accept("COMMENT")) {
       MR_ASSIGN_OR_RETURN(comment, c.Quoted("a comment in quotes"));
@@ -114,8 +108,9 @@ class CatalogStatementHandler final : public sql::StatementHandler {
     return sql::Ok();
   }
 
-  Result<StatementResult> Alter(Cursor& c) {
+  Result<StatementResult> Alter(Cursor& c, const std::string& me) {
     MR_ASSIGN_OR_RETURN(const std::string name, c.Identifier("a catalog name"));
+    MR_RETURN_IF_ERROR(Require(me, Privilege::kAlter, name));
     if (c.Accept("MODIFY")) {
       MR_RETURN_IF_ERROR(c.Expect("COMMENT"));
       MR_ASSIGN_OR_RETURN(std::string comment, c.Quoted("a comment in quotes"));
@@ -134,24 +129,27 @@ class CatalogStatementHandler final : public sql::StatementHandler {
     return sql::Ok();
   }
 
-  Result<StatementResult> Drop(Cursor& c) {
+  Result<StatementResult> Drop(Cursor& c, const std::string& me) {
     MR_ASSIGN_OR_RETURN(const bool if_exists, IfClause(c, "EXISTS"));
     MR_ASSIGN_OR_RETURN(const std::string name, c.Identifier("a catalog name"));
+    MR_RETURN_IF_ERROR(Require(me, Privilege::kDrop, name));
     MR_RETURN_IF_ERROR(c.ExpectEnd());
     MR_RETURN_IF_ERROR(catalogs_->Drop(name, if_exists));
     return sql::Ok();
   }
 
+  // A user sees the catalogs it holds a privilege in (any, at *.* included).
   Result<StatementResult> ShowCatalogs(const sql::StatementContext& ctx, Cursor& c,
-                                       bool sees_external) {
+                                       const std::string& me) {
     MR_ASSIGN_OR_RETURN(const sql::ShowFilter filter, sql::ParseFilter(c));
     std::vector<std::vector<std::string>> rows = {{"0", sql::Quote("internal"),
                                                    sql::Quote("internal"), sql::Quote("yes"),
                                                    "NULL", "NULL", sql::Quote("")}};
-    if (sees_external) {
-      int64_t id = 0;
-      for (const ExternalCatalog& catalog : catalogs_->List()) {
-        rows.push_back({std::to_string(++id), sql::Quote(catalog.name), sql::Quote(catalog.type()),
+    int64_t id = 0;
+    for (const ExternalCatalog& catalog : catalogs_->List()) {
+      ++id;  // its place among all catalogs, whoever looks
+      if (access_->HasAnyIn(me, catalog.name, "", "")) {
+        rows.push_back({std::to_string(id), sql::Quote(catalog.name), sql::Quote(catalog.type()),
                         sql::Quote(""), sql::Quote(TimeText(catalog.create_time_us)),
                         sql::Quote(TimeText(catalog.update_time_us)), sql::Quote(catalog.comment)});
       }
@@ -170,9 +168,15 @@ class CatalogStatementHandler final : public sql::StatementHandler {
     return sql::ShowQuery(ctx.session, base, names, where, "\"CatalogId\"");
   }
 
-  Result<StatementResult> ShowCreate(const sql::StatementContext& ctx, Cursor& c) {
+  Result<StatementResult> ShowCreate(const sql::StatementContext& ctx, Cursor& c,
+                                     const std::string& me) {
     MR_ASSIGN_OR_RETURN(const std::string name, c.Identifier("a catalog name"));
     MR_RETURN_IF_ERROR(c.ExpectEnd());
+    if (!access_->HasAnyIn(me, name, "", "")) {
+      return sql::SpecificAccessDeniedError(
+          "SELECT_PRIV,LOAD_PRIV,ALTER_PRIV,CREATE_PRIV,"
+          "DROP_PRIV,ADMIN_PRIV");
+    }
     const std::optional<ExternalCatalog> catalog = catalogs_->Find(name);
     if (!catalog) return Status::NotFound("catalog " + name + " does not exist");
     return ctx.session.ExecuteDuckDb(

@@ -14,12 +14,10 @@ bool ReadsLocalFiles(const JobPlan& plan) {
   return plan.analysis.source == load::SourceKind::kLocal;
 }
 
-// A privilege on a job's target. A table of an external catalog is covered only by a grant at
-// *.*: grants on a catalog's own objects are not kept yet.
+// A privilege on a job's target (a table of an external catalog: ctl.db.tbl as Doris names it).
 bool HasOnTarget(const access::AccessControl& control, const std::string& user, Privilege privilege,
                  const engine::RelationName& target) {
-  if (!target.catalog.empty()) return control.Has(user, privilege, "", "");
-  return control.Has(user, privilege, target.schema, target.name);
+  return control.HasIn(user, privilege, target.catalog, target.schema, target.name);
 }
 
 // "schema" or "catalog.schema", as an access error names the target's database.
@@ -32,7 +30,7 @@ std::string TargetDatabase(const engine::RelationName& target) {
 Status JobAccess::MayDefine(const sql::SessionInfo& who, const JobPlan& plan,
                             std::string_view insert_sql, const std::string& database) const {
   // The job catalog and the views of metadata are the server's, whoever defines the job.
-  if (access::IsInternalDatabase(plan.target.schema)) {
+  if (plan.target.catalog.empty() && access::IsInternalDatabase(plan.target.schema)) {
     return sql::DatabaseAccessDeniedError(plan.target.schema);
   }
   MR_RETURN_IF_ERROR(MayControl(who, &plan));

@@ -12,8 +12,9 @@
 // - jobs(), tasks(), job_files() and filtered_rows() show a user the jobs on tables the user
 //   may read (SELECT_PRIV); what a job read from its source (filtered rows, error texts) only
 //   to its definer and administrators (MaySeeSourceData).
-// - A table of an external catalog (catalog.schema.table) is covered only by a privilege held
-//   at *.*: grants on a catalog's own objects are not kept yet.
+// - A table of an external catalog (catalog.schema.table) is covered by a privilege on it, its
+//   schema or its catalog (ctl.db.tbl, ctl.db.*, ctl.*.*), or at *.*; never by a grant on an
+//   embedded database.
 // - With no AccessControl (tests, tools) every check passes.
 // - Thread-safety: the functions read AccessControl, which is thread-safe.
 #pragma once

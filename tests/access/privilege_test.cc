@@ -77,5 +77,34 @@ TEST(GrantObjectTest, ALevelCoversWhatIsBelowIt) {
   EXPECT_FALSE(table.SameAs(database));
 }
 
+// An external catalog's objects (ctl.*.*, ctl.db.*, ctl.db.tbl) cover only what is in that
+// catalog; *.* covers them too; no grant of the embedded catalog reaches them.
+TEST(GrantObjectTest, ACatalogsObjectsCoverOnlyThatCatalog) {
+  const GrantObject catalog{"", "", "pg"};
+  const GrantObject schema{"public", "", "pg"};
+  const GrantObject table{"public", "events", "PG"};
+  EXPECT_EQ(catalog.ToString(), "pg.*.*");
+  EXPECT_EQ(schema.ToString(), "pg.public.*");
+  EXPECT_EQ(table.ToString(), "PG.public.events");
+  EXPECT_FALSE(catalog.global());
+  // ctl.*.* covers the catalog and all in it, never the server or the embedded databases.
+  EXPECT_TRUE(catalog.CoversIn("PG", "", ""));
+  EXPECT_TRUE(catalog.CoversIn("pg", "public", "events"));
+  EXPECT_FALSE(catalog.CoversIn("pg2", "public", "events"));
+  EXPECT_FALSE(catalog.Covers("", ""));
+  EXPECT_FALSE(catalog.Covers("public", "events"));
+  EXPECT_TRUE(schema.CoversIn("pg", "PUBLIC", "t"));
+  EXPECT_FALSE(schema.CoversIn("pg", "", ""));
+  EXPECT_FALSE(schema.Covers("public", "t"));
+  EXPECT_TRUE(table.CoversIn("pg", "public", "EVENTS"));
+  EXPECT_FALSE(table.CoversIn("pg", "public", ""));
+  EXPECT_FALSE(table.Covers("public", "events"));
+  // *.* covers every catalog; the same names in the embedded catalog are another object.
+  EXPECT_TRUE(GrantObject{}.CoversIn("pg", "", ""));
+  EXPECT_FALSE((GrantObject{"public", "events"}).CoversIn("pg", "public", "events"));
+  EXPECT_FALSE(table.SameAs(GrantObject{"public", "events"}));
+  EXPECT_TRUE(table.SameAs(GrantObject{"PUBLIC", "Events", "pg"}));
+}
+
 }  // namespace
 }  // namespace millrace::access

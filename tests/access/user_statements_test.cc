@@ -126,28 +126,48 @@ TEST_F(UserStatementsTest, GrantRevokeAndShowGrants) {
   Ok("GRANT ALL PRIVILEGES ON archive.* TO kay");
   Ok("GRANT ALTER ON `shop`.`items` TO kay");
   EXPECT_EQ(Ok("SHOW GRANTS FOR kay"),
-            (Rows{{"'kay'@'%'", "Yes", "CREATE_PRIV",
+            (Rows{{"'kay'@'%'", "Yes", "CREATE_PRIV", "NULL",
                    "archive: SELECT_PRIV,LOAD_PRIV,ALTER_PRIV,CREATE_PRIV,DROP_PRIV; shop: "
                    "SELECT_PRIV",
                    "shop.items: ALTER_PRIV; shop.orders: SELECT_PRIV,LOAD_PRIV"}}));
-  EXPECT_EQ(Ok("SHOW GRANTS FOR lou"), (Rows{{"'lou'@'%'", "No", "NULL", "NULL", "NULL"}}));
+  EXPECT_EQ(Ok("SHOW GRANTS FOR lou"), (Rows{{"'lou'@'%'", "No", "NULL", "NULL", "NULL", "NULL"}}));
   EXPECT_EQ(Ok("SHOW GRANTS"), (Rows{{"'root'@'%'", "No",
                                       "SELECT_PRIV,LOAD_PRIV,ALTER_PRIV,CREATE_PRIV,DROP_PRIV,"
                                       "ADMIN_PRIV",
-                                      "NULL", "NULL"}}));
+                                      "NULL", "NULL", "NULL"}}));
   EXPECT_EQ(Ok("SHOW ALL GRANTS").size(), 3u);
   EXPECT_EQ(Ok("SHOW ALL GRANTS")[1][0], "'kay'@'%'");
 
   Ok("REVOKE LOAD ON shop.orders FROM kay");
   Ok("REVOKE ALL ON archive.* FROM kay");
   EXPECT_EQ(Ok("SHOW GRANTS FOR 'kay'@'%'"),
-            (Rows{{"'kay'@'%'", "Yes", "CREATE_PRIV", "shop: SELECT_PRIV",
+            (Rows{{"'kay'@'%'", "Yes", "CREATE_PRIV", "NULL", "shop: SELECT_PRIV",
                    "shop.items: ALTER_PRIV; shop.orders: SELECT_PRIV"}}));
   EXPECT_EQ(Errno("REVOKE SELECT ON nowhere.* FROM kay"), sql::kErNonexistingGrant);
   EXPECT_EQ(Errno("GRANT SELECT ON shop.* TO nobody"), sql::kErCantCreateUserWithGrant);
   EXPECT_EQ(Errno("SHOW GRANTS FOR nobody"), sql::kErNonexistingGrant);
   EXPECT_EQ(Errno("SHOW GRANTS FOR 'kay'@'localhost'"), sql::kErNonexistingGrant);
   EXPECT_EQ(Errno("GRANT ADMIN_PRIV ON shop.* TO kay"), sql::kErWrongUsage);
+
+  // Objects of an external catalog, as Doris names them; internal.db.tbl is db.tbl.
+  Ok("GRANT LOAD_PRIV ON pg.public.events TO lou");
+  Ok("GRANT SELECT_PRIV ON pg.public.* TO lou");
+  Ok("GRANT CREATE_PRIV, DROP_PRIV ON pg.*.* TO lou");
+  Ok("GRANT SELECT_PRIV ON internal.shop.orders TO lou");
+  Ok("GRANT SELECT_PRIV ON *.*.* TO lou");
+  EXPECT_EQ(
+      Ok("SHOW GRANTS FOR lou"),
+      (Rows{{"'lou'@'%'", "No", "SELECT_PRIV", "pg: CREATE_PRIV,DROP_PRIV",
+             "pg.public: SELECT_PRIV", "shop.orders: SELECT_PRIV; pg.public.events: LOAD_PRIV"}}));
+  EXPECT_TRUE(access_.HasIn("lou", Privilege::kLoad, "pg", "public", "events"));
+  EXPECT_FALSE(access_.HasIn("lou", Privilege::kLoad, "pg", "public", "other"));
+  EXPECT_FALSE(access_.Has("lou", Privilege::kLoad, "public", "events"));
+  EXPECT_TRUE(access_.HasIn("lou", Privilege::kCreate, "pg", "", ""));
+  EXPECT_FALSE(access_.Has("lou", Privilege::kCreate, "", ""));
+  Ok("REVOKE LOAD_PRIV ON pg.public.events FROM lou");
+  EXPECT_FALSE(access_.HasIn("lou", Privilege::kLoad, "pg", "public", "events"));
+  EXPECT_EQ(Errno("GRANT SELECT ON internal.*.* TO lou"), sql::kErParse);
+  EXPECT_EQ(Errno("GRANT ADMIN_PRIV ON pg.*.* TO lou"), sql::kErWrongUsage);
   EXPECT_EQ(Errno("GRANT SELECT ON shop.* TO root"), sql::kErCannotUser);
   const Status unknown = Error("GRANT EXECUTE ON shop.* TO kay");
   EXPECT_EQ(sql::ClassifyError(unknown).code, sql::kErParse);
@@ -190,7 +210,7 @@ TEST_F(UserStatementsTest, UsersAndGrantsNeedAdmin) {
 
   // Their own grants and password are theirs.
   EXPECT_EQ(Ok("SHOW GRANTS", ned.get()),
-            (Rows{{"'ned'@'%'", "Yes", "NULL", "shop: SELECT_PRIV", "NULL"}}));
+            (Rows{{"'ned'@'%'", "Yes", "NULL", "NULL", "shop: SELECT_PRIV", "NULL"}}));
   Ok("SHOW GRANTS FOR CURRENT_USER()", ned.get());
   Ok("SHOW GRANTS FOR ned", ned.get());
   Ok("SET PASSWORD = 'ned-new'", ned.get());

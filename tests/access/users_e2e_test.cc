@@ -58,7 +58,7 @@ TEST_F(UsersE2ETest, AUserLogsInSeesItsGrantsAndTheCatalogHoldsOnlyTheHash) {
   auto ok = Mariadb("bob", kBobPassword, "SHOW GRANTS");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->exit_code, 0) << ok->err;
-  EXPECT_EQ(ok->out, "'bob'@'%'\tYes\tNULL\tshop: SELECT_PRIV\tNULL\n");
+  EXPECT_EQ(ok->out, "'bob'@'%'\tYes\tNULL\tNULL\tshop: SELECT_PRIV\tNULL\n");
   auto wrong = Mariadb("bob", "not-bobs", "SELECT 1");
   ASSERT_TRUE(wrong.ok()) << wrong.status().ToString();
   EXPECT_NE(wrong->exit_code, 0);
@@ -86,12 +86,13 @@ TEST_F(UsersE2ETest, AUserLogsInSeesItsGrantsAndTheCatalogHoldsOnlyTheHash) {
 
   // A GRANT and a REVOKE reach bob's open session.
   Root("GRANT LOAD_PRIV ON shop.orders TO bob");
-  EXPECT_EQ(Query(bob.get(), "SHOW GRANTS").value(),
-            (Rows{{"'bob'@'%'", "Yes", "NULL", "shop: SELECT_PRIV", "shop.orders: LOAD_PRIV"}}));
+  EXPECT_EQ(
+      Query(bob.get(), "SHOW GRANTS").value(),
+      (Rows{{"'bob'@'%'", "Yes", "NULL", "NULL", "shop: SELECT_PRIV", "shop.orders: LOAD_PRIV"}}));
   Root("REVOKE SELECT_PRIV ON shop.* FROM bob");
   Root("GRANT ADMIN_PRIV ON *.* TO bob");
   EXPECT_EQ(Query(bob.get(), "SHOW GRANTS").value(),
-            (Rows{{"'bob'@'%'", "Yes", "ADMIN_PRIV", "NULL", "shop.orders: LOAD_PRIV"}}));
+            (Rows{{"'bob'@'%'", "Yes", "ADMIN_PRIV", "NULL", "NULL", "shop.orders: LOAD_PRIV"}}));
   EXPECT_TRUE(Query(bob.get(), "CREATE USER eve").ok());
   EXPECT_EQ(Root("SHOW USERS"), (Rows{{"root", "%"}, {"bob", "%"}, {"eve", "%"}}));
 

@@ -5,6 +5,7 @@
 // at the version it was.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -573,4 +574,43 @@ TEST_F(CatalogMigrationTest, AVersion6CatalogHasItsCredentialsSealed) {
 }
 
 }  // namespace
+// A version 8 catalog's grants had no catalog: each stays a grant in the embedded catalog, and
+// the migrated store keeps grants on an external catalog's objects apart from them.
+TEST_F(CatalogMigrationTest, AVersion8CatalogsGrantsStayInTheEmbeddedCatalog) {
+  const access::PrivilegeSet load = access::ParsePrivilegeName("LOAD").value();
+  {
+    auto db = engine::OpenOrDie({.path = db_path_});
+    catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
+    ASSERT_TRUE(store.Open().ok());
+    access::UserRecord user{"ann", "%", access::NativePasswordHash("pw"), false, 0, 1};
+    ASSERT_TRUE(store.users()->InsertUser(user).ok());
+    ASSERT_TRUE(store.users()->AddGrant({"ann", {"shop", "orders"}, load}).ok());
+    // As version 8 stored it.
+    auto conn = engine::ConnectOrDie(*db);
+    ASSERT_TRUE(conn->Execute("ALTER TABLE __millrace.grants DROP COLUMN catalog_name; "
+                              "UPDATE __millrace.catalog_version SET version = 8")
+                    .ok());
+  }
+  auto db = engine::OpenOrDie({.path = db_path_});
+  catalog::DuckDbCatalog store(db.get(), db_path_, TestSecrets().get());
+  ASSERT_TRUE(store.Open().ok());
+  EXPECT_EQ(store.StoredVersion().value(), catalog::kCatalogVersion);
+  // The same names in catalog pg are another object.
+  ASSERT_TRUE(store.users()->AddGrant({"ann", {"shop", "orders", "pg"}, load}).ok());
+  auto users = store.users()->LoadUsers();
+  ASSERT_TRUE(users.ok()) << users.status().ToString();
+  ASSERT_EQ(users->grants.size(), 2u);
+  std::vector<std::string> objects;
+  for (const access::Grant& grant : users->grants)
+    objects.push_back(grant.object.ToString());
+  std::sort(objects.begin(), objects.end());
+  EXPECT_EQ(objects, (std::vector<std::string>{"pg.shop.orders", "shop.orders"}));
+  // Removing one leaves the other.
+  ASSERT_TRUE(store.users()->RemoveGrant({"ann", {"shop", "orders", "pg"}, load}).ok());
+  users = store.users()->LoadUsers();
+  ASSERT_TRUE(users.ok());
+  ASSERT_EQ(users->grants.size(), 1u);
+  EXPECT_EQ(users->grants[0].object.ToString(), "shop.orders");
+}
+
 }  // namespace millrace::job

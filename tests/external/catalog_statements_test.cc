@@ -223,6 +223,26 @@ TEST_F(CatalogStatementsTest, PrivilegesAsDorisChecksThem) {
           .ok());
   EXPECT_EQ(sql::ClassifyError(Error("DROP CATALOG pg2", ann.get())).code,
             sql::kErSpecificAccessDenied);
+  // One on the catalog (pg2.*.*) is, for that catalog only.
+  ASSERT_TRUE(
+      access_
+          ->GrantPrivileges({"ann", std::nullopt}, {"", "", "pg2"}, Only(access::Privilege::kDrop))
+          .ok());
+  EXPECT_EQ(sql::ClassifyError(Error("DROP CATALOG pg", ann.get())).code,
+            sql::kErSpecificAccessDenied);
+  Ok("DROP CATALOG pg2", ann.get());
+  // Without a privilege at *.*, SHOW CATALOGS lists the catalogs the user holds one in.
+  ASSERT_TRUE(
+      access_->RevokePrivileges({"ann", std::nullopt}, {"", ""}, Only(access::Privilege::kCreate))
+          .ok());
+  ASSERT_TRUE(access_
+                  ->GrantPrivileges({"ann", std::nullopt}, {"public", "t", "pg"},
+                                    Only(access::Privilege::kLoad))
+                  .ok());
+  const auto shown = Ok("SHOW CATALOGS", ann.get());
+  ASSERT_EQ(shown.size(), 2u);
+  EXPECT_EQ(shown[1][1], "pg");
+  Ok("SHOW CREATE CATALOG pg", ann.get());
 }
 
 TEST_F(CatalogStatementsTest, LoggedMaskedKeptSealedAndLoadedAgain) {

@@ -133,5 +133,47 @@ TEST_F(PgSinkCdcTest, AnUnchangedToastedValueNeedsReplicaIdentityFull) {
   EXPECT_EQ(want2, got2);
 }
 
+// Privileges on a catalog's own objects, as Doris names them: LOAD_PRIV on pg.sink.granted lets
+// a user make a job into it (none on another table, nor on sink.granted of the embedded catalog,
+// does); the user sees the job once it may read the table, and the catalog once it holds a
+// privilege in it.
+TEST_F(PgSinkCdcTest, AGrantOnTheCatalogsTableLetsAUserLoadIt) {
+  Pg("CREATE TABLE public.granted (id int PRIMARY KEY, v text); CREATE TABLE sink.granted (id int "
+     "PRIMARY KEY, v text)");
+  ASSERT_TRUE(Mr("CREATE USER loader IDENTIFIED BY 'loader-pw'").ok());
+  ASSERT_TRUE(Mr("CREATE DATABASE sink").ok());
+  ASSERT_TRUE(Mr("GRANT LOAD_PRIV ON sink.* TO loader").ok());
+  ASSERT_TRUE(Mr("GRANT LOAD_PRIV ON pg.sink.other TO loader").ok());
+  auto loader = access::ConnectAs(env().mr().mysql_port(), "loader", "loader-pw");
+  ASSERT_TRUE(loader.ok()) << loader.status().ToString();
+  const std::string job =
+      "CREATE JOB sink_granted ON STREAMING PROPERTIES (\"max_interval\" = "
+      "\"1\") DO INSERT INTO " +
+      SinkTable("granted") + " SELECT * FROM " + Stream("granted");
+  auto denied = access::Query(loader->get(), job);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_NE(denied.status().message().find("1142"), std::string::npos) << denied.status().message();
+  EXPECT_NE(denied.status().message().find("granted"), std::string::npos);
+  // SHOW CATALOGS lists pg: the user holds a privilege in it.
+  auto catalogs = access::Query(loader->get(), "SHOW CATALOGS");
+  ASSERT_TRUE(catalogs.ok()) << catalogs.status().ToString();
+  ASSERT_EQ(catalogs->size(), 2u);
+  EXPECT_EQ((*catalogs)[1][1], "pg");
+
+  ASSERT_TRUE(Mr("GRANT LOAD_PRIV ON pg.sink.granted TO loader").ok());
+  auto created = access::Query(loader->get(), job);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Pg("INSERT INTO public.granted VALUES (1, 'one')");
+  auto [want, got] = Converge("public.granted", SinkTable("granted"), {{"id"}, {"v"}});
+  EXPECT_EQ(want, got);
+  // The job is the user's to see once it may read the table.
+  const std::string mine =
+      "SELECT count(*) FROM jobs(type := 'insert') WHERE Name = 'sink_granted'";
+  EXPECT_EQ(access::Query(loader->get(), mine).value(), (access::Rows{{"0"}}));
+  ASSERT_TRUE(Mr("GRANT SELECT_PRIV ON pg.sink.* TO loader").ok());
+  EXPECT_EQ(access::Query(loader->get(), mine).value(), (access::Rows{{"1"}}));
+  ASSERT_TRUE(Mr("DROP JOB WHERE jobname = 'sink_granted'").ok());
+}
+
 }  // namespace
 }  // namespace millrace::cdc
