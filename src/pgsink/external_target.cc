@@ -79,6 +79,9 @@ std::string StagingDdl(const ExternalTarget& target) {
   for (const cdc::SourceColumn& column : target.table.columns) {
     columns += (columns.empty() ? "" : ", ") + engine::QuoteIdentifier(column.name) + " " +
                column.mapping.duckdb_type;
+    // The loader filters a NULL there as a bad row, as into a DuckDB table. With the delete
+    // sign a deleted key's row carries no values: PostgreSQL checks the rows it keeps.
+    if (column.not_null && !target.delete_sign) columns += " NOT NULL";
   }
   std::string key;
   for (size_t k : target.table.key)

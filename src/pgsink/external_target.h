@@ -7,7 +7,8 @@
 //   cannot be copied from DuckDB's text (arrays) is INVALID_ARGUMENT naming it.
 // - The staging table has the target's columns, named as PostgreSQL names them, each of the
 //   DuckDB type its PostgreSQL type maps to (pg/pg_types.h): a job's INSERT writes it as it
-//   would a DuckDB table (its casts, NOT NULL checks and bad-row filtering included), and the
+//   would a DuckDB table (its casts, NOT NULL checks — but with the delete sign, whose deleted
+//   keys carry no values — and bad-row filtering included), and the
 //   rows become PostgreSQL's own values when copied. It lives in the temporary catalog of the
 //   connection that loads (never visible to another session).
 // - A table with a primary key is a Doris UNIQUE table (TargetModel): its staging table has the

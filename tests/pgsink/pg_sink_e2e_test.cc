@@ -144,6 +144,34 @@ TEST_F(PgSinkE2ETest, SkipFileSetsAsideTheFilePostgresqlRefuses) {
             "RUNNING");
 }
 
+// Rows that PostgreSQL's types would refuse are filtered before the COPY, each with its file,
+// line, column and reason, as into a DuckDB table; the others arrive.
+TEST_F(PgSinkE2ETest, BadRowsAreFilteredWithTheirReasons) {
+  std::ofstream(inbox_ + "/bad.csv") << "1,one,2024-05-01 10:00:00+00\n"
+                                        "x,two,2024-05-01 10:00:00+00\n"
+                                        "3,three,not a time\n"
+                                        ",four,2024-05-01 10:00:00+00\n"
+                                        "5,five,2024-05-05 10:00:00+00\n";
+  Exec(
+      "CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
+      "\"session.insert_max_filter_ratio\" = \"0.9\") DO INSERT INTO pg.public." +
+      table_ + " SELECT c1, c2, c3 FROM local(\"file_path\" = \"" + inbox_ +
+      "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  ASSERT_TRUE(PgHas(2)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT string_agg(id || ':' || name, ',' ORDER BY id) FROM public." + table_),
+            "1:one,5:five");
+  EXPECT_EQ(Exec("SELECT regexp_replace(FileName, '.*/', ''), Line, ColumnName, Value, Reason "
+                 "FROM filtered_rows(\"job\" = \"ev\") ORDER BY Line"),
+            (access::Rows{{"bad.csv", "2", "id", "x", "value cannot be converted to BIGINT"},
+                          {"bad.csv", "3", "at", "not a time",
+                           "value cannot be converted to TIMESTAMP WITH TIME ZONE"},
+                          {"bad.csv", "4", "id", "NULL", "NULL value for NOT NULL column"}}));
+  EXPECT_EQ(Psql("SELECT string_agg(state || ':' || rows, ',') FROM millrace.files WHERE file_key "
+                 "LIKE '" +
+                 inbox_ + "/%'"),
+            "LOADED:2");
+}
+
 TEST_F(PgSinkE2ETest, ACrashBetweenTheTwoCommitsLosesAndDoublesNothing) {
   WriteFile(1);
   Kill();
