@@ -43,7 +43,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
       return false;
     }
     MR_RETURN_IF_ERROR(CheckInterrupt());
-    if (Status copied = Copy(); !copied.ok()) {
+    if (Status copied = Copy(/*clear=*/false); !copied.ok()) {
       return copied.WithContext("copying " + FilesOf(p.ledger) + " into " + target_->Display());
     }
     MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
@@ -67,7 +67,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
   Status Flush() override {
     MR_RETURN_IF_ERROR(CheckInterrupt());
     MR_RETURN_IF_ERROR(Open());
-    Status copied = Copy();
+    Status copied = Copy(/*clear=*/true);
     if (copied.ok()) return Status::Ok();
     // Only a data exception or a constraint (SQLSTATE classes 22 and 23) is the rows' fault;
     // another refusal (the table changed under the task) is not.
@@ -126,12 +126,12 @@ class PgSinkTransaction final : public job::SinkTransaction {
     pg_open_ = true;
     return Status::Ok();
   }
-  // The staged rows copied into PostgreSQL (after emptying the table when EmptyTarget asked),
-  // then taken out of the staging table.
-  Status Copy() {
+  // The staged rows copied into PostgreSQL (after emptying the table when EmptyTarget asked);
+  // `clear`: then taken out of the staging table (a Flush: the commit copies what follows).
+  Status Copy(bool clear) {
     MR_RETURN_IF_ERROR(WriteStaged(connection(), *pg_, *target_, emptied_).status());
     emptied_ = false;
-    return connection().Execute("DELETE FROM " + target_->staging);
+    return clear ? connection().Execute("DELETE FROM " + target_->staging) : Status::Ok();
   }
 
   Status CheckInterrupt() const {
