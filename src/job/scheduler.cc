@@ -71,10 +71,30 @@ void Scheduler::Release(int64_t job_id) {
   MutexLock lock(&mu_);
   auto it = slots_.find(job_id);
   if (it == slots_.end()) return;
-  it->second.claimed = false;
-  if (!it->second.due) slots_.erase(it);
+  Slot& slot = it->second;
+  slot.claimed = false;
+  // An event during the turn: the job looks again now, unless the turn left it unscheduled.
+  if (slot.woken && slot.due) slot.due = std::min(*slot.due, clock_->SteadyNow());
+  slot.woken = false;
+  if (!slot.due) slots_.erase(it);
   ++generation_;
   cv_.notify_all();
+}
+
+bool Scheduler::Wake(int64_t job_id) {
+  MutexLock lock(&mu_);
+  auto it = slots_.find(job_id);
+  if (it == slots_.end()) return false;
+  Slot& slot = it->second;
+  if (slot.claimed) {
+    slot.woken = true;
+    return true;
+  }
+  if (!slot.due) return false;
+  slot.due = std::min(*slot.due, clock_->SteadyNow());
+  ++generation_;
+  cv_.notify_all();
+  return true;
 }
 
 void Scheduler::Stop() {

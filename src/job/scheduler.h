@@ -5,6 +5,10 @@
 //   it until the next Schedule. A job is handed to at most one worker at a time: Next() claims
 //   the due job that is not claimed (earliest due first) and Release() ends the claim. A
 //   Schedule during a claim takes effect after Release.
+// - Wake(id) makes a scheduled job due now (an event says it has work): a job due later is
+//   moved to now; a claimed job is due again at its Release, whatever its turn scheduled, so an
+//   event that arrives while a turn lists is not lost. A job that is not scheduled (paused,
+//   being dropped) is left alone, and Wake never makes a job due later.
 // - Next() blocks until a job is due or Stop(); it watches the injected Clock, so a test that
 //   advances a ManualClock sees the jobs that became due (within kClockPoll of real time).
 // - The scheduler's lock guards only its due times; it is never held while a job's lock is.
@@ -39,6 +43,8 @@ class Scheduler {
   // The id of a due job, now claimed by the caller; nullopt once stopped.
   std::optional<int64_t> Next();
   void Release(int64_t job_id);
+  // See the contract; false when the job is not scheduled.
+  bool Wake(int64_t job_id);
   void Stop();
 
   // When the job is due; nullopt when not scheduled.
@@ -48,6 +54,7 @@ class Scheduler {
   struct Slot {
     std::optional<Clock::SteadyTime> due;
     bool claimed = false;
+    bool woken = false;  // Wake() during a claim: due at Release
   };
   Clock* const clock_;
   Mutex mu_;

@@ -71,5 +71,34 @@ TEST(SchedulerTest, UnscheduledJobsAreNotHandedOutAndStopEndsTheWait) {
   EXPECT_EQ(got, std::nullopt);
 }
 
+// An event wakes a job due later while the clock stands still; one that arrives during the
+// job's turn makes it due at the turn's end; an unscheduled job is left alone.
+TEST(SchedulerTest, WakeMakesAScheduledJobDueNow) {
+  ManualClock clock;
+  Scheduler scheduler(&clock);
+  const auto now = clock.SteadyNow();
+  scheduler.Schedule(1, now + seconds(60));
+  std::optional<int64_t> got;
+  std::thread worker([&] { got = scheduler.Next(); });
+  EXPECT_TRUE(scheduler.Wake(1));
+  worker.join();
+  EXPECT_EQ(got, 1);
+  // During the turn: the turn schedules the job a minute on, the event makes it due now.
+  EXPECT_TRUE(scheduler.Wake(1));
+  scheduler.Schedule(1, now + seconds(60));
+  scheduler.Release(1);
+  EXPECT_EQ(scheduler.DueTime(1), now);
+  EXPECT_EQ(scheduler.Next(), 1);
+  // A turn that leaves its job unscheduled (paused) is not made due by an event.
+  EXPECT_TRUE(scheduler.Wake(1));
+  scheduler.Release(1);
+  EXPECT_EQ(scheduler.DueTime(1), std::nullopt);
+  EXPECT_FALSE(scheduler.Wake(1));
+  // Never later than it was.
+  scheduler.Schedule(2, now - seconds(5));
+  EXPECT_TRUE(scheduler.Wake(2));
+  EXPECT_EQ(scheduler.DueTime(2), now - seconds(5));
+}
+
 }  // namespace
 }  // namespace millrace::job
