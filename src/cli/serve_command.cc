@@ -54,6 +54,7 @@
 #include "server/authenticator.h"
 #include "server/mysql_server.h"
 #include "source/local_source.h"
+#include "source/local_watcher.h"
 #include "sql/mysql_information_schema.h"
 #include "sql/router.h"
 #include "table/table_statements.h"
@@ -310,6 +311,15 @@ int RunServe(const std::vector<std::string>& args) {
     external::ExternalCatalogs external_catalogs(stores.external_catalogs(), Clock::Real(),
                                                  external::PgConnectProbe());
     if (Status status = external_catalogs.Load(); !status.ok()) return Fail(status);
+    // Local jobs are woken by inotify when a file lands (polling stays the safety net); without
+    // inotify they poll.
+    std::unique_ptr<source::LocalWatcher> watcher;
+    if (auto started = source::LocalWatcher::Start(); started.ok()) {
+      watcher = std::move(started).value();
+    } else {
+      MR_LOG(kWarning) << "local jobs find new files by polling only: "
+                       << started.status().message();
+    }
     job::JobServiceConfig jobs_config;
     jobs_config.make_external_target =
         [&external_catalogs, database = db->get(),
@@ -334,7 +344,8 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.store = stores.jobs();
     jobs_config.make_sink = catalog::DuckDbSink::Factory(db->get());
     jobs_config.views = catalog::CatalogViews();
-    jobs_config.make_source = files.make_source;
+    jobs_config.make_source =
+        load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime, *resolved_roots, watcher.get());
     jobs_config.make_file_source = files::MakeFileJobSource;
     jobs_config.make_change_source = cdc::MakeChangeSource;
     jobs_config.change_stream_params = cdc::ChangeStreamParamTables();
@@ -362,6 +373,19 @@ int RunServe(const std::vector<std::string>& args) {
     (*jobs)->RegisterMetrics(&metrics, {.list_per_1000 = config->s3_list_price_per_1000,
                                         .get_per_1000 = config->s3_get_price_per_1000});
     job::RegisterJobStatements(&router, jobs->get());
+    // The listener calls the service: it is taken away before the service goes (declared after
+    // it, destroyed before it).
+    struct WakeListener {
+      source::LocalWatcher* watcher;
+      ~WakeListener() {
+        if (watcher != nullptr) watcher->SetListener(nullptr);
+      }
+    } wake_listener{watcher.get()};
+    if (watcher != nullptr) {
+      watcher->SetListener([service = jobs->get()](const std::string& path, bool directory) {
+        service->Wake(path, directory);
+      });
+    }
     // A catalog stays while jobs write into it.
     external_catalogs.SetJobsWriting(
         [registry = (*jobs)->ApiContext().registry](std::string_view catalog) {

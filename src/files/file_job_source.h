@@ -87,6 +87,9 @@ class FileJobSource final : public job::JobSource {
   // Drops the read ahead: its downloads stop.
   void TurnEnded() override;
   std::string Describe() const override { return config_.files->Describe(); }
+  bool WantsEvent(const std::string& path, bool directory) const override {
+    return config_.files->Covers(path, directory);
+  }
   // EXPLAIN CREATE JOB (file_dry_run.cc): LoadFirstBatch, then the lines job_dry_run.h lists.
   Result<std::vector<job::DryRunLine>> DryRun(const job::JobRecord& job, job::Sink& sink,
                                               const job::DryRunContext& context) const override;

@@ -72,6 +72,20 @@ class JobService::Impl final : public JobSnapshotSource {
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who) {
     return statements_.ShowCreate(name, who);
   }
+  int Wake(const std::string& path, bool directory) {
+    int woken = 0;
+    for (const std::shared_ptr<Job>& job : registry_.All()) {
+      std::shared_ptr<const JobPlan> plan;
+      {
+        MutexLock lock(&job->mu);
+        plan = job->plan;
+      }
+      // Outside the job's lock: a running task may hold it.
+      if (plan == nullptr || !plan->source->WantsEvent(path, directory)) continue;
+      if (scheduler_.Wake(job->id)) ++woken;
+    }
+    return woken;
+  }
   Result<std::vector<VerifyRow>> VerifyJob(const std::string& name, int64_t examples,
                                            const sql::SessionInfo& who) {
     return verifier_.Verify(name, examples, who);
@@ -227,6 +241,10 @@ Result<std::vector<DryRunLine>> JobService::ExplainCreateJob(std::string_view cr
                                                              const std::string& database,
                                                              const sql::SessionInfo& who) {
   return impl_->ExplainCreateJob(create_statement, database, who);
+}
+
+int JobService::Wake(const std::string& path, bool directory) {
+  return impl_->Wake(path, directory);
 }
 
 Result<std::vector<VerifyRow>> JobService::VerifyJob(const std::string& name, int64_t examples,

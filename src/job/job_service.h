@@ -107,6 +107,10 @@ class JobService {
   Result<std::string> Execute(const JobStatement& statement, const std::string& database,
                               const sql::SessionInfo& who);
 
+  // Wakes the jobs whose source wants news of `path` (JobSource::WantsEvent): each is due now
+  // (Scheduler::Wake). Returns how many. Any thread.
+  int Wake(const std::string& path, bool directory);
+
   // What the jobs API reads (job_api.h); valid while the service lives.
   JobApiContext ApiContext();
 

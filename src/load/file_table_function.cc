@@ -5,14 +5,16 @@
 namespace millrace::load {
 
 SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time,
-                                   std::vector<std::string> local_roots) {
-  return [clock, settle_time, local_roots = std::move(local_roots)](
+                                   std::vector<std::string> local_roots,
+                                   source::LocalWatcher* watcher) {
+  return [clock, settle_time, local_roots = std::move(local_roots), watcher](
              const FileFunctionOptions& options) -> Result<std::unique_ptr<source::FileSource>> {
     source::SourceOptions source_options;
     source_options.clock = clock;
     source_options.settle_time = settle_time;
     source_options.s3 = options.s3;
     source_options.local_roots = local_roots;
+    source_options.watcher = watcher;
     return source::MakeSource(options.pattern, source_options);
   };
 }

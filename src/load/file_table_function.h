@@ -30,9 +30,11 @@ using SourceFactory =
 
 // The production factory: S3 or local by the pattern's scheme (source::MakeSource), with the
 // function's S3 settings; local sources read only under `local_roots` (canonical; empty:
-// anywhere).
+// anywhere). With a `watcher` (jobs' sources), local sources watch their directories
+// (source::SourceOptions::watcher); it must outlive them.
 SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settle_time,
-                                   std::vector<std::string> local_roots = {});
+                                   std::vector<std::string> local_roots = {},
+                                   source::LocalWatcher* watcher = nullptr);
 
 struct FileTableFunctionConfig {
   engine::Database* db = nullptr;  // not owned; used to sniff file shapes

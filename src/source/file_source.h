@@ -76,7 +76,13 @@ class FileSource {
   virtual Status Download(const FileInfo& file, const std::string& local_path) = 0;
   // The pattern as the user wrote it, e.g. "s3://landing/ev/*.csv".
   virtual std::string Describe() const = 0;
+  // Whether news of `path` (local_watcher.h) concerns this source: a file its pattern matches,
+  // or a directory (`directory`) under which one could lie. It only wakes the job: what it
+  // loads is still what it lists. Any thread.
+  virtual bool Covers(const std::string& path, bool directory) const { return false; }
 };
+
+class LocalWatcher;
 
 struct SourceOptions {
   Clock* clock = Clock::Real();  // must outlive the source
@@ -86,6 +92,9 @@ struct SourceOptions {
   std::vector<std::string> local_roots;
   // S3 sources: endpoint, region, credentials, retries.
   s3::S3Config s3;
+  // Local sources: watches their directory tree while they live (a job's; null for a SELECT's,
+  // which lists once). Must outlive the source.
+  LocalWatcher* watcher = nullptr;
 };
 
 // Builds an S3 source for "s3://bucket/pattern", a local one for an absolute path pattern.

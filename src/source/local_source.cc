@@ -84,6 +84,13 @@ Result<std::unique_ptr<LocalSource>> LocalSource::Create(std::string_view patter
     MR_RETURN_IF_ERROR(
         source->CheckUnderRoots(resolved.ok() ? *resolved : source->root_, std::string(pattern)));
   }
+  if (options.watcher != nullptr) {
+    // Only where the glob could match: a pattern rooted high up is not a watch of everything.
+    source->watch_ = options.watcher->Watch(source->root_,
+                                            [glob = &source->glob_](const std::string& directory) {
+                                              return glob->CouldMatchWithPrefix(directory + "/");
+                                            });
+  }
   return source;
 }
 
@@ -160,7 +167,17 @@ Status LocalSource::Walk(const std::string& directory, const std::string& start_
   return Status::Ok();
 }
 
-bool LocalSource::Settled(const FileStat& stat) const {
+bool LocalSource::Covers(const std::string& path, bool directory) const {
+  if (directory) return glob_.CouldMatchWithPrefix(path + "/");
+  return glob_.Matches(path);
+}
+
+bool LocalSource::Settled(const std::string& path, const FileStat& stat) const {
+  // Closed after writing or renamed into place, and unchanged since: whole now.
+  if (options_.watcher != nullptr &&
+      options_.watcher->Landed(path, std::max(stat.mtime_ns, stat.ctime_ns))) {
+    return true;
+  }
   const auto changed = ToWallTime(std::max(stat.mtime_ns, stat.ctime_ns));
   return options_.clock->WallNow() - changed >= options_.settle_time;
 }
@@ -198,7 +215,7 @@ Result<Listing> LocalSource::List(const ListOptions& options) {
       builder.Offer(ToFileInfo(candidate.path, candidate.stat));
       continue;
     }
-    bool settled = Settled(candidate.stat);
+    bool settled = Settled(candidate.path, candidate.stat);
     if (settled) {  // second look
       auto again = options_.file_system->Stat(candidate.path);
       if (!again.ok()) {

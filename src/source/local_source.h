@@ -18,13 +18,16 @@
 //   counts the held-back ones), so a late-settling file is never skipped by the offset.
 //   Writers that want their file taken at once write it under a hidden or temporary name
 //   (".x.csv", "x.csv.tmp", "x.csv.part", "x.csv._COPYING_"), which is never listed, and
-//   rename it into place.
+//   rename it into place. With a watcher, a file it saw closed after writing or renamed into
+//   place, unchanged since (LocalWatcher::Landed), passes (1) at once; (2) still applies.
 // - ETag: "<size>-<mtime ns>-<inode>" in hex.
 // - Download copies the listed version: it fails with ABORTED naming the file if the size,
 //   mtime or inode differ from the listing (before, during or after the copy), NOT_FOUND if
 //   the file is gone, PERMISSION_DENIED / IO_ERROR naming it if it cannot be read; the
 //   partial copy is removed.
 // - Confinement: see LocalSourceOptions::roots.
+// - Events (LocalSourceOptions::watcher): Covers says whether a path the watcher reports
+//   concerns the source (its glob matches the file, or could match below the directory).
 // - Thread-safety: all methods may be called concurrently (the source holds no mutable state).
 #pragma once
 
@@ -38,6 +41,7 @@
 #include "source/file_source.h"
 #include "source/glob.h"
 #include "source/local_file_system.h"
+#include "source/local_watcher.h"
 
 namespace millrace::source {
 
@@ -50,6 +54,9 @@ struct LocalSourceOptions {
   // under a root, is refused at Create; a file that resolves (symlinks followed) outside every
   // root is refused at Download. Both are PERMISSION_DENIED naming the path and the roots.
   std::vector<std::string> roots;
+  // Null: none. Else the source's directory tree is watched while it lives (local_watcher.h),
+  // so that its job is woken when a file lands; the settle rule still applies.
+  LocalWatcher* watcher = nullptr;
 };
 
 // The canonical paths of `roots` (each must be an existing directory), for
@@ -66,6 +73,7 @@ class LocalSource final : public FileSource {
   Result<FileInfo> Stat(const std::string& key) override;
   Status Download(const FileInfo& file, const std::string& local_path) override;
   std::string Describe() const override { return glob_.pattern(); }
+  bool Covers(const std::string& path, bool directory) const override;
 
   // True for names a writer uses while a file is incomplete (never listed).
   static bool IsHiddenOrTemporary(std::string_view name);
@@ -86,7 +94,7 @@ class LocalSource final : public FileSource {
   // is added to `unlisted` ("<path>: <why>") and passed over.
   Status Walk(const std::string& directory, const std::string& start_after,
               std::vector<Candidate>* out, std::vector<std::string>* unlisted) const;
-  bool Settled(const FileStat& stat) const;
+  bool Settled(const std::string& path, const FileStat& stat) const;
   FileInfo ToFileInfo(const std::string& path, const FileStat& stat) const;
   Status CopyListedVersion(const FileInfo& file, ReadableFile* in, int out_fd,
                            const std::string& local_path) const;
@@ -94,6 +102,7 @@ class LocalSource final : public FileSource {
   const Glob glob_;
   const std::string root_;  // directory the walk starts from, without trailing '/'
   const LocalSourceOptions options_;
+  std::unique_ptr<LocalWatcher::Handle> watch_;  // null without a watcher
 };
 
 // The ETag a local file's state gets (see the contract).

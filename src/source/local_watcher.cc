@@ -15,8 +15,14 @@
 namespace millrace::source {
 namespace {
 
-constexpr uint32_t kDirectoryMask =
-    IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW;
+// A root may be a symlink to a directory; the directories below are never followed (AddTree).
+constexpr uint32_t kDirectoryMask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 bool Hidden(const std::string& name) {
   return !name.empty() && name.front() == '.';
@@ -59,13 +65,14 @@ LocalWatcher::~LocalWatcher() {
 }
 
 void LocalWatcher::SetListener(Listener listener) {
-  MutexLock lock(&mu_);
+  MutexLock lock(&listener_mu_);
   listener_ = std::move(listener);
 }
 
-std::unique_ptr<LocalWatcher::Handle> LocalWatcher::Watch(const std::string& root) {
+std::unique_ptr<LocalWatcher::Handle> LocalWatcher::Watch(const std::string& root,
+                                                          Descend descend) {
   MutexLock lock(&mu_);
-  roots_.insert(root);
+  roots_.emplace(root, std::move(descend));
   AddTree(root);
   return std::make_unique<Handle>(this, root);
 }
@@ -89,17 +96,22 @@ void LocalWatcher::AddTree(const std::string& directory) {
     const std::string name = it->path().filename().string();
     std::error_code type_error;
     if (Hidden(name) || it->is_symlink(type_error) || !it->is_directory(type_error)) continue;
-    AddTree(it->path().string());
+    if (Wanted(it->path().string())) AddTree(it->path().string());
   }
+}
+
+bool LocalWatcher::Wanted(const std::string& directory) const {
+  return std::any_of(roots_.begin(), roots_.end(), [&](const auto& root) {
+    return Under(directory, root.first) &&
+           (directory == root.first || root.second == nullptr || root.second(directory));
+  });
 }
 
 void LocalWatcher::Unwatch(const std::string& root) {
   MutexLock lock(&mu_);
   if (auto it = roots_.find(root); it != roots_.end()) roots_.erase(it);
   for (auto it = directories_.begin(); it != directories_.end();) {
-    const bool kept = std::any_of(roots_.begin(), roots_.end(),
-                                  [&](const std::string& r) { return Under(it->second, r); });
-    if (kept) {
+    if (Wanted(it->second)) {
       ++it;
       continue;
     }
@@ -117,6 +129,12 @@ void LocalWatcher::SimulateOverflow() {
   if (write(wake_fd_, &one, sizeof(one)) < 0) {
     // As in the destructor.
   }
+}
+
+bool LocalWatcher::Landed(const std::string& path, int64_t changed_ns) const {
+  MutexLock lock(&mu_);
+  auto it = landed_.find(path);
+  return it != landed_.end() && it->second >= changed_ns;
 }
 
 size_t LocalWatcher::watched_directories() const {
@@ -167,11 +185,12 @@ bool LocalWatcher::Drain() {
       const std::string name(event->name);
       const std::string path = dir->second + "/" + name;
       if ((event->mask & IN_ISDIR) != 0) {
-        if ((event->mask & (IN_CREATE | IN_MOVED_TO)) != 0 && !Hidden(name)) {
+        if ((event->mask & (IN_CREATE | IN_MOVED_TO)) != 0 && !Hidden(name) && Wanted(path)) {
           AddTree(path);
           events.emplace_back(path, true);
         }
       } else if ((event->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0) {
+        landed_[path] = NowNs();
         events.emplace_back(path, false);
       }
     }
@@ -179,12 +198,18 @@ bool LocalWatcher::Drain() {
   {
     MutexLock lock(&mu_);
     if (stopping_) return false;
+    // Forget what no listing needs any more (a file settles by time within kRemember).
+    if (landed_.size() > 4096) {
+      const int64_t oldest =
+          NowNs() - std::chrono::duration_cast<std::chrono::nanoseconds>(kRemember).count();
+      std::erase_if(landed_, [&](const auto& entry) { return entry.second < oldest; });
+    }
     overflow = overflow || overflow_;
     overflow_ = false;
     if (overflow) {
       // Events were lost: every root is listed again.
-      for (const std::string& root : roots_)
-        events.emplace_back(root, true);
+      for (const auto& root : roots_)
+        events.emplace_back(root.first, true);
     }
   }
   Notify(events);
@@ -193,14 +218,10 @@ bool LocalWatcher::Drain() {
 
 void LocalWatcher::Notify(const std::vector<std::pair<std::string, bool>>& events) {
   if (events.empty()) return;
-  Listener listener;
-  {
-    MutexLock lock(&mu_);
-    listener = listener_;
-  }
-  if (!listener) return;
+  MutexLock lock(&listener_mu_);
+  if (!listener_) return;
   for (const auto& [path, directory] : events)
-    listener(path, directory);
+    listener_(path, directory);
 }
 
 }  // namespace millrace::source

@@ -20,7 +20,8 @@ Result<std::unique_ptr<FileSource>> MakeSource(std::string_view pattern,
     MR_ASSIGN_OR_RETURN(std::unique_ptr<LocalSource> source,
                         LocalSource::Create(pattern, {.clock = options.clock,
                                                       .settle_time = options.settle_time,
-                                                      .roots = options.local_roots}));
+                                                      .roots = options.local_roots,
+                                                      .watcher = options.watcher}));
     return std::unique_ptr<FileSource>(std::move(source));
   }
   return Status::InvalidArgument("source pattern \"" + std::string(pattern) +

@@ -83,11 +83,14 @@ class JobServiceHarness {
   // The local source's settle time in these tests.
   static constexpr std::chrono::milliseconds kSettle{100};
 
-  explicit JobServiceHarness(const std::string& db_path, Time time = Time::kManual)
+  // `ahead`: the manual clock starts that far past the real time (files written meanwhile are
+  // settled without moving it).
+  explicit JobServiceHarness(const std::string& db_path, Time time = Time::kManual,
+                             std::chrono::seconds ahead = std::chrono::seconds(0))
       : db_path_(db_path) {
     // Starts at the real time: the settle rule compares files' real mtimes with it.
     if (time == Time::kManual)
-      manual_ = std::make_unique<ManualClock>(std::chrono::system_clock::now());
+      manual_ = std::make_unique<ManualClock>(std::chrono::system_clock::now() + ahead);
   }
 
   void Start() {

@@ -4,7 +4,9 @@
 #include "source/local_watcher.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -58,7 +60,7 @@ class LocalWatcherTest : public ::testing::Test {
 
 TEST_F(LocalWatcherTest, FilesThatLandAndNewDirectoriesAreReported) {
   std::filesystem::create_directories(root_ + "/old");
-  auto handle = watcher_->Watch(root_);
+  auto handle = watcher_->Watch(root_, nullptr);
   EXPECT_EQ(watcher_->watched_directories(), 2u);
   Write(root_ + "/a.csv");
   EXPECT_TRUE(Saw(root_ + "/a.csv", false));
@@ -80,12 +82,40 @@ TEST_F(LocalWatcherTest, FilesThatLandAndNewDirectoriesAreReported) {
   EXPECT_TRUE(Saw(root_ + "/f.csv", false));
   EXPECT_FALSE(SawAnythingUnder(root_ + "/.hidden"));
   EXPECT_EQ(watcher_->watched_directories(), 3u);
+  // A file reported whole is whole as of its last change then, not of a later one.
+  const auto last_change = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(stat(path.c_str(), &st), 0);
+    return std::max(st.st_mtim.tv_sec * 1'000'000'000 + st.st_mtim.tv_nsec,
+                    st.st_ctim.tv_sec * 1'000'000'000 + st.st_ctim.tv_nsec);
+  };
+  EXPECT_TRUE(watcher_->Landed(root_ + "/a.csv", last_change(root_ + "/a.csv")));
+  EXPECT_TRUE(watcher_->Landed(root_ + "/b.csv", last_change(root_ + "/b.csv")));
+  EXPECT_FALSE(watcher_->Landed(root_ + "/a.csv", last_change(root_ + "/a.csv") + 60'000'000'000));
+  EXPECT_FALSE(watcher_->Landed(root_ + "/.hidden/e.csv", 0));
+}
+
+// A directory its handle's `descend` refuses is not watched (a source's glob cannot match there).
+TEST_F(LocalWatcherTest, OnlyDirectoriesWhereTheGlobCouldMatchAreWatched) {
+  std::filesystem::create_directories(root_ + "/logs");
+  std::filesystem::create_directories(root_ + "/data");
+  auto handle = watcher_->Watch(root_, [this](const std::string& directory) {
+    return directory.starts_with(root_ + "/data");
+  });
+  EXPECT_EQ(watcher_->watched_directories(), 2u);
+  std::filesystem::create_directories(root_ + "/data/day1");
+  std::filesystem::create_directories(root_ + "/logs/day1");
+  EXPECT_TRUE(Saw(root_ + "/data/day1", true));
+  Write(root_ + "/data/day1/x.csv");
+  EXPECT_TRUE(Saw(root_ + "/data/day1/x.csv", false));
+  EXPECT_FALSE(SawAnythingUnder(root_ + "/logs"));
+  EXPECT_EQ(watcher_->watched_directories(), 3u);
 }
 
 TEST_F(LocalWatcherTest, AHandlesEndEndsItsWatchesAndAnOverflowListsEveryRoot) {
   std::filesystem::create_directories(root_ + "/sub");
-  auto outer = watcher_->Watch(root_);
-  auto inner = watcher_->Watch(root_ + "/sub");
+  auto outer = watcher_->Watch(root_, nullptr);
+  auto inner = watcher_->Watch(root_ + "/sub", nullptr);
   watcher_->SimulateOverflow();
   EXPECT_TRUE(Saw(root_, true));
   EXPECT_TRUE(Saw(root_ + "/sub", true));
@@ -98,12 +128,12 @@ TEST_F(LocalWatcherTest, AHandlesEndEndsItsWatchesAndAnOverflowListsEveryRoot) {
   // Another root's event shows the thread read past the late file's.
   const std::string other = dir_.Join("other");
   std::filesystem::create_directories(other);
-  auto handle = watcher_->Watch(other);
+  auto handle = watcher_->Watch(other, nullptr);
   Write(other + "/x.csv");
   EXPECT_TRUE(Saw(other + "/x.csv", false));
   EXPECT_FALSE(SawAnythingUnder(root_ + "/late"));
   // A root that does not exist is not watched.
-  auto missing = watcher_->Watch(dir_.Join("missing"));
+  auto missing = watcher_->Watch(dir_.Join("missing"), nullptr);
   EXPECT_EQ(watcher_->watched_directories(), 1u);
 }
 
