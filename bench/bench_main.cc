@@ -31,6 +31,7 @@ const std::vector<Scenario>& Scenarios() {
       {"memory", RunMemory},
       {"small_files", RunSmallFiles},
       {"freshness", RunFreshness},
+      {"freshness_local_events", RunFreshnessLocalEvents},
       {"discovery", RunDiscovery},
       {"recovery", RunRecovery},
       {"models", RunModels},

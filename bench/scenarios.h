@@ -98,6 +98,8 @@ std::vector<std::string> ServerWarnings(const std::string& server_dir);
 Result<std::vector<Figure>> RunThroughput(BenchContext& ctx);
 Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
 Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
+// Freshness of a local job woken by inotify (max_interval = 60).
+Result<std::vector<Figure>> RunFreshnessLocalEvents(BenchContext& ctx);
 Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
