@@ -47,6 +47,7 @@
 #include "files/file_job_source.h"
 #include "http/http_auth.h"
 #include "http/http_server.h"
+#include "job/job_events.h"
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
@@ -373,8 +374,11 @@ int RunServe(const std::vector<std::string>& args) {
     (*jobs)->RegisterMetrics(&metrics, {.list_per_1000 = config->s3_list_price_per_1000,
                                         .get_per_1000 = config->s3_get_price_per_1000});
     job::RegisterJobStatements(&router, jobs->get());
-    // The listener calls the service: it is taken away before the service goes (declared after
-    // it, destroyed before it).
+    // Events wake jobs: files landing in local directories, and S3 event notifications pushed
+    // to POST /api/s3-events (job_events.h).
+    job::EventIntake events(jobs->get(), &metrics);
+    // The listener calls `events`: it is taken away before they go (declared after them,
+    // destroyed before them).
     struct WakeListener {
       source::LocalWatcher* watcher;
       ~WakeListener() {
@@ -382,9 +386,8 @@ int RunServe(const std::vector<std::string>& args) {
       }
     } wake_listener{watcher.get()};
     if (watcher != nullptr) {
-      watcher->SetListener([service = jobs->get()](const std::string& path, bool directory) {
-        service->Wake(path, directory);
-      });
+      watcher->SetListener(
+          [&events](const std::string& path, bool directory) { events.Local(path, directory); });
     }
     // A catalog stays while jobs write into it.
     external_catalogs.SetJobsWriting(
@@ -458,6 +461,14 @@ int RunServe(const std::vector<std::string>& args) {
         },
         Clock::Real());
     console::RegisterConsole(&http_server, {jobs->get(), &audit, &access});
+    // Open to anyone: the job's event secret (query parameter `secret` or header
+    // X-Millrace-Event-Secret) authenticates it.
+    http_server.PostOpen("/api/s3-events", [&events](const http::HttpRequest& request) {
+      std::string secret = request.Param("secret");
+      if (secret.empty()) secret = request.Header("x-millrace-event-secret");
+      job::EventAnswer answer = events.S3(request.body, secret);
+      return http::HttpResponse{answer.status, "application/json", std::move(answer.body)};
+    });
     if (Status status = http_server.Start(); !status.ok()) {
       mysql.Shutdown(std::chrono::milliseconds(0));
       return Fail(status);

@@ -100,6 +100,10 @@ void HttpServer::Post(std::string path, Handler handler) {
   AddRoute({"POST", std::move(path), Audience::kUser, std::move(handler)});
 }
 
+void HttpServer::PostOpen(std::string path, Handler handler) {
+  AddRoute({"POST", std::move(path), Audience::kAnyone, std::move(handler)});
+}
+
 HttpResponse HttpServer::Serve(const Route& route, HttpRequest request) {
   if (route.audience != Audience::kAnyone) {
     if (std::optional<HttpResponse> refusal = access_.Admit(&request)) {

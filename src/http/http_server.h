@@ -9,6 +9,7 @@
 // - GET /login, POST /api/login, POST /api/logout, GET /api/session, GET /: logging in and out
 //   (http_access.h). /login and /api/login are open; a browser sent to / without a login is
 //   redirected to /login.
+// - Routes added with PostOpen() answer anyone: their handler authenticates the request.
 // - Routes added with Get() and Post() (the JSON API and console of later modules), for
 //   logged-in users only (http_access.h: HTTP Basic or the session cookie, with the CSRF token
 //   for Post()). The handler sees the user in HttpRequest::user. GetPage() is Get() for a page
@@ -82,6 +83,9 @@ class HttpServer {
   void Get(std::string path, Handler handler);
   void GetPage(std::string path, Handler handler);
   void Post(std::string path, Handler handler);
+  // A POST route open to anyone, without a login or CSRF token: its handler authenticates the
+  // request itself (POST /api/s3-events: a job's event secret). Call before Start().
+  void PostOpen(std::string path, Handler handler);
 
   Status Start();
   // The bound port (after Start).

@@ -1,8 +1,6 @@
 #include "http/session_store.h"
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,20 +9,6 @@
 #include "common/logging.h"
 
 namespace millrace::http {
-namespace {
-
-std::string Hex(const unsigned char* data, size_t size) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) {
-    out.push_back(kDigits[data[i] >> 4]);
-    out.push_back(kDigits[data[i] & 0xf]);
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string Sha256(std::string_view id) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -35,21 +19,6 @@ std::string Sha256(std::string_view id) {
     std::abort();
   }
   return std::string(reinterpret_cast<const char*>(digest), size);
-}
-
-std::string RandomToken(size_t bytes) {
-  std::vector<unsigned char> buffer(bytes);
-  if (RAND_bytes(buffer.data(), static_cast<int>(buffer.size())) != 1) {
-    // A guessable session id would be worse than no server: OpenSSL's generator failing means
-    // the system has no entropy source.
-    MR_LOG(kError) << "RAND_bytes failed: no source of random bytes; stopping";
-    std::abort();
-  }
-  return Hex(buffer.data(), buffer.size());
-}
-
-bool TokensEqual(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 SessionStore::SessionStore(Clock* clock, SessionStoreOptions options)

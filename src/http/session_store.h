@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "common/random_token.h"
 #include "common/thread_annotations.h"
 
 namespace millrace::http {
@@ -66,9 +67,6 @@ class SessionStore {
 
 // SHA-256 of `data` (32 raw bytes).
 std::string Sha256(std::string_view data);
-// A fresh random token: `bytes` bytes from OpenSSL's RAND_bytes, in lower-case hex.
-std::string RandomToken(size_t bytes = 32);
-// True when `a` and `b` are equal, in time that depends only on their lengths.
-bool TokensEqual(std::string_view a, std::string_view b);
+// RandomToken and TokensEqual: common/random_token.h.
 
 }  // namespace millrace::http

@@ -43,9 +43,16 @@ const std::vector<ParamSpec>& JobPropertySpecs() {
       {.name = "s3.ingestion_mode",
        .type = ParamType::kChoice,
        .default_value = "STREAMING",
-       .description = "ONCE: load what matches now, then the job is FINISHED",
-       .choices = {"streaming", "once"},
-       .accepted = "STREAMING or ONCE"},
+       .description =
+           "ONCE: load what matches now, then the job is FINISHED; ORDERED_LIST (Doris's "
+           "name) is STREAMING",
+       .choices = {"streaming", "once", "ordered_list"},
+       .accepted = "STREAMING, ORDERED_LIST or ONCE (NOTIFICATION: see POST /api/s3-events)"},
+      {.name = "s3.event_secret",
+       .default_value = "",
+       .description = "what an S3 event notification for this job carries (POST /api/s3-events); "
+                      "an S3 job without one gets one at CREATE JOB, shown by SHOW CREATE JOB",
+       .accepted = "16 to 128 characters"},
       {.name = "late_files",
        .type = ParamType::kChoice,
        .default_value = "load",
@@ -169,6 +176,19 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
     if (spec->name == "offset") {
       MR_ASSIGN_OR_RETURN(p.offset, ParseOffset(value));
       p.has_offset = true;
+      continue;
+    }
+    if (spec->name == "s3.ingestion_mode" && EqualsIgnoreCase(value, "notification")) {
+      return Status::NotSupported(
+          "s3.ingestion_mode = NOTIFICATION (events from SQS) is not available here: Millrace "
+          "takes the S3 event notifications Ceph RGW and MinIO push to POST /api/s3-events, and "
+          "lists as ORDERED_LIST does (docs/jobs.md)");
+    }
+    if (spec->name == "s3.event_secret") {
+      if (value.size() < 16 || value.size() > 128) {
+        return Status::InvalidArgument("property s3.event_secret must have 16 to 128 characters");
+      }
+      p.event_secret = value;
       continue;
     }
     Result<ParamValue> parsed = ParseParamValue(*spec, value, key);

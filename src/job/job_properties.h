@@ -56,6 +56,7 @@ struct JobProperties {
   double max_filter_ratio = 0;
   bool strict = true;
   int64_t wal_retention_warning_bytes = 1LL * 1024 * 1024 * 1024;
+  std::string event_secret;  // s3.event_secret; "" none
 
   // The properties as the user gave them (normalized keys), for jobs().Properties and ALTER.
   PropertyMap given;

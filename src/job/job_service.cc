@@ -4,6 +4,7 @@
 
 #include "common/fault_record.h"
 #include "common/logging.h"
+#include "common/random_token.h"
 #include "job/job_errors.h"
 #include "job/job_metrics.h"
 #include "job/job_plan.h"
@@ -85,6 +86,35 @@ class JobService::Impl final : public JobSnapshotSource {
       if (scheduler_.Wake(job->id)) ++woken;
     }
     return woken;
+  }
+  JobService::ObjectWakeups WakeForObjects(const std::vector<std::string>& locations,
+                                           std::string_view secret) {
+    JobService::ObjectWakeups out;
+    std::vector<std::pair<int64_t, std::shared_ptr<const JobPlan>>> jobs;
+    for (const std::shared_ptr<Job>& job : registry_.All()) {
+      std::shared_ptr<const JobPlan> plan;
+      std::string expected;
+      {
+        MutexLock lock(&job->mu);
+        plan = job->plan;
+        expected = job->record.properties.event_secret;
+      }
+      // Every job's secret is compared, whatever matched before: the time says nothing.
+      const bool equal = !expected.empty() && TokensEqual(secret, expected);
+      if (equal && plan != nullptr) jobs.emplace_back(job->id, std::move(plan));
+      out.authenticated = out.authenticated || equal;
+    }
+    if (!out.authenticated) return out;
+    for (const std::string& location : locations) {
+      bool woke = false;
+      for (const auto& [id, plan] : jobs) {
+        if (!plan->source->WantsEvent(location, false)) continue;
+        scheduler_.Wake(id);
+        woke = true;
+      }
+      ++(woke ? out.matched : out.unmatched);
+    }
+    return out;
   }
   Result<std::vector<VerifyRow>> VerifyJob(const std::string& name, int64_t examples,
                                            const sql::SessionInfo& who) {
@@ -245,6 +275,11 @@ Result<std::vector<DryRunLine>> JobService::ExplainCreateJob(std::string_view cr
 
 int JobService::Wake(const std::string& path, bool directory) {
   return impl_->Wake(path, directory);
+}
+
+JobService::ObjectWakeups JobService::WakeForObjects(const std::vector<std::string>& locations,
+                                                     std::string_view secret) {
+  return impl_->WakeForObjects(locations, secret);
 }
 
 Result<std::vector<VerifyRow>> JobService::VerifyJob(const std::string& name, int64_t examples,

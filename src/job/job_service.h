@@ -110,6 +110,15 @@ class JobService {
   // Wakes the jobs whose source wants news of `path` (JobSource::WantsEvent): each is due now
   // (Scheduler::Wake). Returns how many. Any thread.
   int Wake(const std::string& path, bool directory);
+  // For objects an S3 event notification reports ("s3://bucket/key"): wakes the jobs whose
+  // s3.event_secret is `secret` (compared in constant time) and whose source covers each.
+  // `authenticated` is false, and nothing woken, when no job has that secret.
+  struct ObjectWakeups {
+    bool authenticated = false;
+    int matched = 0;    // objects that woke a job
+    int unmatched = 0;  // objects no job of the secret reads
+  };
+  ObjectWakeups WakeForObjects(const std::vector<std::string>& locations, std::string_view secret);
 
   // What the jobs API reads (job_api.h); valid while the service lives.
   JobApiContext ApiContext();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/logging.h"
+#include "common/random_token.h"
 #include "common/strings.h"
 #include "job/file_states.h"
 #include "job/job_errors.h"
@@ -95,6 +96,11 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
   r.comment = stmt.comment;
   r.database = database;
   r.properties = std::move(properties).value();
+  if (plan->analysis.source == load::SourceKind::kS3 && r.properties.event_secret.empty()) {
+    // What an S3 event notification for the job carries (POST /api/s3-events).
+    r.properties.event_secret = RandomToken(16);
+    r.properties.given["s3.event_secret"] = r.properties.event_secret;
+  }
   r.insert_sql = stmt.insert_sql;
   r.masked_sql = MaskSecrets(stmt.insert_sql, plan->analysis, config_.change_stream_params);
   r.state = JobState::kRunning;

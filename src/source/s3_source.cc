@@ -78,4 +78,9 @@ Status S3Source::Download(const FileInfo& file, const std::string& local_path) {
   return Status::Ok();
 }
 
+bool S3Source::Covers(const std::string& path, bool directory) const {
+  const std::string prefix = "s3://" + bucket_ + "/";
+  return !directory && path.starts_with(prefix) && glob_.Matches(path.substr(prefix.size()));
+}
+
 }  // namespace millrace::source

@@ -34,6 +34,8 @@ class S3Source final : public FileSource {
   Result<FileInfo> Stat(const std::string& key) override;
   Status Download(const FileInfo& file, const std::string& local_path) override;
   std::string Describe() const override { return uri_; }
+  // "s3://bucket/key" of this source's bucket whose key the glob matches; no directories.
+  bool Covers(const std::string& path, bool directory) const override;
 
   // The client, e.g. for its request counters.
   s3::S3Client& client() { return *client_; }

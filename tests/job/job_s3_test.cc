@@ -2,11 +2,14 @@
 // never show, and the object-store metrics of a job (through a fault-injecting proxy).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/logging.h"
 #include "common/metrics.h"
+#include "job/job_api.h"
 #include "job/job_errors.h"
+#include "job/job_events.h"
 #include "job/job_test_util.h"
 #include "testing/fault_proxy.h"
 #include "testing/s3rver.h"
@@ -428,6 +431,109 @@ TEST_F(JobS3Test, VerifyJobComparesETagsWithTheLedger) {
   EXPECT_NE((*rows)[3].detail.find(", 5 bytes; the source has ETag "), std::string::npos)
       << (*rows)[3].detail;
   EXPECT_EQ(log_.find(kSecret), std::string::npos);
+}
+
+// The S3 event notification as Ceph RGW pushes it for `key` (URL-encoded as S3 encodes it).
+std::string RgwEvent(const std::string& bucket, const std::string& encoded_key,
+                     const std::string& event = "ObjectCreated:Put") {
+  return "{\"Records\":[{\"eventVersion\":\"2.2\",\"eventSource\":\"ceph:s3\",\"awsRegion\":"
+         "\"default\",\"eventName\":\"" +
+         event + "\",\"s3\":{\"s3SchemaVersion\":\"1.0\",\"bucket\":{\"name\":\"" + bucket +
+         "\",\"arn\":\"arn:aws:s3:::" + bucket + "\"},\"object\":{\"key\":\"" + encoded_key +
+         "\",\"size\":8,\"eTag\":\"0123\"}}}]}";
+}
+
+// A job with max_interval = 60 is woken by an S3 event notification carrying its secret: the
+// object loads long before the next poll. A forged secret is refused (403) and counted; an event
+// for a key that does not exist loads nothing; one for an object no job reads is counted.
+TEST_F(JobS3Test, AnEventWithTheJobsSecretWakesIt) {
+  ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE evt (id INTEGER, name VARCHAR)").ok());
+  const std::string secret = "0123456789abcdef-evt";
+  auto created = harness_.Run(
+      "CREATE JOB s3evt ON STREAMING PROPERTIES (\"max_interval\" = \"60\", \"s3.event_secret\" = "
+      "\"" +
+      secret + "\") DO INSERT INTO evt SELECT CAST(c1 AS INTEGER), c2 FROM " +
+      S3Args("s3://landing/evt/*.csv", "\"format\" = \"csv\", \"column_separator\" = \",\", "));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  // Idle: its first turn over, the next a minute away.
+  ASSERT_TRUE(WaitFor([&] {
+    auto job = ApiJob(harness_.service().ApiContext(), "root", "s3evt");
+    if (!job.ok()) return false;
+    const auto doc = nlohmann::json::parse(*job);
+    return doc["nextPollInSeconds"].is_number() && doc["nextPollInSeconds"].get<double>() > 50;
+  }));
+  MetricsRegistry metrics;
+  EventIntake intake(&harness_.service(), &metrics);
+  Put("evt/a b.csv", "1,alpha\n");
+  // A forged secret wakes nothing.
+  EXPECT_EQ(intake.S3(RgwEvent("landing", "evt/a+b.csv"), "not-the-secret-at-all").status, 403);
+  EXPECT_EQ(intake.S3(RgwEvent("landing", "evt/a+b.csv"), "").status, 403);
+  const auto started = std::chrono::steady_clock::now();
+  const EventAnswer answer = intake.S3(RgwEvent("landing", "evt/a+b.csv"), secret);
+  EXPECT_EQ(answer.status, 200);
+  EXPECT_EQ(answer.body, "{\"matched\":1,\"unmatched\":0}\n");
+  ASSERT_TRUE(WaitForCount("evt", 1));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  // A key that does not exist: woken, it lists and loads nothing.
+  EXPECT_EQ(intake.S3(RgwEvent("landing", "evt/ghost.csv"), secret).status, 200);
+  // An object no job of the secret reads.
+  EXPECT_EQ(intake.S3(RgwEvent("landing", "other/x.csv"), secret).body,
+            "{\"matched\":0,\"unmatched\":1}\n");
+  // A removal is not news.
+  EXPECT_EQ(intake.S3(RgwEvent("landing", "evt/z.csv", "ObjectRemoved:Delete"), secret).body,
+            "{\"matched\":0,\"unmatched\":0}\n");
+  EXPECT_EQ(intake.S3("{\"not\":\"an event\"}", secret).status, 400);
+  const std::string text = metrics.RenderPrometheus();
+  EXPECT_NE(text.find("millrace_events_rejected_total 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("millrace_events_matched_total 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("millrace_events_unmatched_total 1"), std::string::npos) << text;
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM evt"), "1");
+  EXPECT_EQ(harness_.JobColumn("s3evt", "Status"), "RUNNING");
+}
+
+// An S3 job without s3.event_secret gets one, shown by SHOW CREATE JOB; Doris's NOTIFICATION mode
+// is refused, pointing to the endpoint; ORDERED_LIST is accepted.
+TEST_F(JobS3Test, EventSecretsAndIngestionModes) {
+  ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE sec (id INTEGER, name VARCHAR)").ok());
+  const std::string insert =
+      " DO INSERT INTO sec SELECT CAST(c1 AS INTEGER), c2 FROM " +
+      S3Args("s3://landing/sec/*.csv", "\"format\" = \"csv\", \"column_separator\" = \",\", ");
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB gen ON STREAMING PROPERTIES (\"s3.ingestion_mode\" = "
+                       "\"ORDERED_LIST\")" +
+                       insert)
+                  .ok());
+  const std::string properties = harness_.JobColumn("gen", "Properties");
+  EXPECT_NE(properties.find("\"s3.event_secret\":\""), std::string::npos) << properties;
+  auto shown = harness_.service().ShowCreateJob("gen", {});
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  EXPECT_NE(shown->find("s3.event_secret"), std::string::npos) << *shown;
+  auto refused = harness_.Run(
+      "CREATE JOB sqs ON STREAMING PROPERTIES (\"s3.ingestion_mode\" = \"NOTIFICATION\")" + insert);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("POST /api/s3-events"), std::string::npos)
+      << refused.status().ToString();
+  auto short_secret = harness_.Run(
+      "CREATE JOB short ON STREAMING PROPERTIES (\"s3.event_secret\" = \"abc\")" + insert);
+  ASSERT_FALSE(short_secret.ok());
+  EXPECT_NE(short_secret.status().message().find("16 to 128"), std::string::npos);
+}
+
+TEST(ParseS3EventsTest, ObjectsCreatedWithTheirKeysDecoded) {
+  const std::string body =
+      "{\"Records\":[{\"eventName\":\"s3:ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"b\"},"
+      "\"object\":{\"key\":\"dir/a%20b%2Bc+d.csv\"}}},{\"eventName\":\"s3:ObjectRemoved:Delete\","
+      "\"s3\":{\"bucket\":{\"name\":\"b\"},\"object\":{\"key\":\"gone.csv\"}}}]}";
+  auto parsed = ParseS3Events(body);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, (std::vector<std::string>{"s3://b/dir/a b+c d.csv"}));
+  EXPECT_FALSE(ParseS3Events("not json").ok());
+  EXPECT_FALSE(ParseS3Events("{\"Type\":\"SubscriptionConfirmation\"}").ok());
+  EXPECT_FALSE(
+      ParseS3Events("{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{}}]}").ok());
+  EXPECT_FALSE(ParseS3Events("{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{"
+                             "\"bucket\":{\"name\":\"b\"},\"object\":{\"key\":\"bad%zz\"}}}]}")
+                   .ok());
 }
 
 }  // namespace
