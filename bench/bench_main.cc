@@ -32,6 +32,7 @@ const std::vector<Scenario>& Scenarios() {
       {"small_files", RunSmallFiles},
       {"freshness", RunFreshness},
       {"freshness_local_events", RunFreshnessLocalEvents},
+      {"freshness_s3_events", RunFreshnessS3Events},
       {"discovery", RunDiscovery},
       {"recovery", RunRecovery},
       {"models", RunModels},

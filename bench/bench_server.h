@@ -57,6 +57,7 @@ class BenchServer {
   Status CheckJobRunning(const std::string& job);
 
   pid_t pid() const { return process_->pid(); }
+  uint16_t http_port() const { return process_->http_port(); }
   uint64_t RssBytes() const { return process_->RssBytes(); }
   uint64_t PeakRssBytes() const;
   // SIGKILL, then waits for the process to die.

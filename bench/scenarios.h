@@ -100,6 +100,8 @@ Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
 Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
 // Freshness of a local job woken by inotify (max_interval = 60).
 Result<std::vector<Figure>> RunFreshnessLocalEvents(BenchContext& ctx);
+// Freshness of an S3 job woken by event notifications POSTed by the bench (max_interval = 60).
+Result<std::vector<Figure>> RunFreshnessS3Events(BenchContext& ctx);
 Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);

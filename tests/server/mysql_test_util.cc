@@ -179,6 +179,16 @@ Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::str
   return HttpReply{res->status, res->body};
 }
 
+Result<HttpReply> HttpPost(uint16_t port, const std::string& path, const std::string& body) {
+  httplib::Client client("http://127.0.0.1:" + std::to_string(port));
+  client.set_read_timeout(std::chrono::seconds(10));
+  auto res = client.Post(path.c_str(), body, "application/json");
+  if (!res) {
+    return Status::Unavailable("POST " + path + " failed: " + httplib::to_string(res.error()));
+  }
+  return HttpReply{res->status, res->body};
+}
+
 Result<testing::ProcessResult> MariaDb(uint16_t port, const std::string& sql,
                                        const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {"/usr/bin/mariadb",          "--no-defaults", "-h127.0.0.1",

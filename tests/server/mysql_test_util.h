@@ -108,6 +108,8 @@ struct HttpReply {
 };
 Result<HttpReply> HttpGet(uint16_t port, const std::string& path, const std::string& ca_file = "",
                           const std::string& user = "", const std::string& password = "");
+// POST http://127.0.0.1:<port><path> of `body` (application/json), without a login.
+Result<HttpReply> HttpPost(uint16_t port, const std::string& path, const std::string& body);
 // The same GET as root with no password (the test servers' default).
 inline Result<HttpReply> HttpGetAsRoot(uint16_t port, const std::string& path) {
   return HttpGet(port, path, "", "root", "");
