@@ -38,8 +38,14 @@ Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch
     }
     const Clock::SteadyTime commit_start = config_.clock->SteadyNow();
     if (Status s = txn.Commit(); !s.ok()) return JobError(JobErrorCode::kLoad, s);
-    job.commit_seconds.Observe(
-        std::chrono::duration<double>(config_.clock->SteadyNow() - commit_start).count());
+    const Clock::SteadyTime committed = config_.clock->SteadyNow();
+    job.commit_seconds.Observe(std::chrono::duration<double>(committed - commit_start).count());
+    if (const int64_t woken = job.woken_at_us.exchange(Job::kNotWoken); woken != Job::kNotWoken) {
+      const int64_t now_us =
+          std::chrono::duration_cast<std::chrono::microseconds>(committed.time_since_epoch())
+              .count();
+      job.wake_to_commit_seconds.Observe(static_cast<double>(now_us - woken) / 1e6);
+    }
     if (config_.fail_points != nullptr) {
       // crash or nothing: the commit is done
       config_.fail_points->Check("task.after_commit", job.name).IgnoreError();

@@ -188,6 +188,14 @@ void WriteJobMetrics(const JobRegistry& registry, JobStore& catalog, Clock& cloc
     out.Histogram("millrace_job_commit_duration_seconds", {{"job", p.job->name}},
                   p.job->commit_seconds.Read());
   }
+  out.Family("millrace_job_event_wake_to_commit_seconds",
+             "from an event waking the job (a local file landing, an S3 event notification) to "
+             "its next commit (since the server started)",
+             "histogram");
+  for (const Published& p : jobs) {
+    out.Histogram("millrace_job_event_wake_to_commit_seconds", {{"job", p.job->name}},
+                  p.job->wake_to_commit_seconds.Read());
+  }
 }
 
 }  // namespace millrace::job

@@ -16,9 +16,11 @@
 // - Thread-safety: all methods may be called concurrently; Job fields as annotated.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -93,6 +95,19 @@ class Job {
       std::vector<double>(std::begin(kDurationBuckets), std::end(kDurationBuckets))};
   Histogram commit_seconds{
       std::vector<double>(std::begin(kDurationBuckets), std::end(kDurationBuckets))};
+  // From an event that woke the job (JobService::Wake) to its next commit: the first event
+  // since the last commit counts (steady time in microseconds; kNotWoken: none pending).
+  static constexpr int64_t kNotWoken = std::numeric_limits<int64_t>::min();
+  std::atomic<int64_t> woken_at_us{kNotWoken};
+  Histogram wake_to_commit_seconds{
+      std::vector<double>(std::begin(kDurationBuckets), std::end(kDurationBuckets))};
+  // Records an event's wake-up at `now` unless one is pending.
+  void NoteWoken(Clock::SteadyTime now) {
+    int64_t none = kNotWoken;
+    woken_at_us.compare_exchange_strong(
+        none,
+        std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count());
+  }
 
   // Adds or replaces the task in the history, keeping the newest `keep`; a task that ended
   // is observed in task_seconds.

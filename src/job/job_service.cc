@@ -83,14 +83,16 @@ class JobService::Impl final : public JobSnapshotSource {
       }
       // Outside the job's lock: a running task may hold it.
       if (plan == nullptr || !plan->source->WantsEvent(path, directory)) continue;
-      if (scheduler_.Wake(job->id)) ++woken;
+      if (!scheduler_.Wake(job->id)) continue;
+      job->NoteWoken(config_.clock->SteadyNow());
+      ++woken;
     }
     return woken;
   }
   JobService::ObjectWakeups WakeForObjects(const std::vector<std::string>& locations,
                                            std::string_view secret) {
     JobService::ObjectWakeups out;
-    std::vector<std::pair<int64_t, std::shared_ptr<const JobPlan>>> jobs;
+    std::vector<std::pair<std::shared_ptr<Job>, std::shared_ptr<const JobPlan>>> jobs;
     for (const std::shared_ptr<Job>& job : registry_.All()) {
       std::shared_ptr<const JobPlan> plan;
       std::string expected;
@@ -101,15 +103,15 @@ class JobService::Impl final : public JobSnapshotSource {
       }
       // Every job's secret is compared, whatever matched before: the time says nothing.
       const bool equal = !expected.empty() && TokensEqual(secret, expected);
-      if (equal && plan != nullptr) jobs.emplace_back(job->id, std::move(plan));
+      if (equal && plan != nullptr) jobs.emplace_back(job, std::move(plan));
       out.authenticated = out.authenticated || equal;
     }
     if (!out.authenticated) return out;
     for (const std::string& location : locations) {
       bool woke = false;
-      for (const auto& [id, plan] : jobs) {
+      for (const auto& [job, plan] : jobs) {
         if (!plan->source->WantsEvent(location, false)) continue;
-        scheduler_.Wake(id);
+        if (scheduler_.Wake(job->id)) job->NoteWoken(config_.clock->SteadyNow());
         woke = true;
       }
       ++(woke ? out.matched : out.unmatched);

@@ -88,6 +88,14 @@ TEST_F(LocalEventsTest, AFileThatLandsWakesItsJobWhileTheClockStandsStill) {
   EXPECT_EQ(harness_.Value("SELECT string_agg(name, ',' ORDER BY id) FROM t"), "a,b,c,e");
   // The .txt woke nothing; e.csv (written under a temporary name, then renamed) woke the job.
   EXPECT_GE(woken_ - before, 1);
+  // Each wake-up was followed by a commit: the metric counts them.
+  MetricsRegistry metrics;
+  harness_.service().RegisterMetrics(&metrics, {});
+  const std::string text = metrics.RenderPrometheus();
+  const std::string count = "millrace_job_event_wake_to_commit_seconds_count{job=\"ev\"} ";
+  const size_t at = text.find(count);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_GE(std::atoi(text.c_str() + at + count.size()), 3) << text;
 }
 
 TEST_F(LocalEventsTest, AnOverflowStillLoadsEveryFileOnce) {
