@@ -225,8 +225,10 @@ Result<JobProperties> JobProperties::Merge(const PropertyMap& changes) const {
 std::string JobProperties::ToJson() const {
   // nlohmann's object is a std::map too: the keys stay in the order of `given`.
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& [key, value] : given)
-    out[key] = value;
+  for (const auto& [key, value] : given) {
+    // A secret: SHOW CREATE JOB shows it to those who may manage the job.
+    if (key != "s3.event_secret") out[key] = value;
+  }
   return RenderJson(out);
 }
 

@@ -64,7 +64,8 @@ struct JobProperties {
   static Result<JobProperties> Parse(const PropertyMap& values);
   // `given` of this object with `changes` applied, parsed again.
   Result<JobProperties> Merge(const PropertyMap& changes) const;
-  // {"key":"value",...} of the given properties, in key order.
+  // {"key":"value",...} of the given properties, in key order, but s3.event_secret (a secret,
+  // which SHOW CREATE JOB shows): jobs().Properties and the jobs API.
   std::string ToJson() const;
 };
 
