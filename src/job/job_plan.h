@@ -43,9 +43,9 @@ struct ExternalTargetRequest {
   bool check_now = false;
   // The INSERT gives Doris's delete sign (its column list names it).
   bool delete_sign = false;
-  // A change stream's target: it must have a primary key (changes are applied by key), its
-  // staging table keeps the delete sign (a delete travels as its key with the sign 1), and it is
-  // described now (check_now).
+  // A change stream's target: it must have a primary key (changes are applied by key), and its
+  // staging table keeps the delete sign (a delete travels as its key with the sign 1). Asked
+  // with check_now: its SELECT is checked against the described table at every Build.
   bool change_stream = false;
 };
 struct ExternalRoute {

@@ -12,7 +12,7 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
   // A change stream's deletes travel to PostgreSQL as their keys with the sign 1.
   const bool delete_sign = request.delete_sign || request.change_stream;
   job::ExternalRoute route;
-  if (request.check_now || request.change_stream) {
+  if (request.check_now) {
     auto now = params();
     if (!now.ok()) return now.status().WithContext("target " + name);
     auto conn = pg::PgConnection::Connect(*now);

@@ -7,8 +7,8 @@
 //   check_now it connects and describes the table: missing (NOT_FOUND), unreachable (UNAVAILABLE),
 //   the credentials refused (UNAUTHENTICATED) or a column that cannot be written fail the
 //   statement, naming the table; the route then holds the table's model and staging DDL. A
-//   change stream's target is always described, must have a primary key (INVALID_ARGUMENT
-//   otherwise), and its staging table keeps the delete sign.
+//   change stream's target (asked with check_now, job_plan.h) must have a primary key
+//   (INVALID_ARGUMENT otherwise), and its staging table keeps the delete sign.
 // - The route's sinks keep the job's records in the embedded catalog through
 //   catalog::DuckDbSink on `db`, and their PostgreSQL key is JobKey of the job's record.
 #pragma once
