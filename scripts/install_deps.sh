@@ -29,7 +29,7 @@ apt_packages=(
   nodejs npm
 )
 # The tests, the benchmarks and their peers: GoogleTest, the formatter CI checks with, the
-# database servers, the client drivers and the browser.
+# database servers, the client drivers, the browser and a one-node Ceph RADOS Gateway.
 if [[ "$profile" == all ]]; then
   apt_packages+=(
     clang-format
@@ -39,6 +39,7 @@ if [[ "$profile" == all ]]; then
     golang-go golang-github-go-sql-driver-mysql-dev
     default-jdk-headless libmariadb-java
     chromium
+    ceph-mon ceph-osd radosgw
   )
 fi
 
