@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,12 +86,14 @@ class HttpTransport {
                        const HeadersCallback& on_headers = {});
 
  private:
-  void* Acquire() EXCLUDES(mu_);
-  void Release(void* handle) EXCLUDES(mu_);
+  // A libcurl easy handle and the sockets of the connections it keeps.
+  struct Handle;
+  std::unique_ptr<Handle> Acquire() EXCLUDES(mu_);
+  void Release(std::unique_ptr<Handle> handle) EXCLUDES(mu_);
 
   Clock* const clock_;
   Mutex mu_;
-  std::vector<void*> idle_ GUARDED_BY(mu_);  // CURL* easy handles
+  std::vector<std::unique_ptr<Handle>> idle_ GUARDED_BY(mu_);
 };
 
 std::string_view TransportErrorName(TransportError error);
