@@ -33,6 +33,7 @@ const std::vector<Scenario>& Scenarios() {
       {"freshness", RunFreshness},
       {"freshness_local_events", RunFreshnessLocalEvents},
       {"freshness_s3_events", RunFreshnessS3Events},
+      {"freshness_rgw_events", RunFreshnessRgwEvents},
       {"discovery", RunDiscovery},
       {"recovery", RunRecovery},
       {"models", RunModels},

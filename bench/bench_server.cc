@@ -138,8 +138,8 @@ std::string CreateJobSql(const JobSpec& spec) {
   params.insert(params.end(), spec.reader.begin(), spec.reader.end());
   const KeyValues s3 = {{"s3.endpoint", spec.endpoint},
                         {"s3.region", "us-east-1"},
-                        {"s3.access_key", testing::S3rver::kAccessKey},
-                        {"s3.secret_key", testing::S3rver::kSecretKey},
+                        {"s3.access_key", spec.access_key},
+                        {"s3.secret_key", spec.secret_key},
                         {"use_path_style", "true"}};
   params.insert(params.end(), s3.begin(), s3.end());
   return StreamingJobSql(spec.name, spec.properties, spec.table,

@@ -26,6 +26,7 @@
 #include "bench_util.h"
 #include "common/result.h"
 #include "server/mysql_test_util.h"
+#include "testing/s3rver.h"
 
 namespace millrace::bench {
 
@@ -82,6 +83,9 @@ struct JobSpec {
   std::string local_path;
   KeyValues properties;  // job properties; empty: the defaults
   KeyValues reader;      // more S3() parameters (column_separator, read_json_by_line, ...)
+  // The store's credentials (S3 jobs): s3rver's unless given.
+  std::string access_key = testing::S3rver::kAccessKey;
+  std::string secret_key = testing::S3rver::kSecretKey;
 };
 std::string CreateJobSql(const JobSpec& spec);
 

@@ -102,6 +102,8 @@ Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
 Result<std::vector<Figure>> RunFreshnessLocalEvents(BenchContext& ctx);
 // Freshness of an S3 job woken by event notifications POSTed by the bench (max_interval = 60).
 Result<std::vector<Figure>> RunFreshnessS3Events(BenchContext& ctx);
+// The same against a real Ceph RGW, which pushes its own notifications.
+Result<std::vector<Figure>> RunFreshnessRgwEvents(BenchContext& ctx);
 Result<std::vector<Figure>> RunDiscovery(BenchContext& ctx);
 Result<std::vector<Figure>> RunMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunRecovery(BenchContext& ctx);
