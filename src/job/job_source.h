@@ -174,8 +174,9 @@ class JobSource {
   virtual std::string Describe() const = 0;
   // Whether news of `path` (a file landed, or a directory appeared: `directory`) concerns this
   // source, so that its job is woken now rather than at its next poll (JobService::Wake). It
-  // only wakes: what a task loads is still what the source lists. Any thread.
-  virtual bool WantsEvent(const std::string& path, bool directory) const { return false; }
+  // only wakes: what a task loads is still what the source lists (a file source told of a
+  // file at or below its offset, a late file, reconciles in the turn it wakes). Any thread.
+  virtual bool WantsEvent(const std::string& path, bool directory) { return false; }
   // What ALTER JOB may not change beyond the location (a change stream's tables and slot: its
   // offset means nothing for others), in words for the message; "" when nothing.
   virtual std::string FixedUpstream() const { return ""; }

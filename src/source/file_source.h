@@ -80,6 +80,9 @@ class FileSource {
   // or a directory (`directory`) under which one could lie. It only wakes the job: what it
   // loads is still what it lists. Any thread.
   virtual bool Covers(const std::string& path, bool directory) const { return false; }
+  // The key a file that Covers names lists under (the order of offsets): the path itself for
+  // local files, the object key (after "s3://bucket/") for S3.
+  virtual std::string KeyOf(const std::string& path) const { return path; }
 };
 
 class LocalWatcher;

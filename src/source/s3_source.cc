@@ -83,4 +83,9 @@ bool S3Source::Covers(const std::string& path, bool directory) const {
   return !directory && path.starts_with(prefix) && glob_.Matches(path.substr(prefix.size()));
 }
 
+std::string S3Source::KeyOf(const std::string& path) const {
+  const std::string prefix = "s3://" + bucket_ + "/";
+  return path.starts_with(prefix) ? path.substr(prefix.size()) : path;
+}
+
 }  // namespace millrace::source

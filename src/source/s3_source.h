@@ -36,6 +36,7 @@ class S3Source final : public FileSource {
   std::string Describe() const override { return uri_; }
   // "s3://bucket/key" of this source's bucket whose key the glob matches; no directories.
   bool Covers(const std::string& path, bool directory) const override;
+  std::string KeyOf(const std::string& path) const override;
 
   // The client, e.g. for its request counters.
   s3::S3Client& client() { return *client_; }

@@ -448,7 +448,8 @@ std::string RgwEvent(const std::string& bucket, const std::string& encoded_key,
 
 // A job with max_interval = 60 is woken by an S3 event notification carrying its secret: the
 // object loads long before the next poll. A forged secret is refused (403) and counted; an event
-// for a key that does not exist loads nothing; one for an object no job reads is counted.
+// for a key that does not exist loads nothing; one for an object no job reads is counted; one
+// for a late object loads it at once.
 TEST_F(JobS3Test, AnEventWithTheJobsSecretWakesIt) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE evt (id INTEGER, name VARCHAR)").ok());
   const std::string secret = "0123456789abcdef-evt";
@@ -492,6 +493,12 @@ TEST_F(JobS3Test, AnEventWithTheJobsSecretWakesIt) {
   EXPECT_NE(text.find("millrace_events_unmatched_total 1"), std::string::npos) << text;
   EXPECT_EQ(harness_.Value("SELECT count(*) FROM evt"), "1");
   EXPECT_EQ(harness_.JobColumn("s3evt", "Status"), "RUNNING");
+  // A late object (its key below the offset, "evt/a b.csv"): its event makes the woken turn
+  // reconcile, so it loads now rather than at reconcile_interval (300 s).
+  Put("evt/A.csv", "0,late\n");
+  EXPECT_EQ(intake.S3(RgwEvent("landing", "evt/A.csv"), secret).status, 200);
+  ASSERT_TRUE(WaitForCount("evt", 2));
+  EXPECT_EQ(harness_.Value("SELECT string_agg(name, ',' ORDER BY id) FROM evt"), "late,alpha");
 }
 
 // An S3 job without s3.event_secret gets one, shown by SHOW CREATE JOB; Doris's NOTIFICATION mode

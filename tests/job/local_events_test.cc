@@ -81,8 +81,8 @@ TEST_F(LocalEventsTest, AFileThatLandsWakesItsJobWhileTheClockStandsStill) {
   // A file the pattern does not match wakes nothing.
   const int before = woken_;
   WriteFile(in_ + "/notes.txt", "not a row\n");
-  // (e.csv: a name after day1/c.csv, the job's offset; one before it is a late file, found by
-  // the job's reconciliation, not at once.)
+  // (e.csv: a name after day1/c.csv, the job's offset; one before it is a late file, see
+  // ALateFilesEventBringsTheReconciliationForward.)
   WriteFile(in_ + "/e.csv", "4,e\n");
   EXPECT_TRUE(RowsBecome(4));
   EXPECT_EQ(harness_.Value("SELECT string_agg(name, ',' ORDER BY id) FROM t"), "a,b,c,e");
@@ -98,6 +98,28 @@ TEST_F(LocalEventsTest, AFileThatLandsWakesItsJobWhileTheClockStandsStill) {
   const size_t at = text.find(count);
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_GE(std::atoi(text.c_str() + at + count.size()), 3) << text;
+}
+
+// A file that lands named at or below the job's offset (a late file) is not seen by the
+// listing after the offset; its event makes the turn it wakes reconcile, so it loads now rather
+// than at reconcile_interval (300 s, on a clock that stands still).
+TEST_F(LocalEventsTest, ALateFilesEventBringsTheReconciliationForward) {
+  WriteFile(in_ + "/a.csv", "1,a\n");
+  WriteFile(in_ + "/c.csv", "3,c\n");
+  ASSERT_TRUE(harness_
+                  .Run("CREATE JOB ev ON STREAMING PROPERTIES (\"max_interval\" = \"60\") DO "
+                       "INSERT INTO t SELECT c1, c2 FROM local(\"file_path\" = \"" +
+                       in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")")
+                  .ok());
+  ASSERT_TRUE(RowsBecome(2));
+  ASSERT_TRUE(testing::WaitFor([&] { return SucceededTasks() == 1; }, std::chrono::seconds(10)));
+  WriteFile(in_ + "/b.csv", "2,b\n");
+  EXPECT_TRUE(RowsBecome(3));
+  EXPECT_EQ(harness_.Value("SELECT string_agg(name, ',' ORDER BY id) FROM t"), "a,b,c");
+  // A file after the offset still loads by the listing alone, and b.csv is not loaded twice.
+  WriteFile(in_ + "/d.csv", "4,d\n");
+  EXPECT_TRUE(RowsBecome(4));
+  EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), "4");
 }
 
 TEST_F(LocalEventsTest, AnOverflowStillLoadsEveryFileOnce) {
