@@ -208,7 +208,9 @@ load::FetchOptions FileJobSource::FetchOptions() const {
   if (config_.options.max_connections) {
     fetch.parallelism = std::min(fetch.parallelism, *config_.options.max_connections);
   }
-  fetch.copy_local = true;  // the ledger records the version that was read
+  // Read in place; the ledger records the version read, checked unchanged after the read
+  // (file_load_rounds.h).
+  fetch.local_files = load::FetchOptions::LocalFiles::kInPlace;
   return fetch;
 }
 

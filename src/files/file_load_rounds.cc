@@ -60,6 +60,13 @@ class RoundRunner {
     // one per quarantined file and the one that commits.
     for (size_t round = 0; round < files_.size() + 4; ++round) {
       MR_ASSIGN_OR_RETURN(Round r, RunRound());
+      // A file read in place that changed during the read explains whatever the round found
+      // (bad rows, a bad file, counts that do not add up): nothing of it counts, and the job
+      // lists the file again.
+      if (Status changed = fetcher_.Unchanged(); !changed.ok()) {
+        r.loaded.txn->Rollback().IgnoreError();
+        return JobError(job::JobErrorCode::kGetRemoteData, changed);
+      }
       if (r.ungroup || r.switch_to_careful || r.flush_each || !r.file_error.ok()) {
         // The failed statement already aborted the transaction; nothing of it stays.
         r.loaded.txn->Rollback().IgnoreError();

@@ -17,9 +17,10 @@
 //   LOADED or QUARANTINED) and statistics; or an error carrying its JobErrorCode: kLoad,
 //   kGetRemoteData (a download failed), kTooManyFailureRows. An interrupted statement (PAUSE,
 //   DROP, stop) is returned CANCELLED and never makes a file bad.
-// - A file that changed since it was listed (the source's ABORTED) fails the task as
-//   kGetRemoteData, whatever on_error says: it is not a bad file, and the job's retries, then
-//   its automatic resume, list the version to load.
+// - A file that changed since it was listed (the source's ABORTED), or a file read in place
+//   that changed during the round's reads (BatchFetcher::Unchanged, checked after every round),
+//   fails the task as kGetRemoteData, whatever on_error says: it is not a bad file, and the
+//   task runner has the job list again at once (task_runner.h).
 // - Files in `set_aside` are never read: they are QUARANTINED with the error given, whatever
 //   on_error says (crash_suspects.h).
 // - Crash window: fail point "task.after_download" (scope: the job name) once the first file

@@ -52,6 +52,11 @@ bool IsFinalTaskError(const Status& status) {
   return code == JobErrorCode::kSuperseded || code == JobErrorCode::kTooManyFailureRows;
 }
 
+bool IsStaleBatch(const Status& status) {
+  return status.code() == StatusCode::kAborted &&
+         JobErrorOf(status) == JobErrorCode::kGetRemoteData;
+}
+
 bool AllowsAutoResume(JobErrorCode code) {
   return code != JobErrorCode::kManualPause && code != JobErrorCode::kTooManyFailureRows &&
          code != JobErrorCode::kCannotResume && code != JobErrorCode::kAccessDenied;

@@ -39,6 +39,9 @@ std::optional<JobErrorCode> JobErrorOf(const Status& status);
 // True for failures that retrying the task cannot fix: a superseded task, an interrupted
 // statement, too many filtered rows.
 bool IsFinalTaskError(const Status& status);
+// True when the task's batch is stale: a file changed since it was listed or while it was read
+// (kGetRemoteData with ABORTED). Retrying the same batch cannot help; listing again can.
+bool IsStaleBatch(const Status& status);
 
 // The job may pause after the error and resume itself later (SPEC: not after a manual pause,
 // too many bad rows, or a definition that cannot run).

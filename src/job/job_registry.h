@@ -83,6 +83,8 @@ class Job {
   Sink* task_sink GUARDED_BY(mu) = nullptr;  // the running task's, for Interrupt
   std::condition_variable task_done;         // signalled (with mu) when a task ends
   bool auto_resume_pending GUARDED_BY(mu) = false;
+  // Tasks in a row that ended on a stale batch (IsStaleBatch) and had the job list again.
+  int stale_batches GUARDED_BY(mu) = 0;
   int64_t lag_items GUARDED_BY(mu) = 0;
   int64_t lag_bytes GUARDED_BY(mu) = 0;
   int64_t oldest_unloaded_us GUARDED_BY(mu) = 0;  // JobRow::oldest_unloaded_us

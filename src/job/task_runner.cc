@@ -275,6 +275,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
                     << task.stats.file_number << " files, " << task.stats.scanned_rows
                     << " rows, offset now '" << task.end_file << "'";
       MutexLock lock(&job.mu);
+      job.stale_batches = 0;
       if (!Superseded(job, snapshot.epoch)) {
         // A ONCE job polls once more to see that it is drained.
         const bool now_again = polled->more || props.ingestion_mode == IngestionMode::kOnce;
@@ -283,7 +284,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
       }
       return polled->more;
     }
-    if (IsFinalTaskError(failure)) break;
+    if (IsFinalTaskError(failure) || IsStaleBatch(failure)) break;
   }
 
   MutexLock lock(&job.mu);
@@ -309,6 +310,24 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
     job.Publish();
     return false;
   }
+  if (IsStaleBatch(failure) && job.stale_batches < config_.policy.task_retries) {
+    // A file changed since it was listed or while it was read: the task ends, nothing of it
+    // committed, and the job lists again at once, which takes the version to load (a file still
+    // changing waits for the settle rule). A source that keeps answering so pauses the job as
+    // other failures do.
+    ++job.stale_batches;
+    MR_LOG(kInfo) << "job " << job.name << " task " << task.Label()
+                  << " ends, its batch is stale: " << failure.message();
+    task.state = TaskState::kCanceled;
+    task.error_msg = failure.message();
+    task.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+    ++job.record.canceled_tasks;
+    job.UpdateHistory(task, config_.policy.task_history);
+    job.Publish();
+    config_.scheduler->Schedule(job.id, config_.clock->SteadyNow());
+    return false;
+  }
+  job.stale_batches = 0;
   task.first_error_msg = batch.first_error();
   PauseAfterFailure(job, &task, failure);
   return false;

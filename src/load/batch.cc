@@ -77,6 +77,21 @@ BatchFetcher::~BatchFetcher() {
     t.join();
 }
 
+Status BatchFetcher::Unchanged() {
+  std::vector<size_t> placed;
+  {
+    MutexLock lock(&mu_);
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (done_[i] && out_[i].placed != nullptr) placed.push_back(i);
+    }
+  }
+  // out_[i] is not written again once done_[i] is set: read without the lock, across the I/O.
+  for (const size_t i : placed) {
+    MR_RETURN_IF_ERROR(out_[i].placed->CheckUnchanged());
+  }
+  return Status::Ok();
+}
+
 void BatchFetcher::Cancel() {
   MutexLock lock(&mu_);
   cancelled_ = true;
@@ -124,9 +139,28 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
   const source::FileInfo& file = files_[i];
   FetchedFile out;
   out.path = file.key;
-  if (kind_ == SourceKind::kS3 || options_.copy_local) {
+  {
     out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
-    Status downloaded = source_.Download(file, out.path);
+    Status downloaded = Status::Ok();
+    bool in_place = kind_ == SourceKind::kLocal &&
+                    options_.local_files == FetchOptions::LocalFiles::kInPlace &&
+                    file.size >= options_.in_place_min_bytes;
+    if (in_place) {
+      MutexLock lock(&mu_);
+      in_place = in_place_ < options_.max_in_place;
+      if (in_place) ++in_place_;
+    }
+    if (in_place) {
+      auto placed = source_.Place(file, out.path);
+      downloaded = placed.status();
+      if (placed.ok()) out.placed = *std::move(placed);
+      if (out.placed == nullptr) {
+        MutexLock lock(&mu_);
+        --in_place_;
+      }
+    } else {
+      downloaded = source_.Download(file, out.path);
+    }
     if (!downloaded.ok()) {
       out.status = BadFileError(
           DescribeReadError(downloaded, file.key, {work_dir_}),

@@ -3,7 +3,8 @@
 // Contract
 // - WorkDir creates a fresh directory under a root and removes it, with its contents, when
 //   destroyed; it is the StatementResources that keeps downloaded files alive for a statement.
-// - FetchFiles downloads (S3) or copies (local, when `copy_local`) the listed version of each file,
+// - FetchFiles downloads (S3) or copies (local, LocalFiles::kCopy) the listed version of each
+//   file, or links a local one in place (LocalFiles::kInPlace: FileSource::Place),
 //   `parallelism` at a time, then prepares each for DuckDB (see PrepareLocalFile). It returns
 //   the readable paths in the order of `files`. A 0-byte file is returned as it is: it holds no
 //   rows (see BatchLoader), even when named .gz. The first failure in list order is returned,
@@ -48,7 +49,15 @@ struct FetchOptions {
   // files larger than the budget one at a time, so each finishes sooner and the first load
   // starts sooner.
   uint64_t max_bytes_in_flight = 32ULL << 20;
-  bool copy_local = false;  // local files: read in place (false) or copy the listed version
+  // Local files are never read by their own path (DuckDB may read only the work directory):
+  // copied whole, or read in place (FileSource::Place), which a caller must check unchanged
+  // after the read (BatchFetcher::Unchanged). In place only from in_place_min_bytes (a small
+  // file costs as much to link as to copy) and for at most max_in_place files of a batch at
+  // once (each holds a file open while the batch lives); the others are copied.
+  enum class LocalFiles { kCopy, kInPlace };
+  LocalFiles local_files = LocalFiles::kCopy;
+  uint64_t in_place_min_bytes = 64 << 10;
+  int max_in_place = 64;
   // JSON files are checked for nesting (json_nesting.h) once prepared, before DuckDB reads them.
   Format format = Format::kCsv;
   std::optional<uint64_t> max_decompressed_bytes;  // FileFunctionOptions'
@@ -77,6 +86,9 @@ struct FetchedFile {
   // The records the file holds, counted by Millrace (record_count.h) while it is prepared;
   // nullopt when not counted (Parquet, an empty file, JSON whose rows are not its documents).
   std::optional<int64_t> records;
+  // A local file read in place (FileSource::Place), held until the fetcher goes; null for a
+  // download or a copy.
+  std::shared_ptr<source::PlacedFile> placed;
 };
 
 // Fetches `files` on `options.parallelism` background threads, starting at once, in list order
@@ -98,6 +110,9 @@ class BatchFetcher {
   const FetchedFile& Wait(size_t i) EXCLUDES(mu_);
   // Starts no further download.
   void Cancel() EXCLUDES(mu_);
+  // After the files were read: OK when every file fetched so far is still the version read
+  // (FileSource::CheckPlaced), else the first one's ABORTED error. Copies always are.
+  Status Unchanged() EXCLUDES(mu_);
 
  private:
   void Work() EXCLUDES(mu_);
@@ -113,6 +128,7 @@ class BatchFetcher {
   std::condition_variable done_cv_;
   size_t next_ GUARDED_BY(mu_) = 0;
   int in_flight_ GUARDED_BY(mu_) = 0;
+  int in_place_ GUARDED_BY(mu_) = 0;  // files held by a PlacedFile
   uint64_t bytes_in_flight_ GUARDED_BY(mu_) = 0;
   bool cancelled_ GUARDED_BY(mu_) = false;
   // Written by the worker that fetched the file before it sets done_[i]; read after done_[i].

@@ -52,7 +52,7 @@ Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
   fetch.parallelism = config_.download_parallelism;
   // DuckDB may read only the work directory (engine::Database::LockDown), never a local root:
   // a local file is copied there, after the source's checks that it lies under a root.
-  fetch.copy_local = true;
+  fetch.local_files = FetchOptions::LocalFiles::kCopy;
   MR_ASSIGN_OR_RETURN(std::vector<std::string> readable,
                       FetchFiles(*source, kind_, files, fetch, work->path()));
   MR_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> sniff, config_.db->Connect());

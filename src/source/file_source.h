@@ -68,12 +68,30 @@ struct Listing {
   std::vector<std::string> unlisted_directories;
 };
 
+// A file FileSource::Place made readable where it lies; holds it (an open file) while it lives.
+class PlacedFile {
+ public:
+  virtual ~PlacedFile() = default;
+  // After the read: OK when what was read is the listed version whole; ABORTED naming the file
+  // when it changed during the read (written in place, or its path now names another file), so
+  // that the read counts for nothing and the file is listed again.
+  virtual Status CheckUnchanged() = 0;
+};
+
 class FileSource {
  public:
   virtual ~FileSource() = default;
   virtual Result<Listing> List(const ListOptions& options) = 0;
   virtual Result<FileInfo> Stat(const std::string& key) = 0;
   virtual Status Download(const FileInfo& file, const std::string& local_path) = 0;
+  // Makes the listed version of `file` readable at `local_path` without copying it where the
+  // source can (LocalSource: a link to the file it opened), else by Download (then nullptr:
+  // a copy cannot change). What it returns is kept until the file was read, then asked.
+  virtual Result<std::unique_ptr<PlacedFile>> Place(const FileInfo& file,
+                                                    const std::string& local_path) {
+    MR_RETURN_IF_ERROR(Download(file, local_path));
+    return std::unique_ptr<PlacedFile>();
+  }
   // The pattern as the user wrote it, e.g. "s3://landing/ev/*.csv".
   virtual std::string Describe() const = 0;
   // Whether news of `path` (local_watcher.h) concerns this source: a file its pattern matches,

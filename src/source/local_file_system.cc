@@ -36,6 +36,8 @@ class PosixReadableFile final : public ReadableFile {
     return FromStat(st);
   }
 
+  std::string PinnedPath() const override { return "/proc/self/fd/" + std::to_string(fd_); }
+
   Result<size_t> Read(char* buffer, size_t n) override {
     while (true) {
       const ssize_t got = ::read(fd_, buffer, n);
@@ -102,6 +104,11 @@ class PosixFileSystem final : public LocalFileSystem {
                                                          &std::free);
     if (resolved == nullptr) return ErrnoStatus(errno, "cannot resolve", path);
     return std::string(resolved.get());
+  }
+
+  Status Symlink(const std::string& target, const std::string& link_path) override {
+    if (::symlink(target.c_str(), link_path.c_str()) == 0) return Status::Ok();
+    return ErrnoStatus(errno, "cannot link", link_path);
   }
 };
 

@@ -43,6 +43,9 @@ class ReadableFile {
   virtual Result<FileStat> Stat() = 0;
   // Reads up to `n` bytes; 0 at end of file.
   virtual Result<size_t> Read(char* buffer, size_t n) = 0;
+  // A path that opens this very file while it stays open, whatever its own path names by then
+  // (/proc/self/fd/N); "" where there is none (a test's file system).
+  virtual std::string PinnedPath() const { return ""; }
 };
 
 class LocalFileSystem {
@@ -55,6 +58,11 @@ class LocalFileSystem {
   virtual Result<std::unique_ptr<ReadableFile>> OpenForRead(const std::string& path) = 0;
   // The canonical absolute path of an existing `path`: symlinks, "." and ".." resolved.
   virtual Result<std::string> Resolve(const std::string& path) = 0;
+  // A symbolic link at `link_path` to `target`. NOT_SUPPORTED where the file system cannot
+  // (a test's file system).
+  virtual Status Symlink(const std::string& target, const std::string& link_path) {
+    return Status::NotSupported("cannot link " + target);
+  }
 
   // The real file system (POSIX calls). Stateless; lives for the whole process.
   static LocalFileSystem* Posix();

@@ -270,6 +270,72 @@ Status LocalSource::CopyListedVersion(const FileInfo& file, ReadableFile* in, in
   return Status::Ok();
 }
 
+namespace {
+
+// A local file read in place: the file Place opened stays open, so the link DuckDB follows
+// (/proc/self/fd/N) leads to that very file even if a directory on its path is swapped for a
+// symlink meanwhile.
+class LocalPlacedFile final : public PlacedFile {
+ public:
+  LocalPlacedFile(std::string key, std::unique_ptr<ReadableFile> file, FileStat version,
+                  LocalFileSystem* file_system)
+      : key_(std::move(key)),
+        file_(std::move(file)),
+        version_(version),
+        file_system_(file_system) {}
+
+  Status CheckUnchanged() override {
+    MR_ASSIGN_OR_RETURN(const FileStat now, file_->Stat());
+    if (!now.SameVersion(version_)) return Changed("written in place");
+    auto at_key = file_system_->Stat(key_);
+    // Removed after the read: what was read is the listed version, whole.
+    if (!at_key.ok() && at_key.status().code() == StatusCode::kNotFound) return Status::Ok();
+    MR_RETURN_IF_ERROR(at_key.status());
+    // Replaced: the open file was read whole, but the key names a newer version to load.
+    if (at_key->inode != version_.inode) return Changed("replaced by another file");
+    return Status::Ok();
+  }
+
+ private:
+  Status Changed(std::string_view how) const {
+    return Status::Aborted("file " + key_ + " changed while it was read (" + std::string(how) +
+                           "); it is read again");
+  }
+
+  const std::string key_;
+  const std::unique_ptr<ReadableFile> file_;
+  const FileStat version_;
+  LocalFileSystem* const file_system_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<PlacedFile>> LocalSource::Place(const FileInfo& file,
+                                                       const std::string& local_path) {
+  // The file a symlink resolves to is what is read: it must lie under the roots.
+  MR_ASSIGN_OR_RETURN(std::string resolved, options_.file_system->Resolve(file.key));
+  if (!options_.roots.empty()) MR_RETURN_IF_ERROR(CheckUnderRoots(resolved, file.key));
+  // Opened as Download opens it (a FIFO or a file the server may not read fails here, with the
+  // same error), and checked to be the listed version through the open file.
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<ReadableFile> in,
+                      options_.file_system->OpenForRead(resolved));
+  MR_ASSIGN_OR_RETURN(const FileStat version, in->Stat());
+  if (LocalEtag(version) != file.etag) {
+    return Status::Aborted("file " + file.key + " changed since it was listed (etag " +
+                           LocalEtag(version) + ")");
+  }
+  const std::string pinned = in->PinnedPath();
+  Status linked = pinned.empty() ? Status::NotSupported("no path to the open file")
+                                 : options_.file_system->Symlink(pinned, local_path);
+  if (linked.code() == StatusCode::kNotSupported) {
+    MR_RETURN_IF_ERROR(Download(file, local_path));
+    return std::unique_ptr<PlacedFile>();
+  }
+  MR_RETURN_IF_ERROR(linked);
+  return std::unique_ptr<PlacedFile>(
+      std::make_unique<LocalPlacedFile>(file.key, std::move(in), version, options_.file_system));
+}
+
 Status LocalSource::Download(const FileInfo& file, const std::string& local_path) {
   if (!options_.roots.empty()) {
     // A symlink may point out of the roots: the file it resolves to is what would be read.

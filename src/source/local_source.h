@@ -25,6 +25,15 @@
 //   mtime or inode differ from the listing (before, during or after the copy), NOT_FOUND if
 //   the file is gone, PERMISSION_DENIED / IO_ERROR naming it if it cannot be read; the
 //   partial copy is removed.
+// - Place reads in place: it opens the file the key resolves to (under the roots; the errors
+//   are Download's), checks through the open file that it is the listed version (ABORTED
+//   otherwise), and puts at local_path a symlink to /proc/self/fd/N, which leads DuckDB (it may
+//   read the work directory only) to that open file whatever its path names meanwhile. The
+//   PlacedFile keeps it open; its CheckUnchanged fails ABORTED when the open file's size,
+//   mtime, ctime or inode moved (written in place during the read) or the key now names
+//   another file (replaced: the version read is not the one to load); a file removed after
+//   the read is fine. The user's file is only read: no link count or ctime moves. Where the
+//   file system has no such path (a test's), Place copies, as Download.
 // - Confinement: see LocalSourceOptions::roots.
 // - Events (LocalSourceOptions::watcher): Covers says whether a path the watcher reports
 //   concerns the source (its glob matches the file, or could match below the directory).
@@ -72,6 +81,8 @@ class LocalSource final : public FileSource {
   Result<Listing> List(const ListOptions& options) override;
   Result<FileInfo> Stat(const std::string& key) override;
   Status Download(const FileInfo& file, const std::string& local_path) override;
+  Result<std::unique_ptr<PlacedFile>> Place(const FileInfo& file,
+                                            const std::string& local_path) override;
   std::string Describe() const override { return glob_.pattern(); }
   bool Covers(const std::string& path, bool directory) const override;
 

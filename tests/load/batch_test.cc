@@ -77,7 +77,7 @@ class BatchFetcherTest : public ::testing::Test {
   FetchOptions Options(int parallelism) {
     FetchOptions options;
     options.parallelism = parallelism;
-    options.copy_local = true;
+    options.local_files = FetchOptions::LocalFiles::kCopy;
     return options;
   }
 
@@ -100,7 +100,7 @@ TEST_F(BatchFetcherTest, EarlyFilesAreHandedOutWhileLaterOnesAreStillDownloading
     const FetchedFile& f = fetcher.Wait(i);
     ASSERT_TRUE(f.status.ok()) << f.status.ToString();
     EXPECT_EQ(Contents(f.path), std::to_string(i) + ",x\n");
-    EXPECT_NE(f.path, files_[i].key) << "copy_local fetches a copy";
+    EXPECT_NE(f.path, files_[i].key) << "kCopy fetches a copy";
   }
   source_->Release(files_[4].key);
   EXPECT_EQ(Contents(fetcher.Wait(4).path), "4,x\n");
