@@ -28,6 +28,7 @@ struct Scenario {
 const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario> kScenarios = {
       {"throughput", RunThroughput},
+      {"local_throughput", RunLocalThroughput},
       {"memory", RunMemory},
       {"small_files", RunSmallFiles},
       {"freshness", RunFreshness},

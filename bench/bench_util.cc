@@ -128,6 +128,10 @@ std::optional<bool> Figure::Passed() const {
     }
     case Target::Kind::kValueAtMost:
       return value.runs > 0 && value.median <= target.threshold;
+    case Target::Kind::kRatioAtMost: {
+      const auto ratio = Ratio();
+      return ratio && *ratio <= target.threshold;
+    }
   }
   return std::nullopt;
 }

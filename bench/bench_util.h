@@ -62,6 +62,7 @@ struct Target {
     kNone,
     kRatioAtLeast,  // value / baseline >= threshold
     kValueAtMost,   // value <= threshold
+    kRatioAtMost,   // value / baseline <= threshold (costs: CPU per GB)
   };
   Kind kind = Kind::kNone;
   double threshold = 0;

@@ -96,6 +96,8 @@ void FreeServerData(const std::string& server_dir);
 std::vector<std::string> ServerWarnings(const std::string& server_dir);
 
 Result<std::vector<Figure>> RunThroughput(BenchContext& ctx);
+// The same files read in place by a local job: rows/s and CPU per GB against DuckDB's load.
+Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx);
 Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
 Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
 // Freshness of a local job woken by inotify (max_interval = 60).
