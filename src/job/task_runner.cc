@@ -302,12 +302,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   }
   if (JobErrorOf(failure) == JobErrorCode::kSuperseded ||
       failure.code() == StatusCode::kCancelled || job.record.epoch != snapshot.epoch) {
-    task.state = TaskState::kCanceled;
-    task.error_msg = failure.message();
-    task.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
-    ++job.record.canceled_tasks;
-    job.UpdateHistory(task, config_.policy.task_history);
-    job.Publish();
+    EndCanceled(job, &task, failure);
     return false;
   }
   if (IsStaleBatch(failure) && job.stale_batches < config_.policy.task_retries) {
@@ -318,12 +313,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
     ++job.stale_batches;
     MR_LOG(kInfo) << "job " << job.name << " task " << task.Label()
                   << " ends, its batch is stale: " << failure.message();
-    task.state = TaskState::kCanceled;
-    task.error_msg = failure.message();
-    task.finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
-    ++job.record.canceled_tasks;
-    job.UpdateHistory(task, config_.policy.task_history);
-    job.Publish();
+    EndCanceled(job, &task, failure);
     config_.scheduler->Schedule(job.id, config_.clock->SteadyNow());
     return false;
   }
@@ -331,6 +321,15 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   task.first_error_msg = batch.first_error();
   PauseAfterFailure(job, &task, failure);
   return false;
+}
+
+void TaskRunner::EndCanceled(Job& job, TaskRecord* task, const Status& why) {
+  task->state = TaskState::kCanceled;
+  task->error_msg = why.message();
+  task->finish_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+  ++job.record.canceled_tasks;
+  job.UpdateHistory(*task, config_.policy.task_history);
+  job.Publish();
 }
 
 void TaskRunner::PauseAfterFailure(Job& job, TaskRecord* task, const Status& failure) {

@@ -68,6 +68,8 @@ class TaskRunner {
   void PauseAfterFailure(Job& job, TaskRecord* task, const Status& failure) REQUIRES(job.mu);
 
  private:
+  // Ends `task` CANCELED with `why` (nothing of it committed) and publishes the job.
+  void EndCanceled(Job& job, TaskRecord* task, const Status& why) REQUIRES(job.mu);
   // One task; true when it committed a batch and the source has more ready.
   bool RunTask(Job& job, Sink& sink);
   // The job's own sink, with the job brought to the progress that sink keeps; null (the job
