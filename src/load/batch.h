@@ -110,8 +110,8 @@ class BatchFetcher {
   const FetchedFile& Wait(size_t i) EXCLUDES(mu_);
   // Starts no further download.
   void Cancel() EXCLUDES(mu_);
-  // After the files were read: OK when every file fetched so far is still the version read
-  // (FileSource::CheckPlaced), else the first one's ABORTED error. Copies always are.
+  // After the files were read: OK when every file read in place so far is still the version
+  // read (PlacedFile::CheckUnchanged), else the first one's ABORTED error. Copies always are.
   Status Unchanged() EXCLUDES(mu_);
 
  private:

@@ -2,7 +2,7 @@
 // not copied: a file rewritten while its task reads it must not load half old, half new. The
 // task is held at fail point "task.reading" (the file placed and its records counted, DuckDB
 // about to read it) while the test rewrites the file, in place or by rename over it; the check
-// after the read (LocalSource::CheckPlaced) ends the task with nothing committed, the job lists
+// after the read (PlacedFile::CheckUnchanged) ends the task with nothing committed, the job lists
 // again at once, and the file loads once, in its final version. The manual clock stands still
 // (an hour ahead, so written files are settled): only that relisting can explain the load.
 #include <fcntl.h>
