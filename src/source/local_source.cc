@@ -285,8 +285,10 @@ class LocalPlacedFile final : public PlacedFile {
         file_system_(file_system) {}
 
   Status CheckUnchanged() override {
+    // Size, mtime and inode, not ctime: removing, renaming or linking the file moves its ctime
+    // and changes nothing that was read.
     MR_ASSIGN_OR_RETURN(const FileStat now, file_->Stat());
-    if (!now.SameVersion(version_)) return Changed("written in place");
+    if (LocalEtag(now) != LocalEtag(version_)) return Changed("written in place");
     auto at_key = file_system_->Stat(key_);
     // Removed after the read: what was read is the listed version, whole.
     if (!at_key.ok() && at_key.status().code() == StatusCode::kNotFound) return Status::Ok();

@@ -29,8 +29,9 @@
 //   are Download's), checks through the open file that it is the listed version (ABORTED
 //   otherwise), and puts at local_path a symlink to /proc/self/fd/N, which leads DuckDB (it may
 //   read the work directory only) to that open file whatever its path names meanwhile. The
-//   PlacedFile keeps it open; its CheckUnchanged fails ABORTED when the open file's size,
-//   mtime, ctime or inode moved (written in place during the read) or the key now names
+//   PlacedFile keeps it open; its CheckUnchanged fails ABORTED when the open file's size or
+//   mtime moved (written in place during the read; not ctime, which removing or renaming the
+//   file moves too) or the key now names
 //   another file (replaced: the version read is not the one to load); a file removed after
 //   the read is fine. The user's file is only read: no link count or ctime moves. Where the
 //   file system has no such path (a test's), Place copies, as Download.

@@ -559,6 +559,58 @@ TEST_F(LocalRootsTest, ASymlinkOutOfTheRootIsNotRead) {
   EXPECT_FALSE(std::filesystem::exists(dir_.Join("copy")));
 }
 
+// Place (read in place) checks what Download checks, and links to the file it opened.
+TEST_F(LocalRootsTest, PlaceRefusesASymlinkOutOfTheRootAndLinksTheFileItOpened) {
+  auto source = Confined(dir_.Join("root/in/*.csv"));
+  ASSERT_TRUE(source.ok());
+  Listing listing = ListOrDie(**source);
+  ASSERT_EQ(listing.files.size(), 2u);
+  auto refused = (*source)->Place(listing.files[1], dir_.Join("outside"));
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_FALSE(std::filesystem::exists(dir_.Join("outside")));
+
+  const std::string at = dir_.Join("placed.csv");
+  auto placed = (*source)->Place(listing.files[0], at);
+  ASSERT_TRUE(placed.ok()) << placed.status().ToString();
+  ASSERT_NE(*placed, nullptr);
+  EXPECT_EQ(std::filesystem::read_symlink(at).string().rfind("/proc/self/fd/", 0), 0u);
+  EXPECT_EQ(ReadFileBytes(at), "a");
+  EXPECT_TRUE((*placed)->CheckUnchanged().ok());
+  // The path now names another file: the link still leads to the one opened (it is read whole),
+  // and the check says the version to load is another.
+  WriteFile(dir_.Join("root/in/.new"), "b");
+  std::filesystem::rename(dir_.Join("root/in/.new"), dir_.Join("root/in/a.csv"));
+  EXPECT_EQ(ReadFileBytes(at), "a");
+  const Status replaced = (*placed)->CheckUnchanged();
+  EXPECT_EQ(replaced.code(), StatusCode::kAborted);
+  EXPECT_NE(replaced.message().find("replaced"), std::string::npos) << replaced.message();
+  // Removed after the read (a producer cleaning up): what was read is the listed version.
+  std::filesystem::remove(dir_.Join("root/in/a.csv"));
+  EXPECT_TRUE((*placed)->CheckUnchanged().ok());
+}
+
+TEST_F(LocalSourceDownloadTest, PlaceSeesAWriteInPlaceAndRefusesWhatDownloadRefuses) {
+  WriteFile(dir_.Join("in/a.csv"), "1,old\n");
+  auto source = MakeLocal(dir_.Join("in/*.csv"));
+  const FileInfo file = ListOne(*source);
+  auto placed = source->Place(file, dir_.Join("a.link"));
+  ASSERT_TRUE(placed.ok()) << placed.status().ToString();
+  ASSERT_NE(*placed, nullptr);
+  WriteFile(dir_.Join("in/a.csv"), "1,new\n");  // same inode, rewritten
+  const Status written = (*placed)->CheckUnchanged();
+  EXPECT_EQ(written.code(), StatusCode::kAborted);
+  EXPECT_NE(written.message().find("written in place"), std::string::npos) << written.message();
+  // The listed version is gone: placing it again is ABORTED, as its download is.
+  EXPECT_EQ(source->Place(file, dir_.Join("again")).status().code(), StatusCode::kAborted);
+  // A FIFO fails as its copy would, never in DuckDB's reader.
+  ASSERT_EQ(::mkfifo(dir_.Join("in/b.csv").c_str(), 0644), 0);
+  FileInfo fifo = file;
+  fifo.key = dir_.Join("in/b.csv");
+  auto not_regular = source->Place(fifo, dir_.Join("fifo.link"));
+  EXPECT_EQ(not_regular.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(not_regular.status().message().find("not a regular file"), std::string::npos);
+}
+
 TEST_F(LocalRootsTest, ARootMustBeADirectory) {
   EXPECT_EQ(ResolveRoots({dir_.Join("missing")}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ResolveRoots({dir_.Join("root/in/a.csv")}).status().code(),
