@@ -63,14 +63,19 @@ class InPlaceReadTest : public ::testing::Test {
     EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name <> '" + name + "'"), "0");
     EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"), std::to_string(rows));
     EXPECT_EQ(harness_.JobColumn("inplace", "Status"), "RUNNING");
-    EXPECT_EQ(harness_.JobColumn("inplace", "SucceedTaskCount"), "1");
+    // The job's row is published just after its commit: the rows may be visible a moment before.
+    EXPECT_TRUE(testing::WaitFor([&] {
+      return harness_.JobColumn("inplace", "SucceedTaskCount") == "1";
+    })) << harness_.JobColumn("inplace", "SucceedTaskCount");
     EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(\"type\" = \"insert\") WHERE Status = "
                              "'CANCELED' AND ErrorMsg LIKE '%changed while it was read%'"),
               "1")
         << harness_.Value(
                "SELECT string_agg(Status || ': ' || ErrorMsg, ' | ') FROM "
                "tasks(\"type\" = \"insert\")");
-    EXPECT_TRUE(std::filesystem::is_empty(dir_.Join("db.duckdb.work")));
+    // The batch's work directory goes once its task ends.
+    EXPECT_TRUE(
+        testing::WaitFor([&] { return std::filesystem::is_empty(dir_.Join("db.duckdb.work")); }));
   }
 
   // While the task is held: the file is not copied but linked to the file the task opened.
