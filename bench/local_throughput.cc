@@ -12,11 +12,12 @@ namespace millrace::bench {
 
 Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx) {
   constexpr DataFormat kFormats[] = {DataFormat::kCsv, DataFormat::kParquet, DataFormat::kJson};
+  std::vector<std::string> dirs;  // each format's files, a --local-root of the server
   std::vector<std::string> args;
   for (DataFormat format : kFormats) {
     MR_ASSIGN_OR_RETURN(const DataSet* set, ctx.Events(format));
-    args.push_back("--local-root");
-    args.push_back(std::filesystem::path(set->files.front().path).parent_path().string());
+    dirs.push_back(std::filesystem::path(set->files.front().path).parent_path().string());
+    args.insert(args.end(), {"--local-root", dirs.back()});
   }
   MR_ASSIGN_OR_RETURN(auto server, StartBenchServer(ctx, "local-throughput-server", args));
   const std::string baseline_dir = ctx.Subdir("local-throughput-baseline");
@@ -36,7 +37,7 @@ Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx) {
       const JobSpec spec{.name = name,
                          .table = "bench." + name,
                          .format = info.doris_format,
-                         .local_path = args[2 * f + 1] + "/*" + info.extension,
+                         .local_path = dirs[f] + "/*" + info.extension,
                          .reader = info.doris_params};
       ::sync();
       const double server_cpu = CpuSeconds(server->pid());

@@ -176,19 +176,16 @@ void FileJobSource::LookAgain() {
   next_reconcile_ = Clock::SteadyTime{};
 }
 
-void FileJobSource::Committed(const job::Offset& offset) {
-  MutexLock lock(&mu_);
-  offset_ = offset.Text(job::kFileNamePart);
-}
-
-bool FileJobSource::WantsEvent(const std::string& path, bool directory) {
+bool FileJobSource::WantsEvent(const std::string& path, bool directory, const job::Offset& offset) {
   if (!config_.files->Covers(path, directory)) return false;
   if (directory) return true;
-  const std::string key = config_.files->KeyOf(path);
-  MutexLock lock(&mu_);
-  // The listing after the offset cannot see a late file: instead of waiting for
-  // reconcile_interval, the turn this event wakes reconciles (lists below the offset).
-  if (!offset_.empty() && key <= offset_) next_reconcile_ = Clock::SteadyTime{};
+  const std::string after = offset.Text(job::kFileNamePart);
+  if (!after.empty() && config_.files->KeyOf(path) <= after) {
+    // A late file: instead of waiting for reconcile_interval, the turn this event wakes
+    // reconciles (lists below the offset).
+    MutexLock lock(&mu_);
+    next_reconcile_ = Clock::SteadyTime{};
+  }
   return true;
 }
 
@@ -308,10 +305,6 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
   }
 
   const std::string offset = job.current_offset.Text(job::kFileNamePart);
-  {
-    MutexLock lock(&mu_);
-    offset_ = offset;
-  }
   LoadSpec spec = spec_template_;
   spec.strict = job.properties.strict;
   std::vector<source::FileInfo> files;

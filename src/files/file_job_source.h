@@ -81,14 +81,14 @@ class FileJobSource final : public job::JobSource {
   ~FileJobSource() override;
 
   Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) override;
-  void Committed(const job::Offset& offset) override;
+  void Committed(const job::Offset& offset) override {}
   // The next Poll reconciles first.
   void LookAgain() override;
   // Drops the read ahead: its downloads stop.
   void TurnEnded() override;
   std::string Describe() const override { return config_.files->Describe(); }
   // Covered paths wake the job; one at or below the offset also makes its turn reconcile.
-  bool WantsEvent(const std::string& path, bool directory) override;
+  bool WantsEvent(const std::string& path, bool directory, const job::Offset& offset) override;
   // EXPLAIN CREATE JOB (file_dry_run.cc): LoadFirstBatch, then the lines job_dry_run.h lists.
   Result<std::vector<job::DryRunLine>> DryRun(const job::JobRecord& job, job::Sink& sink,
                                               const job::DryRunContext& context) const override;
@@ -119,9 +119,6 @@ class FileJobSource final : public job::JobSource {
   const LoadSpec spec_template_;
   Mutex mu_;
   Clock::SteadyTime next_reconcile_ GUARDED_BY(mu_){};
-  // The job's offset as last seen (Poll) or moved (Committed): events for keys at or below it
-  // name late files, which only a reconciliation lists.
-  std::string offset_ GUARDED_BY(mu_);
   // Files at or below the offset still to load (late files, retries), from the last
   // reconciliation.
   std::deque<source::FileInfo> pending_ GUARDED_BY(mu_);

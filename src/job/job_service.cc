@@ -73,45 +73,53 @@ class JobService::Impl final : public JobSnapshotSource {
   Result<std::string> ShowCreateJob(const std::string& name, const sql::SessionInfo& who) {
     return statements_.ShowCreate(name, who);
   }
+  // What an event is compared with, taken under the job's lock; the source is asked outside
+  // it (a running task may hold it).
+  struct EventView {
+    std::shared_ptr<Job> job;
+    std::shared_ptr<const JobPlan> plan;  // null: the job cannot run
+    Offset offset;
+    std::string secret;  // s3.event_secret
+  };
+  static EventView ViewForEvents(const std::shared_ptr<Job>& job) {
+    MutexLock lock(&job->mu);
+    return {job, job->plan, job->record.current_offset, job->record.properties.event_secret};
+  }
+  static bool Wants(const EventView& view, const std::string& path, bool directory) {
+    return view.plan != nullptr && view.plan->source->WantsEvent(path, directory, view.offset);
+  }
+  // Makes the job due now; false when the scheduler does not run it (paused, dropped).
+  bool WakeJob(const EventView& view) {
+    if (!scheduler_.Wake(view.job->id)) return false;
+    view.job->NoteWoken(config_.clock->SteadyNow());
+    return true;
+  }
+
   int Wake(const std::string& path, bool directory) {
     int woken = 0;
     for (const std::shared_ptr<Job>& job : registry_.All()) {
-      std::shared_ptr<const JobPlan> plan;
-      {
-        MutexLock lock(&job->mu);
-        plan = job->plan;
-      }
-      // Outside the job's lock: a running task may hold it.
-      if (plan == nullptr || !plan->source->WantsEvent(path, directory)) continue;
-      if (!scheduler_.Wake(job->id)) continue;
-      job->NoteWoken(config_.clock->SteadyNow());
-      ++woken;
+      const EventView view = ViewForEvents(job);
+      if (Wants(view, path, directory) && WakeJob(view)) ++woken;
     }
     return woken;
   }
   JobService::ObjectWakeups WakeForObjects(const std::vector<std::string>& locations,
                                            std::string_view secret) {
     JobService::ObjectWakeups out;
-    std::vector<std::pair<std::shared_ptr<Job>, std::shared_ptr<const JobPlan>>> jobs;
+    std::vector<EventView> views;
     for (const std::shared_ptr<Job>& job : registry_.All()) {
-      std::shared_ptr<const JobPlan> plan;
-      std::string expected;
-      {
-        MutexLock lock(&job->mu);
-        plan = job->plan;
-        expected = job->record.properties.event_secret;
-      }
+      EventView view = ViewForEvents(job);
       // Every job's secret is compared, whatever matched before: the time says nothing.
-      const bool equal = !expected.empty() && TokensEqual(secret, expected);
-      if (equal && plan != nullptr) jobs.emplace_back(job, std::move(plan));
+      const bool equal = !view.secret.empty() && TokensEqual(secret, view.secret);
+      if (equal) views.push_back(std::move(view));
       out.authenticated = out.authenticated || equal;
     }
     if (!out.authenticated) return out;
     for (const std::string& location : locations) {
       bool woke = false;
-      for (const auto& [job, plan] : jobs) {
-        if (!plan->source->WantsEvent(location, false)) continue;
-        if (scheduler_.Wake(job->id)) job->NoteWoken(config_.clock->SteadyNow());
+      for (const EventView& view : views) {
+        if (!Wants(view, location, false)) continue;
+        WakeJob(view);
         woke = true;
       }
       ++(woke ? out.matched : out.unmatched);

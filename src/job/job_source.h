@@ -175,8 +175,11 @@ class JobSource {
   // Whether news of `path` (a file landed, or a directory appeared: `directory`) concerns this
   // source, so that its job is woken now rather than at its next poll (JobService::Wake). It
   // only wakes: what a task loads is still what the source lists (a file source told of a
-  // file at or below its offset, a late file, reconciles in the turn it wakes). Any thread.
-  virtual bool WantsEvent(const std::string& path, bool directory) { return false; }
+  // file at or below `offset`, the job's committed one, reconciles in the turn it wakes: the
+  // listing after the offset cannot see that late file). Any thread.
+  virtual bool WantsEvent(const std::string& path, bool directory, const Offset& offset) {
+    return false;
+  }
   // What ALTER JOB may not change beyond the location (a change stream's tables and slot: its
   // offset means nothing for others), in words for the message; "" when nothing.
   virtual std::string FixedUpstream() const { return ""; }

@@ -135,40 +135,40 @@ void BatchFetcher::Work() {
   }
 }
 
+bool BatchFetcher::TakeInPlace(const source::FileInfo& file) {
+  if (kind_ != SourceKind::kLocal || options_.local_files != FetchOptions::LocalFiles::kInPlace ||
+      file.size < options_.in_place_min_bytes) {
+    return false;
+  }
+  MutexLock lock(&mu_);
+  if (in_place_ >= options_.max_in_place) return false;
+  ++in_place_;
+  return true;
+}
+
+Status BatchFetcher::PlaceInPlace(const source::FileInfo& file, FetchedFile* out) {
+  auto placed = source_.Place(file, out->path);
+  if (placed.ok()) out->placed = *std::move(placed);
+  if (out->placed == nullptr) {  // failed, or copied after all: holds nothing open
+    MutexLock lock(&mu_);
+    --in_place_;
+  }
+  return placed.status();
+}
+
 FetchedFile BatchFetcher::FetchOne(size_t i) {
   const source::FileInfo& file = files_[i];
   FetchedFile out;
-  out.path = file.key;
-  {
-    out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
-    Status downloaded = Status::Ok();
-    bool in_place = kind_ == SourceKind::kLocal &&
-                    options_.local_files == FetchOptions::LocalFiles::kInPlace &&
-                    file.size >= options_.in_place_min_bytes;
-    if (in_place) {
-      MutexLock lock(&mu_);
-      in_place = in_place_ < options_.max_in_place;
-      if (in_place) ++in_place_;
-    }
-    if (in_place) {
-      auto placed = source_.Place(file, out.path);
-      downloaded = placed.status();
-      if (placed.ok()) out.placed = *std::move(placed);
-      if (out.placed == nullptr) {
-        MutexLock lock(&mu_);
-        --in_place_;
-      }
-    } else {
-      downloaded = source_.Download(file, out.path);
-    }
-    if (!downloaded.ok()) {
-      out.status = BadFileError(
-          DescribeReadError(downloaded, file.key, {work_dir_}),
-          downloaded.code() == StatusCode::kNotFound ? BadFile::kVanished : BadFile::kUnreadable);
-      out.download_failed = true;
-      out.path.clear();
-      return out;
-    }
+  out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
+  const Status downloaded =
+      TakeInPlace(file) ? PlaceInPlace(file, &out) : source_.Download(file, out.path);
+  if (!downloaded.ok()) {
+    out.status = BadFileError(
+        DescribeReadError(downloaded, file.key, {work_dir_}),
+        downloaded.code() == StatusCode::kNotFound ? BadFile::kVanished : BadFile::kUnreadable);
+    out.download_failed = true;
+    out.path.clear();
+    return out;
   }
   // A 0-byte file holds no rows, whatever its name says about compression.
   if (file.size == 0) return out;

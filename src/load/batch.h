@@ -117,6 +117,12 @@ class BatchFetcher {
  private:
   void Work() EXCLUDES(mu_);
   FetchedFile FetchOne(size_t i);
+  // Whether `file` is read in place (FetchOptions::local_files, in_place_min_bytes), taking
+  // one of the max_in_place places when it is.
+  bool TakeInPlace(const source::FileInfo& file) EXCLUDES(mu_);
+  // FileSource::Place into out->path and out->placed; gives the place back unless a file is
+  // held open.
+  Status PlaceInPlace(const source::FileInfo& file, FetchedFile* out) EXCLUDES(mu_);
 
   source::FileSource& source_;
   const SourceKind kind_;

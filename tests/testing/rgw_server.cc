@@ -16,13 +16,19 @@ namespace {
 
 using std::chrono::seconds;
 
+// The cluster's and the OSD's ids: each cluster lives in its own directory, so fixed ones do.
+constexpr char kFsid[] = "5f1c2a9e-0d7b-4c4e-9a51-6f1a1e0c0a01";
+constexpr char kOsdUuid[] = "0b3e1f0e-52c4-4d54-8d3a-2f3c1d0e9b11";
+
 constexpr char kHint[] = "apt-get install --no-install-recommends ceph-mon ceph-osd radosgw";
 
 // ceph.conf of a one-node cluster on loopback: no cephx, pools of size 1, an OSD on memstore.
 std::string CephConf(const std::string& state, int mon_v2, int mon_v1, int rgw_port) {
   const std::string v2 = std::to_string(mon_v2), v1 = std::to_string(mon_v1);
   return "[global]\n"
-         "fsid = 5f1c2a9e-0d7b-4c4e-9a51-6f1a1e0c0a01\n"
+         "fsid = " +
+         std::string(kFsid) +
+         "\n"
          "mon_host = [v2:127.0.0.1:" +
          v2 + ",v1:127.0.0.1:" + v1 +
          "]\n"
@@ -110,8 +116,7 @@ Result<std::unique_ptr<RgwServer>> RgwServer::Start() {
   MR_RETURN_IF_ERROR(run({"ceph-authtool", "--create-keyring", state + "/keyring", "--gen-key",
                           "-n", "mon.", "--cap", "mon", "allow *"}));
   MR_RETURN_IF_ERROR(
-      run({"monmaptool", "--create", "--fsid", "5f1c2a9e-0d7b-4c4e-9a51-6f1a1e0c0a01", "--addv",
-           "a", mon_addr, state + "/monmap"}));
+      run({"monmaptool", "--create", "--fsid", kFsid, "--addv", "a", mon_addr, state + "/monmap"}));
   MR_RETURN_IF_ERROR(run({"ceph-mon", "-c", conf, "--mkfs", "-i", "a", "--monmap",
                           state + "/monmap", "--keyring", state + "/keyring"}));
   MR_RETURN_IF_ERROR(server->Spawn("mon", {"ceph-mon", "-c", conf, "-i", "a", "-f"}));
@@ -119,11 +124,9 @@ Result<std::unique_ptr<RgwServer>> RgwServer::Start() {
     return Status::DeadlineExceeded("the Ceph monitor did not form a quorum" + server->LogTails());
   }
 
-  MR_ASSIGN_OR_RETURN(const std::string osd_id,
-                      server->Ceph({"osd", "new", "0b3e1f0e-52c4-4d54-8d3a-2f3c1d0e9b11"}));
+  MR_ASSIGN_OR_RETURN(const std::string osd_id, server->Ceph({"osd", "new", kOsdUuid}));
   if (osd_id != "0") return Status::Internal("unexpected OSD id '" + osd_id + "'");
-  MR_RETURN_IF_ERROR(run({"ceph-osd", "-c", conf, "-i", "0", "--mkfs", "--osd-uuid",
-                          "0b3e1f0e-52c4-4d54-8d3a-2f3c1d0e9b11"}));
+  MR_RETURN_IF_ERROR(run({"ceph-osd", "-c", conf, "-i", "0", "--mkfs", "--osd-uuid", kOsdUuid}));
   MR_RETURN_IF_ERROR(server->Spawn("osd", {"ceph-osd", "-c", conf, "-i", "0", "-f"}));
   const std::regex osd_up(R"((^|\n)osd\.0 up)");
   if (!WaitFor(
