@@ -105,7 +105,8 @@ TEST_F(S3SourceTest, StartAfterAndLimitsCutBatchesLikeTheLocalSource) {
   const Listing first = ListOrDie(*source, {.max_files = 2});
   EXPECT_EQ(Keys(first), (std::vector<std::string>{"in/f0.csv", "in/f1.csv"}));
   EXPECT_TRUE(first.more);
-  EXPECT_EQ(first.last_matching_key, "in/f5.csv");
+  // The page is sized to the batch: one key past it tells that more follow.
+  EXPECT_EQ(first.last_matching_key, "in/f2.csv");
 
   // 250 bytes: the third file crosses the limit and is included.
   const Listing bytes = ListOrDie(*source, {.start_after = "in/f1.csv", .max_bytes = 250});
@@ -135,13 +136,19 @@ TEST_F(S3SourceTest, PagesAcrossThousandsOfKeysAndAnIdlePollIsOneList) {
   EXPECT_FALSE(all.more);
   EXPECT_EQ(Lists(*source), 2u);  // 1000 + 206 keys
 
-  // A batch limit stops paging: 10 files need only the first page.
+  // A batch limit stops paging: 10 files need one page, of 11 keys (the 11th says more
+  // follow), not of a thousand.
   auto batch = MakeS3("many/*.csv");
   const Listing ten = ListOrDie(*batch, {.max_files = 10});
   EXPECT_EQ(ten.files.size(), 10u);
   EXPECT_TRUE(ten.more);
-  EXPECT_EQ(ten.last_matching_key, name(999));  // the rest of the page was looked at
+  EXPECT_EQ(ten.last_matching_key, name(10));
   EXPECT_EQ(Lists(*batch), 1u);
+  // Past a first page the glob passed over whole, pages are full: "many/*z*.csv" with a batch
+  // of 10 reads 11 keys, then the other 1,196 in two pages.
+  auto sparse = MakeS3("many/*z*.csv");
+  EXPECT_EQ(ListOrDie(*sparse, {.max_files = 10}).files.size(), 1u);
+  EXPECT_EQ(Lists(*sparse), 3u);
 
   // Polls from the offset cost one LIST, new file or not.
   const uint64_t before = Lists(*source);
