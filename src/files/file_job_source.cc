@@ -47,13 +47,13 @@ Clock::WallTime OldestModified(const std::vector<source::FileInfo>& files) {
 class NextBatch {
  public:
   NextBatch(std::shared_ptr<source::FileSource> source, load::SourceKind kind,
-            source::ListOptions list, load::FetchOptions fetch, std::string work_root,
-            int64_t epoch)
+            source::ListOptions list, load::FetchOptions fetch,
+            std::shared_ptr<load::WorkDirs> work_dirs, int64_t epoch)
       : source_(std::move(source)), start_after_(list.start_after), epoch_(epoch) {
-    lister_ = std::thread([this, kind, list, fetch, root = std::move(work_root)] {
+    lister_ = std::thread([this, kind, list, fetch, work_dirs = std::move(work_dirs)] {
       listing_ = source_->List(list);
       if (!listing_.ok() || listing_->files.empty()) return;
-      auto work = load::WorkDir::Create(root);
+      auto work = work_dirs->Take();
       if (!work.ok()) return;
       work_ = std::move(work).value();
       fetcher_ = std::make_unique<load::BatchFetcher>(*source_, kind, listing_->files, fetch,
@@ -118,7 +118,7 @@ class FileBatch final : public job::SourceBatch {
     std::unique_ptr<load::BatchFetcher> own;
     load::BatchFetcher* fetcher = attempt == 0 && ahead_ ? ahead_->fetcher() : nullptr;
     if (fetcher == nullptr) {
-      auto created = load::WorkDir::Create(config_->work_root);
+      auto created = config_->work_dirs->Take();
       if (!created.ok()) return JobError(job::JobErrorCode::kLoad, created.status());
       work = std::move(created).value();
       own = std::make_unique<load::BatchFetcher>(*config_->files, spec_.options.kind, files_,
@@ -375,7 +375,7 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     source::ListOptions after = list;
     after.start_after = listing.files.back().key;
     auto next = std::make_unique<NextBatch>(config_.files, config_.options.kind, after,
-                                            FetchOptions(), config_.work_root, job.epoch);
+                                            FetchOptions(), config_.work_dirs, job.epoch);
     MutexLock lock(&mu_);
     ahead_ = std::move(next);
   }
@@ -394,7 +394,7 @@ Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(
   if (!listed.ok()) return JobError(job::JobErrorCode::kGetRemoteData, listed.status());
   trial->listing = std::move(listed).value();
   if (trial->listing.files.empty()) return trial;
-  auto work = load::WorkDir::Create(config_.work_root);
+  auto work = config_.work_dirs->Take();
   if (!work.ok()) return JobError(job::JobErrorCode::kLoad, work.status());
   trial->work = std::move(work).value();
   // As Poll and FileBatch::Load make a task's.

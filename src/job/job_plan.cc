@@ -95,7 +95,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   source.clock = config_.clock;
   source.catalog = config_.catalog;
   source.fail_points = config_.fail_points;
-  source.work_root = config_.work_root;
+  source.work_dirs = config_.work_dirs;
   source.download_parallelism = config_.download_parallelism;
   source.last_stop_was_fault = config_.last_stop_was_fault;
   MR_ASSIGN_OR_RETURN(plan->source, config_.make_file_source(std::move(source)));

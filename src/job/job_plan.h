@@ -28,6 +28,7 @@
 #include "job/job_registry.h"
 #include "job/job_store.h"
 #include "load/file_table_function.h"
+#include "load/work_dir.h"
 #include "table/table_def.h"
 
 namespace millrace::job {
@@ -100,8 +101,8 @@ struct FileSourceRequest {
   // Not owned; must outlive the source.
   Clock* clock = nullptr;
   JobStore* catalog = nullptr;
-  const FailPoints* fail_points = nullptr;  // may be null
-  std::string work_root;                    // downloads go to work directories under it
+  const FailPoints* fail_points = nullptr;    // may be null
+  std::shared_ptr<load::WorkDirs> work_dirs;  // downloads go to its work directories
   int download_parallelism = 8;
   // The previous process died of a fault (files/crash_suspects.h).
   bool last_stop_was_fault = false;
@@ -118,7 +119,7 @@ struct PlanBuilderConfig {
   ChangeSourceFactory make_change_source;      // empty: change streams are refused
   ExternalTargetFactory make_external_target;  // empty: three-part targets are DuckDB's
   const FailPoints* fail_points = nullptr;     // may be null
-  std::string work_root;
+  std::shared_ptr<load::WorkDirs> work_dirs;
   int download_parallelism = 8;
   bool last_stop_was_fault = false;  // FileSourceRequest::last_stop_was_fault
 };

@@ -32,7 +32,7 @@ class JobService::Impl final : public JobSnapshotSource {
                                  .make_change_source = config_.make_change_source,
                                  .make_external_target = config_.make_external_target,
                                  .fail_points = config_.fail_points,
-                                 .work_root = config_.work_root,
+                                 .work_dirs = load::WorkDirs::Under(config_.work_root),
                                  .download_parallelism = config_.download_parallelism,
                                  .last_stop_was_fault = last_stop_was_fault}),
         statements_(JobStatementsConfig{config_.clock, &store_, &registry_, &scheduler_, &plans_,

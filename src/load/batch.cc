@@ -34,24 +34,6 @@ std::string SuffixOf(const std::string& key) {
 
 }  // namespace
 
-Result<std::unique_ptr<WorkDir>> WorkDir::Create(const std::string& root) {
-  std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec) return Status::IoError("cannot create work directory '" + root + "': " + ec.message());
-  std::string templ = root + "/batch-XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) == nullptr) {
-    return Status::IoError("cannot create a work directory under '" + root + "'");
-  }
-  return std::unique_ptr<WorkDir>(new WorkDir(buf.data()));
-}
-
-WorkDir::~WorkDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);  // best effort: a leftover is cleaned at start-up
-}
-
 BatchFetcher::BatchFetcher(source::FileSource& source, SourceKind kind,
                            const std::vector<source::FileInfo>& files, const FetchOptions& options,
                            std::string work_dir)

@@ -1,8 +1,8 @@
 // Fetching a batch of source files into a work directory where DuckDB's readers can open them.
 //
 // Contract
-// - WorkDir creates a fresh directory under a root and removes it, with its contents, when
-//   destroyed; it is the StatementResources that keeps downloaded files alive for a statement.
+// - A WorkDir (work_dir.h) is the StatementResources that keeps downloaded files alive for a
+//   statement.
 // - FetchFiles downloads (S3) or copies (local, LocalFiles::kCopy) the listed version of each
 //   file, or links a local one in place (LocalFiles::kInPlace: FileSource::Place),
 //   `parallelism` at a time, then prepares each for DuckDB (see PrepareLocalFile). It returns
@@ -25,21 +25,11 @@
 #include "common/result.h"
 #include "common/thread_annotations.h"
 #include "load/file_params.h"
+#include "load/work_dir.h"
 #include "source/file_source.h"
 #include "sql/doris_table_functions.h"
 
 namespace millrace::load {
-
-class WorkDir final : public sql::StatementResources {
- public:
-  static Result<std::unique_ptr<WorkDir>> Create(const std::string& root);
-  ~WorkDir() override;
-  const std::string& path() const { return path_; }
-
- private:
-  explicit WorkDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 struct FetchOptions {
   std::optional<Compression> compression;  // nullopt: by suffix

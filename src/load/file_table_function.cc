@@ -47,7 +47,7 @@ Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {
                                      " files; narrow the pattern or load it with a streaming job");
   }
 
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<WorkDir> work, WorkDir::Create(config_.work_root));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<WorkDir> work, work_dirs_->Take());
   FetchOptions fetch = FetchOptions::For(options);
   fetch.parallelism = config_.download_parallelism;
   // DuckDB may read only the work directory (engine::Database::LockDown), never a local root:

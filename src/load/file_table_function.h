@@ -51,12 +51,13 @@ void RegisterFileTableFunctions(sql::TableFunctionRegistry* registry,
 class FileTableFunction final : public sql::TableFunctionExpander {
  public:
   FileTableFunction(SourceKind kind, FileTableFunctionConfig config)
-      : kind_(kind), config_(std::move(config)) {}
+      : kind_(kind), config_(std::move(config)), work_dirs_(WorkDirs::Under(config_.work_root)) {}
   Result<sql::Expansion> Expand(const sql::DorisArgs& args) override;
 
  private:
   SourceKind kind_;
   FileTableFunctionConfig config_;
+  const std::shared_ptr<WorkDirs> work_dirs_;
 };
 
 }  // namespace millrace::load

@@ -566,6 +566,7 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
   if (CompressionFromSuffix(path) == Compression::kPlain) return path;
   const std::string link = base + ".plain";
   std::error_code ec;
+  std::filesystem::remove(link, ec);  // an emptied file of an earlier batch (work_dir.h)
   std::filesystem::create_symlink(std::filesystem::absolute(path), link, ec);
   if (ec)
     return Status::IoError("cannot link '" + path + "' into " + work_dir + ": " + ec.message());

@@ -108,6 +108,12 @@ class PosixFileSystem final : public LocalFileSystem {
 
   Status Symlink(const std::string& target, const std::string& link_path) override {
     if (::symlink(target.c_str(), link_path.c_str()) == 0) return Status::Ok();
+    // A work directory may hold an emptied file of an earlier batch under the name
+    // (load/work_dir.h).
+    if (errno == EEXIST && ::unlink(link_path.c_str()) == 0 &&
+        ::symlink(target.c_str(), link_path.c_str()) == 0) {
+      return Status::Ok();
+    }
     return ErrnoStatus(errno, "cannot link", link_path);
   }
 };

@@ -58,8 +58,8 @@ class LocalFileSystem {
   virtual Result<std::unique_ptr<ReadableFile>> OpenForRead(const std::string& path) = 0;
   // The canonical absolute path of an existing `path`: symlinks, "." and ".." resolved.
   virtual Result<std::string> Resolve(const std::string& path) = 0;
-  // A symbolic link at `link_path` to `target`. NOT_SUPPORTED where the file system cannot
-  // (a test's file system).
+  // A symbolic link at `link_path` to `target`, replacing a file of that name. NOT_SUPPORTED
+  // where the file system cannot (a test's file system).
   virtual Status Symlink(const std::string& target, const std::string& link_path) {
     return Status::NotSupported("cannot link " + target);
   }

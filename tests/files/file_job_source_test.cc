@@ -40,13 +40,14 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   ASSERT_TRUE(conn->Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
   catalog::DuckDbCatalog stores(db.get(), "test");
   ASSERT_TRUE(stores.Open().ok());
+  const std::shared_ptr<load::WorkDirs> work_dirs = load::WorkDirs::Under(work);
   job::PlanBuilder plans(job::PlanBuilderConfig{
       .db = db.get(),
       .clock = &clock,
       .catalog = stores.jobs(),
       .make_source = load::DefaultSourceFactory(&clock, std::chrono::seconds(1)),
       .make_file_source = MakeFileJobSource,
-      .work_root = work,
+      .work_dirs = work_dirs,
       .download_parallelism = 2});
   auto plan = plans.Build(
       "INSERT INTO t SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" "
@@ -70,7 +71,11 @@ TEST(FileJobSourceTest, TheReadAheadStopsWhenTheTurnEnds) {
   EXPECT_TRUE(testing::WaitFor([&] { return Entries(work) == 1; }));
 
   source.TurnEnded();
-  EXPECT_EQ(Entries(work), 0u);  // its downloads stopped and its directory went with them
+  // Its downloads stopped and its directory went back to the pool, emptied (work_dir.h).
+  EXPECT_EQ(work_dirs->idle(), 1u);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(work)) {
+    EXPECT_TRUE(entry.is_directory() || entry.file_size() == 0) << entry.path();
+  }
 
   // The batch polled before is still whole: it fetches its own files when it loads.
   catalog::DuckDbSink sink(engine::ConnectOrDie(*db));

@@ -69,7 +69,7 @@ class BatchFetcherTest : public ::testing::Test {
     ASSERT_TRUE(listing.ok()) << listing.status().ToString();
     files_ = listing->files;
     ASSERT_EQ(files_.size(), 6u);
-    auto work = WorkDir::Create(dir_.path() + "/work");
+    auto work = WorkDirs::Under(dir_.path() + "/work")->Take();
     ASSERT_TRUE(work.ok());
     work_ = std::move(work).value();
   }
