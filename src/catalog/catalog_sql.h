@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "engine/database.h"
@@ -26,6 +27,71 @@ class Values {
   virtual Values& Bool(bool v) = 0;
 };
 
+// Rows written column by column, for a statement over many rows that binds one list per column
+// (`SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[])`, Statement::Lists): DuckDB parses and
+// binds it at a constant cost, where a VALUES list of literals cost it about 0.1 ms a row (a
+// task's ledger rows for 256 small files: ~50 ms, as long as loading them).
+class ColumnLists final : public Values {
+ public:
+  ColumnLists& Str(const std::string& v) override {
+    Next(Kind::kStr).strs.push_back(v);
+    return *this;
+  }
+  ColumnLists& Int(int64_t v) override {
+    Next(Kind::kInt).ints.push_back(v);
+    return *this;
+  }
+  ColumnLists& Bool(bool v) override {
+    Next(Kind::kBool).bools.push_back(v);
+    return *this;
+  }
+  // Ends a row: the next value is the first column's.
+  void EndRow() { column_ = 0; }
+  bool empty() const { return columns_.empty() || Rows(columns_.front()) == 0; }
+
+  // The SELECT list that turns the lists back into rows: "unnest(?::VARCHAR[]), ...".
+  std::string Unnest() const {
+    std::string out;
+    for (const Column& c : columns_) {
+      out += std::string(out.empty() ? "" : ", ") + "unnest(?::" +
+             (c.kind == Kind::kStr   ? "VARCHAR"
+              : c.kind == Kind::kInt ? "BIGINT"
+                                     : "BOOLEAN") +
+             "[])";
+    }
+    return out;
+  }
+  // Binds each column's list, from parameter `first` on; the next parameter's index.
+  Result<size_t> Bind(engine::PreparedStatement& stmt, size_t first) const {
+    for (const Column& c : columns_) {
+      const size_t index = first++;
+      MR_RETURN_IF_ERROR(c.kind == Kind::kStr   ? stmt.BindStringList(index, c.strs)
+                         : c.kind == Kind::kInt ? stmt.BindInt64List(index, c.ints)
+                                                : stmt.BindBoolList(index, c.bools));
+    }
+    return first;
+  }
+
+ private:
+  enum class Kind { kStr, kInt, kBool };
+  struct Column {
+    Kind kind;
+    std::vector<std::string> strs;
+    std::vector<int64_t> ints;
+    std::vector<bool> bools;
+  };
+  static size_t Rows(const Column& c) {
+    return c.strs.size() + c.ints.size() + c.bools.size();  // one of them holds the rows
+  }
+  // The column the next value goes to; a row writes the same kinds in the same order.
+  Column& Next(Kind kind) {
+    if (column_ == columns_.size()) columns_.push_back(Column{kind, {}, {}, {}});
+    return columns_[column_++];
+  }
+  std::vector<Column> columns_;
+  size_t column_ = 0;
+};
+
 // Runs a prepared statement with the given bindings and drains its result.
 class Statement final : public Values {
  public:
@@ -37,6 +103,13 @@ class Statement final : public Values {
   Statement& Int(int64_t v) override { return Check(stmt_->BindInt64(++index_, v)); }
   Statement& Bool(bool v) override { return Check(stmt_->BindBool(++index_, v)); }
   Statement& Dbl(double v) { return Check(stmt_->BindDouble(++index_, v)); }
+  // Each of `lists`' columns as the next parameters (ColumnLists::Unnest in the SQL).
+  Statement& Lists(const ColumnLists& lists) {
+    auto next = lists.Bind(*stmt_, index_ + 1);
+    if (!next.ok()) return Check(next.status());
+    index_ = *next - 1;
+    return *this;
+  }
 
   // Executes and returns the number of rows changed.
   Result<int64_t> Run() {

@@ -1,6 +1,7 @@
 #include "catalog/catalog_tables.h"
 
 #include "access/password.h"
+#include "catalog/catalog_sql.h"
 #include "table/load_labels.h"
 #include "table/model_catalog.h"
 
@@ -274,22 +275,28 @@ Status AddGrantsCatalogColumn(Connection& conn) {
 Status InsertLedger(Connection& conn, const std::vector<LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();
   // One DELETE and one INSERT for the whole batch: the ledger has no index, so a statement
-  // per file would scan it once per file, quadratic in the files a job has loaded.
-  std::string keys;
-  std::string rows;
+  // per file would scan it once per file, quadratic in the files a job has loaded. The rows go
+  // as lists, one per column (ColumnLists).
+  ColumnLists keys;
+  ColumnLists rows;
   for (const LedgerEntry& e : entries) {
-    keys += (keys.empty() ? "(" : ", (") + std::to_string(e.job_id) + ", " +
-            engine::QuoteLiteral(e.key) + ")";
-    LiteralRow row;
-    FilesTable().Write(e, row);
-    rows += (rows.empty() ? "" : ", ") + row.Take();
+    keys.Int(e.job_id).Str(e.key);
+    keys.EndRow();
+    FilesTable().Write(e, rows);
+    rows.EndRow();
   }
   // A key has one ledger row: a reload (offset moved back, retry) replaces the old one.
-  MR_RETURN_IF_ERROR(
-      conn.Execute("DELETE FROM __millrace.files AS f USING (VALUES " + keys +
-                   ") AS v(job_id, key) WHERE f.job_id = v.job_id AND f.key = v.key"));
-  return conn.Execute("INSERT INTO " + FilesTable().qualified() + " (" + FilesTable().Names() +
-                      ") VALUES " + rows);
+  MR_ASSIGN_OR_RETURN(Statement deleted,
+                      Statement::Prepare(conn, "DELETE FROM " + FilesTable().qualified() +
+                                                   " AS f USING (SELECT " + keys.Unnest() +
+                                                   ") AS v(job_id, key) WHERE f.job_id = "
+                                                   "v.job_id AND f.key = v.key"));
+  MR_RETURN_IF_ERROR(deleted.Lists(keys).Run().status());
+  MR_ASSIGN_OR_RETURN(
+      Statement inserted,
+      Statement::Prepare(conn, "INSERT INTO " + FilesTable().qualified() + " (" +
+                                   FilesTable().Names() + ") SELECT " + rows.Unnest()));
+  return inserted.Lists(rows).Run().status();
 }
 
 }  // namespace millrace::catalog

@@ -224,20 +224,25 @@ Status DuckDbJobStore::MarkReading(int64_t job_id, const std::vector<ReadingMark
   if (marks.empty()) return Status::Ok();
   const auto& table = ReadingTable();
   // One DELETE and one INSERT, as InsertLedger: a batch marks up to max_batch_files files.
-  std::string keys;
-  std::string rows;
+  ColumnLists keys;
+  ColumnLists rows;
   for (const ReadingMark& m : marks) {
-    keys += (keys.empty() ? "" : ", ") + engine::QuoteLiteral(m.key);
-    LiteralRow row;
-    row.Int(job_id);  // job_id, the first column, is not the mark's
-    table.Write(m, row);
-    rows += (rows.empty() ? "" : ", ") + row.Take();
+    keys.Str(m.key);
+    keys.EndRow();
+    rows.Int(job_id);  // job_id, the first column, is not the mark's
+    table.Write(m, rows);
+    rows.EndRow();
   }
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_RETURN_IF_ERROR(conn.Execute("DELETE FROM " + table.qualified() + " WHERE job_id = " +
-                                    std::to_string(job_id) + " AND key IN (" + keys + ")"));
-    return conn.Execute("INSERT INTO " + table.qualified() + " (" + table.Names() + ") VALUES " +
-                        rows);
+    MR_ASSIGN_OR_RETURN(Statement deleted,
+                        Statement::Prepare(conn, "DELETE FROM " + table.qualified() +
+                                                     " WHERE job_id = ? AND key IN (SELECT " +
+                                                     keys.Unnest() + ")"));
+    MR_RETURN_IF_ERROR(deleted.Int(job_id).Lists(keys).Run().status());
+    MR_ASSIGN_OR_RETURN(Statement inserted,
+                        Statement::Prepare(conn, "INSERT INTO " + table.qualified() + " (" +
+                                                     table.Names() + ") SELECT " + rows.Unnest()));
+    return inserted.Lists(rows).Run().status();
   });
 }
 

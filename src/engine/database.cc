@@ -242,6 +242,50 @@ Status PreparedStatement::BindBlob(size_t index, std::string_view bytes) {
   return CheckBind(duckdb_bind_blob(AsPrepared(prepared_), index, bytes.data(), bytes.size()),
                    index, "a blob");
 }
+namespace {
+
+// Binds a list of `type` whose item i is make(i) to parameter `index`; the C API's state.
+template <typename Make>
+duckdb_state BindListOf(duckdb_prepared_statement prepared, size_t index, duckdb_type type,
+                        size_t count, Make make) {
+  // duckdb_bind_value takes a parameter past the statement's without an error.
+  if (index == 0 || index > duckdb_nparams(prepared)) return DuckDBError;
+  duckdb_logical_type item_type = duckdb_create_logical_type(type);
+  std::vector<duckdb_value> items(count);
+  for (size_t i = 0; i < count; ++i)
+    items[i] = make(i);
+  // An empty vector's data() may be null, which the C API takes for an error.
+  duckdb_value none = nullptr;
+  duckdb_value list = duckdb_create_list_value(item_type, count == 0 ? &none : items.data(), count);
+  for (duckdb_value& item : items)
+    duckdb_destroy_value(&item);
+  duckdb_destroy_logical_type(&item_type);
+  if (list == nullptr) return DuckDBError;
+  const duckdb_state state = duckdb_bind_value(prepared, index, list);
+  duckdb_destroy_value(&list);
+  return state;
+}
+
+}  // namespace
+
+Status PreparedStatement::BindStringList(size_t index, const std::vector<std::string>& values) {
+  return CheckBind(BindListOf(AsPrepared(prepared_), index, DUCKDB_TYPE_VARCHAR, values.size(),
+                              [&](size_t i) {
+                                return duckdb_create_varchar_length(values[i].data(),
+                                                                    values[i].size());
+                              }),
+                   index, "a list of strings");
+}
+Status PreparedStatement::BindInt64List(size_t index, const std::vector<int64_t>& values) {
+  return CheckBind(BindListOf(AsPrepared(prepared_), index, DUCKDB_TYPE_BIGINT, values.size(),
+                              [&](size_t i) { return duckdb_create_int64(values[i]); }),
+                   index, "a list of integers");
+}
+Status PreparedStatement::BindBoolList(size_t index, const std::vector<bool>& values) {
+  return CheckBind(BindListOf(AsPrepared(prepared_), index, DUCKDB_TYPE_BOOLEAN, values.size(),
+                              [&](size_t i) { return duckdb_create_bool(values[i]); }),
+                   index, "a list of booleans");
+}
 Status PreparedStatement::ClearBindings() {
   if (duckdb_clear_bindings(AsPrepared(prepared_)) == DuckDBError) {
     return Status::Internal("cannot clear bindings");
@@ -278,7 +322,25 @@ Connection::~Connection() {
   duckdb_disconnect(&conn);
 }
 
+static void LogExec(std::string_view sql, std::chrono::steady_clock::time_point t0) {
+  static FILE* f = fopen("/tmp/mr_exec.log", "a");
+  std::string one(sql.substr(0, 40));
+  for (char& c : one)
+    if (c == '\n') c = ' ';
+  fprintf(f, "%ld %zu %s\n",
+          (long)std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - t0)
+              .count(),
+          sql.size(), one.c_str());
+  fflush(f);
+}
+struct ExecTimer {
+  std::string_view sql;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  ~ExecTimer() { LogExec(sql, t0); }
+};
 Status Connection::Execute(std::string_view sql) {
+  ExecTimer timer{sql};
   // Through Query, not duckdb_query, so that an interrupt cannot be lost as the statement
   // starts (PreparedStatement::Execute).
   MR_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> result, Query(sql));

@@ -134,6 +134,10 @@ class PreparedStatement {
   Status BindDouble(size_t index, double value);
   Status BindString(size_t index, std::string_view value);
   Status BindBlob(size_t index, std::string_view bytes);
+  // A list parameter (`unnest(?::VARCHAR[])`): many rows' values of a column in one binding.
+  Status BindStringList(size_t index, const std::vector<std::string>& values);
+  Status BindInt64List(size_t index, const std::vector<int64_t>& values);
+  Status BindBoolList(size_t index, const std::vector<bool>& values);
   Status ClearBindings();
 
   // Runs the statement with the current bindings and streams its result. CANCELLED while an

@@ -201,6 +201,32 @@ TEST(DatabaseTest, PreparedStatementsBindEveryKind) {
   EXPECT_EQ(QueryValue(*conn, "SELECT count(*) FROM t WHERE i IS NULL"), "1");
 }
 
+// Lists bound as one parameter each turn back into rows with unnest, in step.
+TEST(DatabaseTest, ListParametersBindManyRowsAtOnce) {
+  auto db = OpenOrDie({});
+  auto conn = ConnectOrDie(*db);
+  ASSERT_TRUE(conn->Execute("CREATE TABLE t (s VARCHAR, i BIGINT, b BOOLEAN)").ok());
+  auto insert = conn->Prepare(
+      "INSERT INTO t SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::BOOLEAN[])");
+  ASSERT_TRUE(insert.ok()) << insert.status().ToString();
+  ASSERT_TRUE((*insert)->BindStringList(1, {"a'b", std::string("n\0ul", 5), "", "\xc3\xa9"}).ok());
+  ASSERT_TRUE((*insert)->BindInt64List(2, {1, -2, INT64_MAX, 0}).ok());
+  ASSERT_TRUE((*insert)->BindBoolList(3, {true, false, true, false}).ok());
+  ASSERT_TRUE((*insert)->Execute().ok());
+  EXPECT_EQ(QueryValue(*conn,
+                       "SELECT string_agg(i::VARCHAR || ':' || b::VARCHAR || ':' || "
+                       "length(s)::VARCHAR, ',' ORDER BY i) FROM t"),
+            "-2:false:5,0:false:1,1:true:3,9223372036854775807:true:0");
+  EXPECT_EQ(QueryValue(*conn, "SELECT count(*) FROM t WHERE s = 'a''b'"), "1");
+  // Empty lists insert nothing.
+  ASSERT_TRUE((*insert)->BindStringList(1, {}).ok());
+  ASSERT_TRUE((*insert)->BindInt64List(2, {}).ok());
+  ASSERT_TRUE((*insert)->BindBoolList(3, {}).ok());
+  ASSERT_TRUE((*insert)->Execute().ok());
+  EXPECT_EQ(QueryValue(*conn, "SELECT count(*) FROM t"), "4");
+  EXPECT_FALSE((*insert)->BindInt64List(4, {1}).ok());
+}
+
 TEST(DatabaseTest, InterruptCancelsARunningStatement) {
   auto db = OpenOrDie({.threads = 1});
   auto conn = ConnectOrDie(*db);
