@@ -17,8 +17,8 @@ namespace millrace::catalog {
 using engine::Connection;
 using engine::DataChunk;
 
-// Where values are written in order: a prepared statement's next parameters (Statement), or a
-// row of literals (table_decl.h's LiteralRow).
+// Where values are written in order: a prepared statement's next parameters (Statement), or
+// the next row of lists (ColumnLists).
 class Values {
  public:
   virtual ~Values() = default;

@@ -18,23 +18,6 @@
 
 namespace millrace::catalog {
 
-// A row of SQL literals, "(1, 'a', true)": many rows in one statement where a statement per
-// row would cost a scan each (the ledger has no index).
-class LiteralRow final : public Values {
- public:
-  LiteralRow& Str(const std::string& v) override { return Add(engine::QuoteLiteral(v)); }
-  LiteralRow& Int(int64_t v) override { return Add(std::to_string(v)); }
-  LiteralRow& Bool(bool v) override { return Add(v ? "true" : "false"); }
-  std::string Take() { return "(" + std::move(text_) + ")"; }
-
- private:
-  LiteralRow& Add(const std::string& literal) {
-    text_ += (text_.empty() ? "" : ", ") + literal;
-    return *this;
-  }
-  std::string text_;
-};
-
 // One value of a result row.
 struct Cell {
   const DataChunk& chunk;
