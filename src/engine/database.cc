@@ -322,25 +322,7 @@ Connection::~Connection() {
   duckdb_disconnect(&conn);
 }
 
-static void LogExec(std::string_view sql, std::chrono::steady_clock::time_point t0) {
-  static FILE* f = fopen("/tmp/mr_exec.log", "a");
-  std::string one(sql.substr(0, 40));
-  for (char& c : one)
-    if (c == '\n') c = ' ';
-  fprintf(f, "%ld %zu %s\n",
-          (long)std::chrono::duration_cast<std::chrono::microseconds>(
-              std::chrono::steady_clock::now() - t0)
-              .count(),
-          sql.size(), one.c_str());
-  fflush(f);
-}
-struct ExecTimer {
-  std::string_view sql;
-  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  ~ExecTimer() { LogExec(sql, t0); }
-};
 Status Connection::Execute(std::string_view sql) {
-  ExecTimer timer{sql};
   // Through Query, not duckdb_query, so that an interrupt cannot be lost as the statement
   // starts (PreparedStatement::Execute).
   MR_ASSIGN_OR_RETURN(std::unique_ptr<QueryResult> result, Query(sql));
