@@ -47,7 +47,6 @@ class ColumnLists final : public Values {
   }
   // Ends a row: the next value is the first column's.
   void EndRow() { column_ = 0; }
-  bool empty() const { return columns_.empty() || Rows(columns_.front()) == 0; }
 
   // The SELECT list that turns the lists back into rows: "unnest(?::VARCHAR[]), ...".
   std::string Unnest() const {
@@ -80,9 +79,6 @@ class ColumnLists final : public Values {
     std::vector<int64_t> ints;
     std::vector<bool> bools;
   };
-  static size_t Rows(const Column& c) {
-    return c.strs.size() + c.ints.size() + c.bools.size();  // one of them holds the rows
-  }
   // The column the next value goes to; a row writes the same kinds in the same order.
   Column& Next(Kind kind) {
     if (column_ == columns_.size()) columns_.push_back(Column{kind, {}, {}, {}});

@@ -13,8 +13,8 @@ namespace {
 // S3's largest page. The first page of a listing asks only for what the batch can take, plus
 // one key to tell whether more follow: a store reads (and a client receives) every key of a
 // page, and a job lists each batch from its offset, so a full page for a batch of 256 files
-// read each key four times (s3rver spent as long on those LISTs as on the GETs of the keys it
-// returned). A page whose keys the glob passed over is followed by full ones.
+// read each key four times (s3rver, per key a batch took, spent about half as long on those
+// LISTs as on its GET). A page whose keys the glob passed over is followed by full ones.
 constexpr int kPageKeys = 1000;
 
 }  // namespace
