@@ -13,6 +13,25 @@
 #include <thread>
 
 namespace millrace::bench {
+
+namespace {
+
+// "0.8", "1.1": the threshold as written in the issues.
+std::string Threshold(double threshold) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", threshold);
+  return buf;
+}
+
+}  // namespace
+
+Target Target::RatioAtLeast(double threshold) {
+  return {Kind::kRatioAtLeast, threshold, "ratio >= " + Threshold(threshold)};
+}
+
+Target Target::RatioAtMost(double threshold) {
+  return {Kind::kRatioAtMost, threshold, "ratio <= " + Threshold(threshold)};
+}
 namespace {
 
 std::string FormatNumber(double v) {

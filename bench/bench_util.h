@@ -67,6 +67,10 @@ struct Target {
   Kind kind = Kind::kNone;
   double threshold = 0;
   std::string text;  // as printed, e.g. "ratio >= 0.8"
+
+  // value / baseline held to `threshold`, printed "ratio >= 0.8" / "ratio <= 1.1".
+  static Target RatioAtLeast(double threshold);
+  static Target RatioAtMost(double threshold);
 };
 
 struct Figure {

@@ -60,14 +60,14 @@ Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx) {
                        .value = Summarize(rows),
                        .baseline = Summarize(base_rows),
                        .baseline_what = what,
-                       .target = {Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"},
+                       .target = Target::RatioAtLeast(0.8),
                        .note = size_note});
     figures.push_back({.name = info.name + " local job CPU per GB",
                        .unit = "core-s/GB",
                        .value = Summarize(cpu_per_gb),
                        .baseline = Summarize(base_cpu_per_gb),
                        .baseline_what = what,
-                       .target = {Target::Kind::kRatioAtMost, 1.1, "ratio <= 1.1"},
+                       .target = Target::RatioAtMost(1.1),
                        .note = "CPU time of the Millrace server while the job loads, against "
                                "the baseline process's"});
   }

@@ -106,7 +106,7 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
   }
   const std::string note = Note(*set, "every key once");
   // Issue 39's: a keyed load at 0.8 of DuckDB's own upsert or fold of the same files.
-  const Target kIssueTarget{Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"};
+  const Target kIssueTarget = Target::RatioAtLeast(0.8);
   const std::string duplicate = "the same files into a DUPLICATE KEY table";
   std::vector<Figure> figures;
   for (size_t i = 1; i < models.size(); ++i) {

@@ -130,7 +130,7 @@ Result<std::vector<Figure>> RunPgSink(BenchContext& ctx) {
        .value = Summarize(sink_rows_per_s),
        .baseline = Summarize(copy_rows_per_s),
        .baseline_what = "psql's \\copy of the same files (FORMAT csv) into the same table",
-       .target = Target{Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"},
+       .target = Target::RatioAtLeast(0.8),
        .note = std::to_string(files.size()) + " CSV files, " + HumanBytes(bytes) + ", " +
                std::to_string(rows) +
                " rows, from local disk, into a PostgreSQL 15 table without a primary key on "

@@ -50,7 +50,7 @@ Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx) {
        .baseline_what =
            "raw GETs, our S3 client, " + std::to_string(ctx.config.get_threads) + " threads",
        // Issue 43: a job loads small files at no less than 0.8 of the raw-GET rate.
-       .target = {Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"},
+       .target = Target::RatioAtLeast(0.8),
        .note = std::to_string(files) + " objects of 1-4 KB (" + HumanBytes(put.bytes) + ", " +
                std::to_string(put.rows) + " rows)"}};
 }

@@ -95,7 +95,7 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx) {
         std::to_string(set->total_rows) + " rows; per GB (medians): job " + seconds_per_gb(mb) +
         ", S3 download alone " + seconds_per_gb(download_mb) + ", DuckDB baseline " +
         seconds_per_gb(base_mb);
-    const Target ratio{Target::Kind::kRatioAtLeast, 0.8, "ratio >= 0.8"};
+    const Target ratio = Target::RatioAtLeast(0.8);
     const std::string what = "DuckDB " +
                              info.duckdb_reader.substr(0, info.duckdb_reader.find('(')) +
                              ", local disk, one INSERT";

@@ -21,8 +21,10 @@ SourceFactory DefaultSourceFactory(Clock* clock, std::chrono::milliseconds settl
 
 void RegisterFileTableFunctions(sql::TableFunctionRegistry* registry,
                                 const FileTableFunctionConfig& config) {
-  registry->Register("s3", std::make_shared<FileTableFunction>(SourceKind::kS3, config));
-  registry->Register("local", std::make_shared<FileTableFunction>(SourceKind::kLocal, config));
+  const std::shared_ptr<WorkDirs> work_dirs = WorkDirs::Under(config.work_root);
+  registry->Register("s3", std::make_shared<FileTableFunction>(SourceKind::kS3, config, work_dirs));
+  registry->Register("local",
+                     std::make_shared<FileTableFunction>(SourceKind::kLocal, config, work_dirs));
 }
 
 Result<sql::Expansion> FileTableFunction::Expand(const sql::DorisArgs& args) {

@@ -50,8 +50,10 @@ void RegisterFileTableFunctions(sql::TableFunctionRegistry* registry,
 
 class FileTableFunction final : public sql::TableFunctionExpander {
  public:
-  FileTableFunction(SourceKind kind, FileTableFunctionConfig config)
-      : kind_(kind), config_(std::move(config)), work_dirs_(WorkDirs::Under(config_.work_root)) {}
+  // `work_dirs`: under config.work_root, shared by S3() and local().
+  FileTableFunction(SourceKind kind, FileTableFunctionConfig config,
+                    std::shared_ptr<WorkDirs> work_dirs)
+      : kind_(kind), config_(std::move(config)), work_dirs_(std::move(work_dirs)) {}
   Result<sql::Expansion> Expand(const sql::DorisArgs& args) override;
 
  private:

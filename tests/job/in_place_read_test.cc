@@ -84,6 +84,18 @@ class InPlaceReadTest : public ::testing::Test {
     }));
   }
 
+  // Writes `name` (12,000 old rows: past FetchOptions::in_place_min_bytes), creates the job and
+  // returns once its task is held reading the file in place; *inode: the file's.
+  void HoldTheReadOf(const std::string& name, uint64_t* inode) {
+    Start(name);
+    const std::string path = in_ + "/" + name;
+    WriteFile(path, Rows(12000, "old"));
+    *inode = Inode(path);
+    CreateJob();
+    ASSERT_TRUE(testing::WaitFor([&] { return points_.Hits(point_) == 1; }));
+    ExpectReadInPlace();
+  }
+
   // While the task is held: the file is not copied but linked to the file the task opened.
   void ExpectReadInPlace() {
     int links = 0;
@@ -106,13 +118,9 @@ class InPlaceReadTest : public ::testing::Test {
 };
 
 TEST_F(InPlaceReadTest, AFileRewrittenInPlaceDuringItsReadLoadsOnceInItsFinalVersion) {
-  Start("f.csv");
-  const std::string path = in_ + "/f.csv";
-  WriteFile(path, Rows(12000, "old"));  // past FetchOptions::in_place_min_bytes
-  const uint64_t inode = Inode(path);
-  CreateJob();
-  ASSERT_TRUE(testing::WaitFor([&] { return points_.Hits(point_) == 1; }));
-  ExpectReadInPlace();
+  uint64_t inode = 0;
+  ASSERT_NO_FATAL_FAILURE(HoldTheReadOf("f.csv", &inode));
+  const std::string path = in_ + "/f.csv";  // in_: set by Start
   // Rewritten in place (truncated, same inode), shorter, as a writer that reopens it would.
   {
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
@@ -126,13 +134,9 @@ TEST_F(InPlaceReadTest, AFileRewrittenInPlaceDuringItsReadLoadsOnceInItsFinalVer
 }
 
 TEST_F(InPlaceReadTest, AFileReplacedByRenameDuringItsReadLoadsOnceInItsFinalVersion) {
-  Start("g.csv");
-  const std::string path = in_ + "/g.csv";
-  WriteFile(path, Rows(12000, "old"));  // past FetchOptions::in_place_min_bytes
-  const uint64_t inode = Inode(path);
-  CreateJob();
-  ASSERT_TRUE(testing::WaitFor([&] { return points_.Hits(point_) == 1; }));
-  ExpectReadInPlace();
+  uint64_t inode = 0;
+  ASSERT_NO_FATAL_FAILURE(HoldTheReadOf("g.csv", &inode));
+  const std::string path = in_ + "/g.csv";  // in_: set by Start
   // Replaced: the path names another file (the link leads there when DuckDB opens it).
   WriteFile(in_ + "/.g.csv.tmp", Rows(9000, "new"));
   std::filesystem::rename(in_ + "/.g.csv.tmp", path);
