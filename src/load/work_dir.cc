@@ -13,6 +13,17 @@
 namespace millrace::load {
 namespace {
 
+// Cuts a kept file to 0 bytes through a descriptor closed at once: ext4 marks a file cut to 0
+// for a flush to disk at its next close (common/file_rewrite.h says why that matters), and the
+// close here, with nothing to flush, is that close. Cut by path, the next holder's close would
+// write its bytes to disk on the spot.
+bool Cut(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool cut = ::ftruncate(fd, 0) == 0;
+  return ::close(fd) == 0 && cut;
+}
+
 // Empties `path` as the contract says; false when something could not be removed or truncated.
 bool Empty(const std::string& path) {
   std::error_code ec;
@@ -24,7 +35,7 @@ bool Empty(const std::string& path) {
     if (ec) return false;
     if (std::filesystem::is_regular_file(status) && kept < WorkDirs::kKeptFiles) {
       ++kept;
-      if (it->file_size(ec) > 0 && !ec && ::truncate(it->path().c_str(), 0) != 0) return false;
+      if (it->file_size(ec) > 0 && !ec && !Cut(it->path())) return false;
       if (ec) return false;
       continue;
     }

@@ -9,8 +9,9 @@
 // - Giving a directory back empties it for the next holder: symlinks and subdirectories are
 //   removed; up to kKeptFiles regular files are kept, truncated to 0 bytes (their inodes, not
 //   their bytes), the others removed. A holder may therefore find empty regular files of
-//   earlier holders: it writes the files it uses from their start (O_TRUNC) and removes a name
-//   before it links one. Why: a file created anew costs an inode allocation, and ext4 without a
+//   earlier holders: it writes the files it uses from their start (common/file_rewrite.h, not
+//   O_TRUNC, which would flush each one to disk on close) and removes a name before it links
+//   one. Why: a file created anew costs an inode allocation, and ext4 without a
 //   journal scans the inodes freed in the last seconds on every one; with a new directory per
 //   batch of small files, a third of the server's CPU went there (perf, 20,000 objects).
 // - At most kIdleDirs directories wait in the pool; one given back past that is removed. A

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "common/file_rewrite.h"
 #include "common/logging.h"
 #include "common/thread_annotations.h"
 #include "s3/s3_transport.h"
@@ -142,17 +143,6 @@ RequestOutcome OutcomeOf(const HttpResponse& response, bool complete) {
   return RequestOutcome::kNetwork;
 }
 
-// Writes the body to a file descriptor, retrying short writes.
-Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::IoError("cannot write '" + path + "': " + std::strerror(errno));
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
 class S3ClientImpl final : public S3Client {
  public:
   explicit S3ClientImpl(std::unique_ptr<S3Transport> transport)
@@ -203,14 +193,12 @@ class S3ClientImpl final : public S3Client {
   Result<ObjectInfo> GetObject(const GetRequest& request, const BodySink& sink) override;
 
   Result<ObjectInfo> GetObjectToFile(const GetRequest& request, const std::string& path) override {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return Status::IoError("cannot create '" + path + "': " + std::strerror(errno));
-    auto info =
-        GetObject(request, [&](std::string_view bytes) { return WriteAll(fd, bytes, path); });
-    const bool closed = ::close(fd) == 0;
-    if (info.ok() && !closed) {
-      info = Status::IoError("cannot write '" + path + "': " + std::strerror(errno));
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> file, FileRewrite::Open(path));
+    auto info = GetObject(request, [&](std::string_view bytes) { return file->Write(bytes); });
+    if (info.ok()) {
+      if (Status finished = file->Finish(); !finished.ok()) info = std::move(finished);
     }
+    file.reset();
     // A partial file must not pass for the object.
     if (!info.ok()) ::unlink(path.c_str());
     return info;

@@ -25,19 +25,6 @@ bool AllExtensionsAtMost(const std::string& prefix, const std::string& bound) {
   return prefix < bound && !bound.starts_with(prefix);
 }
 
-Status WriteAll(int fd, const char* data, size_t n, const std::string& path) {
-  while (n > 0) {
-    const ssize_t wrote = ::write(fd, data, n);
-    if (wrote < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus(errno, "cannot write", path);
-    }
-    data += wrote;
-    n -= static_cast<size_t>(wrote);
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::string LocalEtag(const FileStat& stat) {
@@ -246,8 +233,8 @@ Result<FileInfo> LocalSource::Stat(const std::string& key) {
   return ToFileInfo(key, stat);
 }
 
-Status LocalSource::CopyListedVersion(const FileInfo& file, ReadableFile* in, int out_fd,
-                                      const std::string& local_path) const {
+Status LocalSource::CopyListedVersion(const FileInfo& file, ReadableFile* in,
+                                      FileRewrite& out) const {
   auto changed = [&](std::string_view how) {
     return Status::Aborted("file " + file.key + " changed since it was listed (" +
                            std::string(how) + ")");
@@ -261,7 +248,7 @@ Status LocalSource::CopyListedVersion(const FileInfo& file, ReadableFile* in, in
     if (got == 0) break;
     copied += got;
     if (copied > file.size) return changed("grew while copying");
-    MR_RETURN_IF_ERROR(WriteAll(out_fd, buffer.data(), got, local_path));
+    MR_RETURN_IF_ERROR(out.Write(std::string_view(buffer.data(), got)));
   }
   if (copied != file.size) return changed("shrank while copying");
   // A rewrite in place that kept the size still moves mtime.
@@ -346,10 +333,10 @@ Status LocalSource::Download(const FileInfo& file, const std::string& local_path
   }
   auto in = options_.file_system->OpenForRead(file.key);
   if (!in.ok()) return in.status();
-  const int out_fd = ::open(local_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out_fd < 0) return ErrnoStatus(errno, "cannot create", local_path);
-  Status status = CopyListedVersion(file, in->get(), out_fd, local_path);
-  if (::close(out_fd) != 0 && status.ok()) status = ErrnoStatus(errno, "cannot write", local_path);
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> out, FileRewrite::Open(local_path));
+  Status status = CopyListedVersion(file, in->get(), *out);
+  if (status.ok()) status = out->Finish();
+  out.reset();
   if (!status.ok()) ::unlink(local_path.c_str());  // never leave a partial copy behind
   return status;
 }

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/file_rewrite.h"
 #include "source/file_source.h"
 #include "source/glob.h"
 #include "source/local_file_system.h"
@@ -108,8 +109,7 @@ class LocalSource final : public FileSource {
               std::vector<Candidate>* out, std::vector<std::string>* unlisted) const;
   bool Settled(const std::string& path, const FileStat& stat) const;
   FileInfo ToFileInfo(const std::string& path, const FileStat& stat) const;
-  Status CopyListedVersion(const FileInfo& file, ReadableFile* in, int out_fd,
-                           const std::string& local_path) const;
+  Status CopyListedVersion(const FileInfo& file, ReadableFile* in, FileRewrite& out) const;
 
   const Glob glob_;
   const std::string root_;  // directory the walk starts from, without trailing '/'
