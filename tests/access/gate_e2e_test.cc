@@ -379,6 +379,32 @@ TEST_F(GateE2ETest, AViewReadsWhatItWasCreatedOver) {
   ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE main.t").ok());
 }
 
+// An unqualified name is checked as DuckDB resolves it: a view of the current database before a
+// table of the same name in main, which the user may not read.
+TEST_F(GateE2ETest, AViewOfTheCurrentDatabaseComesBeforeATableOfMain) {
+  for (const std::string& sql :
+       {std::string("CREATE TABLE main.w (v VARCHAR)"),
+        std::string("INSERT INTO main.w VALUES ('main-secret')"),
+        std::string("CREATE DATABASE near"), std::string("CREATE TABLE near.t (v VARCHAR)"),
+        std::string("INSERT INTO near.t VALUES ('near')"),
+        std::string("CREATE VIEW near.w AS SELECT v FROM near.t"),
+        "CREATE USER reader IDENTIFIED BY '" + std::string(kNobodyPassword) + "'",
+        std::string("GRANT SELECT_PRIV ON near.* TO reader")}) {
+    ASSERT_TRUE(Query(server_->root.get(), sql).ok()) << sql;
+  }
+  MysqlPtr reader = Login("reader");
+  ASSERT_NE(reader, nullptr);
+  ASSERT_TRUE(Query(reader.get(), "USE near").ok());
+  auto rows = Query(reader.get(), "SELECT v FROM w");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (Rows{{"near"}}));
+  // Without the view, the same name is main's table: refused.
+  ASSERT_TRUE(Query(server_->root.get(), "DROP VIEW near.w").ok());
+  auto refused = Query(reader.get(), "SELECT v FROM w");
+  EXPECT_FALSE(refused.ok()) << "read main.w without a grant";
+  ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE main.w").ok());
+}
+
 // Job statements: a user with LOAD_PRIV on one table, through CREATE JOB, ALTER JOB and
 // EXPLAIN CREATE JOB, tries to read what it may not.
 class JobGateE2ETest : public GateE2ETest {
