@@ -86,11 +86,11 @@ SelectShape ShapeOf(const LoadSpec& spec) {
   return shape;
 }
 
-// The FROM to load CSV files in groups from (see CanGroup); nullopt when they cannot be.
+// The FROM to load files in groups from (see CanGroup); nullopt when they cannot be.
 std::optional<size_t> GroupableFrom(const LoadSpec& spec) {
   const load::Format format = spec.options.format;
   if (format != load::Format::kCsv && format != load::Format::kCsvWithNames &&
-      format != load::Format::kCsvWithNamesAndTypes) {
+      format != load::Format::kCsvWithNamesAndTypes && !load::PlainJson(spec.options)) {
     return std::nullopt;
   }
   return ShapeOf(spec).one_to_one_from;
@@ -164,6 +164,13 @@ Result<int64_t> BatchLoader::InsertOver(const std::vector<std::string>& readable
 Result<bool> BatchLoader::MayGroup() {
   MR_RETURN_IF_ERROR(LoadTargetColumns());
   return !by_key_ || !SignedRows();
+}
+
+Result<bool> BatchLoader::GroupsJson() {
+  if (!group_from_ || spec_.options.format != load::Format::kJson) return false;
+  MR_RETURN_IF_ERROR(LoadTargetColumns());
+  if (by_key_) return false;
+  return KeepsEveryRecord();
 }
 
 bool BatchLoader::SignedRows() const {
@@ -245,8 +252,20 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
       return Status::FailedPrecondition("rows with a delete sign load one file at a time");
     return LoadByKey(group);
   }
+  if (spec_.options.format == load::Format::kJson) {
+    // Columns read by name, as each file alone would be read (none detected: DuckDB would
+    // detect them over the whole group).
+    MR_RETURN_IF_ERROR(ReaderOver({readables.front()}, /*fast=*/true).status());
+    if (json_columns_->empty()) {
+      return Status::FailedPrecondition("json files without flat columns load one at a time");
+    }
+  }
   MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver(readables));
   MR_ASSIGN_OR_RETURN(auto by_file, RecordsAddingUpTo(group, rows));
+  if (!by_file && spec_.options.format == load::Format::kJson) {
+    // No file column for JSON (reader_sql.h): the caller loads the files one by one.
+    return Status::FailedPrecondition("the json group's records do not add up to its rows");
+  }
   if (!by_file) {
     MR_ASSIGN_OR_RETURN(by_file, CountByFile(readables));
   }

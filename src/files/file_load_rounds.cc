@@ -23,6 +23,11 @@ namespace {
 constexpr uint64_t kGroupFileBytes = 64 << 10;
 constexpr size_t kGroupMaxFiles = 1000;
 constexpr uint64_t kGroupMaxBytes = 16 << 20;
+// JSON files read in place with counted records group whatever their size (BatchLoader::
+// GroupsJson): one statement over them costs DuckDB less than one each, and waiting for a group
+// costs nothing when no file is downloaded. Up to this many bytes a group.
+constexpr uint64_t kInPlaceGroupMaxBytes = 1ULL << 30;
+const std::vector<std::string> kJsonShape = {"json"};
 
 // One attempt at the whole batch, in one transaction. Says how the next round must differ
 // when this one cannot be committed.
@@ -174,7 +179,13 @@ class RoundRunner {
 
   // The shape of file i when it may join a group, else nullptr.
   const std::vector<std::string>* Groupable(size_t i, const std::string& path) {
-    if (files_[i].size == 0 || files_[i].size > kGroupFileBytes || path.empty()) return nullptr;
+    if (files_[i].size == 0 || path.empty()) return nullptr;
+    if (spec_.options.format == load::Format::kJson) {
+      const load::FetchedFile& fetched = fetcher_.Wait(i);
+      if (!json_groups_ || !fetched.records) return nullptr;
+      return fetched.placed != nullptr || files_[i].size <= kGroupFileBytes ? &kJsonShape : nullptr;
+    }
+    if (files_[i].size > kGroupFileBytes) return nullptr;
     if (!shapes_[i]) {
       auto shape = load::CsvShape(spec_.options, path);
       shapes_[i] = shape.ok() ? std::move(shape).value() : std::vector<std::string>();
@@ -206,10 +217,13 @@ class RoundRunner {
     paths->assign({path});
     const std::vector<std::string>* shape =
         !careful_ && may_group && group_files_ ? Groupable(i, path) : nullptr;
+    auto in_place = [&](size_t k) { return fetcher_.Wait(k).placed != nullptr; };
+    const uint64_t max_bytes =
+        shape == &kJsonShape && in_place(i) ? kInPlaceGroupMaxBytes : kGroupMaxBytes;
     for (uint64_t bytes = files_[i].size;
          shape != nullptr && group->back() + 1 < files_.size() && group->size() < kGroupMaxFiles;) {
       const size_t j = group->back() + 1;
-      if (bytes + files_[j].size > kGroupMaxBytes || quarantined_.count(j) > 0) break;
+      if (bytes + files_[j].size > max_bytes || quarantined_.count(j) > 0) break;
       MR_ASSIGN_OR_RETURN(std::string next, Readable(j));
       const std::vector<std::string>* next_shape =
           quarantined_.count(j) > 0 ? nullptr : Groupable(j, next);
@@ -232,6 +246,9 @@ class RoundRunner {
     BatchLoader loader(r.loaded.txn.get(), spec_);
     auto may_group = loader.MayGroup();
     if (!may_group.ok()) return JobError(job::JobErrorCode::kLoad, may_group.status());
+    auto json_groups = loader.GroupsJson();
+    if (!json_groups.ok()) return JobError(job::JobErrorCode::kLoad, json_groups.status());
+    json_groups_ = *json_groups;
     size_t i = 0;
     while (i < files_.size()) {
       std::string path;
@@ -329,6 +346,7 @@ class RoundRunner {
   bool group_files_ = false;
   bool flush_each_ = false;  // Round::flush_each
   bool first_fetched_ = false;
+  bool json_groups_ = false;  // BatchLoader::GroupsJson, for the round running
   // Files set aside for this task (on_error = skip_file, or FileLoadRequest::set_aside), with
   // the reason.
   std::map<size_t, Status> quarantined_;

@@ -445,10 +445,6 @@ std::string LastSegment(const std::string& path) {
   return name.empty() ? path : name;
 }
 
-bool PlainJson(const FileFunctionOptions& options) {
-  return options.format == Format::kJson && options.json.json_root.empty() &&
-         options.json.jsonpaths.empty();
-}
 
 Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
                                  const std::vector<std::string>& files, engine::Connection& sniff,
@@ -571,6 +567,11 @@ Result<std::string> PrepareLocalFile(const std::string& path, std::optional<Comp
   if (ec)
     return Status::IoError("cannot link '" + path + "' into " + work_dir + ": " + ec.message());
   return link;
+}
+
+bool PlainJson(const FileFunctionOptions& options) {
+  return options.format == Format::kJson && options.json.json_root.empty() &&
+         options.json.jsonpaths.empty();
 }
 
 Result<std::string> BuildReadSql(const FileFunctionOptions& options,

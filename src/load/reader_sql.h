@@ -73,6 +73,9 @@ Result<std::string> DetectJsonColumns(const FileFunctionOptions& options, const 
 // True when the file at `path` holds no record to load: it is empty, or (CSV) holds nothing
 // but its skipped lines and blank lines. Such a file loads 0 rows, without a reader.
 Result<bool> HoldsNoRecord(const FileFunctionOptions& options, const std::string& path);
+// JSON whose documents are the records, read by name into flat columns: no json_root or
+// jsonpaths.
+bool PlainJson(const FileFunctionOptions& options);
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path);
 

@@ -41,14 +41,15 @@ TEST(BatchLoaderGroupTest, OnlySelectsThatMapEachRowToAtMostOneRowAreGrouped) {
         Insert("*", " WHERE c1 <> 'x'"), Insert("*", " AS s WHERE s.c1 IN ('a', 'b')"),
         Insert("*", ";"), Insert("*", " -- trailing comment"),
         Insert("unnest(string_split(c2, '|')), c1"), Insert("count(*)"),
-        Insert("*", "", "csv_with_names")}) {
+        Insert("*", "", "csv_with_names"), Insert("*", "", "json")}) {
     EXPECT_TRUE(BatchLoader::CanGroup(SpecFor(sql))) << sql;
   }
   for (const std::string& sql :
        {Insert("DISTINCT c1"), Insert("row_number() OVER (), c1"), Insert("c1", " GROUP BY c1"),
         Insert("c1", " LIMIT 3"), Insert("c1", " ORDER BY c1"),
         Insert("c1", " UNION ALL SELECT 'x'"), Insert("a.c1", " AS a JOIN d ON a.c1 = d.k"),
-        Insert("c1", ", d"), Insert("*", "", "json"), Insert("*", "", "parquet"),
+        Insert("c1", ", d"), Insert("*", "", "parquet"),
+        Insert("*", "", "json\", \"json_root\" = \"$.data"),
         Insert("*", " WHERE c1 NOT IN (SELECT CAST(id AS VARCHAR) FROM t)"),
         std::string("INSERT INTO t SELECT * FROM d, local(\"file_path\" = \"/in/*.csv\", "
                     "\"format\" = \"csv\")")}) {
@@ -133,6 +134,41 @@ TEST_F(GroupLoadTest, CountedRecordsStandForTheRowsWhenTheyAddUp) {
   ASSERT_TRUE(believed.ok()) << believed.status().ToString();
   EXPECT_EQ((*believed)[0].rows, 1);
   EXPECT_EQ((*believed)[1].rows, 5);
+}
+
+// JSON files group only where their counted records are each file's rows: a SELECT that keeps
+// every record, into a table without a key.
+TEST_F(GroupLoadTest, JsonGroupsStandOnCountedRecords) {
+  std::vector<std::string> paths;
+  for (int f = 0; f < 3; ++f) {
+    paths.push_back(dir_.Join("f" + std::to_string(f) + ".json"));
+    std::ofstream out(paths.back());
+    for (int id = 1; id <= f + 1; ++id)
+      out << "{\"id\": " << id << ", \"name\": \"n" << f << "\"}\n";
+  }
+  const LoadSpec spec = SpecFor(Insert("id, name", "", "json"));
+  BatchLoader loader(conn_.get(), spec);
+  auto groups = loader.GroupsJson();
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  EXPECT_TRUE(*groups);
+  auto loads = loader.LoadGroupFast(paths, {1, 2, 3});
+  ASSERT_TRUE(loads.ok()) << loads.status().ToString();
+  ASSERT_EQ(loads->size(), 3u);
+  for (size_t f = 0; f < 3; ++f)
+    EXPECT_EQ((*loads)[f].rows, static_cast<int64_t>(f + 1));
+  EXPECT_EQ(engine::QueryValue(*conn_, "SELECT count(*) FROM t"), "6");
+  EXPECT_EQ(engine::QueryValue(*conn_, "SELECT count(*) FROM t WHERE name = 'n2'"), "3");
+  // Records that do not add up to the rows written cannot be told apart by file without a
+  // file column: the caller loads the files one by one.
+  auto mismatch = loader.LoadGroupFast(paths, {1, 2, 4});
+  EXPECT_EQ(mismatch.status().code(), StatusCode::kFailedPrecondition)
+      << mismatch.status().ToString();
+  // A WHERE: no JSON groups.
+  const LoadSpec filtered = SpecFor(Insert("id, name", " WHERE id > 1", "json"));
+  BatchLoader filtering(conn_.get(), filtered);
+  auto no_groups = filtering.GroupsJson();
+  ASSERT_TRUE(no_groups.ok()) << no_groups.status().ToString();
+  EXPECT_FALSE(*no_groups);
 }
 
 // Files of a table with a key load many to a statement, the newest row of a key being the last
