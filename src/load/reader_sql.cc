@@ -445,7 +445,6 @@ std::string LastSegment(const std::string& path) {
   return name.empty() ? path : name;
 }
 
-
 Result<std::string> BuildJsonSql(const FileFunctionOptions& options,
                                  const std::vector<std::string>& files, engine::Connection& sniff,
                                  const std::string& columns) {
