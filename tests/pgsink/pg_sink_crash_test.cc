@@ -7,6 +7,7 @@
 // newer payload: every key ends with its newest row.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -20,7 +21,8 @@
 namespace millrace::pgsink {
 namespace {
 
-constexpr int kFiles = 100;
+// Enough that a job outrunning the test's polls is still mid-load at each kill.
+constexpr int kFiles = 300;
 constexpr int kRowsPerFile = 5;
 
 constexpr int kRepeatFrom = 50;
@@ -97,11 +99,11 @@ TEST_P(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {
       "INT), CAST(c2 AS INT), c3 FROM local(\"file_path\" = \"" +
           inbox_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  // Killed after a number of files picked at random, each time further in.
+  // Killed after a number of files picked at random past what the last run left, each time
+  // further in.
   std::mt19937 random(20261206);
-  int target = 0;
   for (int round = 0; round < 6; ++round) {
-    target += 5 + static_cast<int>(random() % 8);
+    int target = std::max(LedgerFiles(), 0) + 5 + static_cast<int>(random() % 8);
     ASSERT_TRUE(testing::WaitFor([&] { return LedgerFiles() >= target; }, std::chrono::seconds(60)))
         << "round " << round << ": " << LedgerFiles() << " files\n"
         << mr_->server->Log();
