@@ -3,6 +3,8 @@
 #include <fstream>
 #include <vector>
 
+#include "common/file_rewrite.h"
+
 namespace millrace::load {
 namespace {
 
@@ -20,8 +22,8 @@ bool InNumber(char c) {
 Status QuoteJsonNumbers(const std::string& in_path, const std::string& out_path) {
   std::ifstream in(in_path, std::ios::binary);
   if (!in) return Status::IoError("cannot open " + in_path + " to read it");
-  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError("cannot create " + out_path);
+  // Written in place (common/file_rewrite.h): `out_path` may be a work directory's kept file.
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> out, FileRewrite::Open(out_path));
   std::vector<char> block(kBlock);
   std::string written;
   written.reserve(kBlock + kBlock / 2);
@@ -56,13 +58,11 @@ Status QuoteJsonNumbers(const std::string& in_path, const std::string& out_path)
       in_string = c == '"';
       written += c;
     }
-    out.write(written.data(), static_cast<std::streamsize>(written.size()));
+    MR_RETURN_IF_ERROR(out->Write(written));
   }
-  if (in_number) out << '"';
+  if (in_number) MR_RETURN_IF_ERROR(out->Write("\""));
   if (in.bad()) return Status::IoError("cannot read " + in_path);
-  out.close();
-  if (!out) return Status::IoError("cannot write " + out_path);
-  return Status::Ok();
+  return out->Finish();
 }
 
 }  // namespace millrace::load

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/file_rewrite.h"
 #include "common/strings.h"
 #include "load/bad_file.h"
 
@@ -50,8 +51,8 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
             Step step, Reset reset) {
   File src(std::fopen(in.c_str(), "rb"));
   if (!src) return Status::IoError("cannot read '" + in + "'");
-  File dst(std::fopen(out.c_str(), "wb"));
-  if (!dst) return Status::IoError("cannot write '" + out + "'");
+  // Written in place (common/file_rewrite.h): `out` may be a work directory's kept file.
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> dst, FileRewrite::Open(out));
   std::vector<char> input(kChunk);
   std::vector<char> output(kChunk);
   bool ended = false;
@@ -85,10 +86,8 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
               " is decoded (a decompression bomb, or set \"max_decompressed_bytes\")"),
           BadFile::kDecompressionBomb);
     }
-    if (*produced > 0 && std::fwrite(output.data(), 1, *produced, dst.get()) != *produced) {
-      return Status::IoError("cannot write '" + out + "'");
-    }
-    return Status::Ok();
+    if (*produced == 0) return Status::Ok();
+    return dst->Write(std::string_view(output.data(), *produced));
   };
   while (true) {
     const size_t n = std::fread(input.data(), 1, input.size(), src.get());
@@ -119,8 +118,7 @@ Status Pump(const std::string& in, const std::string& out, Compression c, uint64
   }
   if (std::ferror(src.get())) return Status::IoError("cannot read '" + in + "'");
   if (!ended) return CorruptError(c, "truncated (the stream ends before its end marker)");
-  if (std::fflush(dst.get()) != 0) return Status::IoError("cannot write '" + out + "'");
-  return Status::Ok();
+  return dst->Finish();
 }
 
 Status InflateZlib(const std::string& in, const std::string& out, Compression c,
