@@ -34,9 +34,6 @@ class FileRewrite {
   Status Write(std::string_view bytes);
   Status Finish();
 
-  const std::string& path() const { return path_; }
-  uint64_t written() const { return written_; }
-
  private:
   FileRewrite(std::string path, int fd, uint64_t old_size)
       : path_(std::move(path)), fd_(fd), old_size_(old_size) {}

@@ -145,6 +145,9 @@ class BatchLoader {
   Result<Reading> ReadingOver(const std::vector<std::string>& readables);
 
  private:
+  // The column numbering a file's rows in the reader's order (a careful load's stage holds it
+  // too).
+  static constexpr const char* kRowColumn = "__millrace_row";
   struct TargetColumn {
     std::string name;
     std::string type;
@@ -158,6 +161,11 @@ class BatchLoader {
   // detection); a careful one lets DuckDB detect each file's, so a value of another type in a
   // later file is a filtered row rather than a failed read.
   Result<std::string> SelectOver(const std::vector<std::string>& readables, bool fast);
+  // The columns DuckDB detects in json `file`, typed as the target wants (load::
+  // DetectJsonColumns; "" when not plain json).
+  Result<std::string> DetectJsonColumns(const std::string& file);
+  // A fast load's json columns: detected in `first` once, then the same for every file.
+  Result<const std::string*> FastJsonColumns(const std::string& first);
   // The reader SelectOver puts in place of the call.
   Result<std::string> ReaderOver(const std::vector<std::string>& readables, bool fast);
   std::string WithReader(const std::string& reader) const;

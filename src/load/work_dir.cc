@@ -10,18 +10,18 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_rewrite.h"
+
 namespace millrace::load {
 namespace {
 
-// Cuts a kept file to 0 bytes through a descriptor closed at once: ext4 marks a file cut to 0
-// for a flush to disk at its next close (common/file_rewrite.h says why that matters), and the
-// close here, with nothing to flush, is that close. Cut by path, the next holder's close would
-// write its bytes to disk on the spot.
+// Cuts a kept file to 0 bytes through a descriptor closed at once (a FileRewrite of nothing):
+// ext4 marks a file cut to 0 for a flush to disk at its next close (common/file_rewrite.h says
+// why that matters), and the close here, with nothing to flush, is that close. Cut by path, the
+// next holder's close would write its bytes to disk on the spot.
 bool Cut(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool cut = ::ftruncate(fd, 0) == 0;
-  return ::close(fd) == 0 && cut;
+  auto rewrite = FileRewrite::Open(file.string());
+  return rewrite.ok() && (*rewrite)->Finish().ok();
 }
 
 // Empties `path` as the contract says; false when something could not be removed or truncated.

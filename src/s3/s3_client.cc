@@ -1,6 +1,5 @@
 #include "s3/s3_client.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>

@@ -1,6 +1,5 @@
 #include "source/local_source.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
