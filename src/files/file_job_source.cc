@@ -1,6 +1,7 @@
 #include "files/file_job_source.h"
 
 #include <algorithm>
+#include <future>
 #include <thread>
 
 #include "common/logging.h"
@@ -44,21 +45,32 @@ Clock::WallTime OldestModified(const std::vector<source::FileInfo>& files) {
 // The next batch of a job, listed and downloading on a thread of its own while the current
 // batch loads. Only a read ahead: the task that takes it checks that the job's epoch and offset
 // are still the ones it was listed for, and loads and commits it like any batch.
+//
+// It lists at once but downloads only once the current batch's downloads have all started
+// (`after`, BatchFetcher::AllStarted; not valid when the current batch has no fetcher yet):
+// the downloads then run as one pipeline, batch after batch, through the current batch's load
+// and commit. Started together, the two batches' downloads competed and ended together, and
+// the source stood idle while the current batch loaded and committed (docs/PERFORMANCE.md).
+// `after` is readied at the latest when the current batch's fetcher goes, which is before the
+// next Poll or TurnEnded can destroy this read ahead: the wait never outlives its task.
 class NextBatch {
  public:
   NextBatch(std::shared_ptr<source::FileSource> source, load::SourceKind kind,
             source::ListOptions list, load::FetchOptions fetch,
-            std::shared_ptr<load::WorkDirs> work_dirs, int64_t epoch)
+            std::shared_ptr<load::WorkDirs> work_dirs, int64_t epoch,
+            std::shared_future<void> after)
       : source_(std::move(source)), start_after_(list.start_after), epoch_(epoch) {
-    lister_ = std::thread([this, kind, list, fetch, work_dirs = std::move(work_dirs)] {
-      listing_ = source_->List(list);
-      if (!listing_.ok() || listing_->files.empty()) return;
-      auto work = work_dirs->Take();
-      if (!work.ok()) return;
-      work_ = std::move(work).value();
-      fetcher_ = std::make_unique<load::BatchFetcher>(*source_, kind, listing_->files, fetch,
-                                                      work_->path());
-    });
+    lister_ = std::thread(
+        [this, kind, list, fetch, work_dirs = std::move(work_dirs), after = std::move(after)] {
+          listing_ = source_->List(list);
+          if (!listing_.ok() || listing_->files.empty()) return;
+          if (after.valid()) after.wait();
+          auto work = work_dirs->Take();
+          if (!work.ok()) return;
+          work_ = std::move(work).value();
+          fetcher_ = std::make_unique<load::BatchFetcher>(*source_, kind, listing_->files, fetch,
+                                                          work_->path());
+        });
   }
   ~NextBatch() {
     if (lister_.joinable()) lister_.join();
@@ -374,8 +386,13 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
   if (listing.more && batch_bytes <= kReadAheadMaxBytes && (*suspects)->empty()) {
     source::ListOptions after = list;
     after.start_after = listing.files.back().key;
-    auto next = std::make_unique<NextBatch>(config_.files, config_.options.kind, after,
-                                            FetchOptions(), config_.work_dirs, job.epoch);
+    // Queued behind this batch's downloads when they are under way already (a read ahead's);
+    // this batch's own fetcher starts only when its task loads, so the next one starts now.
+    std::shared_future<void> queued_behind;
+    if (ahead != nullptr) queued_behind = ahead->fetcher()->AllStarted();
+    auto next =
+        std::make_unique<NextBatch>(config_.files, config_.options.kind, after, FetchOptions(),
+                                    config_.work_dirs, job.epoch, std::move(queued_behind));
     MutexLock lock(&mu_);
     ahead_ = std::move(next);
   }

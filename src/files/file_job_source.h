@@ -14,9 +14,10 @@
 //   skipped (late_files = ignore) and loaded files that changed are recorded in the ledger and
 //   reported in JobRuntimeMsg. A failed reconciliation is logged and retried at the next
 //   interval: it never holds up new files.
-// - Read ahead: a batch of at most kReadAheadMaxBytes that leaves files after it lists and
-//   starts downloading the next batch while it loads; the next Poll takes it only if the job
-//   is at the same epoch and offset it was listed for.
+// - Read ahead: a batch of at most kReadAheadMaxBytes that leaves files after it lists the
+//   next batch at once and downloads it once its own downloads have all started, so that the
+//   downloads run batch after batch through each load and commit; the next Poll takes it only
+//   if the job is at the same epoch and offset it was listed for.
 // - A batch loads in rounds (file_load_rounds.h); its files download in the background while
 //   earlier ones load.
 // - Crash suspects (crash_suspects.h): a task marks its files in the catalog before it reads

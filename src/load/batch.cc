@@ -42,10 +42,12 @@ BatchFetcher::BatchFetcher(source::FileSource& source, SourceKind kind,
       files_(files),
       options_(options),
       work_dir_(std::move(work_dir)),
+      all_started_(started_.get_future().share()),
       out_(files.size()) {
   {
     MutexLock lock(&mu_);
     done_.assign(files.size(), false);
+    NoteStarted();  // no file at all
   }
   const int threads =
       files.empty() ? 0 : std::clamp<int>(options.parallelism, 1, static_cast<int>(files.size()));
@@ -84,7 +86,14 @@ void BatchFetcher::Cancel() {
     done_[i] = true;
   }
   next_ = files_.size();
+  NoteStarted();
   done_cv_.notify_all();
+}
+
+void BatchFetcher::NoteStarted() {
+  if (started_set_ || next_ < files_.size()) return;
+  started_set_ = true;
+  started_.set_value();
 }
 
 const FetchedFile& BatchFetcher::Wait(size_t i) {
@@ -104,6 +113,7 @@ void BatchFetcher::Work() {
       });
       if (cancelled_ || next_ >= files_.size()) return;
       i = next_++;
+      NoteStarted();
       ++in_flight_;
       bytes_in_flight_ += files_[i].size;
     }

@@ -16,6 +16,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -100,12 +101,18 @@ class BatchFetcher {
   const FetchedFile& Wait(size_t i) EXCLUDES(mu_);
   // Starts no further download.
   void Cancel() EXCLUDES(mu_);
+  // Ready once every file has started downloading (or was cancelled): from then on this
+  // fetcher's threads only end, and a batch queued behind it may start its own downloads
+  // without two batches competing for the source. Outlives the fetcher.
+  std::shared_future<void> AllStarted() const { return all_started_; }
   // After the files were read: OK when every file read in place so far is still the version
   // read (PlacedFile::CheckUnchanged), else the first one's ABORTED error. Copies always are.
   Status Unchanged() EXCLUDES(mu_);
 
  private:
   void Work() EXCLUDES(mu_);
+  // Readies AllStarted once next_ has reached the end.
+  void NoteStarted() REQUIRES(mu_);
   FetchedFile FetchOne(size_t i);
   // Whether `file` is read in place (FetchOptions::local_files, in_place_min_bytes), taking
   // one of the max_in_place places when it is.
@@ -127,6 +134,10 @@ class BatchFetcher {
   int in_place_ GUARDED_BY(mu_) = 0;  // files held by a PlacedFile
   uint64_t bytes_in_flight_ GUARDED_BY(mu_) = 0;
   bool cancelled_ GUARDED_BY(mu_) = false;
+  // Set (once) when next_ reaches the end of files_.
+  std::promise<void> started_ GUARDED_BY(mu_);
+  bool started_set_ GUARDED_BY(mu_) = false;
+  const std::shared_future<void> all_started_;
   // Written by the worker that fetched the file before it sets done_[i]; read after done_[i].
   std::vector<FetchedFile> out_;
   std::vector<bool> done_ GUARDED_BY(mu_);

@@ -123,6 +123,40 @@ TEST_F(BatchFetcherTest, CancelStartsNothingMoreAndUnblocksWaiters) {
   EXPECT_EQ(source_->started(), 1);
 }
 
+// AllStarted is what a read ahead queued behind a batch waits for (FileJobSource): ready once
+// the last file has started, or once the fetcher is cancelled or gone, never before.
+TEST_F(BatchFetcherTest, AllStartedIsReadyOnceTheLastFileHasStarted) {
+  source_->Hold(files_[4].key);
+  source_->Hold(files_[5].key);
+  BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, Options(1), work_->path());
+  const std::shared_future<void> started = fetcher.AllStarted();
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 5; }));
+  // File 4 is in flight, file 5 not started.
+  EXPECT_EQ(started.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  source_->Release(files_[4].key);
+  started.wait();  // file 5 starts once file 4 ends
+  EXPECT_EQ(source_->started(), 6);
+  source_->Release(files_[5].key);
+  EXPECT_TRUE(fetcher.Wait(5).status.ok());
+}
+
+TEST_F(BatchFetcherTest, AllStartedIsReadyOnceCancelledAndOutlivesTheFetcher) {
+  source_->Hold(files_[0].key);
+  auto fetcher = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, files_, Options(1),
+                                                work_->path());
+  const std::shared_future<void> started = fetcher->AllStarted();
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 1; }));
+  EXPECT_EQ(started.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  fetcher->Cancel();
+  started.wait();
+  source_->Release(files_[0].key);
+  fetcher.reset();
+  started.wait();
+  const std::vector<source::FileInfo> none;
+  BatchFetcher empty(*source_, SourceKind::kLocal, none, Options(1), work_->path());
+  EXPECT_EQ(empty.AllStarted().wait_for(std::chrono::seconds(0)), std::future_status::ready);
+}
+
 // The destructor lets the download in flight end and starts none of the files after it.
 TEST_F(BatchFetcherTest, DestroyingAFetcherStartsNothingMore) {
   source_->Hold(files_[1].key);
