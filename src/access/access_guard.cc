@@ -22,30 +22,53 @@ Key KeyOf(std::string_view schema, std::string_view name) {
   return {ToLower(schema), ToLower(name)};
 }
 
-// What DuckDB's parser reads of a statement (it describes SELECTs only): the statement itself
-// when it is one, else each query inside it (QueryParts) that parses as one. Nothing binds.
-struct ParsedStatement {
-  std::optional<engine::ParsedFacts> select;
-  std::vector<engine::ParsedFacts> queries;
-};
-
-Result<ParsedStatement> ParseStatement(engine::Connection& conn, std::string_view sql) {
-  ParsedStatement out;
-  MR_ASSIGN_OR_RETURN(out.select, engine::ParseSelect(conn, sql));
-  if (out.select) return out;
-  for (const std::string& part : QueryParts(sql)) {
-    MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query, engine::ParseSelect(conn, part));
-    // Not a query after all: the plan's check decides.
-    if (query) out.queries.push_back(std::move(*query));
-  }
-  return out;
-}
+// Texts longer than this are parsed again each time rather than kept.
+constexpr size_t kParseCacheMaxText = 4096;
 
 std::string PrivilegeLabel(Privilege privilege) {
   return std::string(PrivilegeName(privilege));
 }
 
 }  // namespace
+
+// What DuckDB's parser reads of a statement (it describes SELECTs only): the statement itself
+// when it is one, else each query inside it (QueryParts) that parses as one. Nothing binds.
+struct AccessGuard::ParsedStatement {
+  std::optional<engine::ParsedFacts> select;
+  std::vector<engine::ParsedFacts> queries;
+};
+
+AccessGuard::AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
+                         AuditLog* audit, const FailPoints* fail_points,
+                         std::function<bool(std::string_view)> is_external_catalog)
+    : access_(access),
+      sandbox_(std::move(sandbox)),
+      audit_(audit),
+      fail_points_(fail_points),
+      is_external_catalog_(std::move(is_external_catalog)),
+      parses_(kParseCacheEntries) {}
+
+AccessGuard::~AccessGuard() = default;
+
+Result<std::shared_ptr<const AccessGuard::ParsedStatement>> AccessGuard::Parse(
+    engine::Connection& conn, std::string_view sql) const {
+  const bool kept = sql.size() <= kParseCacheMaxText;
+  if (kept) {
+    if (auto found = parses_.Find(sql)) return found;
+  }
+  auto out = std::make_shared<ParsedStatement>();
+  MR_ASSIGN_OR_RETURN(out->select, engine::ParseSelect(conn, sql));
+  if (!out->select) {
+    for (const std::string& part : QueryParts(sql)) {
+      MR_ASSIGN_OR_RETURN(std::optional<engine::ParsedFacts> query,
+                          engine::ParseSelect(conn, part));
+      // Not a query after all: the plan's check decides.
+      if (query) out->queries.push_back(std::move(*query));
+    }
+  }
+  if (kept) parses_.Insert(std::string(sql), out);
+  return std::shared_ptr<const ParsedStatement>(std::move(out));
+}
 
 // A relation a statement names, resolved in the catalog.
 struct AccessGuard::Relation {
@@ -62,10 +85,14 @@ Status AccessGuard::CheckNames(sql::Session& session, std::string_view sql) {
   }
   // Another statement: the queries inside it (CREATE TABLE AS, INSERT ... SELECT, CREATE VIEW);
   // what it writes or drops is its bound plan's target, which CheckStatement screens.
-  MR_ASSIGN_OR_RETURN(ParsedStatement parsed, ParseStatement(session.connection(), sql));
-  if (parsed.select) parsed.queries.push_back(std::move(*parsed.select));
-  for (const engine::ParsedFacts& query : parsed.queries) {
-    for (const RelationName& r : query.relations) {
+  MR_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedStatement> parsed,
+                      Parse(session.connection(), sql));
+  std::vector<const engine::ParsedFacts*> queries;
+  if (parsed->select) queries.push_back(&*parsed->select);
+  for (const engine::ParsedFacts& query : parsed->queries)
+    queries.push_back(&query);
+  for (const engine::ParsedFacts* query : queries) {
+    for (const RelationName& r : query->relations) {
       if (IsInternalDatabase(r.schema)) return sql::DatabaseAccessDeniedError(r.schema);
       if (!r.catalog.empty() && is_external_catalog_ && is_external_catalog_(r.catalog)) {
         return sql::NotSupportedError(
@@ -159,8 +186,8 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
 
   // 1. Before anything binds it: a SELECT on its parse tree; another statement on what it
   // starts with, the table functions it names, and the queries inside it.
-  MR_ASSIGN_OR_RETURN(const ParsedStatement statement, ParseStatement(conn, sql));
-  const std::optional<engine::ParsedFacts>& parsed = statement.select;
+  MR_ASSIGN_OR_RETURN(const std::shared_ptr<const ParsedStatement> statement, Parse(conn, sql));
+  const std::optional<engine::ParsedFacts>& parsed = statement->select;
   std::vector<Relation> named;
   if (parsed) {
     MR_RETURN_IF_ERROR(
@@ -169,7 +196,7 @@ Status AccessGuard::CheckStatement(sql::Session& session, std::string_view sql) 
   } else {
     MR_RETURN_IF_ERROR(sandbox_->CheckStart(StatementStart(sql)));
     MR_RETURN_IF_ERROR(sandbox_->CheckCalledNames(CalledNames(sql), admin));
-    for (const engine::ParsedFacts& query : statement.queries) {
+    for (const engine::ParsedFacts& query : statement->queries) {
       MR_RETURN_IF_ERROR(
           sandbox_->CheckFunctions(query.functions, query.table_functions, admin, false));
       MR_RETURN_IF_ERROR(Resolve(conn, session.database(), query).status());

@@ -57,6 +57,7 @@
 #include "access/audit_log.h"
 #include "access/sandbox.h"
 #include "common/fail_point.h"
+#include "common/lru_cache.h"
 #include "common/thread_annotations.h"
 #include "sql/session.h"
 #include "sql/statement_guard.h"
@@ -72,12 +73,8 @@ class AccessGuard final : public sql::StatementGuard {
   // `is_external_catalog` (may be empty: none) says whether a name is an external catalog's.
   AccessGuard(const AccessControl* access, std::unique_ptr<Sandbox> sandbox,
               AuditLog* audit = nullptr, const FailPoints* fail_points = nullptr,
-              std::function<bool(std::string_view)> is_external_catalog = nullptr)
-      : access_(access),
-        sandbox_(std::move(sandbox)),
-        audit_(audit),
-        fail_points_(fail_points),
-        is_external_catalog_(std::move(is_external_catalog)) {}
+              std::function<bool(std::string_view)> is_external_catalog = nullptr);
+  ~AccessGuard() override;
 
   Status CheckNames(sql::Session& session, std::string_view sql) override;
   Result<std::optional<std::string>> Scope(sql::Session& session, std::string_view sql) override;
@@ -101,6 +98,14 @@ class AccessGuard final : public sql::StatementGuard {
 
  private:
   struct Relation;
+  struct ParsedStatement;
+  // DuckDB's parse of a statement's text, which depends on the text alone: kept for the last
+  // kParseCacheEntries texts (short ones), so that CheckNames and CheckStatement of one
+  // statement, and a client repeating one (a dashboard, a poller), ask DuckDB's parser once.
+  // Every decision is still made again on each statement: the catalog, the user's grants and
+  // the plan are read anew.
+  Result<std::shared_ptr<const ParsedStatement>> Parse(engine::Connection& conn,
+                                                       std::string_view sql) const;
   // CREATE VIEW: the statement with every table and view its query names without a schema
   // qualified (catalog.schema.name) as DuckDB resolves it now, so that the view reads what
   // it was created over and no table of the same name elsewhere; nullopt when nothing changes.
@@ -127,6 +132,8 @@ class AccessGuard final : public sql::StatementGuard {
   const std::function<bool(std::string_view)> is_external_catalog_;
   Mutex mu_;
   std::map<uint64_t, std::string> pending_ddl_ GUARDED_BY(mu_);  // by connection id
+  static constexpr size_t kParseCacheEntries = 256;
+  mutable LruCache<ParsedStatement> parses_;
 };
 
 }  // namespace millrace::access

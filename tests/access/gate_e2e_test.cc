@@ -405,6 +405,42 @@ TEST_F(GateE2ETest, AViewOfTheCurrentDatabaseComesBeforeATableOfMain) {
   ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE main.w").ok());
 }
 
+// The guard keeps DuckDB's parse of a statement's text, never a decision: the same text is
+// checked anew for each user, after each grant and revoke, and after its name comes to mean
+// another relation.
+TEST_F(GateE2ETest, ARepeatedStatementIsCheckedAnewEachTime) {
+  for (const std::string& sql :
+       {std::string("CREATE DATABASE again"), std::string("CREATE TABLE again.t (v VARCHAR)"),
+        std::string("INSERT INTO again.t VALUES ('t')"),
+        "CREATE USER repeater IDENTIFIED BY '" + std::string(kNobodyPassword) + "'"}) {
+    ASSERT_TRUE(Query(server_->root.get(), sql).ok()) << sql;
+  }
+  const std::string read = "SELECT v FROM again.t";
+  MysqlPtr repeater = Login("repeater");
+  ASSERT_NE(repeater, nullptr);
+  for (int round = 0; round < 2; ++round) {
+    auto rows = Query(server_->root.get(), read);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(*rows, (Rows{{"t"}}));
+    ExpectRefused(repeater.get(), read);
+    ASSERT_TRUE(Query(server_->root.get(), "GRANT SELECT_PRIV ON again.t TO repeater").ok());
+    EXPECT_TRUE(Query(repeater.get(), read).ok()) << "round " << round;
+    ASSERT_TRUE(Query(server_->root.get(), "REVOKE SELECT_PRIV ON again.t FROM repeater").ok());
+  }
+  // The same text, now naming a view over a table the user may not read: refused as a view
+  // it may not read either, and allowed once granted the view.
+  ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE again.t").ok());
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE VIEW again.t AS SELECT v FROM d.secret").ok());
+  ExpectRefused(repeater.get(), read);
+  ASSERT_TRUE(Query(server_->root.get(), "GRANT SELECT_PRIV ON again.t TO repeater").ok());
+  auto through_view = Query(repeater.get(), read);
+  ASSERT_TRUE(through_view.ok()) << through_view.status().ToString();
+  EXPECT_EQ(*through_view, (Rows{{"hidden"}}));
+  ASSERT_TRUE(Query(server_->root.get(), "DROP VIEW again.t").ok());
+  auto gone = Query(repeater.get(), read);
+  EXPECT_FALSE(gone.ok()) << "read a relation that no longer exists";
+}
+
 // Job statements: a user with LOAD_PRIV on one table, through CREATE JOB, ALTER JOB and
 // EXPLAIN CREATE JOB, tries to read what it may not.
 class JobGateE2ETest : public GateE2ETest {
