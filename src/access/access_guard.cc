@@ -296,6 +296,25 @@ Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
     }
     return nullptr;
   };
+  // Every name a table of its first schema, as DuckDB's catalog lookup finds it: that is where
+  // it resolves (a view and a table of one schema cannot share a name), and the lookup costs
+  // microseconds where the query below, planned and rendering every table's SQL, cost ~40% of
+  // a plain statement's check. A name written with its catalog goes the query's way.
+  bool all_tables = true;
+  for (size_t i = 0; i < parsed.relations.size() && all_tables; ++i) {
+    const RelationName& r = parsed.relations[i];
+    all_tables = candidates[i].empty() ||
+                 (r.catalog.empty() && conn.HasTable(candidates[i].front(), r.name));
+  }
+  if (all_tables) {
+    for (size_t i = 0; i < parsed.relations.size(); ++i) {
+      if (candidates[i].empty()) continue;
+      const std::string& schema = candidates[i].front();
+      out.push_back(Relation{schema, parsed.relations[i].name, false, false,
+                             EqualsIgnoreCase(schema, kFilteredSchema)});
+    }
+    return out;
+  }
   // Tables first. Views only when some name is not a table of its first schema: a view and a
   // table of one schema cannot share a name, and duckdb_views() renders the SQL of every view
   // of the system catalog (~2 ms, most of what a plain query's check cost).

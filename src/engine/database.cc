@@ -332,6 +332,14 @@ Status Connection::Execute(std::string_view sql) {
   }
 }
 
+bool Connection::HasTable(const std::string& schema, const std::string& table) {
+  duckdb_table_description description = nullptr;
+  const duckdb_state state = duckdb_table_description_create_ext(
+      AsConn(conn_), nullptr, schema.c_str(), table.c_str(), &description);
+  duckdb_table_description_destroy(&description);  // after an error too (duckdb.h)
+  return state == DuckDBSuccess;
+}
+
 Result<std::unique_ptr<PreparedStatement>> Connection::Prepare(std::string_view sql) {
   MR_RETURN_IF_ERROR(CheckInterrupt());
   duckdb_prepared_statement prepared = nullptr;

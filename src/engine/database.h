@@ -162,6 +162,11 @@ class Connection {
 
   // Runs one or more statements and discards their results.
   Status Execute(std::string_view sql);
+  // True when DuckDB's catalog lookup finds a table `schema`.`table` (names as DuckDB resolves
+  // them, without regard to case) in the default database, in this connection's transaction;
+  // false when it finds none or cannot look (a view of that name, an aborted transaction):
+  // a caller that must know why asks the catalog with a query instead.
+  bool HasTable(const std::string& schema, const std::string& table);
   // Runs the statements in `sql`; all but the last run to completion, the last one streams.
   Result<std::unique_ptr<QueryResult>> Query(std::string_view sql);
   Result<std::unique_ptr<PreparedStatement>> Prepare(std::string_view sql);

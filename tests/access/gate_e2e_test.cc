@@ -423,10 +423,22 @@ TEST_F(GateE2ETest, ARepeatedStatementIsCheckedAnewEachTime) {
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
     EXPECT_EQ(*rows, (Rows{{"t"}}));
     ExpectRefused(repeater.get(), read);
+    ExpectRefused(repeater.get(), "SELECT v FROM AGAIN.T");
     ASSERT_TRUE(Query(server_->root.get(), "GRANT SELECT_PRIV ON again.t TO repeater").ok());
     EXPECT_TRUE(Query(repeater.get(), read).ok()) << "round " << round;
+    EXPECT_TRUE(Query(repeater.get(), "SELECT v FROM AGAIN.T").ok()) << "round " << round;
     ASSERT_TRUE(Query(server_->root.get(), "REVOKE SELECT_PRIV ON again.t FROM repeater").ok());
   }
+  // Unqualified, the name is the current database's table before main's, which the user may
+  // not read.
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE TABLE main.t (v VARCHAR)").ok());
+  ASSERT_TRUE(Query(server_->root.get(), "GRANT SELECT_PRIV ON again.t TO repeater").ok());
+  ASSERT_TRUE(Query(repeater.get(), "USE again").ok());
+  auto current = Query(repeater.get(), "SELECT v FROM T");
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_EQ(*current, (Rows{{"t"}}));
+  ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE main.t").ok());
+  ASSERT_TRUE(Query(server_->root.get(), "REVOKE SELECT_PRIV ON again.t FROM repeater").ok());
   // The same text, now naming a view over a table the user may not read: refused as a view
   // it may not read either, and allowed once granted the view.
   ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE again.t").ok());
@@ -439,6 +451,9 @@ TEST_F(GateE2ETest, ARepeatedStatementIsCheckedAnewEachTime) {
   ASSERT_TRUE(Query(server_->root.get(), "DROP VIEW again.t").ok());
   auto gone = Query(repeater.get(), read);
   EXPECT_FALSE(gone.ok()) << "read a relation that no longer exists";
+  ASSERT_TRUE(Query(server_->root.get(), "CREATE TABLE main.t (v VARCHAR)").ok());
+  ExpectRefused(repeater.get(), "SELECT v FROM t");  // now main's: no grant there
+  ASSERT_TRUE(Query(server_->root.get(), "DROP TABLE main.t").ok());
 }
 
 // Job statements: a user with LOAD_PRIV on one table, through CREATE JOB, ALTER JOB and

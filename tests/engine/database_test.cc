@@ -80,6 +80,29 @@ TEST(DatabaseTest, UncommittedWorkIsInvisibleToOtherConnections) {
   EXPECT_EQ(QueryValue(*reader, "SELECT count(*) FROM t"), "1");
 }
 
+TEST(DatabaseTest, HasTableFindsTablesAsTheCatalogResolvesThem) {
+  auto db = OpenOrDie({});
+  auto conn = ConnectOrDie(*db);
+  auto other = ConnectOrDie(*db);
+  ASSERT_TRUE(conn->Execute("CREATE SCHEMA s; CREATE TABLE s.Orders (id INTEGER); "
+                            "CREATE VIEW s.v AS SELECT 1")
+                  .ok());
+  EXPECT_TRUE(conn->HasTable("s", "Orders"));
+  EXPECT_TRUE(conn->HasTable("S", "ORDERS"));
+  EXPECT_FALSE(conn->HasTable("s", "v"));  // a view
+  EXPECT_FALSE(conn->HasTable("s", "missing"));
+  EXPECT_FALSE(conn->HasTable("nowhere", "Orders"));
+  EXPECT_FALSE(conn->HasTable("main", "Orders"));
+  // In the connection's own transaction: another connection sees it only once committed.
+  auto txn = conn->Begin();
+  ASSERT_TRUE(txn.ok());
+  ASSERT_TRUE(conn->Execute("CREATE TABLE s.fresh (id INTEGER)").ok());
+  EXPECT_TRUE(conn->HasTable("s", "fresh"));
+  EXPECT_FALSE(other->HasTable("s", "fresh"));
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_TRUE(other->HasTable("s", "fresh"));
+}
+
 TEST(DatabaseTest, DuckDBErrorsArriveAsStatusWithDuckDBsMessage) {
   auto db = OpenOrDie({});
   auto conn = ConnectOrDie(*db);
