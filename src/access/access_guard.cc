@@ -267,10 +267,6 @@ Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
     const engine::ParsedFacts& parsed) const {
   std::vector<Relation> out;
   if (parsed.relations.empty()) return out;
-  std::string names;
-  for (const RelationName& r : parsed.relations) {
-    names += (names.empty() ? "" : ", ") + engine::QuoteLiteral(ToLower(r.name));
-  }
   const std::string current = database.value_or("main");
   // Where each relation may be, in order: an unqualified name resolves in the current database
   // first, then in main, then in the system catalog, as DuckDB's search path does. CTEs are
@@ -314,6 +310,10 @@ Result<std::vector<AccessGuard::Relation>> AccessGuard::Resolve(
                              EqualsIgnoreCase(schema, kFilteredSchema)});
     }
     return out;
+  }
+  std::string names;
+  for (const RelationName& r : parsed.relations) {
+    names += (names.empty() ? "" : ", ") + engine::QuoteLiteral(ToLower(r.name));
   }
   // Tables first. Views only when some name is not a table of its first schema: a view and a
   // table of one schema cannot share a name, and duckdb_views() renders the SQL of every view

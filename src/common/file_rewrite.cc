@@ -29,7 +29,9 @@ Result<std::unique_ptr<FileRewrite>> FileRewrite::Open(const std::string& path) 
 }
 
 FileRewrite::~FileRewrite() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(path_.c_str());  // not finished: what it holds is not a whole file
 }
 
 Status FileRewrite::Write(std::string_view bytes) {
@@ -52,6 +54,7 @@ Status FileRewrite::Finish() {
   }
   if (::close(fd_) != 0 && status.ok()) status = IoError("cannot write", path_);
   fd_ = -1;
+  if (!status.ok()) ::unlink(path_.c_str());
   return status;
 }
 

@@ -11,8 +11,8 @@
 //   files that flush took ~7% of the server's CPU plus a disk write per file (perf, 20,000
 //   objects of 2 KB). Cutting to the written length only when the file was longer never
 //   truncates to 0 unless nothing was written.
-// - Errors name the path. A FileRewrite destroyed without Finish closes the file and leaves
-//   its content undefined: the caller removes it (a partial file must not pass for a whole).
+// - A partial file never passes for a whole: a FileRewrite destroyed without a Finish, or whose
+//   Finish failed, removes its file. Errors name the path.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,5 @@
 #include "s3/s3_client.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -193,13 +191,11 @@ class S3ClientImpl final : public S3Client {
 
   Result<ObjectInfo> GetObjectToFile(const GetRequest& request, const std::string& path) override {
     MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> file, FileRewrite::Open(path));
+    // A partial file does not pass for the object: unfinished, `file` removes it.
     auto info = GetObject(request, [&](std::string_view bytes) { return file->Write(bytes); });
     if (info.ok()) {
       if (Status finished = file->Finish(); !finished.ok()) info = std::move(finished);
     }
-    file.reset();
-    // A partial file must not pass for the object.
-    if (!info.ok()) ::unlink(path.c_str());
     return info;
   }
 

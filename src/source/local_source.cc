@@ -1,7 +1,5 @@
 #include "source/local_source.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -333,11 +331,9 @@ Status LocalSource::Download(const FileInfo& file, const std::string& local_path
   auto in = options_.file_system->OpenForRead(file.key);
   if (!in.ok()) return in.status();
   MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> out, FileRewrite::Open(local_path));
-  Status status = CopyListedVersion(file, in->get(), *out);
-  if (status.ok()) status = out->Finish();
-  out.reset();
-  if (!status.ok()) ::unlink(local_path.c_str());  // never leave a partial copy behind
-  return status;
+  // Never a partial copy left behind: unfinished, `out` removes it.
+  MR_RETURN_IF_ERROR(CopyListedVersion(file, in->get(), *out));
+  return out->Finish();
 }
 
 }  // namespace millrace::source

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -62,6 +63,19 @@ TEST(FileRewriteTest, NothingWrittenLeavesAnEmptyFile) {
   ASSERT_TRUE(WriteWhole(path, {"old\n"}).ok());
   ASSERT_TRUE(WriteWhole(path, {}).ok());
   EXPECT_EQ(Contents(path), "");
+}
+
+// A partial file never passes for a whole: one not finished is removed, a kept file too.
+TEST(FileRewriteTest, AFileNotFinishedIsRemoved) {
+  testing::TempDir dir;
+  const std::string path = dir.Join("kept.csv");
+  ASSERT_TRUE(WriteWhole(path, {"earlier holder\n"}).ok());
+  {
+    auto file = FileRewrite::Open(path);
+    ASSERT_TRUE(file.ok());
+    ASSERT_TRUE((*file)->Write("half").ok());
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST(FileRewriteTest, ErrorsNameThePath) {

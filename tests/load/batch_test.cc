@@ -134,8 +134,9 @@ TEST_F(BatchFetcherTest, AllStartedIsReadyOnceTheLastFileHasStarted) {
   // File 4 is in flight, file 5 not started.
   EXPECT_EQ(started.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   source_->Release(files_[4].key);
-  started.wait();  // file 5 starts once file 4 ends
-  EXPECT_EQ(source_->started(), 6);
+  started.wait();  // file 5 is taken once file 4 ends
+  // Ready as the fetcher takes file 5, its download a moment later.
+  EXPECT_TRUE(testing::WaitFor([&] { return source_->started() == 6; }));
   source_->Release(files_[5].key);
   EXPECT_TRUE(fetcher.Wait(5).status.ok());
 }
