@@ -111,6 +111,24 @@ Status DuckDbJobStore::InsertJob(const JobRecord& j) {
 }
 
 Status DuckDbJobStore::SaveJob(const JobRecord& j) {
+  return SaveJobThen(j, [](Connection&) { return Status::Ok(); });
+}
+
+Status DuckDbJobStore::SaveJobFromOffset(const JobRecord& j) {
+  return SaveJobThen(j, [&](Connection& conn) -> Status {
+    MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "UPDATE " + FilesTable().qualified() +
+                                                                " SET state = ? WHERE job_id = ? "
+                                                                "AND key > ?"));
+    return stmt.Str(std::string(job::FileStateName(job::FileState::kRetrying)))
+        .Int(j.id)
+        .Str(j.current_offset.Text(job::kFileNamePart))
+        .Run()
+        .status();
+  });
+}
+
+Status DuckDbJobStore::SaveJobThen(const JobRecord& j,
+                                   const std::function<Status(Connection&)>& then) {
   // A statement that could not be opened is kept as stored: the right key may open it later.
   const bool keep = !j.statement_error.empty();
   JobRecord stored = j;
@@ -130,7 +148,8 @@ Status DuckDbJobStore::SaveJob(const JobRecord& j) {
     stmt.Int(j.id);
     MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
     if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
-    return SaveProperties(conn, j);
+    MR_RETURN_IF_ERROR(SaveProperties(conn, j));
+    return then(conn);
   });
 }
 

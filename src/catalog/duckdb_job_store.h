@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@ class DuckDbJobStore final : public job::JobStore {
   Result<std::vector<job::TaskRecord>> LoadTasks(int64_t job_id, int limit) override;
   Status InsertJob(const job::JobRecord& job) override;
   Status SaveJob(const job::JobRecord& job) override;
+  Status SaveJobFromOffset(const job::JobRecord& job) override;
   Status DeleteJob(int64_t job_id) override;
   Result<std::vector<job::LedgerEntry>> LedgerEntries(int64_t job_id,
                                                       std::optional<job::FileState> state) override;
@@ -55,6 +57,9 @@ class DuckDbJobStore final : public job::JobStore {
   // The job's statement as stored (sealed), and back.
   Result<std::string> SealStatement(const std::string& insert_sql) const;
   Result<std::string> UnsealStatement(const std::string& stored, const std::string& job) const;
+  // SaveJob, then `then` in the same transaction.
+  Status SaveJobThen(const job::JobRecord& job,
+                     const std::function<Status(engine::Connection&)>& then);
 
   engine::Database* const db_;
   const std::string where_;

@@ -35,6 +35,17 @@ Result<bool> AdvanceOffset(Connection& conn, const JobRecord& j, const Offset& s
   return changed == 1;
 }
 
+// Whether the stored job is RUNNING at `epoch`: read, not written, so that concurrent tasks'
+// transactions never write the same row (Progress::Part::kFiles).
+Result<bool> ExpectsTasks(Connection& conn, int64_t job_id, int64_t epoch) {
+  MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn,
+                                                    "SELECT id FROM __millrace.jobs WHERE id = ? "
+                                                    "AND state = 'RUNNING' AND epoch = ?"));
+  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(epoch).Query());
+  MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
+  return chunk != nullptr && chunk->size() > 0;
+}
+
 Status InsertTask(Connection& conn, const TaskRecord& t) {
   return TasksTable().InsertRow(conn, t);
 }
@@ -78,13 +89,20 @@ class DuckDbSinkTransaction final : public job::SinkTransaction {
   Connection& connection() override { return *conn_; }
 
   Result<bool> WriteProgress(const Progress& p) override {
-    MR_ASSIGN_OR_RETURN(bool advanced, AdvanceOffset(*conn_, p.job, p.start, p.epoch));
-    if (!advanced) return false;
-    MR_RETURN_IF_ERROR(InsertLedger(*conn_, p.ledger));
-    MR_RETURN_IF_ERROR(InsertTask(*conn_, p.task));
-    MR_RETURN_IF_ERROR(PruneTasks(*conn_, p.job.id, p.task_history));
-    if (p.filtered_rows_kept > 0) {
-      MR_RETURN_IF_ERROR(PruneFilteredRows(*conn_, p.job.id, p.filtered_rows_kept));
+    const bool files = p.part != Progress::Part::kJobRow;
+    const bool job_row = p.part != Progress::Part::kFiles;
+    MR_ASSIGN_OR_RETURN(bool expected, job_row ? AdvanceOffset(*conn_, p.job, p.start, p.epoch)
+                                               : ExpectsTasks(*conn_, p.job.id, p.epoch));
+    if (!expected) return false;
+    if (files) {
+      MR_RETURN_IF_ERROR(InsertLedger(*conn_, p.ledger));
+      MR_RETURN_IF_ERROR(InsertTask(*conn_, p.task));
+    }
+    if (job_row) {
+      MR_RETURN_IF_ERROR(PruneTasks(*conn_, p.job.id, p.task_history));
+      if (p.filtered_rows_kept > 0) {
+        MR_RETURN_IF_ERROR(PruneFilteredRows(*conn_, p.job.id, p.filtered_rows_kept));
+      }
     }
     return true;
   }

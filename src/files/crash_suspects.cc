@@ -24,7 +24,8 @@ size_t CrashSuspects::BatchSize(const std::vector<source::FileInfo>& files) cons
 }
 
 CrashSuspects::Reading CrashSuspects::BeforeReading(const std::vector<source::FileInfo>& files,
-                                                    int64_t task_id, int64_t now_us) const {
+                                                    int64_t task_id, int64_t now_us,
+                                                    bool with_others) const {
   MutexLock lock(&mu_);
   Reading reading;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -38,8 +39,8 @@ CrashSuspects::Reading CrashSuspects::BeforeReading(const std::vector<source::Fi
           load::BadFile::kCrashedServer);
       continue;
     }
-    reading.marks.push_back(job::ReadingMark{files[i].key, task_id,
-                                             static_cast<int64_t>(files.size()), crashes, now_us});
+    const auto together = static_cast<int64_t>(files.size()) + (with_others ? 1 : 0);
+    reading.marks.push_back(job::ReadingMark{files[i].key, task_id, together, crashes, now_us});
   }
   return reading;
 }

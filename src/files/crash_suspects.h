@@ -52,8 +52,10 @@ class CrashSuspects {
     // Index in `files` -> why it is not read (typed load::BadFile::kCrashedServer).
     std::map<size_t, Status> set_aside;
   };
-  Reading BeforeReading(const std::vector<source::FileInfo>& files, int64_t task_id,
-                        int64_t now_us) const;
+  // `with_others`: other tasks of the job may be reading meanwhile (max_concurrent_tasks), so
+  // none of `files` is read alone: the marks count one file more than `files`.
+  Reading BeforeReading(const std::vector<source::FileInfo>& files, int64_t task_id, int64_t now_us,
+                        bool with_others) const;
 
   // `files` were read, or set aside, and the server is still up.
   void Read(const std::vector<source::FileInfo>& files);

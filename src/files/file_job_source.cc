@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <limits>
 #include <thread>
 
 #include "common/logging.h"
@@ -104,11 +105,15 @@ namespace {
 // read ahead that listed it).
 class FileBatch final : public job::SourceBatch {
  public:
+  // No `files`: the listing held only files committed already (SkipCommittedAhead); the batch
+  // writes nothing and moves the offset to `end`.
   FileBatch(const job::Offset& start, const job::Offset& end, std::vector<source::FileInfo> files,
             LoadSpec spec, job::JobProperties properties, const job::FileSourceRequest* config,
             load::FetchOptions fetch, std::shared_ptr<CrashSuspects> suspects,
-            std::unique_ptr<NextBatch> ahead)
-      : job::SourceBatch(start, end, files.front().key, files.back().key,
+            std::unique_ptr<NextBatch> ahead, bool with_others)
+      : job::SourceBatch(start, end,
+                         files.empty() ? end.Text(job::kFileNamePart) : files.front().key,
+                         files.empty() ? end.Text(job::kFileNamePart) : files.back().key,
                          static_cast<int64_t>(files.size()), TotalBytes(files)),
         files_(std::move(files)),
         spec_(std::move(spec)),
@@ -116,11 +121,17 @@ class FileBatch final : public job::SourceBatch {
         config_(config),
         fetch_(fetch),
         suspects_(std::move(suspects)),
-        ahead_(std::move(ahead)) {}
+        ahead_(std::move(ahead)),
+        with_others_(with_others) {}
 
   Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
                                 int attempt) override {
     first_error_.clear();
+    if (files_.empty()) {
+      auto txn = sink.Begin(task.database);
+      if (!txn.ok()) return JobError(job::JobErrorCode::kLoad, txn.status());
+      return job::LoadedBatch{std::move(txn).value(), {}, {}, ""};
+    }
     spec_.job_id = task.job_id;
     spec_.task_id = task.task_id;
     spec_.now_us = task.now_us;
@@ -138,7 +149,7 @@ class FileBatch final : public job::SourceBatch {
       fetcher = own.get();
     }
     const CrashSuspects::Reading reading =
-        suspects_->BeforeReading(files_, task.task_id, task.now_us);
+        suspects_->BeforeReading(files_, task.task_id, task.now_us, with_others_);
     if (Status marked = config_->catalog->MarkReading(task.job_id, reading.marks); !marked.ok()) {
       return JobError(job::JobErrorCode::kLoad, marked.WithContext("marking the files being read"));
     }
@@ -172,6 +183,7 @@ class FileBatch final : public job::SourceBatch {
   const load::FetchOptions fetch_;
   const std::shared_ptr<CrashSuspects> suspects_;
   std::unique_ptr<NextBatch> ahead_;  // holds the read ahead's fetcher and its directory
+  const bool with_others_;            // a concurrent task's batch (BatchLimits::after)
 };
 
 }  // namespace
@@ -186,6 +198,11 @@ FileJobSource::~FileJobSource() = default;
 void FileJobSource::LookAgain() {
   MutexLock lock(&mu_);
   next_reconcile_ = Clock::SteadyTime{};
+}
+
+bool FileJobSource::OneTaskAtATime(const job::JobRecord& job) {
+  auto suspects = Suspects(job);
+  return !suspects.ok() || !(*suspects)->empty();
 }
 
 bool FileJobSource::WantsEvent(const std::string& path, bool directory, const job::Offset& offset) {
@@ -237,6 +254,45 @@ Result<std::shared_ptr<CrashSuspects>> FileJobSource::Suspects(const job::JobRec
   MutexLock lock(&mu_);
   suspects_ = suspects;
   return suspects;
+}
+
+Result<bool> FileJobSource::SkipCommittedAhead(const job::JobRecord& job,
+                                               const job::BatchLimits& limits,
+                                               const std::string& after, source::Listing& listing) {
+  const std::string committed = job.current_offset.Text(job::kFileNamePart);
+  bool read = false;
+  {
+    MutexLock lock(&mu_);
+    // With concurrent tasks, a listing from the committed offset means none is out: what the
+    // last window left above the offset is in the ledger now.
+    read = after == committed && (job.epoch != ahead_epoch_ || limits.after.has_value());
+  }
+  if (read) {
+    MR_ASSIGN_OR_RETURN(auto entries, config_.catalog->LedgerPage(
+                                          job.id, committed, std::numeric_limits<int64_t>::max(),
+                                          std::nullopt, ""));
+    std::set<std::string> keys;
+    for (const job::LedgerEntry& e : entries) {
+      if (e.state != job::FileState::kRetrying) keys.insert(e.key);
+    }
+    if (!keys.empty()) {
+      MR_LOG(kInfo) << "job " << job.name << ": " << keys.size()
+                    << " file(s) after the offset were committed already, first " << *keys.begin()
+                    << "; the listing passes over them";
+    }
+    MutexLock lock(&mu_);
+    committed_ahead_ = std::move(keys);
+    ahead_epoch_ = job.epoch;
+  }
+  MutexLock lock(&mu_);
+  // Those at or before where this listing starts are behind every later listing.
+  committed_ahead_.erase(committed_ahead_.begin(), committed_ahead_.upper_bound(after));
+  if (committed_ahead_.empty()) return false;
+  const size_t listed = listing.files.size();
+  std::erase_if(listing.files, [&](const source::FileInfo& f) NO_THREAD_SAFETY_ANALYSIS {
+    return committed_ahead_.contains(f.key);
+  });
+  return listing.files.size() != listed;
 }
 
 Result<std::string> FileJobSource::Reconcile(const job::JobRecord& job, bool* unsettled) {
@@ -316,7 +372,11 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     }
   }
 
-  const std::string offset = job.current_offset.Text(job::kFileNamePart);
+  // Where this batch starts: the committed offset, or with concurrent tasks the end of the
+  // batch dispatched last.
+  const job::Offset start = limits.after.value_or(job.current_offset);
+  const bool concurrent = limits.after.has_value();
+  const std::string offset = start.Text(job::kFileNamePart);
   LoadSpec spec = spec_template_;
   spec.strict = job.properties.strict;
   std::vector<source::FileInfo> files;
@@ -342,9 +402,9 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     for (const auto& f : files)
       polled.lag_bytes += static_cast<int64_t>(f.size);
     polled.oldest_unloaded = OldestModified(files);
-    polled.batch = std::make_unique<FileBatch>(job.current_offset, job.current_offset,
-                                               std::move(files), std::move(spec), job.properties,
-                                               &config_, FetchOptions(), *suspects, nullptr);
+    polled.batch = std::make_unique<FileBatch>(
+        job.current_offset, job.current_offset, std::move(files), std::move(spec), job.properties,
+        &config_, FetchOptions(), *suspects, nullptr, concurrent);
     return polled;
   }
 
@@ -370,10 +430,23 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     polled.lag_items = static_cast<int64_t>(listing.unsettled_files);
     return polled;
   }
+  // The batch covers what was listed, files committed already included.
+  std::string end_key = listing.files.back().key;
+  auto skipped = SkipCommittedAhead(job, limits, offset, listing);
+  if (!skipped.ok()) return JobError(job::JobErrorCode::kLoad, skipped.status());
+  if (*skipped) ahead.reset();  // its fetcher downloads the files as listed
+  if (listing.files.empty()) {
+    polled.more = listing.more || listing.unsettled_files > 0;
+    polled.batch = std::make_unique<FileBatch>(
+        start, job::Offset::FileName(end_key), std::vector<source::FileInfo>(), std::move(spec),
+        job.properties, &config_, FetchOptions(), *suspects, nullptr, concurrent);
+    return polled;
+  }
   if (const size_t keep = (*suspects)->BatchSize(listing.files); keep < listing.files.size()) {
     // Read alone: neither the rest nor a read ahead listed after them joins this batch.
     listing.files.resize(keep);
     listing.more = true;
+    end_key = listing.files.back().key;
     ahead.reset();
   }
   polled.more = listing.more || listing.unsettled_files > 0;
@@ -385,7 +458,7 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
   polled.oldest_unloaded = OldestModified(listing.files);
   if (listing.more && batch_bytes <= kReadAheadMaxBytes && (*suspects)->empty()) {
     source::ListOptions after = list;
-    after.start_after = listing.files.back().key;
+    after.start_after = end_key;
     // Queued behind this batch's downloads when they are under way already (a read ahead's);
     // this batch's own fetcher starts only when its task loads, so the next one starts now.
     std::shared_future<void> queued_behind;
@@ -396,10 +469,10 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     MutexLock lock(&mu_);
     ahead_ = std::move(next);
   }
-  const job::Offset end = job::Offset::FileName(listing.files.back().key);
-  polled.batch = std::make_unique<FileBatch>(job.current_offset, end, std::move(listing.files),
-                                             std::move(spec), job.properties, &config_,
-                                             FetchOptions(), *suspects, std::move(ahead));
+  const job::Offset end = job::Offset::FileName(end_key);
+  polled.batch = std::make_unique<FileBatch>(start, end, std::move(listing.files), std::move(spec),
+                                             job.properties, &config_, FetchOptions(), *suspects,
+                                             std::move(ahead), concurrent);
   return polled;
 }
 

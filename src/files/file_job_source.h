@@ -24,6 +24,14 @@
 //   them and clears the marks after. The first Poll reads the marks a stopped server left; while
 //   any is left, a batch that holds one is cut so that it is read alone (no read ahead then),
 //   and a file that stopped the server too often is quarantined unread.
+// - Files in the ledger above the offset were committed by concurrent tasks (task_window.h)
+//   whose job row a crash did not write, or past a batch whose task failed: a listing that
+//   starts at the committed offset skips them (read from the ledger at the first Poll of each
+//   epoch, and with concurrent tasks whenever none is out), and the batch's end still covers
+//   them, so the offset moves past them with the next commit. A listing of only such files is
+//   a batch of no files that moves the offset.
+// - BatchLimits::after (concurrent tasks): the batch lists after it; reconciliation and the
+//   late files' batches still go by the committed offset.
 // - Polled's lag (files, bytes, and the last-modified time of the oldest) covers the files of
 //   the batch returned, at most max_items of them: not what lies past the batch's limits.
 // - Thread-safety: see job_source.h; LookAgain may be called from any thread.
@@ -32,6 +40,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "common/clock.h"
@@ -87,6 +96,8 @@ class FileJobSource final : public job::JobSource {
   void LookAgain() override;
   // Drops the read ahead: its downloads stop.
   void TurnEnded() override;
+  // While crash suspects are left (or cannot be read): they are read alone.
+  bool OneTaskAtATime(const job::JobRecord& job) override;
   std::string Describe() const override { return config_.files->Describe(); }
   // Covered paths wake the job; one at or below the offset also makes its turn reconcile.
   bool WantsEvent(const std::string& path, bool directory, const job::Offset& offset) override;
@@ -109,6 +120,10 @@ class FileJobSource final : public job::JobSource {
   static constexpr std::chrono::milliseconds kUnsettledPoll{200};
 
  private:
+  // Removes from `listing` the files committed above the offset (see the contract), reading
+  // them from the ledger first when due; true when it removed any.
+  Result<bool> SkipCommittedAhead(const job::JobRecord& job, const job::BatchLimits& limits,
+                                  const std::string& after, source::Listing& listing);
   // Lists below the offset and compares with the ledger; returns the news for JobRuntimeMsg
   // ("" when none).
   Result<std::string> Reconcile(const job::JobRecord& job, bool* unsettled);
@@ -124,6 +139,9 @@ class FileJobSource final : public job::JobSource {
   // reconciliation.
   std::deque<source::FileInfo> pending_ GUARDED_BY(mu_);
   std::unique_ptr<NextBatch> ahead_ GUARDED_BY(mu_);
+  // Keys in the ledger above the committed offset (SkipCommittedAhead), as of `ahead_epoch_`.
+  std::set<std::string> committed_ahead_ GUARDED_BY(mu_);
+  int64_t ahead_epoch_ GUARDED_BY(mu_) = -1;
   // From the marks left at start-up; null until the first Poll read them.
   std::shared_ptr<CrashSuspects> suspects_ GUARDED_BY(mu_);
 };

@@ -132,7 +132,9 @@ struct LedgerEntry {
 struct ReadingMark {
   std::string key;
   int64_t task_id = 0;
-  int64_t batch_files = 0;    // how many files the task was reading together
+  // How many files the job was reading together: the task's, one more when other tasks of the
+  // job may have been reading too (max_concurrent_tasks); 1 only for a file read alone.
+  int64_t batch_files = 0;
   int64_t alone_crashes = 0;  // earlier stops while this file was read alone
   int64_t started_us = 0;
 };

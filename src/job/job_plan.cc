@@ -4,6 +4,7 @@
 
 #include "engine/statement_plan.h"
 #include "job/sink.h"
+#include "table/model_catalog.h"
 #include "table/model_write.h"
 
 namespace millrace::job {
@@ -100,6 +101,33 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   source.last_stop_was_fault = config_.last_stop_was_fault;
   MR_ASSIGN_OR_RETURN(plan->source, config_.make_file_source(std::move(source)));
   return std::shared_ptr<const JobPlan>(std::move(plan));
+}
+
+Status PlanBuilder::CheckTasksAtOnce(const JobPlan& plan, int64_t tasks) const {
+  if (tasks <= 1) return Status::Ok();
+  const std::string property = "max_concurrent_tasks = " + std::to_string(tasks) + ": ";
+  if (plan.analysis.source == load::SourceKind::kCdcStream) {
+    return Status::InvalidArgument(property +
+                                   "a change stream applies its changes one task at a time, in "
+                                   "the order they happened upstream");
+  }
+  if (plan.own_sink != nullptr) {
+    return Status::InvalidArgument(
+        property + "a table of an external catalog (" + plan.target.catalog + "." +
+        plan.target.schema + "." + plan.target.name +
+        ") is written one task at a time: its sink moves the job's offset in the rows' "
+        "transaction");
+  }
+  MR_ASSIGN_OR_RETURN(auto conn, config_.db->Connect());
+  MR_ASSIGN_OR_RETURN(auto def, table::LoadModel(*conn, plan.target.schema, plan.target.name));
+  if (def && def->model != table::TableModel::kDuplicate) {
+    return Status::InvalidArgument(
+        property + "table " + plan.target.schema + "." + plan.target.name + " is a " +
+        std::string(table::ModelName(def->model)) +
+        " KEY table, whose rows depend on the order of the commits (which row per key is "
+        "kept, or folded first); concurrent tasks load DUPLICATE KEY tables only");
+  }
+  return Status::Ok();
 }
 
 }  // namespace millrace::job

@@ -131,6 +131,11 @@ class PlanBuilder {
   Result<std::shared_ptr<const JobPlan>> Build(
       const std::string& insert_sql, const std::string& database, bool creating = false,
       std::shared_ptr<s3::RequestStats> object_store = nullptr) const;
+  // CREATE and ALTER JOB: whether `plan` may run `tasks` tasks at once (max_concurrent_tasks).
+  // More than one is INVALID_ARGUMENT, saying why, for a change stream, a table of an external
+  // catalog, and a UNIQUE or AGGREGATE KEY table: there the order of commits decides the
+  // result.
+  Status CheckTasksAtOnce(const JobPlan& plan, int64_t tasks) const;
 
  private:
   const PlanBuilderConfig config_;

@@ -36,6 +36,16 @@ const std::vector<ParamSpec>& JobPropertySpecs() {
        .description = "most bytes in one task (the file that crosses it is included)",
        .min = int64_t{100} << 20,
        .max = int64_t{10} << 30},
+      {.name = "max_concurrent_tasks",
+       .type = ParamType::kInt,
+       .default_value = "1",
+       .description =
+           "tasks of a file job that load and commit at once, each a batch of its own; only "
+           "for file jobs into DUPLICATE KEY tables of the embedded catalog (the order of "
+           "commits decides what UNIQUE and AGGREGATE tables and change streams hold); an ALTER "
+           "takes effect at the next batch",
+       .min = 1,
+       .max = 16},
       {.name = "offset",
        .default_value = "",
        .description = "start after this key; also settable by ALTER",
@@ -197,6 +207,7 @@ Result<JobProperties> JobProperties::Parse(const PropertyMap& values) {
     if (spec->name == "max_interval") p.max_interval_seconds = v.integer;
     if (spec->name == "s3.max_batch_files") p.max_batch_files = v.integer;
     if (spec->name == "s3.max_batch_bytes") p.max_batch_bytes = v.integer;
+    if (spec->name == "max_concurrent_tasks") p.max_concurrent_tasks = v.integer;
     if (spec->name == "cdc.wal_retention_warning") p.wal_retention_warning_bytes = v.integer;
     if (spec->name == "reconcile_interval") p.reconcile_interval_seconds = v.integer;
     if (spec->name == "s3.ingestion_mode") {

@@ -47,7 +47,8 @@ struct JobProperties {
   int64_t max_interval_seconds = 10;
   int64_t max_batch_files = 256;
   int64_t max_batch_bytes = 10LL * 1024 * 1024 * 1024;
-  std::string offset;  // start after this key; "" from the beginning
+  int64_t max_concurrent_tasks = 1;  // file jobs into DUPLICATE tables only (task_window.h)
+  std::string offset;                // start after this key; "" from the beginning
   bool has_offset = false;
   IngestionMode ingestion_mode = IngestionMode::kStreaming;
   LateFiles late_files = LateFiles::kLoad;

@@ -23,6 +23,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -37,6 +38,7 @@
 #include "job/job_source.h"
 #include "job/job_statement.h"
 #include "job/sink.h"
+#include "job/task_window.h"
 #include "s3/s3_client.h"
 
 namespace millrace::job {
@@ -79,9 +81,18 @@ class Job {
   // nullptr when the stored definition cannot run (the job is PAUSED with the reason).
   std::shared_ptr<const JobPlan> plan GUARDED_BY(mu);
   std::deque<TaskRecord> history GUARDED_BY(mu);  // oldest first; includes the running task
-  bool task_running GUARDED_BY(mu) = false;
-  Sink* task_sink GUARDED_BY(mu) = nullptr;  // the running task's, for Interrupt
-  std::condition_variable task_done;         // signalled (with mu) when a task ends
+  bool task_running GUARDED_BY(mu) = false;       // a turn runs the job's tasks
+  // The running tasks' sinks, for Interrupt (several with max_concurrent_tasks > 1).
+  std::vector<Sink*> task_sinks GUARDED_BY(mu);
+  // The batches of the running concurrent tasks (task_window.h); nullopt when the job's tasks
+  // run one at a time or none runs.
+  std::optional<TaskWindow> window GUARDED_BY(mu);
+  // Interrupts every running task's statement (their sinks').
+  void InterruptTasks() REQUIRES(mu) {
+    for (Sink* sink : task_sinks)
+      sink->Interrupt();
+  }
+  std::condition_variable task_done;  // signalled (with mu) when a task ends
   bool auto_resume_pending GUARDED_BY(mu) = false;
   // Tasks in a row that ended on a stale batch (IsStaleBatch) and had the job list again.
   int stale_batches GUARDED_BY(mu) = 0;

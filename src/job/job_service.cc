@@ -39,7 +39,7 @@ class JobService::Impl final : public JobSnapshotSource {
                                         &config_.access, config_.tasks.paused_check,
                                         config_.change_stream_params}),
         runner_(TaskRunnerConfig{config_.clock, &store_, &scheduler_, config_.fail_points,
-                                 &config_.access, config_.tasks}),
+                                 &config_.access, config_.tasks, config_.make_sink}),
         verifier_(JobVerifierConfig{.registry = &registry_,
                                     .catalog = &store_,
                                     .access = &config_.access,
@@ -233,7 +233,7 @@ void JobService::Impl::Stop() {
   scheduler_.Stop();
   for (const auto& job : registry_.All()) {
     MutexLock lock(&job->mu);
-    if (job->task_sink != nullptr) job->task_sink->Interrupt();
+    job->InterruptTasks();
   }
   for (auto& t : workers_)
     t.join();

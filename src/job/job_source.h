@@ -44,11 +44,16 @@ struct BatchLimits {
   int64_t max_bytes = 10LL << 30;
   bool items_given = false;  // the job's properties set max_items
   bool bytes_given = false;  // the job's properties set max_bytes
+  // Concurrent tasks (max_concurrent_tasks > 1, file jobs only: task_window.h): the batch
+  // starts after this offset, the end of the batch dispatched last, rather than after the
+  // job's committed offset (which still bounds what is reconciled below it). nullopt: one
+  // task at a time.
+  std::optional<Offset> after;
 
   static BatchLimits Of(const JobProperties& properties) {
     return {properties.max_batch_files, properties.max_batch_bytes,
             properties.given.contains("s3.max_batch_files"),
-            properties.given.contains("s3.max_batch_bytes")};
+            properties.given.contains("s3.max_batch_bytes"), std::nullopt};
   }
 };
 
@@ -162,6 +167,10 @@ class JobSource {
   // The job's turn on a worker ended (paused, superseded, or other jobs' turn): drop what was
   // prepared for a next task (a file source's read ahead), so nothing runs for an idle job.
   virtual void TurnEnded() {}
+  // Whether the job's next turn must run one task at a time whatever max_concurrent_tasks says
+  // (a file source with crash suspects reads them alone: files/crash_suspects.h). May do I/O;
+  // called outside the job's lock at the start of a turn.
+  virtual bool OneTaskAtATime(const JobRecord& job) { return false; }
   // The job was dropped (no task of it runs any more): release what the source holds upstream
   // (a replication slot). An error is reported to the user; the job is gone regardless.
   virtual Status Drop(const JobRecord& job) { return Status::Ok(); }

@@ -55,7 +55,7 @@ Result<std::string> JobStatements::Execute(const JobStatement& statement,
 int64_t JobStatements::StopTask(Job& job) {
   const int64_t before = job.record.epoch++;
   while (job.task_running) {
-    if (job.task_sink != nullptr) job.task_sink->Interrupt();
+    job.InterruptTasks();
     WaitOnFor(job.task_done, &job.mu, std::chrono::milliseconds(50),
               [&]() NO_THREAD_SAFETY_ANALYSIS { return !job.task_running; });
   }
@@ -85,7 +85,11 @@ Result<std::string> JobStatements::Create(const CreateJobStatement& stmt,
     return built.status();
   }
   std::shared_ptr<const JobPlan> plan = std::move(built).value();
-  if (Status allowed = MayDefine(who, *plan, stmt.insert_sql, database); !allowed.ok()) {
+  Status allowed = MayDefine(who, *plan, stmt.insert_sql, database);
+  if (allowed.ok()) {
+    allowed = config_.plans->CheckTasksAtOnce(*plan, properties->max_concurrent_tasks);
+  }
+  if (!allowed.ok()) {
     config_.registry->Unreserve(stmt.name);
     return allowed;
   }
@@ -307,6 +311,7 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
       std::shared_ptr<const JobPlan> plan,
       config_.plans->Build(new_sql, current.database, /*creating=*/false, job->object_store));
   MR_RETURN_IF_ERROR(MayDefine(who, *plan, new_sql, current.database));
+  MR_RETURN_IF_ERROR(config_.plans->CheckTasksAtOnce(*plan, properties.max_concurrent_tasks));
   if (!stmt.insert_sql.empty()) {
     const InsertAnalysis& a = plan->analysis;
     if (old_analysis.target_table.empty()) {
@@ -342,7 +347,8 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   const int64_t epoch = StopTask(*job);
   JobRecord after = job->record;
   after.properties = std::move(properties);
-  if (stmt.properties.count("offset") != 0) {
+  const bool offset_set = stmt.properties.count("offset") != 0;
+  if (offset_set) {
     after.current_offset = Offset::FileName(after.properties.offset);
     after.reconcile_floor = after.properties.offset;
   }
@@ -352,7 +358,9 @@ Result<std::string> JobStatements::Alter(const AlterJobStatement& stmt,
   // The job runs as whoever defined it last, checked as such above: never with the rights of
   // a user who did not write what it now does.
   if (!who.user.empty()) after.definer = who.user;
-  if (Status s = config_.catalog->SaveJob(after); !s.ok()) {
+  if (Status s =
+          offset_set ? config_.catalog->SaveJobFromOffset(after) : config_.catalog->SaveJob(after);
+      !s.ok()) {
     return Undo(*job, epoch, JobState::kPaused, s);
   }
   job->record = after;

@@ -38,6 +38,11 @@ class JobStore {
   // Writes every mutable field of the job (state, epoch, offsets, counters, errors, statement,
   // properties). NOT_FOUND when the job is not in the store.
   virtual Status SaveJob(const JobRecord& job) = 0;
+  // An ALTER JOB that set the offset: SaveJob and, in the same transaction, every file of the
+  // job's ledger after the new offset marked RETRYING: the job loads each of them again from
+  // there (a file source otherwise passes over files its ledger holds after the offset, which
+  // concurrent tasks committed ahead of it: file_job_source.h).
+  virtual Status SaveJobFromOffset(const JobRecord& job) = 0;
   // The job and everything recorded of it (tasks, ledger, filtered rows, reading marks).
   virtual Status DeleteJob(int64_t job_id) = 0;
 

@@ -10,7 +10,8 @@
 // - WriteProgress is the exactly-once check: inside the transaction it moves the job's offset
 //   from `start` to the job's new offset only if the stored job is RUNNING, at `start` and at
 //   `epoch`; then it records the ledger entries and the task record. It returns false, having
-//   written nothing, when the job no longer expects this task.
+//   written nothing, when the job no longer expects this task. Progress::part splits it in two
+//   for concurrent tasks; a sink that cannot split it fails with NOT_SUPPORTED.
 // - RecordFilteredRows records, in the transaction, the rows `select` yields when run on
 //   connection() (columns line, col, val, why, in line order) as filtered rows of `file` in task
 //   `task_id` of job `job_id`, at `time_us`. TaskFilteredRows reads the filtered rows a task
@@ -45,6 +46,18 @@
 namespace millrace::job {
 
 struct Progress {
+  // What the transaction writes. kAll: the job's row (the exactly-once check), the ledger and
+  // the task record, together. Concurrent tasks (max_concurrent_tasks > 1) split it, because
+  // DuckDB aborts one of two transactions that write the same row and a task's transaction is
+  // open for its whole load: the task's own transaction writes kFiles (the check that the job
+  // is RUNNING at `epoch`, read only, then the ledger and the task record: rows no other task
+  // writes), and the job's row follows in a short transaction of its own, kJobRow (the move
+  // from `start` to the job's offset with the exactly-once check, the counters, the pruning of
+  // old task records and filtered rows), written one at a time under the job's lock
+  // (commit_gate.h). A crash between the two leaves the offset behind files in the ledger,
+  // which the file source skips (file_job_source.h).
+  enum class Part { kAll, kFiles, kJobRow };
+  Part part = Part::kAll;
   JobRecord job;  // the job row after the task: offset, end offset, counters, statistics
   Offset start;   // the offset the task started from
   int64_t epoch = 0;

@@ -25,21 +25,18 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
   if (plan != nullptr) return WatchPaused(job, *plan, epoch);
   // The definer's rights, checked without the job's lock (the check reads the catalog through
   // DuckDB), then the turn starts only if nothing changed the job meanwhile.
-  std::string definer;
-  std::string insert_sql;
-  std::string database;
+  JobRecord record;
   {
     MutexLock lock(&job.mu);
     if (job.record.state != JobState::kRunning || job.plan == nullptr) return;
-    definer = job.record.definer;
-    insert_sql = job.record.insert_sql;
-    database = job.record.database;
+    record = job.record;
     epoch = job.record.epoch;
     plan = job.plan;
   }
   const Status allowed = config_.access == nullptr
                              ? Status::Ok()
-                             : config_.access->DefinerMayRun(definer, *plan, insert_sql, database);
+                             : config_.access->DefinerMayRun(record.definer, *plan,
+                                                             record.insert_sql, record.database);
   {
     MutexLock lock(&job.mu);
     if (job.record.state != JobState::kRunning || job.plan != plan || Superseded(job, epoch)) {
@@ -55,7 +52,10 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       return;
     }
   }
+  // Outside the job's lock: the source may read what it needs to answer.
+  const bool one_at_a_time = plan->source->OneTaskAtATime(record);
   Sink* use = &sink;
+  int lanes = 1;
   if (plan->own_sink != nullptr) {
     use = OwnSink(job, *plan->own_sink);
     if (use == nullptr) return;
@@ -66,22 +66,30 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       return;
     }
     job.task_running = true;
-    job.task_sink = use;
+    job.task_sinks = {use};
+    // The properties refuse concurrent tasks for a job with a sink of its own.
+    if (plan->own_sink == nullptr && !one_at_a_time) {
+      lanes = static_cast<int>(job.record.properties.max_concurrent_tasks);
+    }
   }
-  const Clock::SteadyTime until = config_.clock->SteadyNow() + kTaskChain;
-  while (RunTask(job, *use)) {
-    // A PAUSE, ALTER or DROP bumps the epoch before it waits for this task to end: the chain
-    // must end with it, not start a task under the new epoch.
-    MutexLock lock(&job.mu);
-    if (Superseded(job, epoch) || job.record.state != JobState::kRunning ||
-        config_.clock->SteadyNow() >= until) {
-      break;
+  if (lanes > 1) {
+    RunLanes(job, *use, lanes, epoch, plan);
+  } else {
+    const Clock::SteadyTime until = config_.clock->SteadyNow() + kTaskChain;
+    while (RunTask(job, *use)) {
+      // A PAUSE, ALTER or DROP bumps the epoch before it waits for this task to end: the chain
+      // must end with it, not start a task under the new epoch.
+      MutexLock lock(&job.mu);
+      if (Superseded(job, epoch) || job.record.state != JobState::kRunning ||
+          config_.clock->SteadyNow() >= until) {
+        break;
+      }
     }
   }
   {
     MutexLock lock(&job.mu);
     job.task_running = false;
-    job.task_sink = nullptr;
+    job.task_sinks.clear();
     // Under the job's lock, as Interrupt is: no interrupt of this chain reaches the sink's next.
     use->ClearInterrupt();
     job.task_done.notify_all();
@@ -171,6 +179,116 @@ bool TaskRunner::AutoResume(Job& job) {
   return true;
 }
 
+Result<Polled> TaskRunner::PollWithRetries(Job& job, JobSource& source, const JobRecord& snapshot,
+                                           const BatchLimits& limits) {
+  Result<Polled> polled = source.Poll(snapshot, limits);
+  for (int attempt = 1; !polled.ok() && !IsFinalTaskError(polled.status()) &&
+                        attempt <= config_.policy.task_retries && !stopping_;
+       ++attempt) {
+    MR_LOG(kWarning) << "job " << job.name << ": listing failed (attempt " << attempt
+                     << "): " << polled.status().message();
+    config_.clock->SleepFor(config_.policy.retry_backoff * attempt);
+    polled = source.Poll(snapshot, limits);
+  }
+  return polled;
+}
+
+void TaskRunner::NoteListing(Job& job, const Polled& polled) {
+  JobRecord& r = job.record;
+  if (polled.note) r.runtime_msg = *polled.note;
+  if (!polled.end_offset.empty()) r.end_offset = polled.end_offset;
+  job.lag_items = polled.lag_items;
+  job.lag_bytes = polled.lag_bytes;
+  job.oldest_unloaded_us =
+      polled.oldest_unloaded == Clock::WallTime{} ? 0 : MicrosSinceEpoch(polled.oldest_unloaded);
+}
+
+void TaskRunner::NothingToLoad(Job& job, const Polled& polled) {
+  const Clock::SteadyTime now = config_.clock->SteadyNow();
+  const JobProperties& props = job.record.properties;
+  const auto max_interval = std::chrono::seconds(props.max_interval_seconds);
+  if (polled.look_again) {
+    // Items are not ready yet: look again soon, and a ONCE job is not finished.
+    config_.scheduler->Schedule(job.id, now + *polled.look_again);
+  } else if (props.ingestion_mode == IngestionMode::kOnce) {
+    JobRecord finished = job.record;
+    finished.state = JobState::kFinished;
+    ++finished.epoch;
+    if (Status s = config_.catalog->SaveJob(finished); !s.ok()) {
+      MR_LOG(kError) << "job " << job.name << ": " << s.ToString();
+      config_.scheduler->Schedule(job.id, now + max_interval);
+    } else {
+      job.record = finished;
+      MR_LOG(kInfo) << "job " << job.name << " FINISHED (ingestion_mode ONCE)";
+    }
+  } else {
+    config_.scheduler->Schedule(job.id, now + max_interval);
+  }
+  job.Publish();
+}
+
+TaskRecord TaskRunner::StartTask(Job& job, const SourceBatch& batch) {
+  TaskRecord task;
+  task.task_id = job.record.next_task_id++;
+  task.job_id = job.id;
+  task.job_name = job.name;
+  task.state = TaskState::kRunning;
+  task.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
+  task.start_time_us = task.create_time_us;
+  task.start_file = batch.first_item();
+  task.end_file = batch.last_item();
+  job.UpdateHistory(task, config_.policy.task_history);
+  job.Publish();
+  return task;
+}
+
+Status TaskRunner::LoadAndCommit(Job& job, SourceBatch& batch, Sink& sink,
+                                 const TaskContext& context, int64_t epoch, const TaskRecord& task,
+                                 const std::function<Status(LoadedBatch)>& commit) {
+  Status failure;
+  for (int attempt = 0; attempt <= config_.policy.task_retries; ++attempt) {
+    if (attempt > 0) {
+      MR_LOG(kWarning) << "job " << job.name << " task " << task.Label() << " failed (attempt "
+                       << attempt << "), retrying: " << failure.message();
+      config_.clock->SleepFor(config_.policy.retry_backoff * attempt);
+    }
+    {
+      MutexLock lock(&job.mu);
+      if (Superseded(job, epoch)) return SupersededError();
+    }
+    auto loaded = batch.Load(sink, context, attempt);
+    failure = loaded.ok() ? commit(std::move(loaded).value()) : loaded.status();
+    if (failure.ok()) {
+      MR_LOG(kInfo) << "job " << job.name << " task " << task.Label() << " loaded "
+                    << task.stats.file_number << " files, " << task.stats.scanned_rows
+                    << " rows, offset now '" << task.end_file << "'";
+      return failure;
+    }
+    if (IsFinalTaskError(failure) || IsStaleBatch(failure)) break;
+  }
+  return failure;
+}
+
+TaskRunner::TaskEnding TaskRunner::EndingOf(Job& job, const Status& failure, int64_t epoch) {
+  const bool superseded = JobErrorOf(failure) == JobErrorCode::kSuperseded;
+  if (superseded && !Superseded(job, epoch)) return TaskEnding::kRowDiffers;
+  if (superseded || failure.code() == StatusCode::kCancelled || job.record.epoch != epoch) {
+    return TaskEnding::kCanceled;
+  }
+  if (IsStaleBatch(failure)) return TaskEnding::kStale;
+  return TaskEnding::kFailed;
+}
+
+Status TaskRunner::RowDiffersError() {
+  // The stored job did not expect the task although no statement changed it here: its row
+  // differs from the one in memory (a write of it failed). Pausing says so; cancelling the
+  // task would leave a RUNNING job that never commits again.
+  return JobError(JobErrorCode::kLoad,
+                  Status::Aborted("the job's row in the catalog does not expect this task (its "
+                                  "offset or epoch differ from the job's); the row is written "
+                                  "again when the job resumes"));
+}
+
 bool TaskRunner::RunTask(Job& job, Sink& sink) {
   JobRecord snapshot;
   std::shared_ptr<const JobPlan> plan;
@@ -182,20 +300,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   if (plan == nullptr) return false;  // RunTurn checked; a definition is replaced only when idle
   const JobProperties& props = snapshot.properties;
   JobSource& source = *plan->source;
-  const BatchLimits limits = BatchLimits::Of(props);
-
-  Result<Polled> polled = source.Poll(snapshot, limits);
-  for (int attempt = 1; !polled.ok() && !IsFinalTaskError(polled.status()) &&
-                        attempt <= config_.policy.task_retries && !stopping_;
-       ++attempt) {
-    MR_LOG(kWarning) << "job " << job.name << ": listing failed (attempt " << attempt
-                     << "): " << polled.status().message();
-    config_.clock->SleepFor(config_.policy.retry_backoff * attempt);
-    polled = source.Poll(snapshot, limits);
-  }
-
-  const Clock::SteadyTime now = config_.clock->SteadyNow();
-  const auto max_interval = std::chrono::seconds(props.max_interval_seconds);
+  Result<Polled> polled = PollWithRetries(job, source, snapshot, BatchLimits::Of(props));
   TaskRecord task;
   {
     MutexLock lock(&job.mu);
@@ -204,118 +309,60 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
       PauseAfterFailure(job, nullptr, polled.status());
       return false;
     }
-    JobRecord& r = job.record;
-    if (polled->note) r.runtime_msg = *polled->note;
-    if (!polled->end_offset.empty()) r.end_offset = polled->end_offset;
-    job.lag_items = polled->lag_items;
-    job.lag_bytes = polled->lag_bytes;
-    job.oldest_unloaded_us = polled->oldest_unloaded == Clock::WallTime{}
-                                 ? 0
-                                 : MicrosSinceEpoch(polled->oldest_unloaded);
+    NoteListing(job, *polled);
     if (polled->batch == nullptr) {
-      if (polled->look_again) {
-        // Items are not ready yet: look again soon, and a ONCE job is not finished.
-        config_.scheduler->Schedule(job.id, now + *polled->look_again);
-      } else if (props.ingestion_mode == IngestionMode::kOnce) {
-        JobRecord finished = r;
-        finished.state = JobState::kFinished;
-        ++finished.epoch;
-        if (Status s = config_.catalog->SaveJob(finished); !s.ok()) {
-          MR_LOG(kError) << "job " << job.name << ": " << s.ToString();
-          config_.scheduler->Schedule(job.id, now + max_interval);
-        } else {
-          r = finished;
-          MR_LOG(kInfo) << "job " << job.name << " FINISHED (ingestion_mode ONCE)";
-        }
-      } else {
-        config_.scheduler->Schedule(job.id, now + max_interval);
-      }
-      job.Publish();
+      NothingToLoad(job, *polled);
       return false;
     }
-    const SourceBatch& batch = *polled->batch;
-    task.task_id = r.next_task_id++;
-    task.job_id = job.id;
-    task.job_name = job.name;
-    task.state = TaskState::kRunning;
-    task.create_time_us = MicrosSinceEpoch(config_.clock->WallNow());
-    task.start_time_us = task.create_time_us;
-    task.start_file = batch.first_item();
-    task.end_file = batch.last_item();
-    job.UpdateHistory(task, config_.policy.task_history);
-    job.Publish();
-    snapshot.next_task_id = r.next_task_id;
-    snapshot.end_offset = r.end_offset;
-    snapshot.runtime_msg = r.runtime_msg;
+    task = StartTask(job, *polled->batch);
+    snapshot.next_task_id = job.record.next_task_id;
+    snapshot.end_offset = job.record.end_offset;
+    snapshot.runtime_msg = job.record.runtime_msg;
   }
 
   SourceBatch& batch = *polled->batch;
   const TaskContext context{job.id, task.task_id, job.name, snapshot.database,
                             MicrosSinceEpoch(config_.clock->WallNow())};
-  Status failure;
-  for (int attempt = 0; attempt <= config_.policy.task_retries; ++attempt) {
-    if (attempt > 0) {
-      MR_LOG(kWarning) << "job " << job.name << " task " << task.Label() << " failed (attempt "
-                       << attempt << "), retrying: " << failure.message();
-      config_.clock->SleepFor(config_.policy.retry_backoff * attempt);
-    }
-    {
-      MutexLock lock(&job.mu);
-      if (Superseded(job, snapshot.epoch)) {
-        failure = SupersededError();
-        break;
-      }
-    }
-    auto loaded = batch.Load(sink, context, attempt);
-    failure = loaded.ok()
-                  ? gate_.Commit(job, snapshot, batch, std::move(loaded).value(), source, &task)
-                  : loaded.status();
-    if (failure.ok()) {
-      MR_LOG(kInfo) << "job " << job.name << " task " << task.Label() << " loaded "
-                    << task.stats.file_number << " files, " << task.stats.scanned_rows
-                    << " rows, offset now '" << task.end_file << "'";
-      MutexLock lock(&job.mu);
-      job.stale_batches = 0;
-      if (!Superseded(job, snapshot.epoch)) {
-        // A ONCE job polls once more to see that it is drained.
-        const bool now_again = polled->more || props.ingestion_mode == IngestionMode::kOnce;
-        config_.scheduler->Schedule(job.id, now_again ? config_.clock->SteadyNow()
-                                                      : config_.clock->SteadyNow() + max_interval);
-      }
-      return polled->more;
-    }
-    if (IsFinalTaskError(failure) || IsStaleBatch(failure)) break;
-  }
-
+  const Status failure =
+      LoadAndCommit(job, batch, sink, context, snapshot.epoch, task, [&](LoadedBatch loaded) {
+        return gate_.Commit(job, snapshot, batch, std::move(loaded), source, &task);
+      });
   MutexLock lock(&job.mu);
-  if (JobErrorOf(failure) == JobErrorCode::kSuperseded && !Superseded(job, snapshot.epoch)) {
-    // The stored job did not expect the task although no statement changed it here: its row
-    // differs from the one in memory (a write of it failed). Pausing says so; cancelling the
-    // task would leave a RUNNING job that never commits again.
-    task.first_error_msg.clear();
-    PauseAfterFailure(job, &task,
-                      JobError(JobErrorCode::kLoad,
-                               Status::Aborted("the job's row in the catalog does not expect this "
-                                               "task (its offset or epoch differ from the job's); "
-                                               "the row is written again when the job resumes")));
-    return false;
+  if (failure.ok()) {
+    job.stale_batches = 0;
+    if (!Superseded(job, snapshot.epoch)) {
+      // A ONCE job polls once more to see that it is drained.
+      const bool now_again = polled->more || props.ingestion_mode == IngestionMode::kOnce;
+      const auto max_interval = std::chrono::seconds(props.max_interval_seconds);
+      config_.scheduler->Schedule(job.id, now_again ? config_.clock->SteadyNow()
+                                                    : config_.clock->SteadyNow() + max_interval);
+    }
+    return polled->more;
   }
-  if (JobErrorOf(failure) == JobErrorCode::kSuperseded ||
-      failure.code() == StatusCode::kCancelled || job.record.epoch != snapshot.epoch) {
-    EndCanceled(job, &task, failure);
-    return false;
-  }
-  if (IsStaleBatch(failure) && job.stale_batches < config_.policy.task_retries) {
-    // A file changed since it was listed or while it was read: the task ends, nothing of it
-    // committed, and the job lists again at once, which takes the version to load (a file still
-    // changing waits for the settle rule). A source that keeps answering so pauses the job as
-    // other failures do.
-    ++job.stale_batches;
-    MR_LOG(kInfo) << "job " << job.name << " task " << task.Label()
-                  << " ends, its batch is stale: " << failure.message();
-    EndCanceled(job, &task, failure);
-    config_.scheduler->Schedule(job.id, config_.clock->SteadyNow());
-    return false;
+  switch (EndingOf(job, failure, snapshot.epoch)) {
+    case TaskEnding::kRowDiffers:
+      task.first_error_msg.clear();
+      PauseAfterFailure(job, &task, RowDiffersError());
+      return false;
+    case TaskEnding::kCanceled:
+      EndCanceled(job, &task, failure);
+      return false;
+    case TaskEnding::kStale:
+      if (job.stale_batches < config_.policy.task_retries) {
+        // A file changed since it was listed or while it was read: the task ends, nothing of
+        // it committed, and the job lists again at once, which takes the version to load (a
+        // file still changing waits for the settle rule). A source that keeps answering so
+        // pauses the job as other failures do.
+        ++job.stale_batches;
+        MR_LOG(kInfo) << "job " << job.name << " task " << task.Label()
+                      << " ends, its batch is stale: " << failure.message();
+        EndCanceled(job, &task, failure);
+        config_.scheduler->Schedule(job.id, config_.clock->SteadyNow());
+        return false;
+      }
+      break;
+    case TaskEnding::kFailed:
+      break;
   }
   job.stale_batches = 0;
   task.first_error_msg = batch.first_error();

@@ -21,6 +21,15 @@
 //   After the last retry the job is PAUSED with ErrorMsg {code, msg}; it resumes itself after
 //   AutoResumeDelay(n), up to auto_resume_limit times, unless AllowsAutoResume(code) is false.
 // - A task superseded by PAUSE, ALTER or DROP (the epoch moved) is CANCELED, never FAILED.
+// - max_concurrent_tasks > 1 (file jobs into the embedded catalog's DUPLICATE tables: the
+//   properties refuse it elsewhere) runs that many tasks in the job's turn (task_runner_lanes.cc):
+//   the worker's and more on threads of the turn, each with a sink of its own from a pool. They
+//   take consecutive batches through Job::window (task_window.h) and commit each through
+//   CommitGate::CommitConcurrent. A task that fails keeps its files for the next attempt (the
+//   offset stays before them) and stops the turn's dispatch; the tasks still running commit,
+//   then the job is paused as after any failure. A stale batch or a cancelled task ends the
+//   turn's dispatch the same way, and the next turn starts a new window from the offset. The
+//   count is read at the start of each turn, so an ALTER takes effect at the next batch.
 // - The job's lock is taken for short sections and to write the job's row (its epoch is part of
 //   the exactly-once check, so the row's writes must land in the order of the epochs); it is
 //   not held while a batch is listed, fetched or loaded.
@@ -29,6 +38,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/fail_point.h"
@@ -48,6 +60,9 @@ struct TaskRunnerConfig {
   const FailPoints* fail_points = nullptr;  // may be null
   const JobAccess* access = nullptr;        // not owned; null: the definer is not checked
   TaskPolicy policy;
+  // Sinks for a job's concurrent tasks beyond its worker's own (kept in a pool between turns);
+  // empty: every job runs one task at a time.
+  SinkFactory make_sink;
 };
 
 class TaskRunner {
@@ -60,6 +75,7 @@ class TaskRunner {
   explicit TaskRunner(TaskRunnerConfig config);
 
   void RunTurn(Job& job, Sink& sink);
+  ~TaskRunner();
   // Running and later tasks end as soon as they can (their statements are interrupted by the
   // caller through the job's sink).
   void Stop() { stopping_ = true; }
@@ -72,6 +88,34 @@ class TaskRunner {
   void EndCanceled(Job& job, TaskRecord* task, const Status& why) REQUIRES(job.mu);
   // One task; true when it committed a batch and the source has more ready.
   bool RunTask(Job& job, Sink& sink);
+  Result<Polled> PollWithRetries(Job& job, JobSource& source, const JobRecord& snapshot,
+                                 const BatchLimits& limits);
+  // The poll's news into the job: runtime message, end offset, lag.
+  void NoteListing(Job& job, const Polled& polled) REQUIRES(job.mu);
+  // The source had no batch: the next turn is scheduled (or a ONCE job finishes).
+  void NothingToLoad(Job& job, const Polled& polled) REQUIRES(job.mu);
+  // A RUNNING task for `batch`, in the job's history.
+  TaskRecord StartTask(Job& job, const SourceBatch& batch) REQUIRES(job.mu);
+  // Loads `batch` and commits it with `commit`, retrying as the policy says; the last failure.
+  Status LoadAndCommit(Job& job, SourceBatch& batch, Sink& sink, const TaskContext& context,
+                       int64_t epoch, const TaskRecord& task,
+                       const std::function<Status(LoadedBatch)>& commit) EXCLUDES(job.mu);
+  enum class TaskEnding {
+    kRowDiffers,  // SUPERSEDED although the epoch did not move: RowDiffersError pauses
+    kCanceled,    // PAUSE, ALTER, DROP or a stop
+    kStale,       // a file changed since it was listed (IsStaleBatch)
+    kFailed,
+  };
+  TaskEnding EndingOf(Job& job, const Status& failure, int64_t epoch) REQUIRES(job.mu);
+  static Status RowDiffersError();
+
+  // Concurrent tasks (task_runner_lanes.cc).
+  struct LaneTurn;
+  void RunLanes(Job& job, Sink& sink, int lanes, int64_t epoch, std::shared_ptr<const JobPlan> plan)
+      EXCLUDES(job.mu);
+  void RunLane(Job& job, LaneTurn& turn, Sink& sink) EXCLUDES(job.mu);
+  Result<std::unique_ptr<Sink>> TakeSink() EXCLUDES(pool_mu_);
+  void ReturnSink(std::unique_ptr<Sink> sink) EXCLUDES(pool_mu_);
   // The job's own sink, with the job brought to the progress that sink keeps; null (the job
   // paused) when it cannot be made or reached.
   Sink* OwnSink(Job& job, JobSinkSlot& slot) EXCLUDES(job.mu);
@@ -87,6 +131,8 @@ class TaskRunner {
   const TaskRunnerConfig config_;
   CommitGate gate_;
   std::atomic<bool> stopping_{false};
+  Mutex pool_mu_;
+  std::vector<std::unique_ptr<Sink>> spare_sinks_ GUARDED_BY(pool_mu_);
 };
 
 }  // namespace millrace::job

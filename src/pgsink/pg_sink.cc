@@ -31,6 +31,11 @@ class PgSinkTransaction final : public job::SinkTransaction {
   engine::Connection& connection() override { return bookkeeping_->connection(); }
 
   Result<bool> WriteProgress(const job::Progress& p) override {
+    if (p.part != job::Progress::Part::kAll) {
+      // Concurrent tasks are for the embedded catalog's tables (job_properties.cc refuses
+      // max_concurrent_tasks for external targets).
+      return Status::NotSupported("an external table's sink commits one task at a time");
+    }
     MR_ASSIGN_OR_RETURN(const bool advanced, bookkeeping_->WriteProgress(p));
     if (!advanced) return false;
     MR_RETURN_IF_ERROR(CheckInterrupt());

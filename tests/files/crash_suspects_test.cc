@@ -24,7 +24,7 @@ TEST(CrashSuspectsTest, WithoutMarksBatchesAreWholeAndEveryFileIsMarked) {
   EXPECT_TRUE(suspects.empty());
   const auto files = Files({"a", "b", "c"});
   EXPECT_EQ(suspects.BatchSize(files), 3u);
-  const CrashSuspects::Reading reading = suspects.BeforeReading(files, 9, 500);
+  const CrashSuspects::Reading reading = suspects.BeforeReading(files, 9, 500, false);
   ASSERT_EQ(reading.marks.size(), 3u);
   EXPECT_TRUE(reading.set_aside.empty());
   for (const job::ReadingMark& m : reading.marks) {
@@ -35,6 +35,19 @@ TEST(CrashSuspectsTest, WithoutMarksBatchesAreWholeAndEveryFileIsMarked) {
   }
 }
 
+// A file read alone by one of several tasks of the job at once (max_concurrent_tasks) is not
+// read alone in the process: a fault then does not count against it.
+TEST(CrashSuspectsTest, AFileReadBesideOtherTasksIsNeverMarkedAsReadAlone) {
+  CrashSuspects suspects({}, false);
+  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"a"}), 9, 500, true);
+  ASSERT_EQ(reading.marks.size(), 1u);
+  EXPECT_EQ(reading.marks[0].batch_files, 2);
+  CrashSuspects after({reading.marks[0]}, /*fault=*/true);
+  const CrashSuspects::Reading again = after.BeforeReading(Files({"a"}), 10, 600, false);
+  ASSERT_EQ(again.marks.size(), 1u);
+  EXPECT_EQ(again.marks[0].alone_crashes, 0);
+}
+
 TEST(CrashSuspectsTest, TheFilesOfAStoppedBatchAreReadOneAtATime) {
   CrashSuspects suspects({Mark("b", 2), Mark("c", 2)}, true);
   EXPECT_FALSE(suspects.empty());
@@ -43,7 +56,7 @@ TEST(CrashSuspectsTest, TheFilesOfAStoppedBatchAreReadOneAtATime) {
   EXPECT_EQ(suspects.BatchSize(Files({"0", "a", "b", "c"})), 2u);
   EXPECT_EQ(suspects.BatchSize(Files({"b", "c", "d"})), 1u);
   // Read alone, a suspect of a batch is marked with no alone crash yet: it is not set aside.
-  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500);
+  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500, false);
   ASSERT_EQ(reading.marks.size(), 1u);
   EXPECT_EQ(reading.marks[0].batch_files, 1);
   EXPECT_EQ(reading.marks[0].alone_crashes, 0);
@@ -58,7 +71,7 @@ TEST(CrashSuspectsTest, TheFilesOfAStoppedBatchAreReadOneAtATime) {
 
 TEST(CrashSuspectsTest, OneCrashAloneIsCountedInTheNextMark) {
   CrashSuspects suspects({Mark("b", 1)}, true);
-  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500);
+  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500, false);
   ASSERT_EQ(reading.marks.size(), 1u);
   EXPECT_EQ(reading.marks[0].alone_crashes, 1);
   EXPECT_TRUE(reading.set_aside.empty()) << "one crash may be another thread's: read it again";
@@ -69,7 +82,7 @@ TEST(CrashSuspectsTest, StopsFromOutsideAreNeverCounted) {
   // still read alone, with the count it had.
   CrashSuspects suspects({Mark("b", 1, 1)}, false);
   EXPECT_EQ(suspects.BatchSize(Files({"b", "c"})), 1u);
-  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500);
+  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500, false);
   ASSERT_EQ(reading.marks.size(), 1u);
   EXPECT_EQ(reading.marks[0].alone_crashes, 1);
   EXPECT_TRUE(reading.set_aside.empty());
@@ -77,7 +90,7 @@ TEST(CrashSuspectsTest, StopsFromOutsideAreNeverCounted) {
 
 TEST(CrashSuspectsTest, AFileThatCrashedTheServerTwiceAloneIsSetAsideUnread) {
   CrashSuspects suspects({Mark("b", 1, 1), Mark("c", 1, 0)}, true);
-  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500);
+  const CrashSuspects::Reading reading = suspects.BeforeReading(Files({"b"}), 9, 500, false);
   EXPECT_TRUE(reading.marks.empty());
   ASSERT_EQ(reading.set_aside.count(0), 1u);
   const std::string& why = reading.set_aside.at(0).message();

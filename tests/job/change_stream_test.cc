@@ -127,6 +127,10 @@ class FaultyCatalog final : public JobStore {
     if (fail_saves) return Status::IoError("no space left on device");
     return store_->SaveJob(job);
   }
+  Status SaveJobFromOffset(const JobRecord& job) override {
+    if (fail_saves) return Status::IoError("no space left on device");
+    return store_->SaveJobFromOffset(job);
+  }
   Status DeleteJob(int64_t id) override { return store_->DeleteJob(id); }
   Result<std::vector<LedgerEntry>> LedgerEntries(int64_t id,
                                                  std::optional<FileState> state) override {

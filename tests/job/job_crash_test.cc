@@ -4,7 +4,10 @@
 //
 // The target is a plain table, a Doris UNIQUE KEY table (rows kept by key: nothing may be
 // lost) and a Doris AGGREGATE KEY table whose `hits` column sums a 1 per row (a row loaded
-// twice would show as 2).
+// twice would show as 2); and the plain table loaded by four tasks at once
+// (max_concurrent_tasks: batches commit out of order, the offset follows the oldest). After
+// every kill the job's offset is checked against the ledger: no file at or below it is missing
+// from it.
 //
 // MILLRACE_CRASH_FILES (default 2000 for the plain table, a fifth of it for the others) and
 // MILLRACE_CRASH_SEED size and seed a run; the default keeps `make test` well under two
@@ -30,7 +33,7 @@ namespace {
 constexpr int kRowsPerFile = 5;
 
 // The job's target table.
-enum class Target { kPlain, kUnique, kAggregate };
+enum class Target { kPlain, kUnique, kAggregate, kPlainFourTasks };
 
 std::string TargetName(const ::testing::TestParamInfo<Target>& info) {
   switch (info.param) {
@@ -40,6 +43,8 @@ std::string TargetName(const ::testing::TestParamInfo<Target>& info) {
       return "UniqueKey";
     case Target::kAggregate:
       return "AggregateKey";
+    case Target::kPlainFourTasks:
+      return "PlainFourTasks";
   }
   return "";
 }
@@ -49,6 +54,7 @@ Status CreateTarget(engine::Connection& conn, Target target) {
   std::string ddl;
   switch (target) {
     case Target::kPlain:
+    case Target::kPlainFourTasks:
       return conn.Execute("CREATE TABLE t (file INTEGER, line INTEGER, payload VARCHAR)");
     case Target::kUnique:
       ddl = "CREATE TABLE t (file INT, line INT, payload STRING) UNIQUE KEY(file, line)";
@@ -142,9 +148,11 @@ class ReportingSource final : public source::FileSource {
     auto conn = (*db)->Connect();
     if (!conn.ok() || !CreateTarget(**conn, target).ok()) _exit(6);
     auto created = (*service)->Execute(
-        "CREATE JOB crash ON STREAMING PROPERTIES (\"max_interval\" = \"1\", "
-        "\"s3.max_batch_files\" = \"50\") DO INSERT INTO t SELECT CAST(c1 AS INTEGER), "
-        "CAST(c2 AS INTEGER), c3" +
+        "CREATE JOB crash ON STREAMING PROPERTIES (\"max_interval\" = \"1\", " +
+        std::string(target == Target::kPlainFourTasks
+                        ? "\"s3.max_batch_files\" = \"10\", \"max_concurrent_tasks\" = \"4\""
+                        : "\"s3.max_batch_files\" = \"50\"") +
+        ") DO INSERT INTO t SELECT CAST(c1 AS INTEGER), CAST(c2 AS INTEGER), c3" +
         std::string(target == Target::kAggregate ? ", 1" : "") + " FROM local(\"file_path\" = \"" +
         in_dir + "/*.csv\", \"column_separator\" = \",\")");
     if (!created.ok()) {
@@ -252,6 +260,27 @@ class JobCrashTest : public ::testing::TestWithParam<Target> {
     }
   }
 
+  // With no child running: every file of the first `written` at or below the job's offset is
+  // in the ledger (committed), so a restart that lists after the offset misses none.
+  void ExpectOffsetBehindEveryUncommittedFile(int written) {
+    auto db = engine::OpenOrDie({.path = db_path_});
+    auto conn = engine::ConnectOrDie(*db);
+    const std::string offset = engine::QueryValue(
+        *conn, "SELECT coalesce(current_offset, '') FROM __millrace.jobs WHERE name = 'crash'");
+    const std::string key = offset.empty() ? "" : Offset::Parse(offset)->Text(kFileNamePart);
+    std::vector<std::string> below;
+    for (int f = 0; f < written && DataFilePath(f) <= key; ++f)
+      below.push_back(engine::QuoteLiteral(DataFilePath(f)));
+    if (below.empty()) return;
+    std::string list;
+    for (const std::string& k : below)
+      list += (list.empty() ? "" : ", ") + k;
+    EXPECT_EQ(engine::QueryValue(
+                  *conn, "SELECT count(*) FROM __millrace.files WHERE key IN (" + list + ")"),
+              std::to_string(below.size()))
+        << "offset " << key << " passed a file that is not in the ledger";
+  }
+
   // Waits (with the child running) until the table holds `files` files' rows.
   bool WaitUntilLoaded(int files) {
     // Read through a separate process' view is not possible while the child holds the
@@ -294,7 +323,9 @@ class JobCrashTest : public ::testing::TestWithParam<Target> {
 
 TEST_P(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
   const int all_files = EnvInt("MILLRACE_CRASH_FILES", 2000);
-  const int files = GetParam() == Target::kPlain ? all_files : all_files / 5;
+  const int files = GetParam() == Target::kPlain            ? all_files
+                    : GetParam() == Target::kPlainFourTasks ? all_files / 2
+                                                            : all_files / 5;
   std::mt19937 rng(static_cast<unsigned>(EnvInt("MILLRACE_CRASH_SEED", 20261202)));
   std::atomic<int> written{0};
   std::thread producer([&] {
@@ -322,6 +353,7 @@ TEST_P(JobCrashTest, KillNineAtRandomMomentsLosesAndDoublesNothing) {
         << "the child stopped listing";
     KillAndReap(child_);
     ++kills;
+    ExpectOffsetBehindEveryUncommittedFile(written);
     child_ = StartChild("", false);
   }
   producer.join();
@@ -409,11 +441,15 @@ TEST_P(JobCrashTest, AFileThatKillsTheReaderIsQuarantinedAfterRestarts) {
       engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"),
       std::to_string(kFiles - 1));
   EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.reading"), "0")
-      << "marks are cleared after each read";
+      << "marks are cleared after each read: "
+      << engine::QueryValue(*conn,
+                            "SELECT string_agg(key || ' task ' || task_id || ' of ' || "
+                            "batch_files, '; ') FROM __millrace.reading");
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, JobCrashTest,
-                         ::testing::Values(Target::kPlain, Target::kUnique, Target::kAggregate),
+                         ::testing::Values(Target::kPlain, Target::kUnique, Target::kAggregate,
+                                           Target::kPlainFourTasks),
                          TargetName);
 
 }  // namespace

@@ -54,6 +54,15 @@ class MemoryJobStore final : public JobStore {
     it->second = job;
     return Status::Ok();
   }
+  Status SaveJobFromOffset(const JobRecord& job) override {
+    MR_RETURN_IF_ERROR(SaveJob(job));
+    MutexLock lock(&mu_);
+    auto& ledger = ledger_[job.id];
+    for (auto it = ledger.upper_bound(job.current_offset.Text(kFileNamePart)); it != ledger.end();
+         ++it)
+      it->second.state = FileState::kRetrying;
+    return Status::Ok();
+  }
   Status DeleteJob(int64_t job_id) override {
     MutexLock lock(&mu_);
     jobs_.erase(job_id);
@@ -177,6 +186,9 @@ class MemorySinkTransaction final : public SinkTransaction {
 
   engine::Connection& connection() override { return *conn_; }
   Result<bool> WriteProgress(const Progress& progress) override {
+    if (progress.part != Progress::Part::kAll) {
+      return Status::NotSupported("the memory store commits one task at a time");
+    }
     if (!store_->Expects(progress)) return false;
     pending_ = progress;
     return true;

@@ -1,0 +1,216 @@
+// Several tasks of one job at once (max_concurrent_tasks): consecutive batches loaded in
+// parallel, each file exactly once, and the offset never past a file whose task has not
+// committed. A task is held at fail point "task.reading" on one file's key while the others
+// commit past it; the manual clock stands an hour ahead (written files are settled).
+#include <gtest/gtest.h>
+
+#include "job/job_test_util.h"
+
+namespace millrace::job {
+namespace {
+
+constexpr int kRowsPerFile = 3;
+
+class ConcurrentTasksTest : public ::testing::Test {
+ protected:
+  // `held`: a file whose read waits until released; "" for none.
+  void Start(const std::string& held = "") {
+    in_ = dir_.Join("in");
+    std::filesystem::create_directories(in_);
+    if (!held.empty()) {
+      point_ = "task.reading/" + Path(held);
+      auto points = FailPoints::Parse(point_ + "=wait");
+      ASSERT_TRUE(points.ok()) << points.status().ToString();
+      points_ = std::move(points).value();
+    }
+    harness_.set_configure([this](JobServiceConfig& config) { config.fail_points = &points_; });
+    harness_.Start();
+    ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
+  }
+  void TearDown() override {
+    if (!point_.empty()) points_.Release(point_);  // never leave a task held
+    harness_.Stop();
+  }
+
+  std::string Path(const std::string& name) const { return in_ + "/" + name; }
+  static std::string Name(int i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "f%03d.csv", i);
+    return name;
+  }
+  // Files 1..n, kRowsPerFile rows each, ids file * 100 + line.
+  void WriteFiles(int first, int last) {
+    for (int i = first; i <= last; ++i) {
+      std::string content;
+      for (int line = 0; line < kRowsPerFile; ++line)
+        content += std::to_string(i * 100 + line) + "," + Name(i) + "\n";
+      WriteFile(Path(Name(i)), content);
+    }
+  }
+  Result<std::string> CreateJob(const std::string& properties, const std::string& table = "t") {
+    return harness_.Run("CREATE JOB cc ON STREAMING PROPERTIES (" + properties +
+                        ") DO INSERT INTO " + table +
+                        " SELECT CAST(c1 AS INTEGER), c2 FROM local(\"file_path\" = \"" + in_ +
+                        "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  }
+  std::string Rows() { return harness_.Value("SELECT count(*) FROM t"); }
+  std::string Offset() { return harness_.JobColumn("cc", "CurrentOffset"); }
+  bool WaitForRows(int files) {
+    return harness_.WaitFor([&] { return Rows() == std::to_string(files * kRowsPerFile); });
+  }
+  // Every file 1..n once: each id once, and the ledger's LOADED entries.
+  void ExpectEachFileOnce(int files) {
+    EXPECT_EQ(harness_.Value("SELECT count(*) FROM t"), std::to_string(files * kRowsPerFile));
+    EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"),
+              std::to_string(files * kRowsPerFile));
+    EXPECT_EQ(harness_.Value("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"),
+              std::to_string(files));
+  }
+
+  testing::TempDir dir_;
+  std::string in_;
+  std::string point_;
+  FailPoints points_;
+  JobServiceHarness harness_{dir_.Join("db.duckdb"), JobServiceHarness::Time::kManual,
+                             std::chrono::hours(1)};
+};
+
+TEST_F(ConcurrentTasksTest, FourTasksLoadEveryFileOnceAndTheOffsetReachesTheLast) {
+  Start();
+  WriteFiles(1, 60);
+  auto created = CreateJob(
+      "\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"2\", "
+      "\"max_interval\" = \"1\"");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitForRows(60)) << Rows();
+  ASSERT_TRUE(harness_.WaitFor([&] { return Offset().find(Name(60)) != std::string::npos; }))
+      << Offset();
+  ExpectEachFileOnce(60);
+  EXPECT_EQ(harness_.JobColumn("cc", "Status"), "RUNNING");
+  EXPECT_EQ(harness_.JobColumn("cc", "SucceedTaskCount"), "30");
+  // The job's row in the catalog says the same after the last commit.
+  EXPECT_NE(harness_.Value("SELECT current_offset FROM __millrace.jobs").find(Name(60)),
+            std::string::npos);
+  // More files later: the next turn goes on from the offset.
+  WriteFiles(61, 70);
+  ASSERT_TRUE(WaitForRows(70)) << Rows();
+  ExpectEachFileOnce(70);
+}
+
+TEST_F(ConcurrentTasksTest, ASlowFileHoldsTheOffsetButNotTheOtherTasks) {
+  Start(Name(3));
+  WriteFiles(1, 12);
+  auto created = CreateJob(
+      "\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"1\", \"max_interval\" = "
+      "\"1\"");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(harness_.WaitFor([&] { return points_.Hits(point_) == 1; }));
+  // The eleven others commit while file 3's task is held.
+  ASSERT_TRUE(WaitForRows(11)) << Rows();
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name = '" + Name(3) + "'"), "0");
+  // The offset stays before file 3, in memory and in the catalog.
+  ASSERT_TRUE(harness_.WaitFor([&] {
+    return harness_.JobColumn("cc", "SucceedTaskCount") == "11";
+  })) << harness_.JobColumn("cc", "SucceedTaskCount");
+  EXPECT_NE(Offset().find(Name(2)), std::string::npos) << Offset();
+  EXPECT_NE(harness_.Value("SELECT current_offset FROM __millrace.jobs").find(Name(2)),
+            std::string::npos);
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(\"type\" = \"insert\") WHERE Status = "
+                           "'RUNNING'"),
+            "1");
+  EXPECT_EQ(
+      harness_.Value("SELECT count(*) FROM __millrace.files WHERE key > '" + Path(Name(2)) + "'"),
+      "9");
+
+  points_.Release(point_);
+  ASSERT_TRUE(WaitForRows(12)) << Rows();
+  ASSERT_TRUE(harness_.WaitFor([&] { return Offset().find(Name(12)) != std::string::npos; }))
+      << Offset();
+  ExpectEachFileOnce(12);
+}
+
+TEST_F(ConcurrentTasksTest, PauseStopsEveryTaskAndResumeLoadsTheRestOnce) {
+  Start();
+  WriteFiles(1, 200);
+  auto created = CreateJob(
+      "\"max_concurrent_tasks\" = \"3\", \"s3.max_batch_files\" = \"1\", \"max_interval\" = "
+      "\"1\"");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(harness_.WaitFor([&] { return std::stoi(Rows()) >= 10 * kRowsPerFile; }));
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'cc'").ok());
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(\"type\" = \"insert\") WHERE Status = "
+                           "'RUNNING'"),
+            "0");
+  // What is loaded is what the ledger says, and nothing moves while paused.
+  const std::string paused = Rows();
+  EXPECT_EQ(harness_.Value("SELECT count(*) * " + std::to_string(kRowsPerFile) +
+                           " FROM __millrace.files WHERE state = 'LOADED'"),
+            paused);
+  harness_.Tick(std::chrono::seconds(5));
+  EXPECT_EQ(Rows(), paused);
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(WaitForRows(200)) << Rows();
+  ExpectEachFileOnce(200);
+}
+
+TEST_F(ConcurrentTasksTest, OnlyDuplicateKeyTablesOfTheEmbeddedCatalogTakeSeveralTasks) {
+  Start();
+  ASSERT_TRUE(
+      CreateDorisTable(harness_.conn(), "CREATE TABLE u (id INT, name STRING) UNIQUE KEY(id)")
+          .ok());
+  ASSERT_TRUE(CreateDorisTable(harness_.conn(),
+                               "CREATE TABLE a (id INT, name STRING REPLACE) AGGREGATE KEY(id)")
+                  .ok());
+  auto unique = CreateJob("\"max_concurrent_tasks\" = \"2\"", "u");
+  ASSERT_FALSE(unique.ok());
+  EXPECT_EQ(unique.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unique.status().message().find("UNIQUE KEY table"), std::string::npos)
+      << unique.status().message();
+  auto aggregate = CreateJob("\"max_concurrent_tasks\" = \"2\"", "a");
+  ASSERT_FALSE(aggregate.ok());
+  EXPECT_NE(aggregate.status().message().find("AGGREGATE KEY table"), std::string::npos)
+      << aggregate.status().message();
+  auto bounds = CreateJob("\"max_concurrent_tasks\" = \"0\"");
+  ASSERT_FALSE(bounds.ok());
+  EXPECT_NE(bounds.status().message().find("max_concurrent_tasks"), std::string::npos);
+
+  // A UNIQUE job at one task may not be altered to several; a DUPLICATE one may.
+  ASSERT_TRUE(CreateJob("\"max_interval\" = \"1\"", "u").ok());
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'cc'").ok());
+  auto altered = harness_.Run("ALTER JOB cc PROPERTIES (\"max_concurrent_tasks\" = \"4\")");
+  ASSERT_FALSE(altered.ok());
+  EXPECT_NE(altered.status().message().find("UNIQUE KEY table"), std::string::npos);
+  ASSERT_TRUE(harness_.Run("DROP JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(CreateJob("\"max_interval\" = \"1\"").ok());
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(harness_.Run("ALTER JOB cc PROPERTIES (\"max_concurrent_tasks\" = \"4\")").ok());
+  WriteFiles(1, 20);
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(WaitForRows(20)) << Rows();
+  ExpectEachFileOnce(20);
+}
+
+TEST_F(ConcurrentTasksTest, MovingTheOffsetBackLoadsTheFilesAfterItAgain) {
+  Start();
+  WriteFiles(1, 8);
+  ASSERT_TRUE(CreateJob("\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"1\", "
+                        "\"max_interval\" = \"1\"")
+                  .ok());
+  ASSERT_TRUE(WaitForRows(8)) << Rows();
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'cc'").ok());
+  // Files after the new offset are in the ledger: they are marked to load again, not passed
+  // over as files concurrent tasks committed ahead of the offset.
+  ASSERT_TRUE(
+      harness_
+          .Run("ALTER JOB cc PROPERTIES (\"offset\" = '{\"fileName\":\"" + Path(Name(5)) + "\"}')")
+          .ok());
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM __millrace.files WHERE state = 'RETRYING'"), "3");
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(WaitForRows(11)) << Rows();
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name >= '" + Name(6) + "'"),
+            std::to_string(6 * kRowsPerFile));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"), "8");
+}
+
+}  // namespace
+}  // namespace millrace::job
