@@ -35,6 +35,7 @@ std::string Value(uint16_t port, const std::string& sql) {
 
 class JobE2ETest : public ::testing::Test {
  protected:
+  void RunChaos(int tasks);
   void SetUp() override {
     auto s3 = testing::S3rver::Start({"landing"});
     ASSERT_TRUE(s3.ok()) << s3.status().ToString();
@@ -323,8 +324,11 @@ TEST_F(JobE2ETest, EachDorisModelKeepsItsRowsAcrossTasksAndAKill) {
 
 // Files arrive in random name order while the fault proxy injects 503s, resets, truncated
 // bodies and stalls, and the server is killed with kill -9 at random moments. At the end the
-// table holds every file's rows exactly once, and the faults never paused the job.
-TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
+// table holds every file's rows exactly once, and the faults never paused the job. `tasks`:
+// the job's max_concurrent_tasks. (Files arrive out of order, so a file below the offset that
+// is not in the ledger may be a late one: the offset's bound after each kill is asserted by
+// JobCrashTest, whose files arrive in order.)
+void JobE2ETest::RunChaos(int tasks) {
   const char* env_files = std::getenv("MILLRACE_CHAOS_FILES");
   const int files = env_files != nullptr ? std::atoi(env_files) : 240;
   constexpr int kRows = 4;
@@ -349,7 +353,8 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
   ASSERT_TRUE(Exec("CREATE TABLE t (file INT, line INT, payload VARCHAR)").ok());
   Status created = Exec(
       "CREATE JOB chaos ON STREAMING PROPERTIES (\"max_interval\" = \"1\", \"reconcile_interval\" "
-      "= \"1\", \"s3.max_batch_files\" = \"25\") DO INSERT INTO t SELECT c1, c2, c3 FROM " +
+      "= \"1\", \"s3.max_batch_files\" = \"25\", \"max_concurrent_tasks\" = \"" +
+      std::to_string(tasks) + "\") DO INSERT INTO t SELECT c1, c2, c3 FROM " +
       S3Call((*proxy)->endpoint(), "s3://landing/chaos/*.csv"));
   ASSERT_TRUE(created.ok()) << created.ToString();
 
@@ -420,9 +425,17 @@ TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
       << Get("SELECT string_agg(ErrorMsg, ' | ') FROM tasks(\"type\" = \"insert\") WHERE "
              "Status = 'FAILED'");
   const auto counts = (*proxy)->counts();
-  std::printf("chaos: %d files, %d kills, %llu requests faulted\n", files, kills,
-              static_cast<unsigned long long>(counts.faulted));
+  std::printf("chaos (%d task(s) at once): %d files, %d kills, %llu requests faulted\n", tasks,
+              files, kills, static_cast<unsigned long long>(counts.faulted));
   EXPECT_GT(counts.faulted, 0u);
+}
+
+TEST_F(JobE2ETest, ChaosLosesAndDoublesNothing) {
+  RunChaos(1);
+}
+
+TEST_F(JobE2ETest, ChaosWithFourTasksAtOnceLosesAndDoublesNothing) {
+  RunChaos(4);
 }
 
 }  // namespace
