@@ -48,8 +48,10 @@ json JobJson(const JobRow& row) {
               {"lastSuccessTimeUs", j.last_success_time_us}};
 }
 
-// What ApiJobs adds to a job's document: when its next turn is due, and its recent throughput.
+// What ApiJobs adds to a job's document from its published view: when its next turn is due, the
+// tasks running now, and its recent throughput.
 void AddSchedule(const JobApiContext& ctx, const Job::View& view, json* doc) {
+  (*doc)["runningTasks"] = view.RunningTasks();
   std::optional<Clock::SteadyTime> due = ctx.scheduler->DueTime(view.row.record.id);
   json next;
   // A paused job keeps a turn for its paused check (job_statements.h), which loads nothing.

@@ -134,6 +134,9 @@ void WriteJobMetrics(const JobRegistry& registry, JobStore& catalog, Clock& cloc
                  static_cast<double>(count));
     }
   }
+  PerJob(out, jobs, "millrace_job_running_tasks",
+         "tasks of the job running now (up to max_concurrent_tasks)", "gauge",
+         [](const Published& p) { return static_cast<double>(p.view->RunningTasks()); });
   out.Family("millrace_job_lag",
              "what the source holds beyond the job's offset: files, or changes of a change "
              "stream",

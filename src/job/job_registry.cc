@@ -37,6 +37,11 @@ void Job::Publish() {
   view_ = std::move(view);
 }
 
+int64_t Job::View::RunningTasks() const {
+  return std::count_if(tasks.begin(), tasks.end(),
+                       [](const TaskRecord& t) { return t.state == TaskState::kRunning; });
+}
+
 std::shared_ptr<const Job::View> Job::view() const {
   MutexLock lock(&view_mu_);
   return view_;

@@ -131,6 +131,8 @@ class Job {
   struct View {
     JobRow row;
     std::vector<TaskRecord> tasks;
+    // The job's tasks RUNNING now (several with max_concurrent_tasks).
+    int64_t RunningTasks() const;
   };
   // The last published state; never waits for mu.
   std::shared_ptr<const View> view() const;

@@ -4,6 +4,7 @@
 // commit past it; the manual clock stands an hour ahead (written files are settled).
 #include <gtest/gtest.h>
 
+#include "common/metrics.h"
 #include "job/job_test_util.h"
 
 namespace millrace::job {
@@ -13,23 +14,39 @@ constexpr int kRowsPerFile = 3;
 
 class ConcurrentTasksTest : public ::testing::Test {
  protected:
-  // `held`: a file whose read waits until released; "" for none.
-  void Start(const std::string& held = "") {
+  // `held`: files whose reads wait until released.
+  void Start(const std::vector<std::string>& held = {}) {
     in_ = dir_.Join("in");
     std::filesystem::create_directories(in_);
-    if (!held.empty()) {
-      point_ = "task.reading/" + Path(held);
-      auto points = FailPoints::Parse(point_ + "=wait");
-      ASSERT_TRUE(points.ok()) << points.status().ToString();
-      points_ = std::move(points).value();
+    std::string spec;
+    for (const std::string& name : held) {
+      points_held_.push_back(Point(name));
+      spec += (spec.empty() ? "" : ",") + Point(name) + "=wait";
     }
+    auto points = FailPoints::Parse(spec);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    points_ = std::move(points).value();
     harness_.set_configure([this](JobServiceConfig& config) { config.fail_points = &points_; });
     harness_.Start();
+    harness_.service().RegisterMetrics(&metrics_);
     ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE t (id INTEGER, name VARCHAR)").ok());
   }
   void TearDown() override {
-    if (!point_.empty()) points_.Release(point_);  // never leave a task held
+    for (const std::string& point : points_held_)
+      points_.Release(point);  // never leave a task held
     harness_.Stop();
+  }
+  std::string Point(const std::string& name) const { return "task.reading/" + Path(name); }
+  // The job's millrace_job_running_tasks sample.
+  std::string RunningTasksGauge() {
+    const std::string text = metrics_.RenderPrometheus();
+    const std::string series = "millrace_job_running_tasks{job=\"cc\"} ";
+    const size_t at = text.find(series);
+    return at == std::string::npos ? "" : text.substr(at + series.size(), 1);
+  }
+  std::string RunningTasks() {
+    return harness_.Value(
+        "SELECT count(*) FROM tasks(\"type\" = \"insert\") WHERE Status = 'RUNNING'");
   }
 
   std::string Path(const std::string& name) const { return in_ + "/" + name; }
@@ -69,8 +86,9 @@ class ConcurrentTasksTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::string in_;
-  std::string point_;
+  std::vector<std::string> points_held_;
   FailPoints points_;
+  MetricsRegistry metrics_;
   JobServiceHarness harness_{dir_.Join("db.duckdb"), JobServiceHarness::Time::kManual,
                              std::chrono::hours(1)};
 };
@@ -97,35 +115,45 @@ TEST_F(ConcurrentTasksTest, FourTasksLoadEveryFileOnceAndTheOffsetReachesTheLast
   ExpectEachFileOnce(70);
 }
 
-TEST_F(ConcurrentTasksTest, ASlowFileHoldsTheOffsetButNotTheOtherTasks) {
-  Start(Name(3));
+TEST_F(ConcurrentTasksTest, SlowFilesHoldTheOffsetButNotTheOtherTasks) {
+  Start({Name(3), Name(7)});
   WriteFiles(1, 12);
   auto created = CreateJob(
       "\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"1\", \"max_interval\" = "
       "\"1\"");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
-  ASSERT_TRUE(harness_.WaitFor([&] { return points_.Hits(point_) == 1; }));
-  // The eleven others commit while file 3's task is held.
-  ASSERT_TRUE(WaitForRows(11)) << Rows();
-  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name = '" + Name(3) + "'"), "0");
+  // The ten others commit while the tasks of files 3 and 7 are held.
+  ASSERT_TRUE(WaitForRows(10)) << Rows();
+  EXPECT_EQ(points_.Hits(Point(Name(3))), 1);
+  EXPECT_EQ(points_.Hits(Point(Name(7))), 1);
+  EXPECT_EQ(
+      harness_.Value("SELECT count(*) FROM t WHERE name IN ('" + Name(3) + "', '" + Name(7) + "')"),
+      "0");
   // The offset stays before file 3, in memory and in the catalog.
   ASSERT_TRUE(harness_.WaitFor([&] {
-    return harness_.JobColumn("cc", "SucceedTaskCount") == "11";
+    return harness_.JobColumn("cc", "SucceedTaskCount") == "10";
   })) << harness_.JobColumn("cc", "SucceedTaskCount");
   EXPECT_NE(Offset().find(Name(2)), std::string::npos) << Offset();
   EXPECT_NE(harness_.Value("SELECT current_offset FROM __millrace.jobs").find(Name(2)),
             std::string::npos);
-  EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(\"type\" = \"insert\") WHERE Status = "
-                           "'RUNNING'"),
-            "1");
+  // tasks() and the metrics show the two running tasks.
+  EXPECT_EQ(RunningTasks(), "2");
+  EXPECT_EQ(RunningTasksGauge(), "2");
   EXPECT_EQ(
       harness_.Value("SELECT count(*) FROM __millrace.files WHERE key > '" + Path(Name(2)) + "'"),
-      "9");
+      "8");
 
-  points_.Release(point_);
+  // File 7 commits: the offset still waits for file 3.
+  points_.Release(Point(Name(7)));
+  ASSERT_TRUE(WaitForRows(11)) << Rows();
+  ASSERT_TRUE(harness_.WaitFor([&] { return RunningTasks() == "1"; }));
+  EXPECT_NE(Offset().find(Name(2)), std::string::npos) << Offset();
+  // File 3 commits: the offset catches up with the last file.
+  points_.Release(Point(Name(3)));
   ASSERT_TRUE(WaitForRows(12)) << Rows();
   ASSERT_TRUE(harness_.WaitFor([&] { return Offset().find(Name(12)) != std::string::npos; }))
       << Offset();
+  EXPECT_EQ(RunningTasksGauge(), "0");
   ExpectEachFileOnce(12);
 }
 

@@ -322,6 +322,7 @@
           fact('Rows filtered', 'rows-filtered', fmtNumber(s.filteredRows || 0)),
           fact('Lag', 'lag', fmtNumber(job.lag.items) + ' ' + job.lag.unit),
           fact('Next poll', 'next-poll', job.status === 'RUNNING' ? fmtSeconds(job.nextPollInSeconds) : '—'),
+          fact('Running tasks', 'running-tasks', fmtNumber(job.runningTasks || 0)),
           fact('Last success', 'last-success', fmtTime(job.lastSuccessTimeUs) || 'never'),
           fact('Tasks (ok / failed)', 'task-counts', job.succeedTaskCount + ' / ' + job.failedTaskCount));
       message.textContent = job.runtimeMsg || '';
