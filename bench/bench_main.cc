@@ -31,6 +31,7 @@ const std::vector<Scenario>& Scenarios() {
       {"local_throughput", RunLocalThroughput},
       {"memory", RunMemory},
       {"small_files", RunSmallFiles},
+      {"concurrent_tasks", RunConcurrentTasks},
       {"freshness", RunFreshness},
       {"freshness_local_events", RunFreshnessLocalEvents},
       {"freshness_s3_events", RunFreshnessS3Events},

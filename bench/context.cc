@@ -21,6 +21,8 @@ BenchConfig BenchConfig::ForMode(const std::string& mode) {
     c.runs = 1;
     c.tp_files = 1;
     c.small_files = 2'000;
+    c.conc_small_files = 500;
+    c.conc_large_bytes = 10'000'000;
     c.fresh_seconds = 15;
     c.disc_objects = 10'000;
     c.disc_idle_seconds = 6;

@@ -38,6 +38,9 @@ struct BenchConfig {
   // Small files.
   int64_t small_files = 20'000;
   int get_threads = 8;
+  // Several tasks per job: small S3 objects, and 8 local CSV files of conc_large_bytes.
+  int64_t conc_small_files = 2'000;
+  uint64_t conc_large_bytes = 100'000'000;
   // Freshness.
   int fresh_seconds = 60;
   int fresh_period_ms = 200;
@@ -99,6 +102,8 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx);
 // The same files read in place by a local job: rows/s and CPU per GB against DuckDB's load.
 Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx);
 Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
+// max_concurrent_tasks = 4 against 1, on small S3 objects and on large local files.
+Result<std::vector<Figure>> RunConcurrentTasks(BenchContext& ctx);
 Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
 // Freshness of a local job woken by inotify (max_interval = 60).
 Result<std::vector<Figure>> RunFreshnessLocalEvents(BenchContext& ctx);
