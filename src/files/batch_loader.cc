@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "engine/duckdb_status.h"
 #include "engine/statement_plan.h"
+#include "job/job_errors.h"
 #include "load/read_error.h"
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
@@ -390,6 +391,15 @@ Status BatchLoader::LoadModel() {
   MR_ASSIGN_OR_RETURN(std::optional<table::TableDef> def,
                       table::LoadModel(*conn_, plan.scans[0].schema, plan.scans[0].name));
   if (def && def->model != table::TableModel::kDuplicate) by_key_ = std::move(def);
+  if (by_key_ && spec_.with_other_tasks) {
+    return job::JobError(
+        job::JobErrorCode::kCannotResume,
+        Status::FailedPrecondition(
+            "table " + spec_.analysis.target_table + " is a " +
+            std::string(table::ModelName(by_key_->model)) +
+            " KEY table now, whose rows depend on the order of the commits: the job's tasks "
+            "cannot run at once (ALTER JOB ... PROPERTIES (\"max_concurrent_tasks\" = \"1\"))"));
+  }
   return Status::Ok();
 }
 

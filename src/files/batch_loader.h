@@ -77,6 +77,10 @@ struct LoadSpec {
   load::FileFunctionOptions options;
   bool strict = true;
   int64_t now_us = 0;
+  // A task of several of its job at once (max_concurrent_tasks): its target must be a
+  // DUPLICATE table (job_plan.h's CheckTasksAtOnce refuses the others; a table replaced since
+  // by a UNIQUE or AGGREGATE one fails the task, CANNOT_RESUME).
+  bool with_other_tasks = false;
 };
 
 // Filtered rows recorded per file (the count is always exact).

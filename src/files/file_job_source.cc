@@ -134,6 +134,7 @@ class FileBatch final : public job::SourceBatch {
     }
     spec_.job_id = task.job_id;
     spec_.task_id = task.task_id;
+    spec_.with_other_tasks = with_others_;
     spec_.now_us = task.now_us;
     // A retry fetches again: the read ahead's downloads (or the first attempt's) may be what
     // failed.

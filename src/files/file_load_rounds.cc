@@ -245,7 +245,11 @@ class RoundRunner {
     r.loaded.txn = std::move(txn).value();
     BatchLoader loader(r.loaded.txn.get(), spec_);
     auto may_group = loader.MayGroup();
-    if (!may_group.ok()) return JobError(job::JobErrorCode::kLoad, may_group.status());
+    if (!may_group.ok()) {
+      // The loader's own code when it gives one (a target whose model forbids this task).
+      const Status& failed = may_group.status();
+      return job::JobErrorOf(failed) ? failed : JobError(job::JobErrorCode::kLoad, failed);
+    }
     auto json_groups = loader.GroupsJson();
     if (!json_groups.ok()) return JobError(job::JobErrorCode::kLoad, json_groups.status());
     json_groups_ = *json_groups;

@@ -218,6 +218,25 @@ TEST_F(ConcurrentTasksTest, OnlyDuplicateKeyTablesOfTheEmbeddedCatalogTakeSevera
   ExpectEachFileOnce(20);
 }
 
+// The engine decides: a target replaced by a UNIQUE KEY table after the job was created fails
+// the tasks and pauses the job, saying why, rather than loading it in an order-dependent way.
+TEST_F(ConcurrentTasksTest, ATargetReplacedByAUniqueKeyTablePausesTheJob) {
+  Start();
+  ASSERT_TRUE(CreateJob("\"max_concurrent_tasks\" = \"2\", \"max_interval\" = \"1\"").ok());
+  ASSERT_TRUE(harness_.Run("PAUSE JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(harness_.conn().Execute("DROP TABLE t").ok());
+  ASSERT_TRUE(
+      CreateDorisTable(harness_.conn(), "CREATE TABLE t (id INT, name STRING) UNIQUE KEY(id)")
+          .ok());
+  WriteFiles(1, 4);
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("cc", "Status") == "PAUSED"; }));
+  const std::string error = harness_.JobColumn("cc", "ErrorMsg");
+  EXPECT_NE(error.find("is a UNIQUE KEY table now"), std::string::npos) << error;
+  EXPECT_NE(error.find("CANNOT_RESUME"), std::string::npos) << error;
+  EXPECT_EQ(Rows(), "0");
+}
+
 TEST_F(ConcurrentTasksTest, MovingTheOffsetBackLoadsTheFilesAfterItAgain) {
   Start();
   WriteFiles(1, 8);
