@@ -157,6 +157,39 @@ TEST_F(ConcurrentTasksTest, SlowFilesHoldTheOffsetButNotTheOtherTasks) {
   ExpectEachFileOnce(12);
 }
 
+// A task that fails does not hold the others back: they commit past it, the job pauses with
+// the failure, the offset stays before the failed file, and after RESUME the file loads and the
+// offset catches up, the files committed past it not loaded again.
+TEST_F(ConcurrentTasksTest, AFailedTaskKeepsItsFilesWhileTheOthersCommit) {
+  Start();
+  WriteFiles(1, 12);
+  WriteFile(Path(Name(3)), "300,bad\nnot a number," + Name(3) + "\n302,bad\n");
+  auto created = CreateJob(
+      "\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"1\", \"max_interval\" = "
+      "\"1\"");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("cc", "Status") == "PAUSED"; }));
+  EXPECT_NE(harness_.JobColumn("cc", "ErrorMsg").find(Name(3) + ": Conversion Error"),
+            std::string::npos)
+      << harness_.JobColumn("cc", "ErrorMsg");
+  // Every other file the tasks took committed; none after the pause.
+  const int committed =
+      std::stoi(harness_.Value("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"));
+  EXPECT_GE(committed, 2);
+  EXPECT_EQ(Rows(), std::to_string(committed * kRowsPerFile));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name = '" + Name(3) + "'"), "0");
+  EXPECT_NE(Offset().find(Name(2)), std::string::npos) << Offset();
+  EXPECT_NE(harness_.Value("SELECT current_offset FROM __millrace.jobs").find(Name(2)),
+            std::string::npos);
+
+  WriteFile(Path(Name(3)), "300," + Name(3) + "\n301," + Name(3) + "\n302," + Name(3) + "\n");
+  ASSERT_TRUE(harness_.Run("RESUME JOB WHERE jobname = 'cc'").ok());
+  ASSERT_TRUE(WaitForRows(12)) << Rows();
+  ASSERT_TRUE(harness_.WaitFor([&] { return Offset().find(Name(12)) != std::string::npos; }))
+      << Offset();
+  ExpectEachFileOnce(12);
+}
+
 TEST_F(ConcurrentTasksTest, PauseStopsEveryTaskAndResumeLoadsTheRestOnce) {
   Start();
   WriteFiles(1, 200);
