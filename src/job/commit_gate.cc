@@ -47,6 +47,15 @@ Status CommitGate::CommitChecked(Job& job, int64_t epoch, SinkTransaction& txn) 
   return Status::Ok();
 }
 
+void CommitGate::ShowCommitted(Job& job, const TaskRecord& committed, TaskRecord* task) {
+  *task = committed;
+  job.UpdateHistory(*task, config_.task_history);
+  job.lag_items = 0;
+  job.lag_bytes = 0;
+  job.oldest_unloaded_us = 0;
+  job.Publish();
+}
+
 Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch& batch,
                           LoadedBatch loaded, JobSource& source, TaskRecord* task) {
   Progress progress =
@@ -65,12 +74,7 @@ Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch
     r.succeed_tasks = updated.succeed_tasks;
     r.stats = updated.stats;
     r.last_success_time_us = updated.last_success_time_us;
-    *task = progress.task;
-    job.UpdateHistory(*task, config_.task_history);
-    job.lag_items = 0;
-    job.lag_bytes = 0;
-    job.oldest_unloaded_us = 0;
-    job.Publish();
+    ShowCommitted(job, progress.task, task);
   }
   source.Committed(batch.end());
   return Status::Ok();
@@ -120,12 +124,7 @@ Status CommitGate::CommitConcurrent(Job& job, const JobRecord& snapshot, const S
                                                 " committed its files; writing the job's row"));
     }
     job.record = row.job;
-    *task = files.task;
-    job.UpdateHistory(*task, config_.task_history);
-    job.lag_items = 0;
-    job.lag_bytes = 0;
-    job.oldest_unloaded_us = 0;
-    job.Publish();
+    ShowCommitted(job, files.task, task);
   }
   if (moved) source.Committed(*moved);
   return Status::Ok();

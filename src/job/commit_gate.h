@@ -61,6 +61,8 @@ class CommitGate {
   // Under the job's lock: the epoch check, the fail point before the commit, the commit, its
   // timing in the job's metrics and the fail point after it.
   Status CommitChecked(Job& job, int64_t epoch, SinkTransaction& txn) REQUIRES(job.mu);
+  // The committed task into `task` and the job's history, the lag it loaded cleared, published.
+  void ShowCommitted(Job& job, const TaskRecord& committed, TaskRecord* task) REQUIRES(job.mu);
 
   const CommitGateConfig config_;
 };

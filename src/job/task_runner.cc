@@ -348,15 +348,7 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
       EndCanceled(job, &task, failure);
       return false;
     case TaskEnding::kStale:
-      if (job.stale_batches < config_.policy.task_retries) {
-        // A file changed since it was listed or while it was read: the task ends, nothing of
-        // it committed, and the job lists again at once, which takes the version to load (a
-        // file still changing waits for the settle rule). A source that keeps answering so
-        // pauses the job as other failures do.
-        ++job.stale_batches;
-        MR_LOG(kInfo) << "job " << job.name << " task " << task.Label()
-                      << " ends, its batch is stale: " << failure.message();
-        EndCanceled(job, &task, failure);
+      if (EndStale(job, &task, failure)) {
         config_.scheduler->Schedule(job.id, config_.clock->SteadyNow());
         return false;
       }
@@ -368,6 +360,19 @@ bool TaskRunner::RunTask(Job& job, Sink& sink) {
   task.first_error_msg = batch.first_error();
   PauseAfterFailure(job, &task, failure);
   return false;
+}
+
+bool TaskRunner::EndStale(Job& job, TaskRecord* task, const Status& failure) {
+  // A file changed since it was listed or while it was read: the task ends, nothing of it
+  // committed, and the job lists again at once, which takes the version to load (a file still
+  // changing waits for the settle rule). A source that keeps answering so pauses the job as
+  // other failures do.
+  if (job.stale_batches >= config_.policy.task_retries) return false;
+  ++job.stale_batches;
+  MR_LOG(kInfo) << "job " << job.name << " task " << task->Label()
+                << " ends, its batch is stale: " << failure.message();
+  EndCanceled(job, task, failure);
+  return true;
 }
 
 void TaskRunner::EndCanceled(Job& job, TaskRecord* task, const Status& why) {

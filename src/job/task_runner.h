@@ -107,6 +107,9 @@ class TaskRunner {
     kFailed,
   };
   TaskEnding EndingOf(Job& job, const Status& failure, int64_t epoch) REQUIRES(job.mu);
+  // A stale batch (kStale): the task ends CANCELED and true, unless the job's stale batches in a
+  // row reached task_retries (false: the caller pauses the job as for other failures).
+  bool EndStale(Job& job, TaskRecord* task, const Status& failure) REQUIRES(job.mu);
   static Status RowDiffersError();
 
   // Concurrent tasks (task_runner_lanes.cc).

@@ -237,12 +237,8 @@ void TaskRunner::RunLane(Job& job, LaneTurn& turn, Sink& sink) {
         turn.Stop();
         return;
       case TaskEnding::kStale:
-        if (job.stale_batches < config_.policy.task_retries) {
-          // As RunTask: the task ends, and the next turn lists its files again.
-          ++job.stale_batches;
-          MR_LOG(kInfo) << "job " << job.name << " task " << task.Label()
-                        << " ends, its batch is stale: " << failure.message();
-          EndCanceled(job, &task, failure);
+        if (EndStale(job, &task, failure)) {
+          // The next turn lists its files again.
           MutexLock state(&turn.mu);
           turn.stale = true;
           turn.stop = true;
