@@ -115,6 +115,19 @@ TEST_F(ConcurrentTasksTest, FourTasksLoadEveryFileOnceAndTheOffsetReachesTheLast
   ExpectEachFileOnce(70);
 }
 
+TEST_F(ConcurrentTasksTest, AOnceJobFinishesOnceEveryTaskCommitted) {
+  Start();
+  WriteFiles(1, 30);
+  ASSERT_TRUE(CreateJob("\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"2\", "
+                        "\"s3.ingestion_mode\" = \"ONCE\"")
+                  .ok());
+  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.JobColumn("cc", "Status") == "FINISHED"; }))
+      << harness_.JobColumn("cc", "Status");
+  ExpectEachFileOnce(30);
+  EXPECT_NE(Offset().find(Name(30)), std::string::npos) << Offset();
+  EXPECT_EQ(RunningTasks(), "0");
+}
+
 TEST_F(ConcurrentTasksTest, SlowFilesHoldTheOffsetButNotTheOtherTasks) {
   Start({Name(3), Name(7)});
   WriteFiles(1, 12);
