@@ -1,5 +1,6 @@
 #include "job/job_service.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "common/fault_record.h"
@@ -198,6 +199,9 @@ Status JobService::Impl::Restore(JobRecord record) {
   MutexLock lock(&job->mu);
   for (TaskRecord& t : tasks) {
     t.job_name = record.name;
+    // Concurrent tasks commit their records before the job's row (sink.h's Progress::Part): a
+    // crash between the two leaves a task newer than the row's next_task_id.
+    record.next_task_id = std::max(record.next_task_id, t.task_id + 1);
     job->history.push_back(std::move(t));
   }
   if (!built.ok()) {

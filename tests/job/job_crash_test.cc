@@ -284,6 +284,11 @@ class JobCrashTest : public ::testing::TestWithParam<Target> {
               std::to_string(files));
     EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM __millrace.files"),
               std::to_string(files));
+    // Each task id once (a task that committed before a crash is not numbered again).
+    EXPECT_EQ(engine::QueryValue(*conn,
+                                 "SELECT count(*) FROM (SELECT task_id FROM __millrace.tasks "
+                                 "GROUP BY task_id HAVING count(*) > 1)"),
+              "0");
     if (GetParam() == Target::kAggregate) {
       EXPECT_EQ(engine::QueryValue(*conn, "SELECT count(*) FROM t WHERE hits <> 1"), "0");
     }
