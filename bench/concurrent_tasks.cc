@@ -1,15 +1,18 @@
 // Several tasks per job (issue 44): the same files loaded by a job with max_concurrent_tasks = 4
-// against one with 1 (the default), measured in the same run: small objects from S3, and large
-// local files read in place. Both jobs have the same properties but that one.
+// against one with 1 (the default), measured in the same run: small objects from S3 (straight,
+// and through a proxy that holds each GET 20 ms before its first byte, as a distant store
+// does), and large local files read in place. Both jobs have the same properties but that one.
 #include <filesystem>
 
 #include "scenario_util.h"
+#include "testing/fault_proxy.h"
 
 namespace millrace::bench {
 namespace {
 
 constexpr char kConcurrentSmallPrefix[] = "conc";
 constexpr int kLargeFiles = 8;
+constexpr std::chrono::milliseconds kFirstByte{20};
 
 // Seconds for the job of `spec` with max_concurrent_tasks = `tasks`.
 Result<double> LoadWithTasks(BenchServer& server, JobSpec spec, int tasks,
@@ -50,7 +53,17 @@ Result<std::vector<Figure>> RunConcurrentTasks(BenchContext& ctx) {
                            .local_path = large_dir + "/*" + csv.extension,
                            .properties = {{"s3.max_batch_files", "1"}},
                            .reader = csv.doris_params};
-  std::vector<double> small_one, small_four, large_one, large_four;
+  // The same objects through a store 20 ms away.
+  testing::FaultProxy::Options proxy_options;
+  proxy_options.upstream_port = ctx.s3->port();
+  MR_ASSIGN_OR_RETURN(auto proxy, testing::FaultProxy::Start(proxy_options));
+  proxy->AddRule(
+      {testing::RequestKind::kGet, "", -1, 1.0, testing::Fault::StallBefore(kFirstByte)});
+  JobSpec distant_spec = small_spec;
+  distant_spec.name = "conc_distant";
+  distant_spec.table = "bench.conc_distant";
+  distant_spec.endpoint = proxy->endpoint();
+  std::vector<double> small_one, small_four, distant_one, distant_four, large_one, large_four;
   for (int run = 1; run <= ctx.config.runs; ++run) {
     const std::string suffix = "_r" + std::to_string(run);
     JobSpec s = small_spec;
@@ -63,6 +76,13 @@ Result<std::vector<Figure>> RunConcurrentTasks(BenchContext& ctx) {
     MR_ASSIGN_OR_RETURN(double four, LoadWithTasks(*server, s, 4, kSmallColumns, put.rows));
     small_one.push_back(static_cast<double>(small) / one);
     small_four.push_back(static_cast<double>(small) / four);
+    JobSpec d = distant_spec;
+    d.name += suffix;
+    d.table += suffix;
+    MR_ASSIGN_OR_RETURN(one, LoadWithTasks(*server, d, 1, kSmallColumns, put.rows));
+    MR_ASSIGN_OR_RETURN(four, LoadWithTasks(*server, d, 4, kSmallColumns, put.rows));
+    distant_one.push_back(static_cast<double>(small) / one);
+    distant_four.push_back(static_cast<double>(small) / four);
     MR_ASSIGN_OR_RETURN(one, LoadWithTasks(*server, l, 1, kEventsColumns, large.total_rows));
     MR_ASSIGN_OR_RETURN(four, LoadWithTasks(*server, l, 4, kEventsColumns, large.total_rows));
     large_one.push_back(static_cast<double>(large.total_bytes) / kMB / one);
@@ -77,6 +97,14 @@ Result<std::vector<Figure>> RunConcurrentTasks(BenchContext& ctx) {
        .baseline = Summarize(small_one),
        .baseline_what = "the same job with max_concurrent_tasks = 1",
        .note = std::to_string(small) + " S3 objects of 1-4 KB, s3.max_batch_files = 100" + cores},
+      {.name = "small files 20 ms away, 4 tasks at once",
+       .unit = "files/s",
+       .value = Summarize(distant_four),
+       .baseline = Summarize(distant_one),
+       .baseline_what = "the same job with max_concurrent_tasks = 1",
+       .note = "the same objects through a proxy holding each GET " +
+               std::to_string(kFirstByte.count()) +
+               " ms before its first byte; each task downloads up to 8 at once"},
       {.name = "large files, 4 tasks at once",
        .unit = "MB/s",
        .value = Summarize(large_four),

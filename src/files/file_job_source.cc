@@ -457,7 +457,10 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     batch_bytes += f.size;
   polled.lag_bytes = static_cast<int64_t>(batch_bytes);
   polled.oldest_unloaded = OldestModified(listing.files);
-  if (listing.more && batch_bytes <= kReadAheadMaxBytes && (*suspects)->empty()) {
+  // Concurrent tasks read no batch ahead: each task's downloads start with its load, beside the
+  // other tasks' (a read ahead queues its downloads behind the batch before it, which would
+  // make the tasks' downloads one pipeline again).
+  if (listing.more && batch_bytes <= kReadAheadMaxBytes && (*suspects)->empty() && !concurrent) {
     source::ListOptions after = list;
     after.start_after = end_key;
     // Queued behind this batch's downloads when they are under way already (a read ahead's);
