@@ -15,9 +15,10 @@
 //   reported in JobRuntimeMsg. A failed reconciliation is logged and retried at the next
 //   interval: it never holds up new files.
 // - Read ahead (one task at a time only: concurrent tasks each download their own batch): a
-//   batch of at most kReadAheadMaxBytes that leaves files after it lists the next batch at once and downloads it once its own downloads have all started, so that the
-//   downloads run batch after batch through each load and commit; the next Poll takes it only
-//   if the job is at the same epoch and offset it was listed for.
+//   batch of at most kReadAheadMaxBytes that leaves files after it lists the next batch at once
+//   and downloads it once its own downloads have all started, so that the downloads run batch
+//   after batch through each load and commit; the next Poll takes it only if the job is at the
+//   same epoch and offset it was listed for.
 // - A batch loads in rounds (file_load_rounds.h); its files download in the background while
 //   earlier ones load.
 // - Crash suspects (crash_suspects.h): a task marks its files in the catalog before it reads
