@@ -49,7 +49,9 @@
 // task.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +71,8 @@ struct FileLoad {
   std::string first_error;  // description of the first filtered row, "" when none
 };
 
+class KeyCountPolicy;
+
 struct LoadSpec {
   int64_t job_id = 0;
   int64_t task_id = 0;
@@ -77,10 +81,36 @@ struct LoadSpec {
   load::FileFunctionOptions options;
   bool strict = true;
   int64_t now_us = 0;
+  // Files into a table with a key: false writes each with a plain INSERT, without counting its
+  // keys first (LoadByKey), as when every key is new and comes once; a key that repeats or is
+  // stored then fails the statement with IsKeysNotNew, and the batch is loaded again counting.
+  // The load rounds set it from `key_counts` when given (file_load_rounds.h).
+  bool count_keys = true;
+  std::shared_ptr<KeyCountPolicy> key_counts;  // shared by a job's batches; null: always count
   // A task of several of its job at once (max_concurrent_tasks): its target must be a
   // DUPLICATE table (job_plan.h's CheckTasksAtOnce refuses the others; a table replaced since
   // by a UNIQUE or AGGREGATE one fails the task, CANNOT_RESUME).
   bool with_other_tasks = false;
+};
+
+// Whether a job's keyed loads count their keys first (LoadSpec::count_keys), learned from its
+// batches: a batch starts without counting; after one whose keys were not all new, the next
+// kCountedBatches count them (a stream of updates pays one failed INSERT in that many batches,
+// a stream of new keys none). Thread-safe.
+class KeyCountPolicy {
+ public:
+  static constexpr int kCountedBatches = 16;
+  // Whether the next batch counts its keys.
+  bool CountKeys() {
+    int left = left_.load();
+    while (left > 0 && !left_.compare_exchange_weak(left, left - 1)) {
+    }
+    return left > 0;
+  }
+  void KeysWereNotNew() { left_.store(kCountedBatches); }
+
+ private:
+  std::atomic<int> left_{0};
 };
 
 // Filtered rows recorded per file (the count is always exact).
@@ -100,6 +130,9 @@ class BatchLoader {
   Result<bool> MayGroup();
 
   Result<FileLoad> LoadFast(const std::string& key, const std::string& readable);
+  // A keyed load without LoadSpec::count_keys met a key that repeats or is stored: nothing of
+  // the transaction stays; the batch loads again with count_keys.
+  static bool IsKeysNotNew(const Status& status);
 
   // Small files load many to a statement (one INSERT and one count for the group instead of an
   // INSERT per file: DuckDB spends about a millisecond on each statement, more than on a file of
@@ -197,7 +230,8 @@ class BatchLoader {
   Result<KeyCensus> CountKeys(const std::string& select);
   // Files into a table with a key, the delete sign not given: their keys counted first (one
   // read of the key columns); when every key is new and comes once, a plain INSERT; else
-  // Upsert (UNIQUE) or Fold (AGGREGATE). One statement read straight from the files.
+  // Upsert (UNIQUE) or Fold (AGGREGATE). One statement read straight from the files. Without
+  // LoadSpec::count_keys, the plain INSERT at once (IsKeysNotNew when it was not).
   Result<std::vector<FileLoad>> LoadByKey(const FileGroup& group);
   // A UNIQUE table's `select` (of `rows` rows): its rows upserted as they come, in one statement
   // (after an earlier statement of the transaction: its new keys inserted); when a key came

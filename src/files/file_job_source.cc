@@ -191,8 +191,10 @@ class FileBatch final : public job::SourceBatch {
 
 FileJobSource::FileJobSource(job::FileSourceRequest config)
     : config_(std::move(config)),
-      spec_template_(
-          LoadSpec{0, 0, config_.insert_sql, config_.analysis, config_.options, true, 0}) {}
+      spec_template_(LoadSpec{.insert_sql = config_.insert_sql,
+                              .analysis = config_.analysis,
+                              .options = config_.options,
+                              .key_counts = std::make_shared<KeyCountPolicy>()}) {}
 
 FileJobSource::~FileJobSource() = default;
 

@@ -39,6 +39,8 @@ struct Round {
   size_t bad_file = 0;
   bool switch_to_careful = false;
   bool ungroup = false;
+  // A keyed file written without counting its keys met one that was not new: count them.
+  bool count_keys = false;
   // The sink refused a row of the round's files, sent together: send them file by file.
   bool flush_each = false;
 };
@@ -61,9 +63,10 @@ class RoundRunner {
 
   Result<job::LoadedBatch> Run() {
     group_files_ = BatchLoader::CanGroup(spec_);
-    // Rounds: at most one that ungroups, one that turns careful, one that flushes file by file,
-    // one per quarantined file and the one that commits.
-    for (size_t round = 0; round < files_.size() + 4; ++round) {
+    if (spec_.key_counts != nullptr) spec_.count_keys = spec_.key_counts->CountKeys();
+    // Rounds: at most one that counts keys, one that ungroups, one that turns careful, one that
+    // flushes file by file, one per quarantined file and the one that commits.
+    for (size_t round = 0; round < files_.size() + 5; ++round) {
       MR_ASSIGN_OR_RETURN(Round r, RunRound());
       // A file read in place that changed during the read explains whatever the round found
       // (bad rows, a bad file, counts that do not add up): nothing of it counts, and the job
@@ -72,9 +75,14 @@ class RoundRunner {
         r.loaded.txn->Rollback().IgnoreError();
         return JobError(job::JobErrorCode::kGetRemoteData, changed);
       }
-      if (r.ungroup || r.switch_to_careful || r.flush_each || !r.file_error.ok()) {
+      if (r.count_keys || r.ungroup || r.switch_to_careful || r.flush_each || !r.file_error.ok()) {
         // The failed statement already aborted the transaction; nothing of it stays.
         r.loaded.txn->Rollback().IgnoreError();
+      }
+      if (r.count_keys) {
+        spec_.count_keys = true;
+        if (spec_.key_counts != nullptr) spec_.key_counts->KeysWereNotNew();
+        continue;
       }
       if (r.ungroup) {
         group_files_ = false;
@@ -285,8 +293,10 @@ class RoundRunner {
       }
       if (!loaded.ok()) {
         const Status& error = loaded.status();
-        if (error.code() != StatusCode::kCancelled && !careful_ &&
-            BatchLoader::IsRowLevelError(error)) {
+        if (!spec_.count_keys && BatchLoader::IsKeysNotNew(error)) {
+          r.count_keys = true;
+        } else if (error.code() != StatusCode::kCancelled && !careful_ &&
+                   BatchLoader::IsRowLevelError(error)) {
           r.switch_to_careful = true;
         } else if (error.code() != StatusCode::kCancelled && group.size() > 1) {
           MR_LOG(kInfo) << "job " << task_.job_name << ": loading " << group.size()
@@ -338,7 +348,7 @@ class RoundRunner {
 
   job::Sink& sink_;
   const job::TaskContext& task_;
-  const LoadSpec& spec_;
+  LoadSpec spec_;  // a copy: a round may turn count_keys on
   const job::JobProperties& props_;
   const std::vector<source::FileInfo>& files_;
   std::string* const first_error_;

@@ -268,6 +268,43 @@ TEST_F(KeyedGroupLoadTest, AnAggregateGroupFoldsAKeyMetInSeveralFiles) {
       "s103g x14e y5c z1f");
 }
 
+// Without counting keys first, a keyed group is written with a plain INSERT: new keys load as
+// they come, and a key that repeats or is stored fails the statement as IsKeysNotNew (the
+// rounds then load the batch again counting).
+TEST_F(KeyedGroupLoadTest, WithoutACountNewKeysInsertAndOthersAreRefusedAsNotNew) {
+  CreateDorisTable("CREATE TABLE u (`id` INT, `name` STRING) UNIQUE KEY(`id`)");
+  ASSERT_TRUE(conn_->Execute("INSERT INTO u VALUES (9, 'stored')").ok());
+  LoadSpec spec = Into("u", "CAST(c1 AS INT), c2");
+  spec.count_keys = false;
+  ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+  BatchLoader loader(conn_.get(), spec);
+  auto fresh = loader.LoadGroupFast(Write({"1,a\n2,b\n", "3,c\n"}), {2, 1});
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_EQ(Rows(*fresh), (std::vector<int64_t>{2, 1}));
+  ASSERT_TRUE(conn_->Execute("COMMIT").ok());
+  EXPECT_EQ(engine::QueryValue(*conn_, "SELECT string_agg(id || name, ' ' ORDER BY id) FROM u"),
+            "1a 2b 3c 9stored");
+  for (const std::string& content : {std::string("4,d\n4,e\n"), std::string("5,f\n9,g\n")}) {
+    ASSERT_TRUE(conn_->Execute("BEGIN").ok());
+    BatchLoader again(conn_.get(), spec);
+    auto refused = again.LoadGroupFast(Write({content, "6,h\n"}));
+    ASSERT_FALSE(refused.ok()) << content;
+    EXPECT_TRUE(BatchLoader::IsKeysNotNew(refused.status())) << refused.status().ToString();
+    ASSERT_TRUE(conn_->Execute("ROLLBACK").ok());
+  }
+  EXPECT_EQ(engine::QueryValue(*conn_, "SELECT count(*) FROM u"), "4");
+}
+
+TEST(KeyCountPolicyTest, BatchesCountKeysForAWhileAfterOneWhoseKeysWereNotNew) {
+  KeyCountPolicy policy;
+  EXPECT_FALSE(policy.CountKeys());
+  EXPECT_FALSE(policy.CountKeys());
+  policy.KeysWereNotNew();
+  for (int i = 0; i < KeyCountPolicy::kCountedBatches; ++i)
+    EXPECT_TRUE(policy.CountKeys()) << i;
+  EXPECT_FALSE(policy.CountKeys());
+}
+
 // A set-returning function's rows count for the file they came from.
 TEST_F(GroupLoadTest, RowsOfAnUnnestAreCountedForTheirFile) {
   ASSERT_TRUE(conn_->Execute("CREATE TABLE u (tag VARCHAR, id VARCHAR)").ok());
