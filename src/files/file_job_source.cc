@@ -226,6 +226,10 @@ void FileJobSource::TurnEnded() {
   {
     MutexLock lock(&mu_);
     ahead = std::move(ahead_);
+    // A turn of concurrent tasks may have left files committed above the offset: the next
+    // turn's first listing reads them (SkipCommittedAhead).
+    if (concurrent_turn_) ahead_epoch_ = -1;
+    concurrent_turn_ = false;
   }
   // Destroyed here, without the lock: it waits for its lister and downloads in progress.
 }
@@ -266,9 +270,11 @@ Result<bool> FileJobSource::SkipCommittedAhead(const job::JobRecord& job,
   bool read = false;
   {
     MutexLock lock(&mu_);
-    // With concurrent tasks, a listing from the committed offset means none is out: what the
-    // last window left above the offset is in the ledger now.
-    read = after == committed && (job.epoch != ahead_epoch_ || limits.after.has_value());
+    // Only concurrent tasks leave files committed above the offset (a window a crash, a failure
+    // or a stale batch stopped), and only before this epoch or turn: within a turn its own
+    // tasks' files are never listed again.
+    read = after == committed && job.epoch != ahead_epoch_;
+    if (limits.after.has_value()) concurrent_turn_ = true;
   }
   if (read) {
     MR_ASSIGN_OR_RETURN(auto entries, config_.catalog->LedgerPage(

@@ -27,8 +27,8 @@
 //   and a file that stopped the server too often is quarantined unread.
 // - Files in the ledger above the offset were committed by concurrent tasks (task_window.h)
 //   whose job row a crash did not write, or past a batch whose task failed: a listing that
-//   starts at the committed offset skips them (read from the ledger at the first Poll of each
-//   epoch, and with concurrent tasks whenever none is out), and the batch's end still covers
+//   starts at the committed offset skips them (read from the ledger at the first such listing
+//   of each epoch, and after a turn of concurrent tasks), and the batch's end still covers
 //   them, so the offset moves past them with the next commit. A listing of only such files is
 //   a batch of no files that moves the offset.
 // - BatchLimits::after (concurrent tasks): the batch lists after it; reconciliation and the
@@ -140,9 +140,11 @@ class FileJobSource final : public job::JobSource {
   // reconciliation.
   std::deque<source::FileInfo> pending_ GUARDED_BY(mu_);
   std::unique_ptr<NextBatch> ahead_ GUARDED_BY(mu_);
-  // Keys in the ledger above the committed offset (SkipCommittedAhead), as of `ahead_epoch_`.
+  // Keys in the ledger above the committed offset (SkipCommittedAhead), as of `ahead_epoch_`
+  // (-1: to be read at the next listing from the offset).
   std::set<std::string> committed_ahead_ GUARDED_BY(mu_);
   int64_t ahead_epoch_ GUARDED_BY(mu_) = -1;
+  bool concurrent_turn_ GUARDED_BY(mu_) = false;  // this turn listed with BatchLimits::after
   // From the marks left at start-up; null until the first Poll read them.
   std::shared_ptr<CrashSuspects> suspects_ GUARDED_BY(mu_);
 };

@@ -7,11 +7,8 @@ namespace millrace::job {
 Progress CommitGate::ProgressOf(const JobRecord& snapshot, LoadedBatch& loaded,
                                 const TaskRecord& task, int64_t now_us) const {
   Progress progress;
-  JobRecord& updated = progress.job;
-  updated = snapshot;
-  updated.succeed_tasks += 1;
-  updated.stats += loaded.stats;
-  updated.last_success_time_us = now_us;
+  progress.job = snapshot;
+  CountSuccess(loaded.stats, now_us, &progress.job);
   progress.start = snapshot.current_offset;
   progress.epoch = snapshot.epoch;
   progress.ledger = std::move(loaded.ledger);
@@ -23,6 +20,12 @@ Progress CommitGate::ProgressOf(const JobRecord& snapshot, LoadedBatch& loaded,
   progress.task_history = config_.task_history;
   progress.filtered_rows_kept = loaded.stats.filtered_rows > 0 ? config_.filtered_rows_kept : 0;
   return progress;
+}
+
+void CommitGate::CountSuccess(const LoadStatistic& stats, int64_t now_us, JobRecord* job) {
+  job->succeed_tasks += 1;
+  job->stats += stats;
+  job->last_success_time_us = now_us;
 }
 
 Status CommitGate::CommitChecked(Job& job, int64_t epoch, SinkTransaction& txn) {
@@ -80,9 +83,9 @@ Status CommitGate::Commit(Job& job, const JobRecord& snapshot, const SourceBatch
   return Status::Ok();
 }
 
-Status CommitGate::CommitConcurrent(Job& job, const JobRecord& snapshot, const SourceBatch& batch,
-                                    LoadedBatch loaded, TaskWindow::Ticket ticket, Sink& sink,
-                                    JobSource& source, TaskRecord* task, Status* row_failure) {
+Status CommitGate::CommitConcurrent(Job& job, const JobRecord& snapshot, LoadedBatch loaded,
+                                    TaskWindow::Ticket ticket, Sink& sink, JobSource& source,
+                                    TaskRecord* task, Status* row_failure) {
   const int64_t now_us = MicrosSinceEpoch(config_.clock->WallNow());
   Progress files = ProgressOf(snapshot, loaded, *task, now_us);
   files.part = Progress::Part::kFiles;
@@ -100,9 +103,7 @@ Status CommitGate::CommitConcurrent(Job& job, const JobRecord& snapshot, const S
     Progress row;
     row.part = Progress::Part::kJobRow;
     row.job = job.record;
-    row.job.succeed_tasks += 1;
-    row.job.stats += loaded.stats;
-    row.job.last_success_time_us = now_us;
+    CountSuccess(files.task.stats, now_us, &row.job);
     if (moved) row.job.current_offset = *moved;
     row.start = job.record.current_offset;
     row.epoch = snapshot.epoch;

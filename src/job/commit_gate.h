@@ -48,16 +48,17 @@ class CommitGate {
   // `task` is the running task's record; on success it is the committed one.
   Status Commit(Job& job, const JobRecord& snapshot, const SourceBatch& batch, LoadedBatch loaded,
                 JobSource& source, TaskRecord* task);
-  Status CommitConcurrent(Job& job, const JobRecord& snapshot, const SourceBatch& batch,
-                          LoadedBatch loaded, TaskWindow::Ticket ticket, Sink& sink,
-                          JobSource& source, TaskRecord* task, Status* row_failure);
+  Status CommitConcurrent(Job& job, const JobRecord& snapshot, LoadedBatch loaded,
+                          TaskWindow::Ticket ticket, Sink& sink, JobSource& source,
+                          TaskRecord* task, Status* row_failure);
 
  private:
-  // The progress of a task that loaded `loaded` from `snapshot` (its task record SUCCESS).
   // The progress of a task that loaded `loaded` (its ledger moved into it) from `snapshot`,
   // its task record SUCCESS.
   Progress ProgressOf(const JobRecord& snapshot, LoadedBatch& loaded, const TaskRecord& task,
                       int64_t now_us) const;
+  // What a task that loaded `stats` and committed at `now_us` adds to its job's row.
+  static void CountSuccess(const LoadStatistic& stats, int64_t now_us, JobRecord* job);
   // Under the job's lock: the epoch check, the fail point before the commit, the commit, its
   // timing in the job's metrics and the fail point after it.
   Status CommitChecked(Job& job, int64_t epoch, SinkTransaction& txn) REQUIRES(job.mu);

@@ -75,7 +75,6 @@ class TaskRunner {
   explicit TaskRunner(TaskRunnerConfig config);
 
   void RunTurn(Job& job, Sink& sink);
-  ~TaskRunner();
   // Running and later tasks end as soon as they can (their statements are interrupted by the
   // caller through the job's sink).
   void Stop() { stopping_ = true; }

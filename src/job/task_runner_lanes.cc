@@ -69,8 +69,6 @@ class PollLock {
 
 }  // namespace
 
-TaskRunner::~TaskRunner() = default;
-
 Result<std::unique_ptr<Sink>> TaskRunner::TakeSink() {
   {
     MutexLock lock(&pool_mu_);
@@ -207,8 +205,8 @@ void TaskRunner::RunLane(Job& job, LaneTurn& turn, Sink& sink) {
     Status row_failure;
     const Status failure =
         LoadAndCommit(job, batch, sink, context, turn.epoch, task, [&](LoadedBatch loaded) {
-          return gate_.CommitConcurrent(job, snapshot, batch, std::move(loaded), ticket, sink,
-                                        source, &task, &row_failure);
+          return gate_.CommitConcurrent(job, snapshot, std::move(loaded), ticket, sink, source,
+                                        &task, &row_failure);
         });
     poll.Release();
     MutexLock lock(&job.mu);

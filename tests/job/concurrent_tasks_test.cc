@@ -203,6 +203,43 @@ TEST_F(ConcurrentTasksTest, AFailedTaskKeepsItsFilesWhileTheOthersCommit) {
   ExpectEachFileOnce(12);
 }
 
+// A batch that goes stale (its file replaced while read) ends the turn without a pause while
+// the other tasks commit past it: the next turn, in the same epoch, lists from the offset and
+// passes over the files committed ahead, loading only the replaced file, in its final version.
+TEST_F(ConcurrentTasksTest, AStaleBatchEndsTheTurnAndTheNextPassesOverFilesCommittedAhead) {
+  Start({Name(2)});
+  WriteFiles(1, 8);
+  // Past the size read in place (a copy would not see the replacement).
+  std::string old_rows;
+  for (int line = 0; line < 12000; ++line)
+    old_rows += std::to_string(200000 + line) + ",old\n";
+  WriteFile(Path(Name(2)), old_rows);
+  auto created = CreateJob(
+      "\"max_concurrent_tasks\" = \"4\", \"s3.max_batch_files\" = \"1\", \"max_interval\" = "
+      "\"60\"");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitForRows(7)) << Rows();  // every file but the held one
+  const std::string epoch = harness_.Value("SELECT epoch FROM __millrace.jobs");
+  std::string new_rows;
+  for (int line = 0; line < 9000; ++line)
+    new_rows += std::to_string(300000 + line) + ",new\n";
+  WriteFile(Path(Name(2)), new_rows);  // replaced by rename
+  points_.Release(Point(Name(2)));
+  ASSERT_TRUE(harness_.WaitFor([&] { return Rows() == std::to_string(7 * kRowsPerFile + 9000); }))
+      << Rows();
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM t WHERE name = 'old'"), "0");
+  EXPECT_EQ(harness_.Value("SELECT count(DISTINCT id) FROM t"),
+            std::to_string(7 * kRowsPerFile + 9000));
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"), "8");
+  EXPECT_EQ(harness_.JobColumn("cc", "Status"), "RUNNING");
+  EXPECT_EQ(harness_.Value("SELECT epoch FROM __millrace.jobs"), epoch) << "no pause or resume";
+  EXPECT_EQ(harness_.Value("SELECT count(*) FROM tasks(\"type\" = \"insert\") WHERE Status = "
+                           "'CANCELED' AND ErrorMsg LIKE '%changed%'"),
+            "1");
+  ASSERT_TRUE(harness_.WaitFor([&] { return Offset().find(Name(8)) != std::string::npos; }))
+      << Offset();
+}
+
 TEST_F(ConcurrentTasksTest, PauseStopsEveryTaskAndResumeLoadsTheRestOnce) {
   Start();
   WriteFiles(1, 200);
