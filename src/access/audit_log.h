@@ -5,7 +5,7 @@
 // Contract
 // - AuditStore keeps events in the order appended, each append one transaction that also
 //   drops the events older than the newest `keep`. The embedded store is the job catalog
-//   (catalog::DuckDbAuditStore, table __millrace.audit); cluster mode keeps it in PostgreSQL
+//   (catalog::SqlAuditStore, table __millrace.audit); cluster mode keeps it in PostgreSQL
 //   behind the same interface.
 // - AuditLog::Record stamps the time from the injected Clock and appends. Statements are
 //   recorded as their handler lets them be logged (sql::Router::LoggableStatement: passwords

@@ -1,5 +1,5 @@
 // UserStore: where Millrace keeps its users and grants. The embedded implementation is the job
-// catalog (catalog::DuckDbUserStore, tables __millrace.users and __millrace.grants); cluster
+// catalog (catalog::SqlUserStore, tables __millrace.users and __millrace.grants); cluster
 // mode can keep them in PostgreSQL behind the same interface.
 //
 // Contract

@@ -1,21 +1,22 @@
-// Internal to the catalog module: prepared statements, transactions and row reading for the
-// DuckDB stores (duckdb_job_store.cc, duckdb_user_store.cc, duckdb_audit_store.cc) and the
-// DuckDB sink's bookkeeping (duckdb_sink.cc).
+// Internal to the catalog module (and its PostgreSQL twin, src/pgcatalog/): prepared
+// statements, transactions and row reading for the stores (sql_job_store.cc, sql_user_store.cc,
+// sql_audit_store.cc, sql_external_catalog_store.cc) and the DuckDB sink's bookkeeping
+// (duckdb_sink.cc), over the interfaces of sql_db.h.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "catalog/sql_db.h"
+#include "common/logging.h"
 #include "common/result.h"
-#include "engine/database.h"
-#include "engine/query_result.h"
 
 namespace millrace::catalog {
 
-using engine::Connection;
-using engine::DataChunk;
+using Connection = SqlConnection;
 
 // Where values are written in order: a prepared statement's next parameters (Statement), or
 // the next row of lists (ColumnLists).
@@ -61,11 +62,11 @@ class ColumnLists final : public Values {
     return out;
   }
   // Binds each column's list, from parameter `first` on; the next parameter's index.
-  Result<size_t> Bind(engine::PreparedStatement& stmt, size_t first) const {
+  Result<size_t> Bind(SqlStatement& stmt, size_t first) const {
     for (const Column& c : columns_) {
       const size_t index = first++;
-      MR_RETURN_IF_ERROR(c.kind == Kind::kStr   ? stmt.BindStringList(index, c.strs)
-                         : c.kind == Kind::kInt ? stmt.BindInt64List(index, c.ints)
+      MR_RETURN_IF_ERROR(c.kind == Kind::kStr   ? stmt.BindStrList(index, c.strs)
+                         : c.kind == Kind::kInt ? stmt.BindIntList(index, c.ints)
                                                 : stmt.BindBoolList(index, c.bools));
     }
     return first;
@@ -88,17 +89,16 @@ class ColumnLists final : public Values {
   size_t column_ = 0;
 };
 
-// Runs a prepared statement with the given bindings and drains its result.
+// Runs a prepared statement with the given bindings.
 class Statement final : public Values {
  public:
   static Result<Statement> Prepare(Connection& conn, const std::string& sql) {
     MR_ASSIGN_OR_RETURN(auto prepared, conn.Prepare(sql));
     return Statement(std::move(prepared));
   }
-  Statement& Str(const std::string& v) override { return Check(stmt_->BindString(++index_, v)); }
-  Statement& Int(int64_t v) override { return Check(stmt_->BindInt64(++index_, v)); }
+  Statement& Str(const std::string& v) override { return Check(stmt_->BindStr(++index_, v)); }
+  Statement& Int(int64_t v) override { return Check(stmt_->BindInt(++index_, v)); }
   Statement& Bool(bool v) override { return Check(stmt_->BindBool(++index_, v)); }
-  Statement& Dbl(double v) { return Check(stmt_->BindDouble(++index_, v)); }
   // Each of `lists`' columns as the next parameters (ColumnLists::Unnest in the SQL).
   Statement& Lists(const ColumnLists& lists) {
     auto next = lists.Bind(*stmt_, index_ + 1);
@@ -108,14 +108,11 @@ class Statement final : public Values {
   }
 
   // Executes and returns the number of rows changed.
-  Result<int64_t> Run() {
+  Result<int64_t> Run() { return ForEach(nullptr); }
+  // Executes and hands each result row to `row`; returns the number of rows changed.
+  Result<int64_t> ForEach(const RowFn& row) {
     MR_RETURN_IF_ERROR(bind_status_);
-    MR_ASSIGN_OR_RETURN(auto result, stmt_->Execute());
-    while (true) {
-      MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
-      if (!chunk) break;
-    }
-    return result->rows_changed();
+    return stmt_->Execute(row);
   }
 
   // Starts binding again from the first parameter.
@@ -124,45 +121,66 @@ class Statement final : public Values {
     return *this;
   }
 
-  Result<std::unique_ptr<engine::QueryResult>> Query() {
-    MR_RETURN_IF_ERROR(bind_status_);
-    return stmt_->Execute();
-  }
-
  private:
-  explicit Statement(std::unique_ptr<engine::PreparedStatement> stmt) : stmt_(std::move(stmt)) {}
+  explicit Statement(std::unique_ptr<SqlStatement> stmt) : stmt_(std::move(stmt)) {}
   Statement& Check(Status s) {
     if (bind_status_.ok() && !s.ok()) bind_status_ = s;
     return *this;
   }
-  std::unique_ptr<engine::PreparedStatement> stmt_;
+  std::unique_ptr<SqlStatement> stmt_;
   size_t index_ = 0;
   Status bind_status_;
 };
 
-// Visits every row of a query.
-template <typename Fn>
-Status ForEachRow(engine::QueryResult& result, Fn fn) {
-  while (true) {
-    MR_ASSIGN_OR_RETURN(auto chunk, result.Next());
-    if (!chunk) return Status::Ok();
-    for (size_t r = 0; r < chunk->size(); ++r)
-      MR_RETURN_IF_ERROR(fn(*chunk, r));
-  }
+// Every row of `sql` (no parameters), each value as text ("" for NULL).
+inline Result<std::vector<std::vector<std::string>>> QueryTextRows(Connection& conn,
+                                                                   const std::string& sql,
+                                                                   size_t columns) {
+  MR_ASSIGN_OR_RETURN(Statement stmt, Statement::Prepare(conn, sql));
+  std::vector<std::vector<std::string>> rows;
+  MR_RETURN_IF_ERROR(stmt.ForEach([&](const SqlRow& row) {
+                           std::vector<std::string> values;
+                           for (size_t c = 0; c < columns; ++c)
+                             values.push_back(row.Text(c));
+                           rows.push_back(std::move(values));
+                           return Status::Ok();
+                         })
+                         .status());
+  return rows;
 }
 
-inline std::string Text(const DataChunk& c, size_t col, size_t row) {
-  return c.IsNull(col, row) ? std::string() : std::string(c.GetString(col, row));
-}
-inline int64_t Int(const DataChunk& c, size_t col, size_t row) {
-  return c.IsNull(col, row) ? 0 : c.GetInt64(col, row);
-}
+// A transaction of `conn`, rolled back unless committed.
+class SqlTransaction {
+ public:
+  static Result<SqlTransaction> Begin(Connection& conn) {
+    MR_RETURN_IF_ERROR(conn.Begin());
+    return SqlTransaction(&conn);
+  }
+  SqlTransaction(SqlTransaction&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
+  SqlTransaction& operator=(SqlTransaction&&) = delete;
+  ~SqlTransaction() {
+    // The failure that ended the transaction early is the caller's to report; a rollback that
+    // fails as well is logged (the engine ends the transaction with the connection anyway).
+    if (conn_ == nullptr) return;
+    if (Status rolled_back = conn_->Rollback(); !rolled_back.ok()) {
+      MR_LOG(kWarning) << "rolling back a catalog transaction: " << rolled_back.ToString();
+    }
+  }
+  Status Commit() {
+    Connection* conn = std::exchange(conn_, nullptr);
+    return conn->Commit();
+  }
+
+ private:
+  explicit SqlTransaction(Connection* conn) : conn_(conn) {}
+  Connection* conn_;
+};
 
 // Runs `fn` on a fresh connection of `db` inside one transaction, committed when it returns OK.
 template <typename Fn>
-Status InTransaction(engine::Database& db, Fn fn) {
+Status InTransaction(SqlDatabase& db, Fn fn) {
   MR_ASSIGN_OR_RETURN(auto conn, db.Connect());
-  MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());
+  MR_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(*conn));
   MR_RETURN_IF_ERROR(fn(*conn));
   return txn.Commit();
 }

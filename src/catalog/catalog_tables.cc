@@ -233,35 +233,39 @@ const Table<CatalogRow>& ExternalCatalogsTable() {
 
 // Version 1 (tests/catalog/catalog_v1.sql) had jobs.definition and file keys as offsets.
 Status CreateTables(Connection& conn) {
+  const SqlEngine engine = conn.engine();
   MR_RETURN_IF_ERROR(CreateSchemaAndVersionTable(conn));
-  for (const std::string& ddl :
-       {JobsTable().Create(), JobPropertiesTable().Create(), TasksTable().Create(),
-        FilteredRowsTable().Create(), FilesTable().Create()})
+  for (const std::string& ddl : {JobsTable().Create(engine), JobPropertiesTable().Create(engine),
+                                 TasksTable().Create(engine), FilteredRowsTable().Create(engine),
+                                 FilesTable().Create(engine)})
     MR_RETURN_IF_ERROR(conn.Execute(ddl));
   MR_RETURN_IF_ERROR(CreateUserTables(conn));
   MR_RETURN_IF_ERROR(CreateAuditTable(conn));
-  MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
-  MR_RETURN_IF_ERROR(conn.Execute(table::kLabelTableDdl));
+  if (engine == SqlEngine::kDuckDb) {
+    // The embedded tables' own: a cluster's catalog holds no embedded table.
+    MR_RETURN_IF_ERROR(conn.Execute(std::string(table::kModelTableDdl)));
+    MR_RETURN_IF_ERROR(conn.Execute(std::string(table::kLabelTableDdl)));
+  }
   MR_RETURN_IF_ERROR(CreateReadingTable(conn));
   return CreateExternalCatalogsTable(conn);
 }
 
 Status CreateUserTables(Connection& conn) {
-  MR_RETURN_IF_ERROR(conn.Execute(UsersTable().Create()));
-  return conn.Execute(GrantsTable().Create());
+  MR_RETURN_IF_ERROR(conn.Execute(UsersTable().Create(conn.engine())));
+  return conn.Execute(GrantsTable().Create(conn.engine()));
 }
 
 Status CreateAuditTable(Connection& conn) {
   MR_RETURN_IF_ERROR(conn.Execute("CREATE SEQUENCE __millrace.audit_seq"));
-  return conn.Execute(AuditTable().Create());
+  return conn.Execute(AuditTable().Create(conn.engine()));
 }
 
 Status CreateReadingTable(Connection& conn) {
-  return conn.Execute(ReadingTable().Create());
+  return conn.Execute(ReadingTable().Create(conn.engine()));
 }
 
 Status CreateExternalCatalogsTable(Connection& conn) {
-  return conn.Execute(ExternalCatalogsTable().Create());
+  return conn.Execute(ExternalCatalogsTable().Create(conn.engine()));
 }
 
 Status AddGrantsCatalogColumn(Connection& conn) {

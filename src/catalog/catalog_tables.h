@@ -12,7 +12,6 @@
 #include "access/user_store.h"
 #include "catalog/table_decl.h"
 #include "common/result.h"
-#include "engine/database.h"
 #include "job/job_model.h"
 
 namespace millrace::catalog {
@@ -42,7 +41,7 @@ struct CatalogRow {
   int64_t update_time_us = 0;
 };
 
-// jobs.insert_sql is written and read as stored (sealed): DuckDbJobStore seals and opens it.
+// jobs.insert_sql is written and read as stored (sealed): SqlJobStore seals and opens it.
 const Table<job::JobRecord>& JobsTable();
 const Table<PropertyRow>& JobPropertiesTable();
 // tasks.job_name is not stored (it is the job's).
@@ -57,8 +56,9 @@ const Table<GrantRow>& GrantsTable();
 const Table<access::AuditEvent>& AuditTable();
 const Table<CatalogRow>& ExternalCatalogsTable();
 
-// Every table of the catalog at kCatalogVersion (jobs, tasks, ledger, users, audit, table
-// models, load labels, reading marks, external catalogs), in the connection's transaction.
+// Every table of the catalog at kCatalogVersion (jobs, tasks, ledger, users, audit, reading
+// marks, external catalogs; and in the embedded database the Doris definitions of its tables
+// and their load labels), in the connection's transaction.
 Status CreateTables(Connection& conn);
 // The tables later versions added, for the migrations (catalog_version.h).
 Status CreateUserTables(Connection& conn);             // version 3

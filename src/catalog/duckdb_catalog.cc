@@ -17,10 +17,10 @@ Status MigrateOffsetsToJson(Connection& conn) {
   // The ALTER comes first: DuckDB cannot commit rows updated in a transaction that then alters
   // their table ("another transaction has altered this table").
   MR_RETURN_IF_ERROR(conn.Execute("ALTER TABLE __millrace.jobs DROP COLUMN definition"));
-  MR_ASSIGN_OR_RETURN(auto rows,
-                      engine::QueryTextRows(conn,
-                                            "SELECT id, coalesce(current_offset, ''), "
-                                            "coalesce(end_offset, '') FROM __millrace.jobs"));
+  MR_ASSIGN_OR_RETURN(auto rows, QueryTextRows(conn,
+                                               "SELECT id, coalesce(current_offset, ''), "
+                                               "coalesce(end_offset, '') FROM __millrace.jobs",
+                                               3));
   MR_ASSIGN_OR_RETURN(auto update,
                       Statement::Prepare(conn,
                                          "UPDATE __millrace.jobs SET current_offset = ?, "
@@ -38,9 +38,10 @@ Status MigrateOffsetsToJson(Connection& conn) {
 
 // Migration 6 -> 7: each job's statement, which holds its credentials, is sealed.
 Status SealStatements(Connection& conn, const SecretBox* secrets, const std::string& where) {
-  MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(conn,
-                                                       "SELECT id, coalesce(insert_sql, '') FROM "
-                                                       "__millrace.jobs ORDER BY id"));
+  MR_ASSIGN_OR_RETURN(auto rows, QueryTextRows(conn,
+                                               "SELECT id, coalesce(insert_sql, '') FROM "
+                                               "__millrace.jobs ORDER BY id",
+                                               2));
   if (rows.empty()) return Status::Ok();
   if (secrets == nullptr) {
     return Status::FailedPrecondition("the jobs in " + where +
@@ -68,8 +69,8 @@ Status RunMigration(Connection& conn, const MigrationStep& step, const SecretBox
     case 3:
       return CreateAuditTable(conn);
     case 4:
-      MR_RETURN_IF_ERROR(conn.Execute(table::kModelTableDdl));
-      return conn.Execute(table::kLabelTableDdl);
+      MR_RETURN_IF_ERROR(conn.Execute(std::string(table::kModelTableDdl)));
+      return conn.Execute(std::string(table::kLabelTableDdl));
     case 5:
       MR_RETURN_IF_ERROR(conn.Execute("ALTER TABLE __millrace.files ADD COLUMN reason VARCHAR"));
       return CreateReadingTable(conn);
@@ -87,12 +88,12 @@ Status RunMigration(Connection& conn, const MigrationStep& step, const SecretBox
 }  // namespace
 
 Result<int> DuckDbCatalog::StoredVersion() {
-  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto tables, engine::QueryTextRows(*conn,
-                                                         "SELECT table_name FROM duckdb_tables() "
-                                                         "WHERE schema_name = '__millrace' AND "
-                                                         "table_name IN ('jobs', "
-                                                         "'catalog_version')"));
+  MR_ASSIGN_OR_RETURN(auto conn, sql_.Connect());
+  MR_ASSIGN_OR_RETURN(auto tables, QueryTextRows(*conn,
+                                                 "SELECT table_name FROM duckdb_tables() "
+                                                 "WHERE schema_name = '__millrace' AND "
+                                                 "table_name IN ('jobs', 'catalog_version')",
+                                                 1));
   bool has_jobs = false;
   bool has_version = false;
   for (const auto& row : tables) {
@@ -100,8 +101,8 @@ Result<int> DuckDbCatalog::StoredVersion() {
     has_version = has_version || row[0] == "catalog_version";
   }
   if (!has_version) return has_jobs ? 1 : 0;
-  MR_ASSIGN_OR_RETURN(auto rows, engine::QueryTextRows(
-                                     *conn, "SELECT max(version) FROM __millrace.catalog_version"));
+  MR_ASSIGN_OR_RETURN(
+      auto rows, QueryTextRows(*conn, "SELECT max(version) FROM __millrace.catalog_version", 1));
   if (rows.size() != 1 || rows[0][0].empty()) {
     return Status::DataLoss("the job catalog in " + where_ + " has an empty catalog_version");
   }
@@ -111,7 +112,7 @@ Result<int> DuckDbCatalog::StoredVersion() {
 Status DuckDbCatalog::Open() {
   MR_ASSIGN_OR_RETURN(const int stored, StoredVersion());
   if (stored == 0) {
-    return InTransaction(*db_, [](Connection& conn) -> Status {
+    return InTransaction(sql_, [](Connection& conn) -> Status {
       MR_RETURN_IF_ERROR(CreateTables(conn));
       return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
                           std::to_string(kCatalogVersion) + ")");
@@ -119,7 +120,7 @@ Status DuckDbCatalog::Open() {
   }
   MR_ASSIGN_OR_RETURN(auto steps, PlanMigration(stored, where_));
   if (steps.empty()) return Status::Ok();
-  Status migrated = InTransaction(*db_, [&](Connection& conn) -> Status {
+  Status migrated = InTransaction(sql_, [&](Connection& conn) -> Status {
     for (const MigrationStep& step : steps) {
       Status s = RunMigration(conn, step, secrets_, where_);
       if (!s.ok()) {

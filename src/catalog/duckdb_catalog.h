@@ -3,10 +3,10 @@
 // transaction (DuckDbSink, duckdb_sink.h).
 //
 // DuckDbCatalog opens the catalog and owns its three stores, one per interface:
-// - DuckDbJobStore (duckdb_job_store.h): job::JobStore, jobs, tasks, ledgers, reading marks;
-// - DuckDbUserStore (duckdb_user_store.h): access::UserStore, users and grants;
-// - DuckDbAuditStore (duckdb_audit_store.h): access::AuditStore, the audit log;
-// - DuckDbCatalogStore (duckdb_external_catalog_store.h): external::CatalogStore, the external
+// - SqlJobStore (sql_job_store.h): job::JobStore, jobs, tasks, ledgers, reading marks;
+// - SqlUserStore (sql_user_store.h): access::UserStore, users and grants;
+// - SqlAuditStore (sql_audit_store.h): access::AuditStore, the audit log;
+// - SqlCatalogStore (sql_external_catalog_store.h): external::CatalogStore, the external
 //   catalogs.
 // The server (cli) wires them into the job layer and access control, which know only the
 // interfaces; a PostgreSQL catalog slots in beside this one the same way.
@@ -17,17 +17,18 @@
 //   the old version intact), a newer one is refused with an error that names both versions.
 //   No store may be used before Open succeeds.
 // - `secrets` (borrowed) seals each job's statement, which holds its credentials
-//   (DuckDbJobStore), and each external catalog's properties; without it neither can be stored
+//   (SqlJobStore), and each external catalog's properties; without it neither can be stored
 //   or loaded, and a catalog holding jobs cannot be upgraded to version 7.
 // - Thread-safety: Open once, then the stores may be used from any thread.
 #pragma once
 
 #include <string>
 
-#include "catalog/duckdb_audit_store.h"
-#include "catalog/duckdb_external_catalog_store.h"
-#include "catalog/duckdb_job_store.h"
-#include "catalog/duckdb_user_store.h"
+#include "catalog/duckdb_sql.h"
+#include "catalog/sql_audit_store.h"
+#include "catalog/sql_external_catalog_store.h"
+#include "catalog/sql_job_store.h"
+#include "catalog/sql_user_store.h"
 #include "common/result.h"
 #include "common/secret_box.h"
 #include "engine/database.h"
@@ -38,31 +39,31 @@ class DuckDbCatalog {
  public:
   // `db` must outlive the catalog; `where` names it in errors (the database file).
   DuckDbCatalog(engine::Database* db, std::string where, const SecretBox* secrets = nullptr)
-      : db_(db),
+      : sql_(db),
         where_(std::move(where)),
         secrets_(secrets),
-        jobs_(db, where_, secrets),
-        users_(db, where_),
-        audit_(db),
-        catalogs_(db, where_, secrets) {}
+        jobs_(&sql_, where_, secrets),
+        users_(&sql_, where_),
+        audit_(&sql_),
+        catalogs_(&sql_, where_, secrets) {}
 
   Status Open();
   // The schema version the catalog is at (0 when the database has none yet).
   Result<int> StoredVersion();
 
-  DuckDbJobStore* jobs() { return &jobs_; }
-  DuckDbUserStore* users() { return &users_; }
-  DuckDbAuditStore* audit() { return &audit_; }
-  DuckDbCatalogStore* external_catalogs() { return &catalogs_; }
+  SqlJobStore* jobs() { return &jobs_; }
+  SqlUserStore* users() { return &users_; }
+  SqlAuditStore* audit() { return &audit_; }
+  SqlCatalogStore* external_catalogs() { return &catalogs_; }
 
  private:
-  engine::Database* const db_;
+  DuckDbSqlDatabase sql_;  // the stores' view of the database
   const std::string where_;
   const SecretBox* const secrets_;
-  DuckDbJobStore jobs_;
-  DuckDbUserStore users_;
-  DuckDbAuditStore audit_;
-  DuckDbCatalogStore catalogs_;
+  SqlJobStore jobs_;
+  SqlUserStore users_;
+  SqlAuditStore audit_;
+  SqlCatalogStore catalogs_;
 };
 
 }  // namespace millrace::catalog

@@ -4,6 +4,7 @@
 
 #include "catalog/catalog_sql.h"
 #include "catalog/catalog_tables.h"
+#include "catalog/duckdb_sql.h"
 
 namespace millrace::catalog {
 namespace {
@@ -41,9 +42,15 @@ Result<bool> ExpectsTasks(Connection& conn, int64_t job_id, int64_t epoch) {
   MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn,
                                                     "SELECT id FROM __millrace.jobs WHERE id = ? "
                                                     "AND state = 'RUNNING' AND epoch = ?"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(epoch).Query());
-  MR_ASSIGN_OR_RETURN(auto chunk, result->Next());
-  return chunk != nullptr && chunk->size() > 0;
+  bool found = false;
+  MR_RETURN_IF_ERROR(stmt.Int(job_id)
+                         .Int(epoch)
+                         .ForEach([&](const SqlRow&) {
+                           found = true;
+                           return Status::Ok();
+                         })
+                         .status());
+  return found;
 }
 
 Status InsertTask(Connection& conn, const TaskRecord& t) {
@@ -77,31 +84,31 @@ Result<std::vector<FilteredRow>> TaskFilteredRows(Connection& conn, int64_t job_
       auto stmt,
       Statement::Prepare(conn, table.Select() + " WHERE job_id = ? AND task_id = ? ORDER BY "
                                                 "file, line LIMIT ?"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Int(job_id).Int(task_id).Int(limit).Query());
-  return table.ReadAll(*result);
+  stmt.Int(job_id).Int(task_id).Int(limit);
+  return table.ReadAll(stmt);
 }
 
 class DuckDbSinkTransaction final : public job::SinkTransaction {
  public:
-  DuckDbSinkTransaction(Connection* conn, engine::Transaction txn)
-      : conn_(conn), txn_(std::move(txn)) {}
+  DuckDbSinkTransaction(engine::Connection* conn, engine::Transaction txn)
+      : conn_(conn), sql_(conn), txn_(std::move(txn)) {}
 
-  Connection& connection() override { return *conn_; }
+  engine::Connection& connection() override { return *conn_; }
 
   Result<bool> WriteProgress(const Progress& p) override {
     const bool files = p.part != Progress::Part::kJobRow;
     const bool job_row = p.part != Progress::Part::kFiles;
-    MR_ASSIGN_OR_RETURN(bool expected, job_row ? AdvanceOffset(*conn_, p.job, p.start, p.epoch)
-                                               : ExpectsTasks(*conn_, p.job.id, p.epoch));
+    MR_ASSIGN_OR_RETURN(bool expected, job_row ? AdvanceOffset(sql_, p.job, p.start, p.epoch)
+                                               : ExpectsTasks(sql_, p.job.id, p.epoch));
     if (!expected) return false;
     if (files) {
-      MR_RETURN_IF_ERROR(InsertLedger(*conn_, p.ledger));
-      MR_RETURN_IF_ERROR(InsertTask(*conn_, p.task));
+      MR_RETURN_IF_ERROR(InsertLedger(sql_, p.ledger));
+      MR_RETURN_IF_ERROR(InsertTask(sql_, p.task));
     }
     if (job_row) {
-      MR_RETURN_IF_ERROR(PruneTasks(*conn_, p.job.id, p.task_history));
+      MR_RETURN_IF_ERROR(PruneTasks(sql_, p.job.id, p.task_history));
       if (p.filtered_rows_kept > 0) {
-        MR_RETURN_IF_ERROR(PruneFilteredRows(*conn_, p.job.id, p.filtered_rows_kept));
+        MR_RETURN_IF_ERROR(PruneFilteredRows(sql_, p.job.id, p.filtered_rows_kept));
       }
     }
     return true;
@@ -117,14 +124,15 @@ class DuckDbSinkTransaction final : public job::SinkTransaction {
 
   Result<std::vector<FilteredRow>> TaskFilteredRows(int64_t job_id, int64_t task_id,
                                                     int64_t limit) override {
-    return catalog::TaskFilteredRows(*conn_, job_id, task_id, limit);
+    return catalog::TaskFilteredRows(sql_, job_id, task_id, limit);
   }
 
   Status Commit() override { return txn_.Commit(); }
   Status Rollback() override { return txn_.active() ? txn_.Rollback() : Status::Ok(); }
 
  private:
-  Connection* const conn_;
+  engine::Connection* const conn_;
+  DuckDbSqlConnection sql_;  // the catalog's statements, in the task's transaction
   engine::Transaction txn_;
 };
 

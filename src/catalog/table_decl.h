@@ -12,20 +12,17 @@
 #include <vector>
 
 #include "catalog/catalog_sql.h"
-#include "engine/database.h"
 #include "engine/internal_schema.h"
-#include "engine/query_result.h"
 
 namespace millrace::catalog {
 
 // One value of a result row.
 struct Cell {
-  const DataChunk& chunk;
+  const SqlRow& row;
   size_t col;
-  size_t row;
-  std::string Text() const { return catalog::Text(chunk, col, row); }
-  int64_t Int() const { return catalog::Int(chunk, col, row); }
-  bool Bool() const { return !chunk.IsNull(col, row) && chunk.GetBool(col, row); }
+  std::string Text() const { return row.Text(col); }
+  int64_t Int() const { return row.Int(col); }
+  bool Bool() const { return row.Bool(col); }
 };
 
 template <typename Record>
@@ -87,11 +84,18 @@ class Table {
   // "__millrace.<name>"
   const std::string& qualified() const { return qualified_; }
 
-  // CREATE TABLE with every column, in declaration order.
-  std::string Create() const {
+  // CREATE TABLE with every column, in declaration order. PostgreSQL compares text columns
+  // bytewise (COLLATE "C"), as DuckDB does: keys are compared and paged in the same order by
+  // both engines and by the job layer.
+  std::string Create(SqlEngine engine = SqlEngine::kDuckDb) const {
     std::string sql;
-    for (const auto& c : columns_)
-      sql += (sql.empty() ? "" : ", ") + c.name + " " + c.type;
+    for (const auto& c : columns_) {
+      std::string type = c.type;
+      if (engine == SqlEngine::kPostgres && type.starts_with("VARCHAR")) {
+        type.insert(std::string_view("VARCHAR").size(), " COLLATE \"C\"");
+      }
+      sql += (sql.empty() ? "" : ", ") + c.name + " " + type;
+    }
     return "CREATE TABLE " + qualified_ + " (" + sql + ")";
   }
 
@@ -142,23 +146,29 @@ class Table {
       if (c.write && (!keep || keep(c))) c.write(r, out);
   }
 
-  // Row `row` of a result of Select() (every column, in declaration order).
-  Result<Record> Read(const DataChunk& chunk, size_t row) const {
+  // A row of a result of Select() (every column, in declaration order).
+  Result<Record> Read(const SqlRow& row) const {
     Record r;
     for (size_t i = 0; i < columns_.size(); ++i) {
-      if (columns_[i].read) MR_RETURN_IF_ERROR(columns_[i].read(Cell{chunk, i, row}, r));
+      if (columns_[i].read) MR_RETURN_IF_ERROR(columns_[i].read(Cell{row, i}, r));
     }
     return r;
   }
-  // Every row of a result of Select().
-  Result<std::vector<Record>> ReadAll(engine::QueryResult& result) const {
+  // Every row `stmt` (a Select() and its conditions, bound) returns.
+  Result<std::vector<Record>> ReadAll(Statement& stmt) const {
     std::vector<Record> rows;
-    MR_RETURN_IF_ERROR(ForEachRow(result, [&](const DataChunk& chunk, size_t row) -> Status {
-      MR_ASSIGN_OR_RETURN(Record r, Read(chunk, row));
-      rows.push_back(std::move(r));
-      return Status::Ok();
-    }));
+    MR_RETURN_IF_ERROR(stmt.ForEach([&](const SqlRow& row) -> Status {
+                             MR_ASSIGN_OR_RETURN(Record r, Read(row));
+                             rows.push_back(std::move(r));
+                             return Status::Ok();
+                           })
+                           .status());
     return rows;
+  }
+  // Every row of `sql` (a Select() and its conditions, without parameters).
+  Result<std::vector<Record>> ReadAll(Connection& conn, const std::string& sql) const {
+    MR_ASSIGN_OR_RETURN(Statement stmt, Statement::Prepare(conn, sql));
+    return ReadAll(stmt);
   }
 
  private:

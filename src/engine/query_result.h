@@ -33,6 +33,7 @@ class DataChunk {
 
   size_t size() const { return size_; }
   size_t column_count() const { return columns_.size(); }
+  const ColumnType& type(size_t col) const { return columns_[col].type; }
 
   bool IsNull(size_t col, size_t row) const;
   bool GetBool(size_t col, size_t row) const;

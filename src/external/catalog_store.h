@@ -1,5 +1,5 @@
 // CatalogStore: where Millrace keeps its external catalogs. The embedded implementation is the
-// job catalog (catalog::DuckDbCatalogStore, table __millrace.external_catalogs); cluster mode
+// job catalog (catalog::SqlCatalogStore, table __millrace.external_catalogs); cluster mode
 // can keep them in PostgreSQL behind the same interface.
 //
 // Contract

@@ -1,9 +1,9 @@
 // JobStore: where the job layer keeps what must survive a restart: jobs, their task history,
 // file ledgers and reading marks. It is one of the catalog's three stores, beside
 // access::UserStore (users and grants) and access::AuditStore (the audit log); the job layer
-// depends on this interface only. The embedded implementation is catalog::DuckDbJobStore
-// (src/catalog/, in the same database file as the users' tables), wired by the server (cli);
-// a PostgreSQL implementation slots in beside it in cluster mode.
+// depends on this interface only. The implementation is catalog::SqlJobStore (src/catalog/),
+// over the embedded database file (beside the users' tables) or, in cluster mode, PostgreSQL;
+// wired by the server (cli).
 //
 // Contract
 // - The store is open (its schema created or migrated: catalog/catalog_version.h) before the

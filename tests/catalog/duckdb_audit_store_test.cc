@@ -20,7 +20,7 @@ access::AuditEvent Event(int i) {
                             i % 2 == 0 ? "" : "denied"};
 }
 
-TEST(DuckDbAuditStoreTest, KeepsTheNewestEventsInOrder) {
+TEST(SqlAuditStoreTest, KeepsTheNewestEventsInOrder) {
   testing::TempDir dir;
   auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
   DuckDbCatalog store(db.get(), "test");
@@ -57,7 +57,7 @@ TEST(DuckDbAuditStoreTest, KeepsTheNewestEventsInOrder) {
   EXPECT_TRUE(store.audit()->LoadAudit(10, (*rest)[0].seq).value().empty());
 }
 
-TEST(DuckDbAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
+TEST(SqlAuditStoreTest, AVersion3CatalogGainsTheAuditTable) {
   testing::TempDir dir;
   auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
   {

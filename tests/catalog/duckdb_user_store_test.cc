@@ -16,7 +16,7 @@ access::PrivilegeSet Privileges(std::string_view name) {
   return access::ParsePrivilegeName(name).value();
 }
 
-class DuckDbUserStoreTest : public ::testing::Test {
+class SqlUserStoreTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(catalog_.Open().ok()); }
   Rows Query(const std::string& sql) { return engine::QueryRows(*conn_, sql); }
@@ -28,7 +28,7 @@ class DuckDbUserStoreTest : public ::testing::Test {
   std::unique_ptr<engine::Connection> conn_ = engine::ConnectOrDie(*db_);
 };
 
-TEST_F(DuckDbUserStoreTest, UsersRoundTripWithTheirPasswordHashed) {
+TEST_F(SqlUserStoreTest, UsersRoundTripWithTheirPasswordHashed) {
   access::UserRecord ann{"ann", "localhost", access::NativePasswordHash("password"), true, 4, 77};
   ASSERT_TRUE(store_->InsertUser(ann).ok());
   ASSERT_TRUE(store_->InsertUser({"bob", "%", "", false, 0, 78}).ok());
@@ -60,7 +60,7 @@ TEST_F(DuckDbUserStoreTest, UsersRoundTripWithTheirPasswordHashed) {
   EXPECT_EQ(Query("SELECT count(*) FROM __millrace.grants"), (Rows{{"0"}}));
 }
 
-TEST_F(DuckDbUserStoreTest, GrantsAreKeptAPrivilegeAtATime) {
+TEST_F(SqlUserStoreTest, GrantsAreKeptAPrivilegeAtATime) {
   ASSERT_TRUE(store_->InsertUser({"ann", "%", "", false, 0, 1}).ok());
   ASSERT_TRUE(store_->AddGrant({"ann", {"Shop", "Orders"}, Privileges("ALL")}).ok());
   // The same object in another case: rows already there are not added again.
@@ -86,7 +86,7 @@ TEST_F(DuckDbUserStoreTest, GrantsAreKeptAPrivilegeAtATime) {
   EXPECT_EQ(access::PrivilegeNames(on_orders), "SELECT_PRIV,ALTER_PRIV,CREATE_PRIV");
 }
 
-TEST_F(DuckDbUserStoreTest, AMalformedStoredHashIsReported) {
+TEST_F(SqlUserStoreTest, AMalformedStoredHashIsReported) {
   ASSERT_TRUE(store_->InsertUser({"ann", "%", "", false, 0, 1}).ok());
   ASSERT_TRUE(conn_->Execute("UPDATE __millrace.users SET password_hash = 'plain'").ok());
   auto loaded = store_->LoadUsers();
@@ -96,7 +96,7 @@ TEST_F(DuckDbUserStoreTest, AMalformedStoredHashIsReported) {
 }
 
 // AccessControl over the catalog: what one server wrote, the next one reads.
-TEST_F(DuckDbUserStoreTest, AccessControlSurvivesARestart) {
+TEST_F(SqlUserStoreTest, AccessControlSurvivesARestart) {
   {
     access::AccessControl access(store_, "root-pw");
     ASSERT_TRUE(access.Load().ok());

@@ -221,7 +221,7 @@ class Layer {
   }
 
   std::string Value(const std::string& sql) { return engine::QueryValue(*conn_, sql); }
-  catalog::DuckDbJobStore& catalog() { return *store_.jobs(); }
+  catalog::SqlJobStore& catalog() { return *store_.jobs(); }
   FaultyCatalog& faulty() { return catalog_; }
   Scheduler& scheduler() { return scheduler_; }
   JobRegistry& registry() { return registry_; }

@@ -1,22 +1,23 @@
-// access::UserStore in the embedded DuckDB database: tables __millrace.users (the password as
-// its mysql_native_password hash in MySQL's text form, "*HEX") and __millrace.grants (a row per
-// user, object and privilege). Opened by DuckDbCatalog (duckdb_catalog.h), which owns it; each
-// method is a transaction of its own.
+// access::UserStore in the catalog's database (sql_db.h: the embedded DuckDB file, or
+// PostgreSQL in cluster mode): tables __millrace.users (the password as its
+// mysql_native_password hash in MySQL's text form, "*HEX") and __millrace.grants (a row per
+// user, object and privilege). Opened by the catalog that owns it (DuckDbCatalog,
+// duckdb_catalog.h; pgcatalog::PgCatalog); each method is a transaction of its own.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "access/user_store.h"
+#include "catalog/sql_db.h"
 #include "common/result.h"
-#include "engine/database.h"
 
 namespace millrace::catalog {
 
-class DuckDbUserStore final : public access::UserStore {
+class SqlUserStore final : public access::UserStore {
  public:
   // `db` is borrowed; `where` names the database in errors.
-  DuckDbUserStore(engine::Database* db, std::string where) : db_(db), where_(std::move(where)) {}
+  SqlUserStore(SqlDatabase* db, std::string where) : db_(db), where_(std::move(where)) {}
 
   Result<access::UserCatalog> LoadUsers() override;
   Status InsertUser(const access::UserRecord& user) override;
@@ -26,7 +27,7 @@ class DuckDbUserStore final : public access::UserStore {
   Status RemoveGrant(const access::Grant& grant) override;
 
  private:
-  engine::Database* const db_;
+  SqlDatabase* const db_;
   const std::string where_;
 };
 

@@ -1,6 +1,7 @@
-// job::JobStore in the embedded DuckDB database: jobs, their properties, task history, file
-// ledgers and reading marks in tables of schema __millrace (catalog_tables.h). Opened by
-// DuckDbCatalog (duckdb_catalog.h), which owns it.
+// job::JobStore in the catalog's database (sql_db.h: the embedded DuckDB file, or PostgreSQL
+// in cluster mode): jobs, their properties, task history, file ledgers and reading marks in
+// tables of schema __millrace (catalog_tables.h). Opened by the catalog that owns it
+// (DuckDbCatalog, duckdb_catalog.h; pgcatalog::PgCatalog).
 //
 // Contract
 // - Each method runs on a connection of its own, in a transaction of its own.
@@ -17,18 +18,18 @@
 #include <string>
 #include <vector>
 
+#include "catalog/sql_db.h"
 #include "common/result.h"
 #include "common/secret_box.h"
-#include "engine/database.h"
 #include "job/job_model.h"
 #include "job/job_store.h"
 
 namespace millrace::catalog {
 
-class DuckDbJobStore final : public job::JobStore {
+class SqlJobStore final : public job::JobStore {
  public:
   // `db` and `secrets` are borrowed; `where` names the database in errors.
-  DuckDbJobStore(engine::Database* db, std::string where, const SecretBox* secrets)
+  SqlJobStore(SqlDatabase* db, std::string where, const SecretBox* secrets)
       : db_(db), where_(std::move(where)), secrets_(secrets) {}
 
   Result<std::vector<job::JobRecord>> LoadJobs() override;
@@ -58,10 +59,9 @@ class DuckDbJobStore final : public job::JobStore {
   Result<std::string> SealStatement(const std::string& insert_sql) const;
   Result<std::string> UnsealStatement(const std::string& stored, const std::string& job) const;
   // SaveJob, then `then` in the same transaction.
-  Status SaveJobThen(const job::JobRecord& job,
-                     const std::function<Status(engine::Connection&)>& then);
+  Status SaveJobThen(const job::JobRecord& job, const std::function<Status(SqlConnection&)>& then);
 
-  engine::Database* const db_;
+  SqlDatabase* const db_;
   const std::string where_;
   const SecretBox* const secrets_;
 };

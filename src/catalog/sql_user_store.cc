@@ -1,4 +1,4 @@
-#include "catalog/duckdb_user_store.h"
+#include "catalog/sql_user_store.h"
 
 #include "access/password.h"
 #include "catalog/catalog_sql.h"
@@ -28,16 +28,17 @@ void BindGrantRow(Statement& stmt, const access::Grant& grant, access::Privilege
 
 }  // namespace
 
-Result<access::UserCatalog> DuckDbUserStore::LoadUsers() {
+Result<access::UserCatalog> SqlUserStore::LoadUsers() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto txn, conn->Begin());  // users and grants of one snapshot
+  // Users and grants of one snapshot.
+  MR_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(*conn));
   access::UserCatalog catalog;
-  MR_ASSIGN_OR_RETURN(auto users, conn->Query(UsersTable().Select() + " ORDER BY name"));
-  auto read_users = UsersTable().ReadAll(*users);
+  auto read_users = UsersTable().ReadAll(*conn, UsersTable().Select() + " ORDER BY name");
   if (!read_users.ok()) return read_users.status().WithContext("the catalog of " + where_);
   catalog.users = std::move(read_users).value();
-  MR_ASSIGN_OR_RETURN(auto grants, conn->Query(GrantsTable().Select() + " ORDER BY ALL"));
-  MR_ASSIGN_OR_RETURN(std::vector<GrantRow> rows, GrantsTable().ReadAll(*grants));
+  MR_ASSIGN_OR_RETURN(
+      std::vector<GrantRow> rows,
+      GrantsTable().ReadAll(*conn, GrantsTable().Select() + " ORDER BY " + GrantsTable().Names()));
   for (GrantRow& row : rows) {
     std::optional<access::PrivilegeSet> privilege = access::ParsePrivilegeName(row.privilege);
     if (!privilege) {
@@ -53,23 +54,24 @@ Result<access::UserCatalog> DuckDbUserStore::LoadUsers() {
   return catalog;
 }
 
-Status DuckDbUserStore::InsertUser(const access::UserRecord& u) {
+Status SqlUserStore::InsertUser(const access::UserRecord& u) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto exists, Statement::Prepare(conn,
                                                         "SELECT name FROM __millrace.users "
                                                         "WHERE name = ?"));
-    MR_ASSIGN_OR_RETURN(auto rows, exists.Str(u.name).Query());
     bool found = false;
-    MR_RETURN_IF_ERROR(ForEachRow(*rows, [&](const engine::DataChunk&, size_t) {
-      found = true;
-      return Status::Ok();
-    }));
+    MR_RETURN_IF_ERROR(exists.Str(u.name)
+                           .ForEach([&](const SqlRow&) {
+                             found = true;
+                             return Status::Ok();
+                           })
+                           .status());
     if (found) return Status::AlreadyExists("user '" + u.name + "' is in the catalog");
     return UsersTable().InsertRow(conn, u);
   });
 }
 
-Status DuckDbUserStore::UpdateUser(const access::UserRecord& u) {
+Status SqlUserStore::UpdateUser(const access::UserRecord& u) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     // Every field but the name (the key) and created_at_us (UserStore's contract).
     const auto updated = [](const Column<access::UserRecord>& c) {
@@ -85,7 +87,7 @@ Status DuckDbUserStore::UpdateUser(const access::UserRecord& u) {
   });
 }
 
-Status DuckDbUserStore::DeleteUser(std::string_view name) {
+Status SqlUserStore::DeleteUser(std::string_view name) {
   const std::string user(name);
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto users,
@@ -99,7 +101,7 @@ Status DuckDbUserStore::DeleteUser(std::string_view name) {
   });
 }
 
-Status DuckDbUserStore::AddGrant(const access::Grant& grant) {
+Status SqlUserStore::AddGrant(const access::Grant& grant) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(
         auto insert,
@@ -118,7 +120,7 @@ Status DuckDbUserStore::AddGrant(const access::Grant& grant) {
   });
 }
 
-Status DuckDbUserStore::RemoveGrant(const access::Grant& grant) {
+Status SqlUserStore::RemoveGrant(const access::Grant& grant) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto remove,
                         Statement::Prepare(conn, std::string("DELETE FROM __millrace.grants "

@@ -1,4 +1,4 @@
-#include "catalog/duckdb_external_catalog_store.h"
+#include "catalog/sql_external_catalog_store.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,16 +17,17 @@ Result<bool> NameStored(Connection& conn, std::string_view name) {
   MR_ASSIGN_OR_RETURN(
       auto exists, Statement::Prepare(conn, "SELECT count(*) FROM " +
                                                 ExternalCatalogsTable().qualified() + kNameMatch));
-  MR_ASSIGN_OR_RETURN(auto rows, exists.Str(std::string(name)).Query());
   int64_t count = 0;
-  MR_RETURN_IF_ERROR(ForEachRow(*rows, [&](const engine::DataChunk& chunk, size_t row) {
-    count = Int(chunk, 0, row);
-    return Status::Ok();
-  }));
+  MR_RETURN_IF_ERROR(exists.Str(std::string(name))
+                         .ForEach([&](const SqlRow& row) {
+                           count = row.Int(0);
+                           return Status::Ok();
+                         })
+                         .status());
   return count > 0;
 }
 
-Result<CatalogRow> Row(const ExternalCatalog& catalog, const SecretBox& secrets) {
+Result<CatalogRow> StoredRow(const ExternalCatalog& catalog, const SecretBox& secrets) {
   nlohmann::json properties = nlohmann::json::object();
   for (const auto& [key, value] : catalog.properties)
     properties[key] = value;
@@ -40,18 +41,18 @@ Result<CatalogRow> Row(const ExternalCatalog& catalog, const SecretBox& secrets)
 
 }  // namespace
 
-Status DuckDbCatalogStore::RequireKey() const {
+Status SqlCatalogStore::RequireKey() const {
   if (secrets_ != nullptr) return Status::Ok();
   return Status::FailedPrecondition("the job catalog in " + where_ +
                                     " has no key to seal or open a catalog's password with");
 }
 
-Result<std::vector<ExternalCatalog>> DuckDbCatalogStore::LoadCatalogs() {
+Result<std::vector<ExternalCatalog>> SqlCatalogStore::LoadCatalogs() {
   MR_RETURN_IF_ERROR(RequireKey());
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto result,
-                      conn->Query(ExternalCatalogsTable().Select() + " ORDER BY name"));
-  MR_ASSIGN_OR_RETURN(std::vector<CatalogRow> rows, ExternalCatalogsTable().ReadAll(*result));
+  MR_ASSIGN_OR_RETURN(
+      std::vector<CatalogRow> rows,
+      ExternalCatalogsTable().ReadAll(*conn, ExternalCatalogsTable().Select() + " ORDER BY name"));
   std::vector<ExternalCatalog> catalogs;
   for (CatalogRow& row : rows) {
     const std::string context = "catalog " + row.name + " in " + where_;
@@ -72,9 +73,9 @@ Result<std::vector<ExternalCatalog>> DuckDbCatalogStore::LoadCatalogs() {
   return catalogs;
 }
 
-Status DuckDbCatalogStore::InsertCatalog(const ExternalCatalog& catalog) {
+Status SqlCatalogStore::InsertCatalog(const ExternalCatalog& catalog) {
   MR_RETURN_IF_ERROR(RequireKey());
-  MR_ASSIGN_OR_RETURN(const CatalogRow row, Row(catalog, *secrets_));
+  MR_ASSIGN_OR_RETURN(const CatalogRow row, StoredRow(catalog, *secrets_));
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(const bool stored, NameStored(conn, catalog.name));
     if (stored) return Status::AlreadyExists("catalog " + catalog.name + " is in " + where_);
@@ -82,9 +83,9 @@ Status DuckDbCatalogStore::InsertCatalog(const ExternalCatalog& catalog) {
   });
 }
 
-Status DuckDbCatalogStore::UpdateCatalog(std::string_view name, const ExternalCatalog& catalog) {
+Status SqlCatalogStore::UpdateCatalog(std::string_view name, const ExternalCatalog& catalog) {
   MR_RETURN_IF_ERROR(RequireKey());
-  MR_ASSIGN_OR_RETURN(const CatalogRow row, Row(catalog, *secrets_));
+  MR_ASSIGN_OR_RETURN(const CatalogRow row, StoredRow(catalog, *secrets_));
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(const bool stored, NameStored(conn, name));
     if (!stored) return Status::NotFound("catalog " + std::string(name) + " is not in " + where_);
@@ -97,7 +98,7 @@ Status DuckDbCatalogStore::UpdateCatalog(std::string_view name, const ExternalCa
   });
 }
 
-Status DuckDbCatalogStore::DeleteCatalog(std::string_view name) {
+Status SqlCatalogStore::DeleteCatalog(std::string_view name) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(const bool stored, NameStored(conn, name));
     if (!stored) return Status::NotFound("catalog " + std::string(name) + " is not in " + where_);

@@ -1,4 +1,4 @@
-#include "catalog/duckdb_job_store.h"
+#include "catalog/sql_job_store.h"
 
 #include <limits>
 #include <set>
@@ -35,13 +35,12 @@ Result<std::vector<Record>> ReadRows(Connection& conn, const Table<Record>& tabl
                                      const std::string& sql, Bind bind) {
   MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, sql));
   bind(stmt);
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Query());
-  return table.ReadAll(*result);
+  return table.ReadAll(stmt);
 }
 
 }  // namespace
 
-Result<std::vector<JobRecord>> DuckDbJobStore::LoadJobs() {
+Result<std::vector<JobRecord>> SqlJobStore::LoadJobs() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   MR_ASSIGN_OR_RETURN(
       std::vector<JobRecord> jobs,
@@ -73,7 +72,7 @@ Result<std::vector<JobRecord>> DuckDbJobStore::LoadJobs() {
   return jobs;
 }
 
-Result<std::vector<TaskRecord>> DuckDbJobStore::LoadTasks(int64_t job_id, int limit) {
+Result<std::vector<TaskRecord>> SqlJobStore::LoadTasks(int64_t job_id, int limit) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   const auto& table = TasksTable();
   return ReadRows(*conn, table,
@@ -82,7 +81,7 @@ Result<std::vector<TaskRecord>> DuckDbJobStore::LoadTasks(int64_t job_id, int li
                   [&](Statement& stmt) { stmt.Int(job_id).Int(limit); });
 }
 
-Result<std::string> DuckDbJobStore::SealStatement(const std::string& insert_sql) const {
+Result<std::string> SqlJobStore::SealStatement(const std::string& insert_sql) const {
   if (secrets_ == nullptr) {
     return Status::FailedPrecondition("the job catalog in " + where_ +
                                       " has no key to seal a job's credentials with");
@@ -90,8 +89,8 @@ Result<std::string> DuckDbJobStore::SealStatement(const std::string& insert_sql)
   return secrets_->Seal(insert_sql);
 }
 
-Result<std::string> DuckDbJobStore::UnsealStatement(const std::string& stored,
-                                                    const std::string& job) const {
+Result<std::string> SqlJobStore::UnsealStatement(const std::string& stored,
+                                                 const std::string& job) const {
   if (secrets_ == nullptr) {
     return Status::FailedPrecondition("the job catalog in " + where_ + " has no key to open job " +
                                       job + "'s credentials with");
@@ -101,7 +100,7 @@ Result<std::string> DuckDbJobStore::UnsealStatement(const std::string& stored,
   return opened;
 }
 
-Status DuckDbJobStore::InsertJob(const JobRecord& j) {
+Status SqlJobStore::InsertJob(const JobRecord& j) {
   JobRecord stored = j;
   MR_ASSIGN_OR_RETURN(stored.insert_sql, SealStatement(j.insert_sql));
   return InTransaction(*db_, [&](Connection& conn) -> Status {
@@ -110,11 +109,11 @@ Status DuckDbJobStore::InsertJob(const JobRecord& j) {
   });
 }
 
-Status DuckDbJobStore::SaveJob(const JobRecord& j) {
+Status SqlJobStore::SaveJob(const JobRecord& j) {
   return SaveJobThen(j, [](Connection&) { return Status::Ok(); });
 }
 
-Status DuckDbJobStore::SaveJobFromOffset(const JobRecord& j) {
+Status SqlJobStore::SaveJobFromOffset(const JobRecord& j) {
   return SaveJobThen(j, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(conn, "UPDATE " + FilesTable().qualified() +
                                                                 " SET state = ? WHERE job_id = ? "
@@ -127,8 +126,8 @@ Status DuckDbJobStore::SaveJobFromOffset(const JobRecord& j) {
   });
 }
 
-Status DuckDbJobStore::SaveJobThen(const JobRecord& j,
-                                   const std::function<Status(Connection&)>& then) {
+Status SqlJobStore::SaveJobThen(const JobRecord& j,
+                                const std::function<Status(Connection&)>& then) {
   // A statement that could not be opened is kept as stored: the right key may open it later.
   const bool keep = !j.statement_error.empty();
   JobRecord stored = j;
@@ -153,7 +152,7 @@ Status DuckDbJobStore::SaveJobThen(const JobRecord& j,
   });
 }
 
-Status DuckDbJobStore::DeleteJob(int64_t job_id) {
+Status SqlJobStore::DeleteJob(int64_t job_id) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     for (const std::string& table :
          {JobsTable().qualified(), JobPropertiesTable().qualified(), TasksTable().qualified(),
@@ -167,15 +166,15 @@ Status DuckDbJobStore::DeleteJob(int64_t job_id) {
   });
 }
 
-Result<std::vector<LedgerEntry>> DuckDbJobStore::LedgerEntries(int64_t job_id,
-                                                               std::optional<FileState> state) {
+Result<std::vector<LedgerEntry>> SqlJobStore::LedgerEntries(int64_t job_id,
+                                                            std::optional<FileState> state) {
   return LedgerPage(job_id, "", std::numeric_limits<int64_t>::max(), state, "");
 }
 
-Result<std::vector<LedgerEntry>> DuckDbJobStore::LedgerPage(int64_t job_id,
-                                                            const std::string& after, int64_t limit,
-                                                            std::optional<FileState> state,
-                                                            const std::string& search) {
+Result<std::vector<LedgerEntry>> SqlJobStore::LedgerPage(int64_t job_id, const std::string& after,
+                                                         int64_t limit,
+                                                         std::optional<FileState> state,
+                                                         const std::string& search) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   const std::string wanted = state ? std::string(FileStateName(*state)) : "";
   // Keyset: the ledger is written in key order (files load in order), so DuckDB's zone maps
@@ -183,16 +182,16 @@ Result<std::vector<LedgerEntry>> DuckDbJobStore::LedgerPage(int64_t job_id,
   return ReadRows(*conn, FilesTable(),
                   FilesTable().Select() +
                       " WHERE job_id = ? AND key > ? AND (? = '' OR state = ?) AND (? = '' OR "
-                      "contains(key, ?)) ORDER BY key LIMIT ?",
+                      "strpos(key, ?) > 0) ORDER BY key LIMIT ?",
                   [&](Statement& stmt) {
                     stmt.Int(job_id).Str(after).Str(wanted).Str(wanted).Str(search).Str(search);
                     stmt.Int(limit);
                   });
 }
 
-Result<std::vector<FilteredRow>> DuckDbJobStore::FilteredRowsPage(int64_t job_id,
-                                                                  const FilteredRow& after,
-                                                                  int64_t limit) {
+Result<std::vector<FilteredRow>> SqlJobStore::FilteredRowsPage(int64_t job_id,
+                                                               const FilteredRow& after,
+                                                               int64_t limit) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   return ReadRows(*conn, FilteredRowsTable(),
                   FilteredRowsTable().Select() +
@@ -204,42 +203,44 @@ Result<std::vector<FilteredRow>> DuckDbJobStore::FilteredRowsPage(int64_t job_id
                   });
 }
 
-Result<std::map<int64_t, int64_t>> DuckDbJobStore::CountFiles(FileState state) {
+Result<std::map<int64_t, int64_t>> SqlJobStore::CountFiles(FileState state) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   MR_ASSIGN_OR_RETURN(auto stmt, Statement::Prepare(*conn,
                                                     "SELECT job_id, count(*) FROM "
                                                     "__millrace.files WHERE state = ? GROUP BY "
                                                     "job_id"));
-  MR_ASSIGN_OR_RETURN(auto result, stmt.Str(std::string(FileStateName(state))).Query());
   std::map<int64_t, int64_t> counts;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    counts[Int(c, 0, r)] = Int(c, 1, r);
-    return Status::Ok();
-  }));
+  MR_RETURN_IF_ERROR(stmt.Str(std::string(FileStateName(state)))
+                         .ForEach([&](const SqlRow& row) {
+                           counts[row.Int(0)] = row.Int(1);
+                           return Status::Ok();
+                         })
+                         .status());
   return counts;
 }
 
-Result<std::map<int64_t, std::map<std::string, int64_t>>>
-DuckDbJobStore::CountQuarantinedByReason() {
+Result<std::map<int64_t, std::map<std::string, int64_t>>> SqlJobStore::CountQuarantinedByReason() {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(auto result,
-                      conn->Query("SELECT job_id, coalesce(nullif(reason, ''), 'UNKNOWN'), "
-                                  "count(*) FROM __millrace.files WHERE state = 'QUARANTINED' "
-                                  "GROUP BY ALL"));
+  MR_ASSIGN_OR_RETURN(auto stmt,
+                      Statement::Prepare(*conn,
+                                         "SELECT job_id, coalesce(nullif(reason, ''), 'UNKNOWN'), "
+                                         "count(*) FROM __millrace.files WHERE state = "
+                                         "'QUARANTINED' GROUP BY 1, 2"));
   std::map<int64_t, std::map<std::string, int64_t>> counts;
-  MR_RETURN_IF_ERROR(ForEachRow(*result, [&](const DataChunk& c, size_t r) -> Status {
-    counts[Int(c, 0, r)][Text(c, 1, r)] = Int(c, 2, r);
-    return Status::Ok();
-  }));
+  MR_RETURN_IF_ERROR(stmt.ForEach([&](const SqlRow& row) {
+                           counts[row.Int(0)][row.Text(1)] = row.Int(2);
+                           return Status::Ok();
+                         })
+                         .status());
   return counts;
 }
 
-Status DuckDbJobStore::RecordFiles(const std::vector<LedgerEntry>& entries) {
+Status SqlJobStore::RecordFiles(const std::vector<LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();
   return InTransaction(*db_, [&](Connection& conn) { return InsertLedger(conn, entries); });
 }
 
-Status DuckDbJobStore::MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) {
+Status SqlJobStore::MarkReading(int64_t job_id, const std::vector<ReadingMark>& marks) {
   if (marks.empty()) return Status::Ok();
   const auto& table = ReadingTable();
   // One DELETE and one INSERT, as InsertLedger: a batch marks up to max_batch_files files.
@@ -265,7 +266,7 @@ Status DuckDbJobStore::MarkReading(int64_t job_id, const std::vector<ReadingMark
   });
 }
 
-Status DuckDbJobStore::ClearReading(int64_t job_id, int64_t task_id) {
+Status SqlJobStore::ClearReading(int64_t job_id, int64_t task_id) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(auto stmt,
                         Statement::Prepare(conn, "DELETE FROM " + ReadingTable().qualified() +
@@ -274,7 +275,7 @@ Status DuckDbJobStore::ClearReading(int64_t job_id, int64_t task_id) {
   });
 }
 
-Result<std::vector<ReadingMark>> DuckDbJobStore::ReadingMarks(int64_t job_id) {
+Result<std::vector<ReadingMark>> SqlJobStore::ReadingMarks(int64_t job_id) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   return ReadRows(*conn, ReadingTable(), ReadingTable().Select() + " WHERE job_id = ? ORDER BY key",
                   [&](Statement& stmt) { stmt.Int(job_id); });

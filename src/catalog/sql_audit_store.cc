@@ -1,11 +1,11 @@
-#include "catalog/duckdb_audit_store.h"
+#include "catalog/sql_audit_store.h"
 
 #include "catalog/catalog_sql.h"
 #include "catalog/catalog_tables.h"
 
 namespace millrace::catalog {
 
-Status DuckDbAuditStore::AppendAudit(const access::AuditEvent& e, int64_t keep) {
+Status SqlAuditStore::AppendAudit(const access::AuditEvent& e, int64_t keep) {
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     const auto& table = AuditTable();
     MR_ASSIGN_OR_RETURN(
@@ -23,13 +23,13 @@ Status DuckDbAuditStore::AppendAudit(const access::AuditEvent& e, int64_t keep) 
   });
 }
 
-Result<std::vector<access::AuditEvent>> DuckDbAuditStore::LoadAudit(int64_t limit, int64_t before) {
+Result<std::vector<access::AuditEvent>> SqlAuditStore::LoadAudit(int64_t limit, int64_t before) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
   MR_ASSIGN_OR_RETURN(
       auto select, Statement::Prepare(
                        *conn, AuditTable().Select() + " WHERE seq < ? ORDER BY seq DESC LIMIT ?"));
-  MR_ASSIGN_OR_RETURN(auto rows, select.Int(before).Int(limit).Query());
-  return AuditTable().ReadAll(*rows);
+  select.Int(before).Int(limit);
+  return AuditTable().ReadAll(select);
 }
 
 }  // namespace millrace::catalog
