@@ -25,45 +25,29 @@
 #include <string>
 
 #include "catalog/duckdb_sql.h"
-#include "catalog/sql_audit_store.h"
-#include "catalog/sql_external_catalog_store.h"
-#include "catalog/sql_job_store.h"
-#include "catalog/sql_user_store.h"
+#include "catalog/sql_stores.h"
 #include "common/result.h"
 #include "common/secret_box.h"
 #include "engine/database.h"
 
 namespace millrace::catalog {
 
-class DuckDbCatalog {
+// The stores (SqlStores: jobs(), users(), audit(), external_catalogs()) keep the address of
+// sql_, made after them and used only once the catalog is open.
+class DuckDbCatalog : public SqlStores {
  public:
   // `db` must outlive the catalog; `where` names it in errors (the database file).
   DuckDbCatalog(engine::Database* db, std::string where, const SecretBox* secrets = nullptr)
-      : sql_(db),
-        where_(std::move(where)),
-        secrets_(secrets),
-        jobs_(&sql_, where_, secrets),
-        users_(&sql_, where_),
-        audit_(&sql_),
-        catalogs_(&sql_, where_, secrets) {}
+      : SqlStores(&sql_, where, secrets), sql_(db), where_(std::move(where)), secrets_(secrets) {}
 
   Status Open();
   // The schema version the catalog is at (0 when the database has none yet).
   Result<int> StoredVersion();
 
-  SqlJobStore* jobs() { return &jobs_; }
-  SqlUserStore* users() { return &users_; }
-  SqlAuditStore* audit() { return &audit_; }
-  SqlCatalogStore* external_catalogs() { return &catalogs_; }
-
  private:
   DuckDbSqlDatabase sql_;  // the stores' view of the database
   const std::string where_;
   const SecretBox* const secrets_;
-  SqlJobStore jobs_;
-  SqlUserStore users_;
-  SqlAuditStore audit_;
-  SqlCatalogStore catalogs_;
 };
 
 }  // namespace millrace::catalog

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <memory>
 
 #include "common/endpoint_policy.h"
@@ -144,7 +145,21 @@ Status PgConnection::ConnectionError(std::string_view what) const {
 }
 
 Result<Rows> PgConnection::Query(std::string_view sql) {
-  ResultPtr result(PQexec(conn_, std::string(sql).c_str()));
+  return TakeResult(PQexec(conn_, std::string(sql).c_str()));
+}
+
+Result<Rows> PgConnection::Query(std::string_view sql, const std::vector<Field>& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const Field& p : params)
+    values.push_back(p ? p->c_str() : nullptr);
+  return TakeResult(PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(params.size()),
+                                 /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
+                                 /*paramFormats=*/nullptr, /*resultFormat=*/0));
+}
+
+Result<Rows> PgConnection::TakeResult(PGresult* raw) {
+  ResultPtr result(raw);
   if (result == nullptr) return ConnectionError("query failed");
   const ExecStatusType status = PQresultStatus(result.get());
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
@@ -154,6 +169,9 @@ Result<Rows> PgConnection::Query(std::string_view sql) {
     return StatusFromResult(result.get());
   }
   Rows rows;
+  rows.command = PQcmdStatus(result.get());
+  const char* changed = PQcmdTuples(result.get());
+  if (changed != nullptr && *changed != '\0') rows.changed = std::strtoll(changed, nullptr, 10);
   const int fields = PQnfields(result.get());
   for (int c = 0; c < fields; ++c)
     rows.columns.emplace_back(PQfname(result.get(), c));

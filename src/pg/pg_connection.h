@@ -61,6 +61,8 @@ using Row = std::vector<Field>;
 struct Rows {
   std::vector<std::string> columns;
   std::vector<Row> rows;
+  int64_t changed = 0;  // the rows an INSERT, UPDATE or DELETE changed
+  std::string command;  // the command tag ("COMMIT", "ROLLBACK", "INSERT 0 1", ...)
 };
 
 class PgConnection {
@@ -71,6 +73,9 @@ class PgConnection {
   PgConnection& operator=(const PgConnection&) = delete;
 
   Result<Rows> Query(std::string_view sql);
+  // One statement with parameters $1, $2, ... given as text (NULL as nullopt); PostgreSQL
+  // infers their types from where they appear.
+  Result<Rows> Query(std::string_view sql, const std::vector<Field>& params);
   Status Execute(std::string_view sql);
   Status CopyOut(std::string_view copy_sql, const std::function<Status(Row&)>& row);
   // Runs a COPY ... FROM STDIN and sends what `fill` appends to its buffer (whole lines of
@@ -96,6 +101,8 @@ class PgConnection {
 
  private:
   PgConnection(PGconn* conn, ConnectParams params) : conn_(conn), params_(std::move(params)) {}
+  // The rows of a statement's result (freed here), or its error.
+  Result<Rows> TakeResult(PGresult* result);
   PGconn* conn_;
   const ConnectParams params_;
 };

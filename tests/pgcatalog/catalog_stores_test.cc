@@ -1,0 +1,381 @@
+// The catalog's stores, one code over two engines (catalog/sql_db.h): every test runs against
+// the embedded DuckDB catalog and against the cluster's catalog in a real PostgreSQL 15 (a
+// database of its own per test), and must see the same answers. Then what only the
+// PostgreSQL catalog does: its creation, a newer one refused, servers creating it at once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "access/password.h"
+#include "catalog/catalog_version.h"
+#include "catalog/duckdb_catalog.h"
+#include "engine/engine_test_util.h"
+#include "job/job_test_util.h"
+#include "pgcatalog/pg_catalog.h"
+#include "testing/postgres_server.h"
+
+namespace millrace::pgcatalog {
+namespace {
+
+using job::FileState;
+using job::JobRecord;
+using job::LedgerEntry;
+
+enum class Engine { kDuckDb, kPostgres };
+
+std::string EngineName(const ::testing::TestParamInfo<Engine>& info) {
+  return info.param == Engine::kDuckDb ? "DuckDb" : "Postgres";
+}
+
+// One PostgreSQL for the binary; a fresh database per call, whose default collation is a
+// language's (ICU's root locale), as a production database's usually is, not bytewise.
+class Postgres {
+ public:
+  static Postgres& Get() {
+    static Postgres* const kServer = new Postgres();
+    return *kServer;
+  }
+  testing::PostgresServer& server() { return *server_; }
+  // Params of a new, empty database.
+  pg::ConnectParams NewDatabase() {
+    const std::string name = "catalog_" + std::to_string(++databases_);
+    auto created = server_->Sql("CREATE DATABASE " + name +
+                                " TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'und'");
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return {.host = server_->host(),
+            .port = server_->port(),
+            .database = name,
+            .user = server_->user(),
+            .password = server_->password()};
+  }
+
+ private:
+  Postgres() {
+    auto started = testing::PostgresServer::Start();
+    if (!started.ok()) {
+      ADD_FAILURE() << started.status().ToString();
+      std::abort();
+    }
+    server_ = std::move(started).value();
+  }
+  std::unique_ptr<testing::PostgresServer> server_;
+  int databases_ = 0;
+};
+
+// The stores of one catalog, whichever engine holds it.
+struct Stores {
+  job::JobStore* jobs = nullptr;
+  access::UserStore* users = nullptr;
+  access::AuditStore* audit = nullptr;
+  external::CatalogStore* catalogs = nullptr;
+};
+
+class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Engine::kDuckDb) {
+      db_ = engine::OpenOrDie({.path = dir_.Join("db.duckdb")});
+      duckdb_ = std::make_unique<catalog::DuckDbCatalog>(db_.get(), "db.duckdb",
+                                                         job::TestSecrets().get());
+      ASSERT_TRUE(duckdb_->Open().ok());
+      stores_ = {duckdb_->jobs(), duckdb_->users(), duckdb_->audit(), duckdb_->external_catalogs()};
+    } else {
+      params_ = Postgres::Get().NewDatabase();
+      pg_ = std::make_unique<PgCatalog>(params_, job::TestSecrets().get());
+      Status opened = pg_->Open();
+      ASSERT_TRUE(opened.ok()) << opened.ToString();
+      stores_ = {pg_->jobs(), pg_->users(), pg_->audit(), pg_->external_catalogs()};
+    }
+  }
+
+  // The first value of `sql` on the catalog's own database, as text.
+  std::string Value(const std::string& sql) {
+    if (GetParam() == Engine::kDuckDb) {
+      auto conn = engine::ConnectOrDie(*db_);
+      auto rows = engine::QueryRows(*conn, sql);
+      return rows.empty() || rows[0].empty() ? "" : rows[0][0];
+    }
+    auto got = Postgres::Get().server().Sql(sql, params_.database);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() ? *got : "";
+  }
+
+  static JobRecord Job(int64_t id, const std::string& name) {
+    JobRecord job;
+    job.id = id;
+    job.name = name;
+    job.insert_sql =
+        "INSERT INTO t SELECT * FROM S3('uri' = 's3://b/*', 's3.secret_key' = 'secret-key-8c1f')";
+    job.masked_sql = "INSERT INTO t SELECT * FROM S3(...)";
+    job.database = "d";
+    job.create_time_us = 1000 + id;
+    job.state = job::JobState::kRunning;
+    job.properties = job::JobProperties::Parse({{"max_interval", "7"}}).value();
+    return job;
+  }
+
+  static LedgerEntry File(int64_t job_id, const std::string& key, FileState state,
+                          const std::string& reason = "") {
+    LedgerEntry e;
+    e.job_id = job_id;
+    e.key = key;
+    e.etag = "e-" + key;
+    e.size = static_cast<int64_t>(key.size());
+    e.state = state;
+    e.task_id = 3;
+    e.rows = 10;
+    e.reason = reason;
+    return e;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<engine::Database> db_;
+  std::unique_ptr<catalog::DuckDbCatalog> duckdb_;
+  pg::ConnectParams params_;
+  std::unique_ptr<PgCatalog> pg_;
+  Stores stores_;
+};
+
+TEST_P(CatalogStoresTest, UsersAndGrantsRoundTrip) {
+  access::UserRecord ann{"ann", "localhost", access::NativePasswordHash("pw"), true, 4, 77};
+  ASSERT_TRUE(stores_.users->InsertUser(ann).ok());
+  ASSERT_TRUE(stores_.users->InsertUser({"bob", "%", "", false, 0, 78}).ok());
+  EXPECT_EQ(stores_.users->InsertUser(ann).code(), StatusCode::kAlreadyExists);
+  ann.max_user_connections = 9;
+  ASSERT_TRUE(stores_.users->UpdateUser(ann).ok());
+  EXPECT_EQ(stores_.users->UpdateUser({"cy", "%", "", false, 0, 1}).code(), StatusCode::kNotFound);
+  const access::Grant grant{"ann", {"Sales", "*", ""}, access::PrivilegeSet::All()};
+  ASSERT_TRUE(stores_.users->AddGrant(grant).ok());
+  ASSERT_TRUE(stores_.users->AddGrant(grant).ok());  // each privilege once
+  ASSERT_TRUE(
+      stores_.users->RemoveGrant({"ann", {"sales", "*", ""}, *access::ParsePrivilegeName("DROP")})
+          .ok());  // names compare without regard to case
+
+  auto loaded = stores_.users->LoadUsers();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->users.size(), 2u);
+  EXPECT_EQ(loaded->users[0].name, "ann");
+  EXPECT_EQ(loaded->users[0].max_user_connections, 9);
+  EXPECT_TRUE(loaded->users[0].require_ssl);
+  EXPECT_EQ(loaded->users[0].password_hash, access::NativePasswordHash("pw"));
+  access::PrivilegeSet held;
+  for (const access::Grant& g : loaded->grants) {
+    EXPECT_EQ(g.user, "ann");
+    held.Add(g.privileges);
+  }
+  EXPECT_FALSE(held.Has(access::Privilege::kDrop));
+  EXPECT_TRUE(held.Has(access::Privilege::kSelect));
+
+  ASSERT_TRUE(stores_.users->DeleteUser("ann").ok());
+  EXPECT_EQ(stores_.users->DeleteUser("ann").code(), StatusCode::kNotFound);
+  EXPECT_TRUE(stores_.users->LoadUsers()->grants.empty());
+}
+
+TEST_P(CatalogStoresTest, TheAuditLogKeepsTheNewestInOrder) {
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(stores_.audit
+                    ->AppendAudit({.time_us = i,
+                                   .user = "u" + std::to_string(i),
+                                   .host = "h",
+                                   .kind = "DDL",
+                                   .action = "CREATE TABLE",
+                                   .statement = "CREATE TABLE 'q?'",
+                                   .error = ""},
+                                  3)
+                    .ok());
+  }
+  auto events = stores_.audit->LoadAudit(10, access::AuditStore::kFromNewest);
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[0].user, "u5");
+  EXPECT_EQ((*events)[2].user, "u3");
+  EXPECT_EQ((*events)[0].statement, "CREATE TABLE 'q?'");
+  EXPECT_GT((*events)[0].seq, (*events)[1].seq);
+  auto older = stores_.audit->LoadAudit(10, (*events)[1].seq);
+  ASSERT_EQ(older->size(), 1u);
+  EXPECT_EQ((*older)[0].user, "u3");
+}
+
+TEST_P(CatalogStoresTest, ExternalCatalogsKeepTheirPasswordSealed) {
+  external::ExternalCatalog pg{
+      .name = "Pg",
+      .comment = "the warehouse",
+      .properties = {{"type", "postgresql"}, {"password", "hunter2-password"}},
+      .create_time_us = 5,
+      .update_time_us = 5};
+  ASSERT_TRUE(stores_.catalogs->InsertCatalog(pg).ok());
+  EXPECT_EQ(stores_.catalogs->InsertCatalog(pg).code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(Value("SELECT count(*) FROM __millrace.external_catalogs WHERE properties LIKE "
+                  "'%hunter2-password%'"),
+            "0");
+  pg.comment = "moved";
+  pg.properties["password"] = "swordfish";
+  ASSERT_TRUE(stores_.catalogs->UpdateCatalog("pg", pg).ok());
+  auto loaded = stores_.catalogs->LoadCatalogs();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->size(), 1u);
+  EXPECT_EQ((*loaded)[0].comment, "moved");
+  EXPECT_EQ((*loaded)[0].properties.at("password"), "swordfish");
+  ASSERT_TRUE(stores_.catalogs->DeleteCatalog("PG").ok());
+  EXPECT_EQ(stores_.catalogs->DeleteCatalog("pg").code(), StatusCode::kNotFound);
+}
+
+TEST_P(CatalogStoresTest, JobsRoundTripWithTheirStatementSealed) {
+  JobRecord job = Job(1, "load_orders");
+  ASSERT_TRUE(stores_.jobs->InsertJob(job).ok());
+  ASSERT_TRUE(stores_.jobs->InsertJob(Job(2, "other")).ok());
+  EXPECT_EQ(Value("SELECT count(*) FROM __millrace.jobs WHERE insert_sql LIKE '%secret-key-8c1f%'"),
+            "0");
+
+  job.state = job::JobState::kPaused;
+  job.current_offset = job::Offset::FileName("b/2.csv");
+  job.succeed_tasks = 4;
+  job.stats.scanned_rows = 1234;
+  job.error_msg = "it's broken";
+  job.manual_pause = true;
+  job.properties = job::JobProperties::Parse({{"max_interval", "9"}}).value();
+  ASSERT_TRUE(stores_.jobs->SaveJob(job).ok());
+  EXPECT_EQ(stores_.jobs->SaveJob(Job(3, "missing")).code(), StatusCode::kNotFound);
+
+  auto jobs = stores_.jobs->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  ASSERT_EQ(jobs->size(), 2u);
+  const JobRecord& got = (*jobs)[0];
+  EXPECT_EQ(got.name, "load_orders");
+  EXPECT_EQ(got.insert_sql, job.insert_sql);
+  EXPECT_EQ(got.state, job::JobState::kPaused);
+  EXPECT_EQ(got.current_offset.ToJson(), job.current_offset.ToJson());
+  EXPECT_EQ(got.succeed_tasks, 4);
+  EXPECT_EQ(got.stats.scanned_rows, 1234);
+  EXPECT_EQ(got.error_msg, "it's broken");
+  EXPECT_TRUE(got.manual_pause);
+  EXPECT_EQ(got.properties.given.at("max_interval"), "9");
+  EXPECT_EQ(got.database, "d");
+
+  ASSERT_TRUE(stores_.jobs->DeleteJob(2).ok());
+  EXPECT_EQ(stores_.jobs->LoadJobs()->size(), 1u);
+}
+
+TEST_P(CatalogStoresTest, TheLedgerPagesInByteOrderAndCounts) {
+  ASSERT_TRUE(stores_.jobs->InsertJob(Job(1, "j")).ok());
+  // Byte order: upper case before lower, '/' before letters; a locale's order would differ.
+  ASSERT_TRUE(stores_.jobs
+                  ->RecordFiles(
+                      {File(1, "a/b", FileState::kLoaded), File(1, "A", FileState::kLoaded),
+                       File(1, "a/a", FileState::kQuarantined, "JSON_TOO_DEEP"),
+                       File(1, "a/B", FileState::kQuarantined), File(1, "ab", FileState::kLoaded)})
+                  .ok());
+  // A file recorded again replaces its row.
+  ASSERT_TRUE(stores_.jobs->RecordFiles({File(1, "ab", FileState::kSkipped)}).ok());
+
+  auto all = stores_.jobs->LedgerEntries(1, std::nullopt);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  std::vector<std::string> keys;
+  for (const LedgerEntry& e : *all)
+    keys.push_back(e.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"A", "a/B", "a/a", "a/b", "ab"}));
+  EXPECT_EQ((*all)[4].state, FileState::kSkipped);
+  EXPECT_EQ((*all)[2].reason, "JSON_TOO_DEEP");
+
+  auto page = stores_.jobs->LedgerPage(1, "a/B", 2, std::nullopt, "");
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].key, "a/a");
+  auto searched = stores_.jobs->LedgerPage(1, "", 10, FileState::kLoaded, "/");
+  ASSERT_TRUE(searched.ok());
+  ASSERT_EQ(searched->size(), 1u);
+  EXPECT_EQ((*searched)[0].key, "a/b");
+
+  auto counts = stores_.jobs->CountFiles(FileState::kQuarantined);
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->at(1), 2);
+  auto reasons = stores_.jobs->CountQuarantinedByReason();
+  ASSERT_TRUE(reasons.ok()) << reasons.status().ToString();
+  EXPECT_EQ(reasons->at(1).at("JSON_TOO_DEEP"), 1);
+  EXPECT_EQ(reasons->at(1).at("UNKNOWN"), 1);
+
+  // An offset moved back: the files after it are loaded again.
+  JobRecord moved = Job(1, "j");
+  moved.current_offset = job::Offset::FileName("a/a");
+  ASSERT_TRUE(stores_.jobs->SaveJobFromOffset(moved).ok());
+  auto retrying = stores_.jobs->LedgerEntries(1, FileState::kRetrying);
+  ASSERT_TRUE(retrying.ok());
+  ASSERT_EQ(retrying->size(), 2u);
+  EXPECT_EQ((*retrying)[0].key, "a/b");
+  EXPECT_EQ((*retrying)[1].key, "ab");
+}
+
+TEST_P(CatalogStoresTest, ReadingMarksAreReplacedAndCleared) {
+  ASSERT_TRUE(stores_.jobs->MarkReading(1, {{"x", 5, 2, 0, 10}, {"y", 5, 2, 0, 10}}).ok());
+  ASSERT_TRUE(stores_.jobs->MarkReading(1, {{"y", 6, 1, 1, 11}}).ok());
+  ASSERT_TRUE(stores_.jobs->MarkReading(2, {{"z", 1, 1, 0, 12}}).ok());
+  auto marks = stores_.jobs->ReadingMarks(1);
+  ASSERT_TRUE(marks.ok()) << marks.status().ToString();
+  ASSERT_EQ(marks->size(), 2u);
+  EXPECT_EQ((*marks)[1].key, "y");
+  EXPECT_EQ((*marks)[1].task_id, 6);
+  EXPECT_EQ((*marks)[1].alone_crashes, 1);
+  ASSERT_TRUE(stores_.jobs->ClearReading(1, 5).ok());
+  EXPECT_EQ(stores_.jobs->ReadingMarks(1)->size(), 1u);
+  EXPECT_EQ(stores_.jobs->ReadingMarks(2)->size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, CatalogStoresTest,
+                         ::testing::Values(Engine::kDuckDb, Engine::kPostgres), EngineName);
+
+TEST(PgCatalogTest, OpensAgainAndRefusesANewerCatalog) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  PgCatalog first(params, job::TestSecrets().get());
+  ASSERT_TRUE(first.Open().ok());
+  EXPECT_EQ(first.StoredVersion().value(), catalog::kCatalogVersion);
+  PgCatalog again(params, job::TestSecrets().get());
+  ASSERT_TRUE(again.Open().ok());
+
+  ASSERT_TRUE(Postgres::Get()
+                  .server()
+                  .Sql("UPDATE __millrace.catalog_version SET version = 99", params.database)
+                  .ok());
+  PgCatalog newer(params, job::TestSecrets().get());
+  const Status refused = newer.Open();
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("99"), std::string::npos) << refused.message();
+}
+
+TEST(PgCatalogTest, ServersCreatingTheCatalogAtOnceAllOpenIt) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  constexpr int kServers = 4;
+  std::vector<Status> opened(kServers);
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kServers; ++i) {
+      threads.emplace_back([&, i] {
+        PgCatalog catalog(params, job::TestSecrets().get());
+        opened[i] = catalog.Open();
+      });
+    }
+    for (std::thread& t : threads)
+      t.join();
+  }
+  for (const Status& s : opened)
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  auto versions = Postgres::Get().server().Sql("SELECT count(*) FROM __millrace.catalog_version",
+                                               params.database);
+  ASSERT_TRUE(versions.ok()) << versions.status().ToString();
+  EXPECT_EQ(*versions, "1");
+}
+
+TEST(PgCatalogTest, AnUnreachableDatabaseIsUnavailable) {
+  pg::ConnectParams params = Postgres::Get().NewDatabase();
+  params.port = 1;  // nothing listens there
+  params.connect_timeout = std::chrono::seconds(2);
+  PgCatalog catalog(params, job::TestSecrets().get());
+  const Status opened = catalog.Open();
+  EXPECT_EQ(opened.code(), StatusCode::kUnavailable) << opened.ToString();
+}
+
+}  // namespace
+}  // namespace millrace::pgcatalog
