@@ -3,10 +3,10 @@
 // the catalog's tables of the same database (catalog_tables.h).
 //
 // Contract
-// - WriteProgress is the exactly-once gate: it moves the job's offset and statistics only if
-//   the job row is RUNNING, still at `start` and its epoch is still `epoch`, and returns false
-//   otherwise (the task must then roll back). Concurrent writers of one job row conflict in
-//   DuckDB, so at most one of them commits.
+// - WriteProgress is the exactly-once gate (bookkeeping.h): it moves the job's offset and
+//   statistics only if the job row is RUNNING, still at `start` and its epoch is still `epoch`,
+//   and returns false otherwise (the task must then roll back). Concurrent writers of one job
+//   row conflict in DuckDB, so at most one of them commits.
 // - The sink owns its connection; Interrupt may be called from any thread.
 #pragma once
 

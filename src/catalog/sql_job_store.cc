@@ -77,7 +77,7 @@ Result<std::vector<TaskRecord>> SqlJobStore::LoadTasks(int64_t job_id, int limit
   const auto& table = TasksTable();
   return ReadRows(*conn, table,
                   "SELECT * FROM (" + table.Select() +
-                      " WHERE job_id = ? ORDER BY task_id DESC LIMIT ?) ORDER BY task_id",
+                      " WHERE job_id = ? ORDER BY task_id DESC LIMIT ?) AS newest ORDER BY task_id",
                   [&](Statement& stmt) { stmt.Int(job_id).Int(limit); });
 }
 

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "access/password.h"
+#include "catalog/bookkeeping.h"
 #include "catalog/catalog_version.h"
 #include "catalog/duckdb_catalog.h"
+#include "catalog/duckdb_sql.h"
 #include "engine/engine_test_util.h"
 #include "job/job_test_util.h"
 #include "pgcatalog/pg_catalog.h"
@@ -83,12 +85,14 @@ class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
                                                          job::TestSecrets().get());
       ASSERT_TRUE(duckdb_->Open().ok());
       stores_ = {duckdb_->jobs(), duckdb_->users(), duckdb_->audit(), duckdb_->external_catalogs()};
+      sql_ = std::make_unique<catalog::DuckDbSqlDatabase>(db_.get());
     } else {
       params_ = Postgres::Get().NewDatabase();
       pg_ = std::make_unique<PgCatalog>(params_, job::TestSecrets().get());
       Status opened = pg_->Open();
       ASSERT_TRUE(opened.ok()) << opened.ToString();
       stores_ = {pg_->jobs(), pg_->users(), pg_->audit(), pg_->external_catalogs()};
+      sql_ = std::make_unique<PgSqlDatabase>(params_);
     }
   }
 
@@ -138,6 +142,7 @@ class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
   pg::ConnectParams params_;
   std::unique_ptr<PgCatalog> pg_;
   Stores stores_;
+  std::unique_ptr<catalog::SqlDatabase> sql_;  // the catalog's database, for the bookkeeping
 };
 
 TEST_P(CatalogStoresTest, UsersAndGrantsRoundTrip) {
@@ -322,6 +327,76 @@ TEST_P(CatalogStoresTest, ReadingMarksAreReplacedAndCleared) {
   ASSERT_TRUE(stores_.jobs->ClearReading(1, 5).ok());
   EXPECT_EQ(stores_.jobs->ReadingMarks(1)->size(), 1u);
   EXPECT_EQ(stores_.jobs->ReadingMarks(2)->size(), 1u);
+}
+
+// A task's bookkeeping in one transaction of the catalog's database: the job's row moves only
+// from where the task started, at its epoch, while RUNNING; a task split in two (concurrent
+// tasks) checks without writing the row, then moves it.
+TEST_P(CatalogStoresTest, BookkeepingMovesTheJobOnlyFromItsOffsetAtItsEpoch) {
+  JobRecord job = Job(1, "j");
+  job.epoch = 3;
+  job.current_offset = job::Offset::FileName("a");
+  ASSERT_TRUE(stores_.jobs->InsertJob(job).ok());
+  auto write = [&](job::Progress::Part part, const std::string& from, const std::string& to,
+                   int64_t epoch, int64_t task_id) -> Result<bool> {
+    job::Progress p;
+    p.part = part;
+    p.job = job;
+    p.job.current_offset = job::Offset::FileName(to);
+    p.job.succeed_tasks = task_id;
+    p.start = job::Offset::FileName(from);
+    p.epoch = epoch;
+    p.ledger = {File(1, to, FileState::kLoaded)};
+    p.task.job_id = 1;
+    p.task.task_id = task_id;
+    p.task.state = job::TaskState::kSuccess;
+    p.task.end_file = to;
+    p.task_history = 2;
+    p.filtered_rows_kept = 5;
+    Result<bool> moved = false;
+    Status txn = catalog::InTransaction(*sql_, [&](catalog::SqlConnection& conn) -> Status {
+      moved = catalog::WriteBookkeeping(conn, p);
+      if (!moved.ok()) return moved.status();
+      // A refused move must leave nothing: roll back as a sink does.
+      return *moved ? Status::Ok() : Status::Aborted("refused");
+    });
+    if (!txn.ok() && txn.code() != StatusCode::kAborted) return txn;
+    return moved;
+  };
+  using Part = job::Progress::Part;
+  EXPECT_EQ(write(Part::kAll, "a", "b", 3, 1).value(), true);
+  EXPECT_EQ(write(Part::kAll, "a", "c", 3, 2).value(), false);  // not at "a" any more
+  EXPECT_EQ(write(Part::kAll, "b", "c", 2, 2).value(), false);  // an older epoch
+  EXPECT_EQ(write(Part::kFiles, "b", "c", 2, 2).value(), false);
+  EXPECT_EQ(write(Part::kFiles, "b", "c", 3, 2).value(), true);
+  EXPECT_EQ(write(Part::kJobRow, "b", "c", 3, 2).value(), true);
+  EXPECT_EQ(write(Part::kAll, "c", "d", 3, 3).value(), true);
+
+  auto jobs = stores_.jobs->LoadJobs();
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ((*jobs)[0].current_offset.ToJson(), job::Offset::FileName("d").ToJson());
+  EXPECT_EQ((*jobs)[0].succeed_tasks, 3);
+  auto ledger = stores_.jobs->LedgerEntries(1, std::nullopt);
+  ASSERT_TRUE(ledger.ok());
+  std::vector<std::string> keys;
+  for (const LedgerEntry& e : *ledger)
+    keys.push_back(e.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"b", "c", "d"}));
+  auto tasks = stores_.jobs->LoadTasks(1, 10);
+  ASSERT_TRUE(tasks.ok()) << tasks.status().ToString();
+  ASSERT_EQ(tasks->size(), 2u);  // task_history 2
+  EXPECT_EQ((*tasks)[0].task_id, 2);
+  EXPECT_EQ((*tasks)[1].end_file, "d");
+
+  auto conn = sql_->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto filtered = catalog::TaskFilteredRows(**conn, 1, 2, 10);
+  ASSERT_TRUE(filtered.ok()) << filtered.status().ToString();
+  EXPECT_TRUE(filtered->empty());
+
+  job.state = job::JobState::kPaused;
+  ASSERT_TRUE(stores_.jobs->SaveJob(job).ok());
+  EXPECT_EQ(write(Part::kAll, "a", "e", 3, 4).value(), false);  // not RUNNING
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, CatalogStoresTest,
