@@ -17,6 +17,7 @@
 #include "catalog/duckdb_sql.h"
 #include "engine/engine_test_util.h"
 #include "job/job_test_util.h"
+#include "pgcatalog/pg_bookkeeping_sink.h"
 #include "pgcatalog/pg_catalog.h"
 #include "testing/postgres_server.h"
 
@@ -77,7 +78,7 @@ struct Stores {
 };
 
 class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
- protected:
+ public:
   void SetUp() override {
     if (GetParam() == Engine::kDuckDb) {
       db_ = engine::OpenOrDie({.path = dir_.Join("db.duckdb")});
@@ -96,6 +97,11 @@ class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
     }
   }
 
+  static JobRecord Job(int64_t id, const std::string& name);
+  static LedgerEntry File(int64_t job_id, const std::string& key, FileState state,
+                          const std::string& reason = "");
+
+ protected:
   // The first value of `sql` on the catalog's own database, as text.
   std::string Value(const std::string& sql) {
     if (GetParam() == Engine::kDuckDb) {
@@ -108,34 +114,6 @@ class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
     return got.ok() ? *got : "";
   }
 
-  static JobRecord Job(int64_t id, const std::string& name) {
-    JobRecord job;
-    job.id = id;
-    job.name = name;
-    job.insert_sql =
-        "INSERT INTO t SELECT * FROM S3('uri' = 's3://b/*', 's3.secret_key' = 'secret-key-8c1f')";
-    job.masked_sql = "INSERT INTO t SELECT * FROM S3(...)";
-    job.database = "d";
-    job.create_time_us = 1000 + id;
-    job.state = job::JobState::kRunning;
-    job.properties = job::JobProperties::Parse({{"max_interval", "7"}}).value();
-    return job;
-  }
-
-  static LedgerEntry File(int64_t job_id, const std::string& key, FileState state,
-                          const std::string& reason = "") {
-    LedgerEntry e;
-    e.job_id = job_id;
-    e.key = key;
-    e.etag = "e-" + key;
-    e.size = static_cast<int64_t>(key.size());
-    e.state = state;
-    e.task_id = 3;
-    e.rows = 10;
-    e.reason = reason;
-    return e;
-  }
-
   testing::TempDir dir_;
   std::unique_ptr<engine::Database> db_;
   std::unique_ptr<catalog::DuckDbCatalog> duckdb_;
@@ -144,6 +122,34 @@ class CatalogStoresTest : public ::testing::TestWithParam<Engine> {
   Stores stores_;
   std::unique_ptr<catalog::SqlDatabase> sql_;  // the catalog's database, for the bookkeeping
 };
+
+JobRecord CatalogStoresTest::Job(int64_t id, const std::string& name) {
+  JobRecord job;
+  job.id = id;
+  job.name = name;
+  job.insert_sql =
+      "INSERT INTO t SELECT * FROM S3('uri' = 's3://b/*', 's3.secret_key' = 'secret-key-8c1f')";
+  job.masked_sql = "INSERT INTO t SELECT * FROM S3(...)";
+  job.database = "d";
+  job.create_time_us = 1000 + id;
+  job.state = job::JobState::kRunning;
+  job.properties = job::JobProperties::Parse({{"max_interval", "7"}}).value();
+  return job;
+}
+
+LedgerEntry CatalogStoresTest::File(int64_t job_id, const std::string& key, FileState state,
+                                    const std::string& reason) {
+  LedgerEntry e;
+  e.job_id = job_id;
+  e.key = key;
+  e.etag = "e-" + key;
+  e.size = static_cast<int64_t>(key.size());
+  e.state = state;
+  e.task_id = 3;
+  e.rows = 10;
+  e.reason = reason;
+  return e;
+}
 
 TEST_P(CatalogStoresTest, UsersAndGrantsRoundTrip) {
   access::UserRecord ann{"ann", "localhost", access::NativePasswordHash("pw"), true, 4, 77};
@@ -441,6 +447,74 @@ TEST(PgCatalogTest, ServersCreatingTheCatalogAtOnceAllOpenIt) {
                                                params.database);
   ASSERT_TRUE(versions.ok()) << versions.status().ToString();
   EXPECT_EQ(*versions, "1");
+}
+
+// A task of a cluster's job: its rows staged in DuckDB, its bookkeeping in the catalog's
+// PostgreSQL database, both committed by the sink's transaction, or neither.
+TEST(PgBookkeepingSinkTest, CommitsTheCatalogsBookkeepingWithTheStagedRowsOrNeither) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  PgCatalog catalog(params, job::TestSecrets().get());
+  ASSERT_TRUE(catalog.Open().ok());
+  JobRecord job = CatalogStoresTest::Job(1, "j");
+  job.epoch = 2;
+  job.current_offset = job::Offset::FileName("a");
+  ASSERT_TRUE(catalog.jobs()->InsertJob(job).ok());
+  testing::TempDir dir;
+  auto db = engine::OpenOrDie({.path = dir.Join("db.duckdb")});
+  PgSqlDatabase sql(params);
+  auto sink = PgBookkeepingSink::Open(db.get(), &sql);
+  ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+
+  job::Progress p;
+  p.job = job;
+  p.job.current_offset = job::Offset::FileName("b");
+  p.start = job::Offset::FileName("a");
+  p.epoch = 2;
+  p.ledger = {CatalogStoresTest::File(1, "b", FileState::kLoaded)};
+  p.task.job_id = 1;
+  p.task.task_id = 1;
+  p.task.state = job::TaskState::kSuccess;
+  {
+    auto txn = (*sink)->Begin("");
+    ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+    ASSERT_TRUE((*txn)->connection().Execute("CREATE TABLE staged AS SELECT 1 AS x").ok());
+    EXPECT_EQ((*txn)->WriteProgress(p).value(), true);
+    ASSERT_TRUE((*txn)
+                    ->RecordFilteredRows(1, 1, "b", 55,
+                                         "SELECT 7::BIGINT AS line, 'qty' AS col, 'x''y' AS val, "
+                                         "'not a number' AS why")
+                    .ok());
+    auto filtered = (*txn)->TaskFilteredRows(1, 1, 10);
+    ASSERT_TRUE(filtered.ok()) << filtered.status().ToString();
+    ASSERT_EQ(filtered->size(), 1u);
+    EXPECT_EQ((*filtered)[0].line, 7);
+    EXPECT_EQ((*filtered)[0].value, "x'y");
+    EXPECT_EQ((*filtered)[0].time_us, 55);
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].current_offset.ToJson(),
+            job::Offset::FileName("b").ToJson());
+  EXPECT_EQ(catalog.jobs()->LedgerEntries(1, std::nullopt).value().size(), 1u);
+  auto conn = engine::ConnectOrDie(*db);
+  EXPECT_EQ(engine::QueryRows(*conn, "SELECT count(*) FROM staged")[0][0], "1");
+
+  // A task that started from where the job no longer is: nothing of it stays, on either side.
+  p.job.current_offset = job::Offset::FileName("c");
+  p.ledger = {CatalogStoresTest::File(1, "c", FileState::kLoaded)};
+  p.task.task_id = 2;
+  {
+    auto txn = (*sink)->Begin("");
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE((*txn)->connection().Execute("CREATE TABLE staged_again AS SELECT 1 AS x").ok());
+    EXPECT_EQ((*txn)->WriteProgress(p).value(), false);
+    ASSERT_TRUE((*txn)->Rollback().ok());
+  }
+  EXPECT_EQ(catalog.jobs()->LedgerEntries(1, std::nullopt).value().size(), 1u);
+  EXPECT_EQ(catalog.jobs()->LoadTasks(1, 10).value().size(), 1u);
+  EXPECT_EQ(engine::QueryRows(*conn,
+                              "SELECT count(*) FROM duckdb_tables() WHERE table_name = "
+                              "'staged_again'")[0][0],
+            "0");
 }
 
 TEST(PgCatalogTest, AnUnreachableDatabaseIsUnavailable) {
