@@ -51,6 +51,9 @@
 #include "job/job_service.h"
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
+#include "pg/pg_connection.h"
+#include "pgcatalog/pg_bookkeeping_sink.h"
+#include "pgcatalog/pg_catalog.h"
 #include "pgsink/route.h"
 #include "server/authenticator.h"
 #include "server/mysql_server.h"
@@ -275,10 +278,31 @@ int RunServe(const std::vector<std::string>& args) {
     auto secrets = SecretBox::OpenOrCreate(config->data_dir + "/secret.key");
     if (!secrets.ok()) return Fail(secrets.status());
     std::shared_ptr<const SecretBox> secret_box = std::move(secrets).value();
-    // Jobs, users and grants, and the audit log: the catalog in the database file (opened, or
-    // created, or migrated, here first).
-    catalog::DuckDbCatalog stores(db->get(), options.path, secret_box.get());
-    if (Status status = stores.Open(); !status.ok()) return Fail(status);
+    // Jobs, users and grants, the audit log and the external catalogs: the catalog in the
+    // database file (opened, or created, or migrated, here first), which also keeps the
+    // embedded tables' definitions; with --cluster the catalog is in PostgreSQL instead
+    // (docs/cluster.md), and jobs write tables of external catalogs only.
+    catalog::DuckDbCatalog embedded(db->get(), options.path, secret_box.get());
+    if (Status status = embedded.Open(); !status.ok()) return Fail(status);
+    std::unique_ptr<pgcatalog::PgCatalog> cluster;
+    if (!config->cluster.empty()) {
+      auto params = pg::ParseConnectUri(config->cluster);
+      if (!params.ok()) return Fail(params.status().WithContext("--cluster"));
+      cluster = std::make_unique<pgcatalog::PgCatalog>(*params, secret_box.get());
+      if (Status status = cluster->Open(); !status.ok()) {
+        return Fail(status.WithContext("--cluster"));
+      }
+      MR_LOG(kInfo) << "the catalog is in " << cluster->where();
+    }
+    catalog::SqlStores& stores = cluster ? static_cast<catalog::SqlStores&>(*cluster) : embedded;
+    // A job's records, beside its rows: in the task's DuckDB transaction, or in the cluster
+    // catalog's database.
+    job::SinkFactory bookkeeping = catalog::DuckDbSink::Factory(db->get());
+    if (cluster) {
+      bookkeeping = [database = db->get(), sql = cluster->sql()] {
+        return pgcatalog::PgBookkeepingSink::Open(database, sql);
+      };
+    }
     access::AccessControl access(stores.users(), config->root_password);
     if (Status status = access.Load(); !status.ok()) return Fail(status);
     access.SetDefaultConnectionLimit(mysql_options->max_connections_per_user);
@@ -322,9 +346,8 @@ int RunServe(const std::vector<std::string>& args) {
                        << started.status().message();
     }
     job::JobServiceConfig jobs_config;
-    jobs_config.make_external_target =
-        [&external_catalogs, database = db->get(),
-         points = &*fail_points](const job::ExternalTargetRequest& request)
+    jobs_config.make_external_target = [&external_catalogs, &bookkeeping, points = &*fail_points](
+                                           const job::ExternalTargetRequest& request)
         -> Result<std::optional<job::ExternalRoute>> {
       const std::optional<external::ExternalCatalog> catalog =
           external_catalogs.Find(request.catalog);
@@ -335,7 +358,7 @@ int RunServe(const std::vector<std::string>& args) {
                               [&external_catalogs, name = catalog->name] {
                                 return external_catalogs.ConnectParamsOf(name);
                               },
-                              request, database, points));
+                              request, bookkeeping, points));
       return std::optional<job::ExternalRoute>(std::move(route));
     };
     jobs_config.db = db->get();
@@ -344,7 +367,16 @@ int RunServe(const std::vector<std::string>& args) {
     jobs_config.fault_record = config->data_dir + "/fault_record";
     jobs_config.store = stores.jobs();
     jobs_config.make_sink = catalog::DuckDbSink::Factory(db->get());
-    jobs_config.views = catalog::CatalogViews();
+    if (cluster) {
+      jobs_config.embedded_targets_refused =
+          "with --cluster the servers share the jobs, so a job writes a table of an external "
+          "catalog (catalog.schema.table), which every server reaches (docs/cluster.md)";
+    }
+    jobs_config.views = catalog::CatalogViews(
+        cluster ? "with --cluster the ledger and the filtered rows are in the catalog's "
+                  "PostgreSQL database, not served through SQL yet: read them with GET "
+                  "/api/jobs/<name>/files and /api/jobs/<name>/filtered_rows (docs/cluster.md)"
+                : "");
     jobs_config.make_source =
         load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime, *resolved_roots, watcher.get());
     jobs_config.make_file_source = files::MakeFileJobSource;

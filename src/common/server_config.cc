@@ -44,6 +44,10 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
        "Standard's, USD)"},
       {"s3-get-price-per-1000", "MILLRACE_S3_GET_PRICE_PER_1000", "0.0004",
        "price of 1,000 GET (and HEAD) requests, for the same estimate"},
+      {"cluster", "MILLRACE_CLUSTER", "",
+       "postgresql://user:password@host:port/database: keep the catalog (jobs, users, grants, "
+       "audit log, external catalogs) there; jobs then write tables of external catalogs "
+       "(docs/cluster.md). The environment variable keeps the password off the command line"},
   };
   return kFlags;
 }
@@ -57,6 +61,7 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   config.mysql_port = static_cast<uint16_t>(mysql_port);
   config.http_port = static_cast<uint16_t>(http_port);
   config.memory_limit = flags.GetOr("memory-limit", "");
+  config.cluster = flags.GetOr("cluster", "");
   if (flags.Get("threads")) {
     MR_ASSIGN_OR_RETURN(int64_t threads, flags.GetInt("threads", 1, 1024));
     config.threads = static_cast<int>(threads);

@@ -25,7 +25,9 @@ struct ServerConfig {
   uint16_t http_port = 8030;
   std::string root_password;  // empty: no password
   std::string memory_limit;   // DuckDB memory_limit, e.g. "1GB"; empty: DuckDB's default
-  int threads = 0;            // DuckDB threads; 0: DuckDB's default
+  // The catalog's PostgreSQL URI (--cluster); empty: the catalog is in the database file.
+  std::string cluster;
+  int threads = 0;  // DuckDB threads; 0: DuckDB's default
   std::string log_level = "info";
   // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
   // flags: <data_dir>/inbox.

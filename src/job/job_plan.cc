@@ -48,6 +48,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   if (!analysis.to_database.empty()) {
     // FROM ... TO DATABASE: the job writes tables of that database (privileges are checked
     // on the database), made by the source where missing.
+    MR_RETURN_IF_ERROR(RefuseEmbeddedTarget("database " + analysis.to_database));
     MR_RETURN_IF_ERROR(UseDatabase(*conn, analysis.to_database));
     plan->target = engine::RelationName{analysis.to_database, ""};
     ChangeSourceRequest request{insert_sql, analysis,      analysis.to_database, plan->target,
@@ -78,6 +79,7 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
                insert_sql.substr(analysis.target_begin + analysis.target_table.size());
     MR_ASSIGN_OR_RETURN(load_analysis, AnalyzeInsert(load_sql));
   } else {
+    MR_RETURN_IF_ERROR(RefuseEmbeddedTarget("table " + analysis.target_table));
     MR_RETURN_IF_ERROR(CheckTarget(*conn, analysis, plan.get()));
   }
   if (change_stream) {
@@ -101,6 +103,13 @@ Result<std::shared_ptr<const JobPlan>> PlanBuilder::Build(
   source.last_stop_was_fault = config_.last_stop_was_fault;
   MR_ASSIGN_OR_RETURN(plan->source, config_.make_file_source(std::move(source)));
   return std::shared_ptr<const JobPlan>(std::move(plan));
+}
+
+Status PlanBuilder::RefuseEmbeddedTarget(const std::string& target) const {
+  if (config_.embedded_targets_refused.empty()) return Status::Ok();
+  return Status::FailedPrecondition(
+      "the job's target, " + target +
+      ", is in the embedded database: " + config_.embedded_targets_refused);
 }
 
 Status PlanBuilder::CheckTasksAtOnce(const JobPlan& plan, int64_t tasks) const {

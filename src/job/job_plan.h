@@ -118,7 +118,10 @@ struct PlanBuilderConfig {
   FileSourceFactory make_file_source;          // empty: file jobs are refused
   ChangeSourceFactory make_change_source;      // empty: change streams are refused
   ExternalTargetFactory make_external_target;  // empty: three-part targets are DuckDB's
-  const FailPoints* fail_points = nullptr;     // may be null
+  // Non-empty: why a job may only write tables of external catalogs (cluster mode); a job
+  // whose target is the embedded database's is FAILED_PRECONDITION with it.
+  std::string embedded_targets_refused;
+  const FailPoints* fail_points = nullptr;  // may be null
   std::shared_ptr<load::WorkDirs> work_dirs;
   int download_parallelism = 8;
   bool last_stop_was_fault = false;  // FileSourceRequest::last_stop_was_fault
@@ -138,6 +141,8 @@ class PlanBuilder {
   Status CheckTasksAtOnce(const JobPlan& plan, int64_t tasks) const;
 
  private:
+  // FAILED_PRECONDITION naming `target` when the config refuses embedded targets.
+  Status RefuseEmbeddedTarget(const std::string& target) const;
   const PlanBuilderConfig config_;
 };
 

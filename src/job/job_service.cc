@@ -32,6 +32,7 @@ class JobService::Impl final : public JobSnapshotSource {
                                  .make_file_source = config_.make_file_source,
                                  .make_change_source = config_.make_change_source,
                                  .make_external_target = config_.make_external_target,
+                                 .embedded_targets_refused = config_.embedded_targets_refused,
                                  .fail_points = config_.fail_points,
                                  .work_dirs = load::WorkDirs::Under(config_.work_root),
                                  .download_parallelism = config_.download_parallelism,

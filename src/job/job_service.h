@@ -82,6 +82,9 @@ struct JobServiceConfig {
   ChangeSourceFactory make_change_source;  // cdc_stream(...) jobs; empty: refused
   // Tables of external catalogs as targets (the PostgreSQL sink); empty: none.
   ExternalTargetFactory make_external_target;
+  // Non-empty: jobs may only write tables of external catalogs, and this says why (cluster
+  // mode: PlanBuilderConfig::embedded_targets_refused).
+  std::string embedded_targets_refused;
   // Their calls' parameter tables, whose secrets are masked (cdc::ChangeStreamParamTables).
   ParamTables change_stream_params;
   const FailPoints* fail_points = nullptr;  // may be null

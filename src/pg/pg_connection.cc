@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <memory>
 
@@ -80,6 +81,49 @@ StatusCode SqlStateStatusCode(std::string_view sqlstate) {
   if (cls == "55") return StatusCode::kFailedPrecondition;
   if (cls == "40") return StatusCode::kAborted;
   return StatusCode::kInternal;
+}
+
+Result<ConnectParams> ParseConnectUri(std::string_view uri) {
+  if (!uri.starts_with("postgresql://") && !uri.starts_with("postgres://")) {
+    return Status::InvalidArgument(
+        "a PostgreSQL URI starts with postgresql:// (postgresql://user:password@host:port/"
+        "database)");
+  }
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(std::string(uri).c_str(), &error);
+  if (options == nullptr) {
+    std::string why = error != nullptr ? error : "libpq could not read it";
+    PQfreemem(error);
+    while (!why.empty() && why.back() == '\n')
+      why.pop_back();
+    return Status::InvalidArgument("the PostgreSQL URI is malformed: " + why);
+  }
+  ConnectParams params;
+  std::string port;
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    const std::string_view key = o->keyword;
+    if (key == "host") params.host = o->val;
+    if (key == "port") port = o->val;
+    if (key == "dbname") params.database = o->val;
+    if (key == "user") params.user = o->val;
+    if (key == "password") params.password = o->val;
+    if (key == "sslmode") params.sslmode = o->val;
+  }
+  PQconninfoFree(options);
+  if (params.host.empty()) return Status::InvalidArgument("the PostgreSQL URI names no host");
+  if (params.database.empty()) {
+    return Status::InvalidArgument("the PostgreSQL URI names no database (.../database)");
+  }
+  if (!port.empty()) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (ec != std::errc() || end != port.data() + port.size() || value < 1 || value > 65535) {
+      return Status::InvalidArgument("the PostgreSQL URI's port " + port + " is not a port");
+    }
+    params.port = value;
+  }
+  return params;
 }
 
 Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams& params) {

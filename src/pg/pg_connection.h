@@ -47,6 +47,12 @@ struct ConnectParams {
 // "host:port/database", for messages.
 std::string Describe(const ConnectParams& params);
 
+// The parameters a PostgreSQL connection URI gives (postgresql://user:password@host:port/
+// database?sslmode=...; postgres:// too), as libpq reads it (PQconninfoParse): host and
+// database required, port 5432 unless given. INVALID_ARGUMENT saying what is wrong, never with
+// the password.
+Result<ConnectParams> ParseConnectUri(std::string_view uri);
+
 // SQLSTATE codes are five characters of [0-9A-Z]: packed in base 36 they fit an int32.
 int32_t PackSqlState(std::string_view sqlstate);
 // The SQLSTATE of a PostgreSQL error ("" when `status` is not one).

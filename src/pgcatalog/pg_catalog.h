@@ -39,6 +39,9 @@ class PgCatalog : public catalog::SqlStores {
   // The schema version the catalog is at (0 when the database has none yet).
   Result<int> StoredVersion();
   const std::string& where() const { return where_; }
+  // The catalog's database, for the sinks that write a task's records there
+  // (pg_bookkeeping_sink.h).
+  catalog::SqlDatabase* sql() { return &sql_; }
 
  private:
   Status Create();

@@ -6,11 +6,11 @@
 //
 // Contract (beyond job/sink.h)
 // - Begin describes the target as PostgreSQL has it now (DescribeTarget: a column added or
-//   dropped between tasks is followed), opens a transaction of the embedded catalog's sink
+//   dropped between tasks is followed), opens a transaction of the catalog's sink
 //   (`bookkeeping`: the job's record, ledger and task history there, which the views read) and
 //   makes the staging table, empty, on its connection. The PostgreSQL connection is opened at
 //   the first Begin (the schema made or checked then), and again when it broke.
-// - WriteProgress moves the job in the embedded catalog (its check) and then, in a PostgreSQL
+// - WriteProgress moves the job in the catalog (its check) and then, in a PostgreSQL
 //   transaction, in the sink's schema (AdvanceJob: at the start offset, with an epoch no newer
 //   than the task's); false when either says the job no longer expects this task, having
 //   written nothing that can commit. Then COPY, ledger and task record.
@@ -19,7 +19,7 @@
 //   and 23) is INVALID_ARGUMENT, another statement error FAILED_PRECONDITION or its own code.
 // - EmptyTarget (a change stream's TRUNCATE) empties the staging table and, in the PostgreSQL
 //   transaction, the table before the staged rows are copied.
-// - Commit commits PostgreSQL first, then the embedded catalog. A crash between the two leaves
+// - Commit commits PostgreSQL first, then the catalog. A crash between the two leaves
 //   the sink's schema ahead of the catalog: the sink's offset is the truth for the job (the
 //   next task's check fails until the catalog is brought to it); nothing is loaded twice, as
 //   the sink's check runs in the transaction that writes the rows. "pgsink.before_commit"
@@ -51,7 +51,7 @@ namespace millrace::pgsink {
 using CatalogParams = std::function<Result<pg::ConnectParams>()>;
 
 struct PgSinkConfig {
-  std::unique_ptr<job::Sink> bookkeeping;  // the embedded catalog's sink, owned
+  std::unique_ptr<job::Sink> bookkeeping;  // the catalog's sink (its staging in DuckDB), owned
   CatalogParams params;
   std::string catalog;  // the target: catalog.schema.table
   std::string schema;

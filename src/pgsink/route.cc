@@ -1,13 +1,12 @@
 #include "pgsink/route.h"
 
-#include "catalog/duckdb_sink.h"
 #include "pgsink/sink_schema.h"
 
 namespace millrace::pgsink {
 
 Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParams params,
-                                   const job::ExternalTargetRequest& request, engine::Database* db,
-                                   const FailPoints* fail_points) {
+                                   const job::ExternalTargetRequest& request,
+                                   job::SinkFactory bookkeeping, const FailPoints* fail_points) {
   const std::string name = catalog_name + "." + request.schema + "." + request.table;
   // A change stream's deletes travel to PostgreSQL as their keys with the sign 1.
   const bool delete_sign = request.delete_sign || request.change_stream;
@@ -31,11 +30,11 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
   route.target = engine::RelationName{request.schema, request.table, catalog_name};
   route.staging_table = StagingTable(kStagingName);
   route.make_sink = [params = std::move(params), catalog_name, schema = request.schema,
-                     table = request.table, delete_sign, db,
+                     table = request.table, delete_sign, bookkeeping = std::move(bookkeeping),
                      fail_points](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
-    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> bookkeeping, catalog::DuckDbSink::Open(db));
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> records, bookkeeping());
     return std::unique_ptr<job::Sink>(
-        std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(bookkeeping),
+        std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(records),
                                               .params = params,
                                               .catalog = catalog_name,
                                               .schema = schema,

@@ -9,20 +9,21 @@
 //   statement, naming the table; the route then holds the table's model and staging DDL. A
 //   change stream's target (asked with check_now, job_plan.h) must have a primary key
 //   (INVALID_ARGUMENT otherwise), and its staging table keeps the delete sign.
-// - The route's sinks keep the job's records in the embedded catalog through
-//   catalog::DuckDbSink on `db`, and their PostgreSQL key is JobKey of the job's record.
+// - The route's sinks keep the job's records in the catalog through the sinks `bookkeeping`
+//   makes (catalog::DuckDbSink on the embedded database; in cluster mode
+//   pgcatalog::PgBookkeepingSink), and their PostgreSQL key is JobKey of the job's record.
 #pragma once
 
 #include "common/fail_point.h"
-#include "engine/database.h"
 #include "job/job_plan.h"
+#include "job/sink.h"
 #include "pgsink/pg_sink.h"
 
 namespace millrace::pgsink {
 
-// `db` and `fail_points` (may be null) are borrowed and must outlive the route's sinks.
+// `fail_points` (may be null) is borrowed and must outlive the route's sinks.
 Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParams params,
-                                   const job::ExternalTargetRequest& request, engine::Database* db,
-                                   const FailPoints* fail_points);
+                                   const job::ExternalTargetRequest& request,
+                                   job::SinkFactory bookkeeping, const FailPoints* fail_points);
 
 }  // namespace millrace::pgsink

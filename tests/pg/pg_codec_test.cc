@@ -34,6 +34,27 @@ TEST(LsnTest, RoundTripsAndRejectsWhatIsNotAPosition) {
   }
 }
 
+TEST(ConnectUriTest, ReadsTheFieldsAndRefusesWhatIsNotAUri) {
+  auto params = ParseConnectUri("postgresql://ann:p%40ss@db.example:6543/catalog?sslmode=require");
+  ASSERT_TRUE(params.ok()) << params.status().ToString();
+  EXPECT_EQ(params->host, "db.example");
+  EXPECT_EQ(params->port, 6543);
+  EXPECT_EQ(params->database, "catalog");
+  EXPECT_EQ(params->user, "ann");
+  EXPECT_EQ(params->password, "p@ss");
+  EXPECT_EQ(params->sslmode, "require");
+  EXPECT_EQ(ParseConnectUri("postgres://h/d").value().port, 5432);
+
+  EXPECT_EQ(ParseConnectUri("mysql://h/d").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseConnectUri("postgresql://h").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseConnectUri("postgresql:///d").status().code(), StatusCode::kInvalidArgument);
+  const Status bad = ParseConnectUri("postgresql://u:secretpw@h/d?nosuch=1").status();
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.message().find("secretpw"), std::string::npos) << bad.message();
+  EXPECT_EQ(ParseConnectUri("postgresql://h:99999/d").status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(CopyLineTest, DecodesEscapesAndNulls) {
   Row row = DecodeCopyLine("1\t\\N\ta\\tb\\nc\\\\d\t\t\\101\\x41");
   ASSERT_EQ(row.size(), 5u);

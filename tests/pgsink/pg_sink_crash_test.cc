@@ -13,7 +13,7 @@
 #include <random>
 
 #include "access/access_e2e_util.h"
-#include "testing/postgres_suite.h"
+#include "access/server_on_postgres_suite.h"
 #include "testing/server_process.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"
@@ -27,7 +27,7 @@ constexpr int kRowsPerFile = 5;
 
 constexpr int kRepeatFrom = 50;
 
-class PgSinkCrashTest : public testing::PostgresSuite,
+class PgSinkCrashTest : public access::ServerOnPostgresSuite,
                         public ::testing::WithParamInterface<bool /*primary key*/> {
  protected:
   void SetUp() override {
@@ -35,9 +35,7 @@ class PgSinkCrashTest : public testing::PostgresSuite,
     Psql(std::string("CREATE TABLE public.landed (file int NOT NULL, line int NOT NULL, payload "
                      "text") +
          (GetParam() ? ", PRIMARY KEY (file, line))" : ")"));
-    dir_ = std::make_unique<testing::TempDir>();
-    inbox_ = dir_->Join("inbox");
-    std::filesystem::create_directories(inbox_);
+    NewDataDir();
     for (int f = 0; f < kFiles; ++f) {
       std::string text;
       for (int line = 0; line < kRowsPerFile; ++line)
@@ -52,15 +50,6 @@ class PgSinkCrashTest : public testing::PostgresSuite,
     }
   }
 
-  void Start(std::vector<std::string> env = {}) {
-    auto mr = access::E2EServer::Start("", {"--local-root", inbox_}, std::move(dir_), env);
-    ASSERT_TRUE(mr.ok()) << mr.status().ToString();
-    mr_ = std::move(mr).value();
-  }
-  void Kill() {
-    dir_ = std::move(mr_->dir);
-    mr_.reset();  // SIGKILL
-  }
   // Files the sink's ledger holds (-1 before the schema exists).
   static int LedgerFiles() {
     auto out = pg_->Sql("SELECT count(*) FROM millrace.files");
@@ -78,10 +67,6 @@ class PgSinkCrashTest : public testing::PostgresSuite,
     // The crash before PostgreSQL's commit left nothing; the one after it, one batch.
     if (point == "pgsink.before_commit") EXPECT_EQ(LedgerFiles(), before);
   }
-
-  std::unique_ptr<testing::TempDir> dir_;
-  std::string inbox_;
-  std::unique_ptr<access::E2EServer> mr_;
 };
 
 TEST_P(PgSinkCrashTest, KillNineAndAPostgresqlRestartLoseAndDoubleNothing) {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "access/access_e2e_util.h"
-#include "testing/postgres_suite.h"
+#include "access/server_on_postgres_suite.h"
 #include "testing/server_process.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"
@@ -16,36 +16,18 @@
 namespace millrace::pgsink {
 namespace {
 
-class PgSinkE2ETest : public testing::PostgresSuite {
+class PgSinkE2ETest : public access::ServerOnPostgresSuite {
  protected:
   void SetUp() override {
     table_ = "events" + std::to_string(++counter_);
     Psql("CREATE TABLE public." + table_ + " (id bigint NOT NULL, name text, at timestamptz)");
-    dir_ = std::make_unique<testing::TempDir>();
-    inbox_ = dir_->Join("inbox");
-    std::filesystem::create_directories(inbox_);
-    Start({});
+    NewDataDir();
+    Start();
     Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
          "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
          pg_->user() + "', 'password' = '" + pg_->password() + "')");
   }
 
-  void Start(std::vector<std::string> env) {
-    auto mr = access::E2EServer::Start("", {"--local-root", inbox_}, std::move(dir_), env);
-    ASSERT_TRUE(mr.ok()) << mr.status().ToString();
-    mr_ = std::move(mr).value();
-  }
-  // kill -9 (or a crash the server made itself), keeping the data directory.
-  void Kill() {
-    dir_ = std::move(mr_->dir);
-    mr_.reset();
-  }
-
-  access::Rows Exec(const std::string& sql) {
-    auto rows = access::Query(mr_->root.get(), sql);
-    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
-    return rows.ok() ? *rows : access::Rows{};
-  }
   // File `n` of the inbox: ids n*100 .. n*100+rows-1.
   void WriteFile(int n, int rows = 3) {
     std::string text;
@@ -64,20 +46,10 @@ class PgSinkE2ETest : public testing::PostgresSuite {
            "\"" +
            inbox_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
   }
-  bool PgHas(int rows) {
-    return testing::WaitFor(
-        [&] {
-          return pg_->Sql("SELECT count(*) FROM public." + table_).value_or("") ==
-                 std::to_string(rows);
-        },
-        std::chrono::seconds(60));
-  }
+  bool PgHas(int rows) { return ServerOnPostgresSuite::PgHas(table_, rows); }
 
   static int counter_;
   std::string table_;
-  std::unique_ptr<testing::TempDir> dir_;
-  std::string inbox_;
-  std::unique_ptr<access::E2EServer> mr_;
 };
 
 int PgSinkE2ETest::counter_ = 0;

@@ -1,0 +1,130 @@
+// `millrace serve --cluster postgresql://...` with one server (issue 41, step 1), through the
+// real binary and a real PostgreSQL 15: the catalog (jobs, task history, ledger, users,
+// grants, audit, external catalogs) lives in PostgreSQL, a job writes a PostgreSQL table, a
+// job into the embedded database is refused saying why, and after a kill -9 the job carries on
+// from the catalog with each file loaded once.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "access/access_e2e_util.h"
+#include "access/server_on_postgres_suite.h"
+#include "testing/server_process.h"
+#include "testing/temp_dir.h"
+#include "testing/wait_for.h"
+
+namespace millrace::pgcatalog {
+namespace {
+
+class ClusterE2ETest : public access::ServerOnPostgresSuite {
+ protected:
+  void SetUp() override {
+    const std::string n = std::to_string(++counter_);
+    catalog_db_ = "cluster_" + n;
+    table_ = "events_" + n;
+    Psql("CREATE DATABASE " + catalog_db_);
+    Psql("CREATE TABLE public." + table_ + " (id bigint PRIMARY KEY, name text)");
+    NewDataDir();
+  }
+
+  // The catalog's URI: given through the environment, which keeps its password off the
+  // command line.
+  std::string ClusterEnv() const {
+    return "MILLRACE_CLUSTER=postgresql://" + pg_->user() + ":" + pg_->password() + "@" +
+           pg_->host() + ":" + std::to_string(pg_->port()) + "/" + catalog_db_;
+  }
+  void StartClustered() { Start({ClusterEnv()}); }
+  // psql on the catalog's database.
+  std::string Catalog(const std::string& sql) { return Psql(sql, catalog_db_); }
+  void WriteFile(int n) {
+    std::string text;
+    for (int i = 0; i < 3; ++i)
+      text += std::to_string(n * 100 + i) + ",name " + std::to_string(i) + "\n";
+    std::ofstream(inbox_ + "/f" + std::to_string(n) + ".csv") << text;
+  }
+  bool PgHas(int rows) { return ServerOnPostgresSuite::PgHas(table_, rows); }
+  std::string JobInto(const std::string& name, const std::string& target) const {
+    return "CREATE JOB " + name +
+           " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO " + target +
+           " SELECT CAST(c1 AS BIGINT), c2 FROM local(\"file_path\" = \"" + inbox_ +
+           "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
+  }
+
+  static int counter_;
+  std::string catalog_db_;
+  std::string table_;
+};
+
+int ClusterE2ETest::counter_ = 0;
+
+TEST_F(ClusterE2ETest, TheCatalogLivesInPostgresqlAndTheJobCarriesOnAfterAKill) {
+  ASSERT_NO_FATAL_FAILURE(StartClustered());
+  EXPECT_EQ(Catalog("SELECT version FROM __millrace.catalog_version"), "9");
+  Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
+       "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
+       pg_->user() + "', 'password' = '" + pg_->password() + "')");
+  Exec("CREATE USER 'ann'@'%' IDENTIFIED BY 'ann-password'");
+  Exec("GRANT SELECT_PRIV ON *.* TO 'ann'@'%'");
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.external_catalogs WHERE name = 'pg'"), "1");
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.users WHERE name = 'ann'"), "1");
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.grants WHERE user_name = 'ann'"), "1");
+
+  WriteFile(1);
+  WriteFile(2);
+  Exec(JobInto("ev", "pg.public." + table_));
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
+  EXPECT_EQ(Catalog("SELECT state FROM __millrace.jobs WHERE name = 'ev'"), "RUNNING");
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return Catalog("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'") == "2";
+      },
+      std::chrono::seconds(30)));
+  EXPECT_NE(Catalog("SELECT count(*) FROM __millrace.tasks"), "0");
+  EXPECT_NE(Catalog("SELECT count(*) FROM __millrace.audit WHERE action = 'CREATE JOB'"), "0");
+
+  // A job into the embedded database is refused, saying why.
+  Exec("CREATE DATABASE local_db");
+  Exec(
+      "CREATE TABLE local_db.t (id BIGINT, name VARCHAR(20)) DUPLICATE KEY(id) "
+      "DISTRIBUTED BY HASH(id) BUCKETS 1");
+  auto refused = access::Query(mr_->root.get(), JobInto("into_local", "local_db.t"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("external catalog"), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.jobs WHERE name = 'into_local'"), "0");
+  // The ledger's SQL view is not served from the embedded database, and says where to look.
+  auto files = access::Query(mr_->root.get(), "SELECT * FROM job_files(\"job\" = \"ev\")");
+  ASSERT_FALSE(files.ok());
+  EXPECT_NE(files.status().message().find("/api/jobs/"), std::string::npos)
+      << files.status().message();
+
+  // kill -9, a file more, a restart: the job comes back from the catalog, each file once.
+  Kill();
+  WriteFile(3);
+  ASSERT_NO_FATAL_FAILURE(StartClustered());
+  ASSERT_TRUE(PgHas(9)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "9");
+  const access::Rows jobs = Exec("SELECT Name, Status FROM jobs(\"type\" = \"insert\")");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0][1], "RUNNING");
+  auto ann = access::ConnectAs(mr_->mysql_port(), "ann", "ann-password");
+  EXPECT_TRUE(ann.ok()) << ann.status().ToString();
+}
+
+TEST_F(ClusterE2ETest, AMalformedOrUnreachableCatalogStopsTheStartSayingWhy) {
+  auto bad = access::E2EServer::Start("", {"--cluster", "mysql://h/d"}, nullptr, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--cluster: a PostgreSQL URI starts with postgresql://"),
+            std::string::npos)
+      << bad.status().message();
+  auto unreachable =
+      access::E2EServer::Start("", {"--cluster", "postgresql://u@127.0.0.1:1/d"}, nullptr, {});
+  ASSERT_FALSE(unreachable.ok());
+  EXPECT_NE(unreachable.status().message().find("--cluster: PostgreSQL 127.0.0.1:1/d"),
+            std::string::npos)
+      << unreachable.status().message();
+}
+
+}  // namespace
+}  // namespace millrace::pgcatalog
