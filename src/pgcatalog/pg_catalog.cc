@@ -28,6 +28,7 @@ Result<int> PgCatalog::StoredVersion() {
 Status PgCatalog::Create() {
   return catalog::InTransaction(sql_, [](catalog::SqlConnection& conn) -> Status {
     MR_RETURN_IF_ERROR(catalog::CreateTables(conn));
+    MR_RETURN_IF_ERROR(Leases::CreateTable(conn));
     return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
                         std::to_string(catalog::kCatalogVersion) + ")");
   });
@@ -47,7 +48,11 @@ Status PgCatalog::Open() {
     if (stored == 0) return created.WithContext("creating the job catalog in " + where_);
   }
   MR_ASSIGN_OR_RETURN(auto steps, catalog::PlanMigration(stored, where_));
-  if (steps.empty()) return Status::Ok();
+  if (steps.empty()) {
+    // A catalog created before the cluster's leases had a table for them.
+    MR_ASSIGN_OR_RETURN(auto conn, sql_.Connect());
+    return Leases::CreateTable(*conn);
+  }
   return Status::FailedPrecondition(
       "the job catalog in " + where_ + " is at version " + std::to_string(stored) +
       ", which no cluster catalog was written at (a cluster's catalog starts at version " +

@@ -7,7 +7,8 @@
 //
 // Contract
 // - Open() creates the schema at catalog::kCatalogVersion when the database has none (in one
-//   transaction), accepts one at that version, and refuses a newer one (FAILED_PRECONDITION
+//   transaction, with the cluster's own table of leases: leases.h), accepts one at that version
+//   (making the leases' table if it lacks it), and refuses a newer one (FAILED_PRECONDITION
 //   naming both versions) or an older one (none was ever written). Servers opening a new
 //   database at once: the one whose CREATE loses reads what the winner made. No store may be
 //   used before Open succeeds.
@@ -22,6 +23,7 @@
 #include "common/result.h"
 #include "common/secret_box.h"
 #include "pg/pg_connection.h"
+#include "pgcatalog/leases.h"
 #include "pgcatalog/pg_sql.h"
 
 namespace millrace::pgcatalog {
@@ -33,7 +35,8 @@ class PgCatalog : public catalog::SqlStores {
   PgCatalog(const pg::ConnectParams& params, const SecretBox* secrets)
       : SqlStores(&sql_, "PostgreSQL " + pg::Describe(params), secrets),
         sql_(params),
-        where_("PostgreSQL " + pg::Describe(params)) {}
+        where_("PostgreSQL " + pg::Describe(params)),
+        leases_(&sql_) {}
 
   Status Open();
   // The schema version the catalog is at (0 when the database has none yet).
@@ -42,12 +45,15 @@ class PgCatalog : public catalog::SqlStores {
   // The catalog's database, for the sinks that write a task's records there
   // (pg_bookkeeping_sink.h).
   catalog::SqlDatabase* sql() { return &sql_; }
+  // Which server runs each job (leases.h).
+  Leases* leases() { return &leases_; }
 
  private:
   Status Create();
 
   PgSqlDatabase sql_;
   const std::string where_;
+  Leases leases_;
 };
 
 }  // namespace millrace::pgcatalog

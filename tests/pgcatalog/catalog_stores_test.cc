@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "catalog/catalog_version.h"
 #include "catalog/duckdb_catalog.h"
 #include "catalog/duckdb_sql.h"
+#include "common/thread_annotations.h"
 #include "engine/engine_test_util.h"
 #include "job/job_test_util.h"
 #include "pgcatalog/pg_bookkeeping_sink.h"
@@ -515,6 +517,103 @@ TEST(PgBookkeepingSinkTest, CommitsTheCatalogsBookkeepingWithTheStagedRowsOrNeit
                               "SELECT count(*) FROM duckdb_tables() WHERE table_name = "
                               "'staged_again'")[0][0],
             "0");
+}
+
+// Which server runs a job: one holder at a time, expiry by the database's clock, and a new
+// holder fences the one before with a newer epoch. Expiry is made by moving the lease's expiry
+// into the past (the database's now() cannot be injected).
+TEST(LeasesTest, OneHolderAtATimeAndEachNewHolderBumpsTheEpoch) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  PgCatalog catalog(params, job::TestSecrets().get());
+  ASSERT_TRUE(catalog.Open().ok());
+  ASSERT_TRUE(catalog.jobs()->InsertJob(CatalogStoresTest::Job(1, "j")).ok());
+  Leases& leases = *catalog.leases();
+  const std::chrono::milliseconds ttl(60'000);
+  auto expire = [&] {
+    ASSERT_TRUE(Postgres::Get()
+                    .server()
+                    .Sql("UPDATE __millrace.leases SET expires_at = now() - interval '1 second'",
+                         params.database)
+                    .ok());
+  };
+
+  auto a = leases.Take(1, "server-a", ttl);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->has_value());
+  EXPECT_EQ((*a)->epoch, 1);
+  EXPECT_FALSE(leases.Take(1, "server-b", ttl).value().has_value());
+  EXPECT_EQ(leases.Take(1, "server-a", ttl).value()->epoch, 1);  // still a's: same epoch
+  EXPECT_TRUE(leases.Renew(**a, ttl).value());
+
+  expire();
+  EXPECT_FALSE(leases.Renew(**a, ttl).value());  // run out: lost
+  auto b = leases.Take(1, "server-b", ttl);
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((*b)->epoch, 2);
+  EXPECT_FALSE(leases.Renew(**a, ttl).value());
+  EXPECT_TRUE(leases.Held("server-a").value().empty());
+  ASSERT_EQ(leases.Held("server-b").value().size(), 1u);
+  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].epoch, 2);
+
+  ASSERT_TRUE(leases.Release(**b).ok());
+  auto all = leases.All();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_TRUE((*all)[0].expired);
+  EXPECT_EQ(leases.Take(1, "server-a", ttl).value()->epoch, 3);
+  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].epoch, 3);
+
+  EXPECT_EQ(leases.Take(99, "server-a", ttl).status().code(), StatusCode::kNotFound);
+}
+
+TEST(LeasesTest, ServersTakingOneJobAtOnceOneGetsIt) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  PgCatalog catalog(params, job::TestSecrets().get());
+  ASSERT_TRUE(catalog.Open().ok());
+  constexpr int kJobs = 30;
+  constexpr int kServers = 4;
+  for (int j = 1; j <= kJobs; ++j)
+    ASSERT_TRUE(catalog.jobs()->InsertJob(CatalogStoresTest::Job(j, "j" + std::to_string(j))).ok());
+  // Each server's connection made before they all start, so that their takes overlap.
+  std::vector<std::unique_ptr<PgCatalog>> servers;
+  for (int i = 0; i < kServers; ++i) {
+    servers.push_back(std::make_unique<PgCatalog>(params, job::TestSecrets().get()));
+    ASSERT_TRUE(servers.back()->leases()->All().ok());
+  }
+  std::atomic<int> ready{0};
+  std::vector<std::vector<int>> holders(kJobs + 1);
+  std::vector<Status> failures(kServers);
+  Mutex mu;
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kServers; ++i) {
+      threads.emplace_back([&, i] {
+        ++ready;
+        while (ready < kServers) {
+        }
+        for (int j = 1; j <= kJobs; ++j) {
+          auto got = servers[i]->leases()->Take(j, "server-" + std::to_string(i),
+                                                std::chrono::milliseconds(60'000));
+          if (!got.ok()) {
+            failures[i] = got.status();
+            return;
+          }
+          MutexLock lock(&mu);
+          if (got->has_value()) holders[j].push_back(i);
+        }
+      });
+    }
+    for (std::thread& t : threads)
+      t.join();
+  }
+  for (const Status& s : failures)
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  auto jobs = catalog.jobs()->LoadJobs();
+  ASSERT_TRUE(jobs.ok());
+  for (int j = 1; j <= kJobs; ++j) {
+    EXPECT_EQ(holders[j].size(), 1u) << "job " << j;
+    EXPECT_EQ((*jobs)[j - 1].epoch, 1) << "job " << j;
+  }
 }
 
 TEST(PgCatalogTest, AnUnreachableDatabaseIsUnavailable) {
