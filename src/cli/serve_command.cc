@@ -275,7 +275,7 @@ int RunServe(const std::vector<std::string>& args) {
     metrics.AddCallbackGauge("process_resident_memory_bytes", "resident memory of the process",
                              ProcessResidentBytes);
     // The key that seals the jobs' credentials in the catalog, created at the first start.
-    auto secrets = SecretBox::OpenOrCreate(config->data_dir + "/secret.key");
+    auto secrets = SecretBox::OpenOrCreate(config->SecretKeyPath());
     if (!secrets.ok()) return Fail(secrets.status());
     std::shared_ptr<const SecretBox> secret_box = std::move(secrets).value();
     // Jobs, users and grants, the audit log and the external catalogs: the catalog in the

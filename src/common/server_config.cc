@@ -44,6 +44,10 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
        "Standard's, USD)"},
       {"s3-get-price-per-1000", "MILLRACE_S3_GET_PRICE_PER_1000", "0.0004",
        "price of 1,000 GET (and HEAD) requests, for the same estimate"},
+      {"secret-key-file", "MILLRACE_SECRET_KEY_FILE", "",
+       "the key that seals the jobs' and catalogs' credentials in the catalog (default "
+       "<data-dir>/secret.key, created at the first start); servers sharing a --cluster "
+       "catalog, or one replacing another, need the same key"},
       {"cluster", "MILLRACE_CLUSTER", "",
        "postgresql://user:password@host:port/database: keep the catalog (jobs, users, grants, "
        "audit log, external catalogs) there; jobs then write tables of external catalogs "
@@ -62,6 +66,7 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   config.http_port = static_cast<uint16_t>(http_port);
   config.memory_limit = flags.GetOr("memory-limit", "");
   config.cluster = flags.GetOr("cluster", "");
+  config.secret_key_file = flags.GetOr("secret-key-file", "");
   if (flags.Get("threads")) {
     MR_ASSIGN_OR_RETURN(int64_t threads, flags.GetInt("threads", 1, 1024));
     config.threads = static_cast<int>(threads);
@@ -101,6 +106,10 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
                                    password_env);
   }
   return config;
+}
+
+std::string ServerConfig::SecretKeyPath() const {
+  return secret_key_file.empty() ? data_dir + "/secret.key" : secret_key_file;
 }
 
 std::string ServerConfig::DatabasePath() const {

@@ -27,7 +27,8 @@ struct ServerConfig {
   std::string memory_limit;   // DuckDB memory_limit, e.g. "1GB"; empty: DuckDB's default
   // The catalog's PostgreSQL URI (--cluster); empty: the catalog is in the database file.
   std::string cluster;
-  int threads = 0;  // DuckDB threads; 0: DuckDB's default
+  std::string secret_key_file;  // --secret-key-file; empty: SecretKeyPath's default
+  int threads = 0;              // DuckDB threads; 0: DuckDB's default
   std::string log_level = "info";
   // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
   // flags: <data_dir>/inbox.
@@ -58,6 +59,9 @@ struct ServerConfig {
 
   // Path of the DuckDB database file inside data_dir.
   std::string DatabasePath() const;
+  // The key file that seals the credentials the catalog keeps: --secret-key-file, else
+  // <data_dir>/secret.key.
+  std::string SecretKeyPath() const;
   // The default local root, created by `serve` when no --local-root is given.
   std::string InboxPath() const;
 };

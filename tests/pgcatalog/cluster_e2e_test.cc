@@ -34,7 +34,9 @@ class ClusterE2ETest : public access::ServerOnPostgresSuite {
     return "MILLRACE_CLUSTER=postgresql://" + pg_->user() + ":" + pg_->password() + "@" +
            pg_->host() + ":" + std::to_string(pg_->port()) + "/" + catalog_db_;
   }
-  void StartClustered() { Start({ClusterEnv()}); }
+  void StartClustered(std::vector<std::string> args = {}) {
+    Start({ClusterEnv()}, std::move(args));
+  }
   // psql on the catalog's database.
   std::string Catalog(const std::string& sql) { return Psql(sql, catalog_db_); }
   void WriteFile(int n) {
@@ -110,6 +112,32 @@ TEST_F(ClusterE2ETest, TheCatalogLivesInPostgresqlAndTheJobCarriesOnAfterAKill) 
   EXPECT_EQ(jobs[0][1], "RUNNING");
   auto ann = access::ConnectAs(mr_->mysql_port(), "ann", "ann-password");
   EXPECT_TRUE(ann.ok()) << ann.status().ToString();
+}
+
+// A server lost with its disk is replaced by one on a new data directory, given a copy of the
+// key: the job carries on from the catalog, each file once.
+TEST_F(ClusterE2ETest, AServerOnANewDataDirectoryWithTheKeyCarriesTheJobsOn) {
+  ASSERT_NO_FATAL_FAILURE(StartClustered());
+  Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
+       "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
+       pg_->user() + "', 'password' = '" + pg_->password() + "')");
+  WriteFile(1);
+  Exec(JobInto("ev", "pg.public." + table_));
+  ASSERT_TRUE(PgHas(3)) << mr_->server->Log();
+  Kill();
+  // The old directory keeps the inbox; the key is copied out of it, as an operator would.
+  const std::unique_ptr<testing::TempDir> old = std::move(dir_);
+  dir_ = std::make_unique<testing::TempDir>();
+  const std::string key = dir_->Join("key");
+  std::filesystem::copy_file(old->Join("data/secret.key"), key);
+  WriteFile(2);
+  ASSERT_NO_FATAL_FAILURE(StartClustered({"--secret-key-file", key}));
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "6");
+  const access::Rows jobs =
+      Exec("SELECT Status FROM jobs(\"type\" = \"insert\") WHERE Name = 'ev'");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0][0], "RUNNING");
 }
 
 TEST_F(ClusterE2ETest, AMalformedOrUnreachableCatalogStopsTheStartSayingWhy) {
