@@ -9,6 +9,8 @@
 //   a failure to start is a test failure. Kill stops it with SIGKILL, keeping the directory.
 // - Exec runs `sql` as root; an error is a test failure (and no rows).
 // - PgHas waits up to 60 s for public.<table> of database postgres to hold `rows` rows.
+// - CreatePgCatalog makes the external catalog `pg` over the suite's PostgreSQL; WaitForCrash
+//   waits for the server to die of a fail point's crash (exit code 137), then Kills it.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@
 
 #include "access/access_e2e_util.h"
 #include "testing/postgres_suite.h"
+#include "testing/server_process.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"
 
@@ -48,6 +51,20 @@ class ServerOnPostgresSuite : public testing::PostgresSuite {
     auto rows = Query(mr_->root.get(), sql);
     EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
     return rows.ok() ? *rows : Rows{};
+  }
+  // CREATE CATALOG pg over the suite's PostgreSQL, database postgres.
+  void CreatePgCatalog() {
+    Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
+         "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
+         pg_->user() + "', 'password' = '" + pg_->password() + "')");
+  }
+  // Waits for the server to die of a fail point's crash (exit code 137), then Kill.
+  void WaitForCrash(const std::string& what) {
+    int status = 0;
+    ASSERT_TRUE(testing::WaitForExit(mr_->server->pid(), std::chrono::seconds(60), &status))
+        << what << ": " << mr_->server->Log();
+    EXPECT_EQ(testing::ExitCode(status), 137) << what;
+    Kill();
   }
   static bool PgHas(const std::string& table, int rows) {
     return testing::WaitFor(

@@ -10,6 +10,7 @@
 
 #include "access/access_e2e_util.h"
 #include "access/server_on_postgres_suite.h"
+#include "catalog/catalog_version.h"
 #include "testing/server_process.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"
@@ -62,10 +63,9 @@ int ClusterE2ETest::counter_ = 0;
 
 TEST_F(ClusterE2ETest, TheCatalogLivesInPostgresqlAndTheJobCarriesOnAfterAKill) {
   ASSERT_NO_FATAL_FAILURE(StartClustered());
-  EXPECT_EQ(Catalog("SELECT version FROM __millrace.catalog_version"), "9");
-  Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
-       "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
-       pg_->user() + "', 'password' = '" + pg_->password() + "')");
+  EXPECT_EQ(Catalog("SELECT version FROM __millrace.catalog_version"),
+            std::to_string(catalog::kCatalogVersion));
+  CreatePgCatalog();
   Exec("CREATE USER 'ann'@'%' IDENTIFIED BY 'ann-password'");
   Exec("GRANT SELECT_PRIV ON *.* TO 'ann'@'%'");
   EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.external_catalogs WHERE name = 'pg'"), "1");
@@ -118,9 +118,7 @@ TEST_F(ClusterE2ETest, TheCatalogLivesInPostgresqlAndTheJobCarriesOnAfterAKill) 
 // key: the job carries on from the catalog, each file once.
 TEST_F(ClusterE2ETest, AServerOnANewDataDirectoryWithTheKeyCarriesTheJobsOn) {
   ASSERT_NO_FATAL_FAILURE(StartClustered());
-  Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
-       "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
-       pg_->user() + "', 'password' = '" + pg_->password() + "')");
+  CreatePgCatalog();
   WriteFile(1);
   Exec(JobInto("ev", "pg.public." + table_));
   ASSERT_TRUE(PgHas(3)) << mr_->server->Log();
@@ -138,6 +136,30 @@ TEST_F(ClusterE2ETest, AServerOnANewDataDirectoryWithTheKeyCarriesTheJobsOn) {
       Exec("SELECT Status FROM jobs(\"type\" = \"insert\") WHERE Name = 'ev'");
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0][0], "RUNNING");
+}
+
+// The crash window of a cluster's commit: the sink's transaction committed, the catalog's not.
+// The job takes the sink's offset and ledger into the catalog; nothing is lost or doubled.
+TEST_F(ClusterE2ETest, ACrashBetweenTheSinksCommitAndTheCatalogsLosesAndDoublesNothing) {
+  Start({ClusterEnv(), "MILLRACE_FAIL_POINTS=pgsink.between_commits=crash"});
+  ASSERT_FALSE(HasFatalFailure());
+  CreatePgCatalog();
+  WriteFile(1);
+  Exec(JobInto("crashed", "pg.public." + table_));
+  ASSERT_NO_FATAL_FAILURE(WaitForCrash("pgsink.between_commits"));
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "3");
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.files"), "0");
+  WriteFile(2);
+  ASSERT_NO_FATAL_FAILURE(StartClustered());
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "6");
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return Catalog("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'") == "2";
+      },
+      std::chrono::seconds(30)));
+  EXPECT_EQ(Catalog("SELECT current_offset FROM __millrace.jobs WHERE name = 'crashed'"),
+            Psql("SELECT job_offset FROM millrace.jobs WHERE job_key LIKE 'crashed#%'"));
 }
 
 TEST_F(ClusterE2ETest, AMalformedOrUnreachableCatalogStopsTheStartSayingWhy) {

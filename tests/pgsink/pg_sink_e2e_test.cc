@@ -23,9 +23,7 @@ class PgSinkE2ETest : public access::ServerOnPostgresSuite {
     Psql("CREATE TABLE public." + table_ + " (id bigint NOT NULL, name text, at timestamptz)");
     NewDataDir();
     Start();
-    Exec("CREATE CATALOG pg PROPERTIES ('type' = 'postgresql', 'host' = '" + pg_->host() +
-         "', 'port' = '" + std::to_string(pg_->port()) + "', 'database' = 'postgres', 'user' = '" +
-         pg_->user() + "', 'password' = '" + pg_->password() + "')");
+    CreatePgCatalog();
   }
 
   // File `n` of the inbox: ids n*100 .. n*100+rows-1.
@@ -150,11 +148,7 @@ TEST_F(PgSinkE2ETest, ACrashBetweenTheTwoCommitsLosesAndDoublesNothing) {
   // The first commit reaches PostgreSQL, then the server dies before the catalog's.
   Start({"MILLRACE_FAIL_POINTS=pgsink.between_commits=crash"});
   Exec(CreateJob());
-  int status = 0;
-  ASSERT_TRUE(testing::WaitForExit(mr_->server->pid(), std::chrono::seconds(60), &status))
-      << mr_->server->Log();
-  EXPECT_EQ(testing::ExitCode(status), 137);  // the fail point's crash
-  Kill();
+  ASSERT_NO_FATAL_FAILURE(WaitForCrash("pgsink.between_commits"));
   EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "3");
   WriteFile(2);
   Start({});
