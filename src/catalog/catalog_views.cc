@@ -26,9 +26,8 @@ struct ViewColumn {
 // may name; visibility is the expansion's own filter.
 class CatalogViewExpander final : public sql::TableFunctionExpander {
  public:
-  CatalogViewExpander(std::string name, const std::vector<ViewColumn>& columns, std::string from,
-                      std::string refused)
-      : name_(std::move(name)), refused_(std::move(refused)) {
+  CatalogViewExpander(std::string name, const std::vector<ViewColumn>& columns, std::string from)
+      : name_(std::move(name)) {
     std::string select;
     std::string stand_in;
     for (const ViewColumn& c : columns) {
@@ -41,7 +40,6 @@ class CatalogViewExpander final : public sql::TableFunctionExpander {
   }
 
   Result<sql::Expansion> Expand(const sql::DorisArgs& args) override {
-    if (!refused_.empty()) return Status::FailedPrecondition(name_ + "(): " + refused_);
     for (const auto& [key, value] : args) {
       if (key != "job") {
         return Status::InvalidArgument(name_ + "(): unknown parameter \"" + key +
@@ -57,15 +55,13 @@ class CatalogViewExpander final : public sql::TableFunctionExpander {
 
  private:
   std::string name_;
-  std::string refused_;
   std::string select_;
   std::string stand_in_;
 };
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>> CatalogViews(
-    const std::string& refused) {
+std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>> CatalogViews() {
   const std::string jobs = JobsTable().qualified();
   // A file's error may quote its data: shown to those who may see the job's source data.
   auto files = std::make_shared<CatalogViewExpander>(
@@ -84,7 +80,7 @@ std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>>
                " END",
            "Error", "VARCHAR"},
           {"nullif(f.reason, '')", "Reason", "VARCHAR"}},
-      FilesTable().qualified() + " f JOIN " + jobs + " j ON j.id = f.job_id", refused);
+      FilesTable().qualified() + " f JOIN " + jobs + " j ON j.id = f.job_id");
   // The rows' values are the source's data: only for those who may see it.
   auto filtered = std::make_shared<CatalogViewExpander>(
       "filtered_rows",
@@ -97,8 +93,7 @@ std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>>
                               {"r.reason", "Reason", "VARCHAR"},
                               {"make_timestamp(r.time_us)", "Time", "TIMESTAMP"}},
       FilteredRowsTable().qualified() + " r JOIN " + jobs + " j ON j.id = r.job_id AND " +
-          SourceVisible(),
-      refused);
+          SourceVisible());
   return {{"job_files", std::move(files)}, {"filtered_rows", std::move(filtered)}};
 }
 

@@ -11,8 +11,6 @@
 //   filtered rows, which may quote the source's data, only for the jobs job_source_access()
 //   lists (job::kJobSourceAccessFunction); other errors read job::kSourceDataHidden.
 // - "job" is the only parameter; another is INVALID_ARGUMENT naming it.
-// - `refused` non-empty: the views are not served (their tables are not in the embedded
-//   database: cluster mode), and a statement that reads one is FAILED_PRECONDITION with it.
 // - Wired by the server into the job service (JobServiceConfig::views).
 #pragma once
 
@@ -25,7 +23,6 @@
 
 namespace millrace::catalog {
 
-std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>> CatalogViews(
-    const std::string& refused = "");
+std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>> CatalogViews();
 
 }  // namespace millrace::catalog

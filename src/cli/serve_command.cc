@@ -372,11 +372,12 @@ int RunServe(const std::vector<std::string>& args) {
           "with --cluster the servers share the jobs, so a job writes a table of an external "
           "catalog (catalog.schema.table), which every server reaches (docs/cluster.md)";
     }
-    jobs_config.views = catalog::CatalogViews(
-        cluster ? "with --cluster the ledger and the filtered rows are in the catalog's "
-                  "PostgreSQL database, not served through SQL yet: read them with GET "
-                  "/api/jobs/<name>/files and /api/jobs/<name>/filtered_rows (docs/cluster.md)"
-                : "");
+    // The ledger's views: SQL over the embedded catalog's tables, or the cluster catalog's pages.
+    if (cluster) {
+      jobs_config.ledger_views_from_store = true;
+    } else {
+      jobs_config.views = catalog::CatalogViews();
+    }
     jobs_config.make_source =
         load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime, *resolved_roots, watcher.get());
     jobs_config.make_file_source = files::MakeFileJobSource;

@@ -13,6 +13,7 @@
 #include "job/job_statements.h"
 #include "job/job_verify.h"
 #include "job/job_views.h"
+#include "job/ledger_views.h"
 #include "job/scheduler.h"
 #include "job/sink.h"
 #include "job/task_runner.h"
@@ -261,6 +262,14 @@ Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
   registry->Register("tasks", std::make_shared<sql::NamedParameterExpander>("tasks"));
   for (const auto& [name, expander] : config_.views)
     registry->Register(name, expander);
+  if (config_.ledger_views_from_store) {
+    for (auto function : {MakeJobFilesFunction(this, &config_.access, &store_),
+                          MakeFilteredRowsFunction(this, &config_.access, &store_)}) {
+      MR_RETURN_IF_ERROR(config_.db->RegisterTableFunction(function));
+      registry->Register(function->name(),
+                         std::make_shared<sql::NamedParameterExpander>(function->name()));
+    }
+  }
   return Status::Ok();
 }
 

@@ -71,6 +71,9 @@ struct JobServiceConfig {
   // The store's views that clients read in SQL (job_files(), filtered_rows()), by name: the
   // server wires catalog::CatalogViews(); RegisterViews registers them.
   std::vector<std::pair<std::string, std::shared_ptr<sql::TableFunctionExpander>>> views;
+  // True: job_files() and filtered_rows() read the store's pages instead (ledger_views.h), for
+  // a catalog whose tables are not in the embedded database (cluster mode); `views` is empty.
+  bool ledger_views_from_store = false;
   Clock* clock = nullptr;  // not owned
   std::string work_root;   // downloads go to work directories under it
   // Where a fault of this process is recorded for the next one (common/fault_record.h): read
