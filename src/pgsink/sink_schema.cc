@@ -117,6 +117,15 @@ Result<bool> AdvanceJob(pg::PgConnection& conn, const std::string& job_key,
   return true;
 }
 
+Status StampEpoch(pg::PgConnection& conn, const std::string& job_key, const job::Offset& offset,
+                  int64_t epoch) {
+  return conn.Execute("INSERT INTO millrace.jobs (job_key, job_offset, epoch) VALUES (" +
+                      conn.Literal(job_key) + ", " + conn.Literal(offset.ToJson()) + ", " +
+                      std::to_string(epoch) +
+                      ") ON CONFLICT (job_key) DO UPDATE SET epoch = GREATEST(millrace.jobs.epoch, "
+                      "EXCLUDED.epoch), updated_at = now()");
+}
+
 Status InsertLedger(pg::PgConnection& conn, const std::string& job_key,
                     const std::vector<job::LedgerEntry>& entries) {
   if (entries.empty()) return Status::Ok();

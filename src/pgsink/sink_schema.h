@@ -50,6 +50,13 @@ Result<std::optional<SinkJobRow>> ReadJob(pg::PgConnection& conn, const std::str
 
 Result<bool> AdvanceJob(pg::PgConnection& conn, const std::string& job_key,
                         const job::Offset& start, const job::Offset& end, int64_t epoch);
+// Fences the job's earlier epochs out of the sink: its row's epoch becomes `epoch` unless it is
+// newer already (never lowered), its offset kept; a job without a row gets one at `offset` (the
+// job's, where it stands). A server that takes a job over stamps the epoch its lease carries
+// before its first task (docs/cluster.md), so that AdvanceJob refuses every task of the server
+// before it, even one that was about to commit the job's next batch.
+Status StampEpoch(pg::PgConnection& conn, const std::string& job_key, const job::Offset& offset,
+                  int64_t epoch);
 Status InsertLedger(pg::PgConnection& conn, const std::string& job_key,
                     const std::vector<job::LedgerEntry>& entries);
 Status InsertTask(pg::PgConnection& conn, const std::string& job_key, const job::TaskRecord& task,

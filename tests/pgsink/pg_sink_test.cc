@@ -184,6 +184,26 @@ TEST_F(PgSinkTest, ATaskTheSinksOffsetDoesNotExpectCommitsNothing) {
   EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
 }
 
+// A server taking the job over stamps its newer epoch: a task of the server before, at the
+// offset the sink holds, commits nothing; a stamp never lowers the epoch, and makes the row of
+// a job that has none at the job's offset.
+TEST_F(PgSinkTest, AStampedEpochFencesTheTasksOfEarlierEpochs) {
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  auto conn = pg::PgConnection::Connect(Params());
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  ASSERT_TRUE(StampEpoch(**conn, JobKey(job_), File("zzz.csv"), job_.epoch + 1).ok());
+  EXPECT_EQ(Psql("SELECT job_offset FROM millrace.jobs"), File("a.csv").ToJson());  // kept
+  EXPECT_FALSE(Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2).value());
+  EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "2");
+  ASSERT_TRUE(StampEpoch(**conn, JobKey(job_), File("a.csv"), job_.epoch).ok());
+  EXPECT_EQ(Psql("SELECT epoch FROM millrace.jobs"), std::to_string(job_.epoch + 1));
+
+  ASSERT_TRUE(StampEpoch(**conn, "other#9@1", File("x.csv"), 3).ok());
+  EXPECT_EQ(Psql("SELECT job_offset || ' ' || epoch FROM millrace.jobs WHERE job_key = "
+                 "'other#9@1'"),
+            File("x.csv").ToJson() + " 3");
+}
+
 TEST_F(PgSinkTest, AValuePostgresqlRefusesCommitsNothing) {
   ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
   // The CHECK (id >= 0) fails inside the COPY.
