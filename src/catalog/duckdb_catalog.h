@@ -2,14 +2,16 @@
 // database file as the users' tables, so a task's rows and its bookkeeping commit in one
 // transaction (DuckDbSink, duckdb_sink.h).
 //
-// DuckDbCatalog opens the catalog and owns its three stores, one per interface:
+// DuckDbCatalog opens the catalog and owns its four stores (SqlStores, sql_stores.h), one per
+// interface, over the embedded database (duckdb_sql.h):
 // - SqlJobStore (sql_job_store.h): job::JobStore, jobs, tasks, ledgers, reading marks;
 // - SqlUserStore (sql_user_store.h): access::UserStore, users and grants;
 // - SqlAuditStore (sql_audit_store.h): access::AuditStore, the audit log;
 // - SqlCatalogStore (sql_external_catalog_store.h): external::CatalogStore, the external
 //   catalogs.
 // The server (cli) wires them into the job layer and access control, which know only the
-// interfaces; a PostgreSQL catalog slots in beside this one the same way.
+// interfaces; with --cluster the same stores run over PostgreSQL (pgcatalog::PgCatalog), and
+// this catalog keeps only the embedded tables' definitions.
 //
 // Contract
 // - Open() brings the catalog to kCatalogVersion (catalog_version.h): a new one is created at
