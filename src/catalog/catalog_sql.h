@@ -134,13 +134,12 @@ class Statement final : public Values {
 
 // Every row of `sql` (no parameters), each value as text ("" for NULL).
 inline Result<std::vector<std::vector<std::string>>> QueryTextRows(Connection& conn,
-                                                                   const std::string& sql,
-                                                                   size_t columns) {
+                                                                   const std::string& sql) {
   MR_ASSIGN_OR_RETURN(Statement stmt, Statement::Prepare(conn, sql));
   std::vector<std::vector<std::string>> rows;
   MR_RETURN_IF_ERROR(stmt.ForEach([&](const SqlRow& row) {
                            std::vector<std::string> values;
-                           for (size_t c = 0; c < columns; ++c)
+                           for (size_t c = 0; c < row.columns(); ++c)
                              values.push_back(row.Text(c));
                            rows.push_back(std::move(values));
                            return Status::Ok();

@@ -2,6 +2,7 @@
 
 #include "access/password.h"
 #include "catalog/catalog_sql.h"
+#include "catalog/catalog_version.h"
 #include "table/load_labels.h"
 #include "table/model_catalog.h"
 
@@ -248,6 +249,34 @@ Status CreateTables(Connection& conn) {
   }
   MR_RETURN_IF_ERROR(CreateReadingTable(conn));
   return CreateExternalCatalogsTable(conn);
+}
+
+Status CreateCatalogAtVersion(Connection& conn) {
+  MR_RETURN_IF_ERROR(CreateTables(conn));
+  return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
+                      std::to_string(kCatalogVersion) + ")");
+}
+
+Result<int> ReadStoredVersion(Connection& conn, const std::string& where) {
+  // information_schema: both engines list their tables there (and views, which are not).
+  MR_ASSIGN_OR_RETURN(auto tables, QueryTextRows(conn,
+                                                 "SELECT table_name FROM "
+                                                 "information_schema.tables WHERE table_schema = "
+                                                 "'__millrace' AND table_type = 'BASE TABLE' "
+                                                 "AND table_name IN ('jobs', 'catalog_version')"));
+  bool has_jobs = false;
+  bool has_version = false;
+  for (const auto& row : tables) {
+    has_jobs = has_jobs || row[0] == "jobs";
+    has_version = has_version || row[0] == "catalog_version";
+  }
+  if (!has_version) return has_jobs ? 1 : 0;
+  MR_ASSIGN_OR_RETURN(auto rows,
+                      QueryTextRows(conn, "SELECT max(version) FROM __millrace.catalog_version"));
+  if (rows.size() != 1 || rows[0][0].empty()) {
+    return Status::DataLoss("the job catalog in " + where + " has an empty catalog_version");
+  }
+  return std::stoi(rows[0][0]);
 }
 
 Status CreateUserTables(Connection& conn) {

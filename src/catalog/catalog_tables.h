@@ -60,6 +60,11 @@ const Table<CatalogRow>& ExternalCatalogsTable();
 // marks, external catalogs; and in the embedded database the Doris definitions of its tables
 // and their load labels), in the connection's transaction.
 Status CreateTables(Connection& conn);
+// CreateTables and kCatalogVersion recorded, in the connection's transaction.
+Status CreateCatalogAtVersion(Connection& conn);
+// The schema version the catalog in `conn`'s database is at: 0 when it has none, 1 when it has
+// the job tables and no version (the first release's); `where` names the database in errors.
+Result<int> ReadStoredVersion(Connection& conn, const std::string& where);
 // The tables later versions added, for the migrations (catalog_version.h).
 Status CreateUserTables(Connection& conn);             // version 3
 Status CreateAuditTable(Connection& conn);             // version 4

@@ -19,8 +19,7 @@ Status MigrateOffsetsToJson(Connection& conn) {
   MR_RETURN_IF_ERROR(conn.Execute("ALTER TABLE __millrace.jobs DROP COLUMN definition"));
   MR_ASSIGN_OR_RETURN(auto rows, QueryTextRows(conn,
                                                "SELECT id, coalesce(current_offset, ''), "
-                                               "coalesce(end_offset, '') FROM __millrace.jobs",
-                                               3));
+                                               "coalesce(end_offset, '') FROM __millrace.jobs"));
   MR_ASSIGN_OR_RETURN(auto update,
                       Statement::Prepare(conn,
                                          "UPDATE __millrace.jobs SET current_offset = ?, "
@@ -40,8 +39,7 @@ Status MigrateOffsetsToJson(Connection& conn) {
 Status SealStatements(Connection& conn, const SecretBox* secrets, const std::string& where) {
   MR_ASSIGN_OR_RETURN(auto rows, QueryTextRows(conn,
                                                "SELECT id, coalesce(insert_sql, '') FROM "
-                                               "__millrace.jobs ORDER BY id",
-                                               2));
+                                               "__millrace.jobs ORDER BY id"));
   if (rows.empty()) return Status::Ok();
   if (secrets == nullptr) {
     return Status::FailedPrecondition("the jobs in " + where +
@@ -89,34 +87,13 @@ Status RunMigration(Connection& conn, const MigrationStep& step, const SecretBox
 
 Result<int> DuckDbCatalog::StoredVersion() {
   MR_ASSIGN_OR_RETURN(auto conn, sql_.Connect());
-  MR_ASSIGN_OR_RETURN(auto tables, QueryTextRows(*conn,
-                                                 "SELECT table_name FROM duckdb_tables() "
-                                                 "WHERE schema_name = '__millrace' AND "
-                                                 "table_name IN ('jobs', 'catalog_version')",
-                                                 1));
-  bool has_jobs = false;
-  bool has_version = false;
-  for (const auto& row : tables) {
-    has_jobs = has_jobs || row[0] == "jobs";
-    has_version = has_version || row[0] == "catalog_version";
-  }
-  if (!has_version) return has_jobs ? 1 : 0;
-  MR_ASSIGN_OR_RETURN(
-      auto rows, QueryTextRows(*conn, "SELECT max(version) FROM __millrace.catalog_version", 1));
-  if (rows.size() != 1 || rows[0][0].empty()) {
-    return Status::DataLoss("the job catalog in " + where_ + " has an empty catalog_version");
-  }
-  return std::stoi(rows[0][0]);
+  return ReadStoredVersion(*conn, where_);
 }
 
 Status DuckDbCatalog::Open() {
   MR_ASSIGN_OR_RETURN(const int stored, StoredVersion());
   if (stored == 0) {
-    return InTransaction(sql_, [](Connection& conn) -> Status {
-      MR_RETURN_IF_ERROR(CreateTables(conn));
-      return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
-                          std::to_string(kCatalogVersion) + ")");
-    });
+    return InTransaction(sql_, [](Connection& conn) { return CreateCatalogAtVersion(conn); });
   }
   MR_ASSIGN_OR_RETURN(auto steps, PlanMigration(stored, where_));
   if (steps.empty()) return Status::Ok();

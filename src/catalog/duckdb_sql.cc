@@ -8,6 +8,7 @@ namespace {
 class ChunkRow final : public SqlRow {
  public:
   ChunkRow(const engine::DataChunk& chunk, size_t row) : chunk_(chunk), row_(row) {}
+  size_t columns() const override { return chunk_.column_count(); }
   bool IsNull(size_t col) const override { return chunk_.IsNull(col, row_); }
   std::string Text(size_t col) const override {
     if (IsNull(col)) return std::string();

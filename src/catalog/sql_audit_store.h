@@ -1,7 +1,5 @@
-// access::AuditStore in the catalog's database (sql_db.h: the embedded DuckDB file, or
-// PostgreSQL in cluster mode): table __millrace.audit, numbered by the sequence
-// __millrace.audit_seq. Opened by the catalog that owns it (DuckDbCatalog, duckdb_catalog.h;
-// pgcatalog::PgCatalog); each method is a transaction of its own.
+// access::AuditStore, one of the catalog's stores (sql_stores.h): table __millrace.audit,
+// numbered by the sequence __millrace.audit_seq.
 #pragma once
 
 #include <cstdint>

@@ -31,6 +31,7 @@ enum class SqlEngine { kDuckDb, kPostgres };
 class SqlRow {
  public:
   virtual ~SqlRow() = default;
+  virtual size_t columns() const = 0;
   virtual bool IsNull(size_t col) const = 0;
   virtual std::string Text(size_t col) const = 0;
   virtual int64_t Int(size_t col) const = 0;

@@ -89,12 +89,10 @@ Status SqlCatalogStore::UpdateCatalog(std::string_view name, const ExternalCatal
   return InTransaction(*db_, [&](Connection& conn) -> Status {
     MR_ASSIGN_OR_RETURN(const bool stored, NameStored(conn, name));
     if (!stored) return Status::NotFound("catalog " + std::string(name) + " is not in " + where_);
-    MR_ASSIGN_OR_RETURN(auto update,
-                        Statement::Prepare(conn, ExternalCatalogsTable().Update([](const auto&) {
-                          return true;
-                        }) + kNameMatch));
-    ExternalCatalogsTable().WriteSome(row, update, [](const auto&) { return true; });
-    return update.Str(std::string(name)).Run().status();
+    return ExternalCatalogsTable()
+        .UpdateRows(conn, row, nullptr, kNameMatch,
+                    [&](Statement& stmt) { stmt.Str(std::string(name)); })
+        .status();
   });
 }
 

@@ -1,9 +1,7 @@
-// external::CatalogStore in the catalog's database (sql_db.h: the embedded DuckDB file, or
-// PostgreSQL in cluster mode): table __millrace.external_catalogs, a row per catalog whose
-// properties (the password among them) are one JSON object sealed with the data directory's
-// key (common/secret_box.h), so a copy of the database alone never gives a catalog's password.
-// Opened by the catalog that owns it (DuckDbCatalog, duckdb_catalog.h; pgcatalog::PgCatalog);
-// each method is a transaction of its own.
+// external::CatalogStore, one of the catalog's stores (sql_stores.h): table
+// __millrace.external_catalogs, a row per catalog whose properties (the password among them)
+// are one JSON object sealed with the server's key (common/secret_box.h), so a copy of the
+// database alone never gives a catalog's password.
 #pragma once
 
 #include <string>

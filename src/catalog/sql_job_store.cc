@@ -141,11 +141,9 @@ Status SqlJobStore::SaveJobThen(const JobRecord& j,
     return kFixed.count(c.name) == 0 && !(keep && c.name == "insert_sql");
   };
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_ASSIGN_OR_RETURN(auto stmt,
-                        Statement::Prepare(conn, JobsTable().Update(saved) + " WHERE id = ?"));
-    JobsTable().WriteSome(stored, stmt, saved);
-    stmt.Int(j.id);
-    MR_ASSIGN_OR_RETURN(int64_t changed, stmt.Run());
+    MR_ASSIGN_OR_RETURN(int64_t changed,
+                        JobsTable().UpdateRows(conn, stored, saved, " WHERE id = ?",
+                                               [&](Statement& stmt) { stmt.Int(j.id); }));
     if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
     MR_RETURN_IF_ERROR(SaveProperties(conn, j));
     return then(conn);

@@ -1,10 +1,7 @@
-// job::JobStore in the catalog's database (sql_db.h: the embedded DuckDB file, or PostgreSQL
-// in cluster mode): jobs, their properties, task history, file ledgers and reading marks in
-// tables of schema __millrace (catalog_tables.h). Opened by the catalog that owns it
-// (DuckDbCatalog, duckdb_catalog.h; pgcatalog::PgCatalog).
+// job::JobStore, one of the catalog's stores (sql_stores.h): jobs, their properties, task
+// history, file ledgers and reading marks in tables of schema __millrace (catalog_tables.h).
 //
 // Contract
-// - Each method runs on a connection of its own, in a transaction of its own.
 // - The stored statement holds the job's credentials, because the job needs them to run after
 //   a restart: it is sealed with `secrets` (jobs.insert_sql is never in clear: catalog
 //   version 7). The SQL layer refuses user statements that name the __millrace schema, and

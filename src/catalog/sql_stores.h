@@ -1,10 +1,13 @@
-// SqlStores: the catalog's four stores over one SQL database (sql_db.h), as a catalog owns
-// them (DuckDbCatalog, duckdb_catalog.h; pgcatalog::PgCatalog): job::JobStore,
-// access::UserStore, access::AuditStore and external::CatalogStore.
+// SqlStores: the catalog's four stores over one SQL database (sql_db.h: the embedded DuckDB
+// file, or PostgreSQL in cluster mode), as a catalog owns them (DuckDbCatalog,
+// duckdb_catalog.h; pgcatalog::PgCatalog): job::JobStore (sql_job_store.h), access::UserStore
+// (sql_user_store.h), access::AuditStore (sql_audit_store.h) and external::CatalogStore
+// (sql_external_catalog_store.h).
 //
 // Contract
 // - `db` and `secrets` are borrowed and must outlive the stores; `where` names the database in
 //   errors. The stores are used only once their catalog has opened the schema.
+// - Each store method runs on a connection of its own, in a transaction of its own.
 // - Thread-safety: the stores may be used from any thread.
 #pragma once
 

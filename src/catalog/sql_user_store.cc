@@ -77,11 +77,9 @@ Status SqlUserStore::UpdateUser(const access::UserRecord& u) {
     const auto updated = [](const Column<access::UserRecord>& c) {
       return c.name != "name" && c.name != "created_at_us";
     };
-    MR_ASSIGN_OR_RETURN(auto update,
-                        Statement::Prepare(conn, UsersTable().Update(updated) + " WHERE name = ?"));
-    UsersTable().WriteSome(u, update, updated);
-    update.Str(u.name);
-    MR_ASSIGN_OR_RETURN(int64_t changed, update.Run());
+    MR_ASSIGN_OR_RETURN(int64_t changed,
+                        UsersTable().UpdateRows(conn, u, updated, " WHERE name = ?",
+                                                [&](Statement& stmt) { stmt.Str(u.name); }));
     if (changed != 1) return Status::NotFound("user '" + u.name + "' is not in the catalog");
     return Status::Ok();
   });

@@ -1,8 +1,6 @@
-// access::UserStore in the catalog's database (sql_db.h: the embedded DuckDB file, or
-// PostgreSQL in cluster mode): tables __millrace.users (the password as its
-// mysql_native_password hash in MySQL's text form, "*HEX") and __millrace.grants (a row per
-// user, object and privilege). Opened by the catalog that owns it (DuckDbCatalog,
-// duckdb_catalog.h; pgcatalog::PgCatalog); each method is a transaction of its own.
+// access::UserStore, one of the catalog's stores (sql_stores.h): tables __millrace.users (the
+// password as its mysql_native_password hash in MySQL's text form, "*HEX") and
+// __millrace.grants (a row per user, object and privilege).
 #pragma once
 
 #include <string>

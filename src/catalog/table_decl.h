@@ -134,6 +134,19 @@ class Table {
     return "UPDATE " + qualified_ + " SET " + sets;
   }
 
+  // Sets the writable columns `keep` accepts (all when null) to `r`'s in the rows `where` (its
+  // SQL, appended to the UPDATE; its parameters bound by `bind(Statement&)`) selects, in the
+  // connection's transaction; the rows changed.
+  template <typename Bind>
+  Result<int64_t> UpdateRows(Connection& conn, const Record& r, const ColumnFilter& keep,
+                             const std::string& where, Bind bind) const {
+    const ColumnFilter all = keep ? keep : [](const Column<Record>&) { return true; };
+    MR_ASSIGN_OR_RETURN(Statement stmt, Statement::Prepare(conn, Update(all) + where));
+    WriteSome(r, stmt, all);
+    bind(stmt);
+    return stmt.Run();
+  }
+
   void Write(const Record& r, Values& out) const { WriteSome(r, out, nullptr); }
   // Inserts `r` (Insert(), Write), in the connection's transaction.
   Status InsertRow(Connection& conn, const Record& r) const {

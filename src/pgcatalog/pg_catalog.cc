@@ -9,28 +9,13 @@ namespace millrace::pgcatalog {
 
 Result<int> PgCatalog::StoredVersion() {
   MR_ASSIGN_OR_RETURN(auto conn, sql_.Connect());
-  MR_ASSIGN_OR_RETURN(auto tables, catalog::QueryTextRows(*conn,
-                                                          "SELECT count(*) FROM "
-                                                          "information_schema.tables WHERE "
-                                                          "table_schema = '__millrace' AND "
-                                                          "table_name = 'catalog_version'",
-                                                          1));
-  if (tables.empty() || tables[0][0] == "0") return 0;
-  MR_ASSIGN_OR_RETURN(
-      auto rows,
-      catalog::QueryTextRows(*conn, "SELECT max(version) FROM __millrace.catalog_version", 1));
-  if (rows.size() != 1 || rows[0][0].empty()) {
-    return Status::DataLoss("the job catalog in " + where_ + " has an empty catalog_version");
-  }
-  return std::stoi(rows[0][0]);
+  return catalog::ReadStoredVersion(*conn, where_);
 }
 
 Status PgCatalog::Create() {
   return catalog::InTransaction(sql_, [](catalog::SqlConnection& conn) -> Status {
-    MR_RETURN_IF_ERROR(catalog::CreateTables(conn));
-    MR_RETURN_IF_ERROR(Leases::CreateTable(conn));
-    return conn.Execute("INSERT INTO __millrace.catalog_version VALUES (" +
-                        std::to_string(catalog::kCatalogVersion) + ")");
+    MR_RETURN_IF_ERROR(catalog::CreateCatalogAtVersion(conn));
+    return Leases::CreateTable(conn);
   });
 }
 

@@ -33,10 +33,7 @@ namespace millrace::pgcatalog {
 class PgCatalog : public catalog::SqlStores {
  public:
   PgCatalog(const pg::ConnectParams& params, const SecretBox* secrets)
-      : SqlStores(&sql_, "PostgreSQL " + pg::Describe(params), secrets),
-        sql_(params),
-        where_("PostgreSQL " + pg::Describe(params)),
-        leases_(&sql_) {}
+      : PgCatalog(params, "PostgreSQL " + pg::Describe(params), secrets) {}
 
   Status Open();
   // The schema version the catalog is at (0 when the database has none yet).
@@ -49,6 +46,8 @@ class PgCatalog : public catalog::SqlStores {
   Leases* leases() { return &leases_; }
 
  private:
+  PgCatalog(const pg::ConnectParams& params, const std::string& where, const SecretBox* secrets)
+      : SqlStores(&sql_, where, secrets), sql_(params), where_(where), leases_(&sql_) {}
   Status Create();
 
   PgSqlDatabase sql_;

@@ -13,6 +13,7 @@ using catalog::SqlRow;
 class PgRow final : public SqlRow {
  public:
   explicit PgRow(const pg::Row& row) : row_(row) {}
+  size_t columns() const override { return row_.size(); }
   bool IsNull(size_t col) const override { return col >= row_.size() || !row_[col]; }
   std::string Text(size_t col) const override { return IsNull(col) ? std::string() : *row_[col]; }
   int64_t Int(size_t col) const override {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "access/access_control.h"
 #include "catalog/duckdb_catalog.h"
 #include "job/job_test_util.h"
 
@@ -16,8 +17,10 @@ class TwoJobs final : public JobSnapshotSource {
     std::vector<JobRow> rows(2);
     rows[0].record.id = 2;
     rows[0].record.name = "b";
+    rows[0].target = engine::RelationName{"main", "t_b"};
     rows[1].record.id = 1;
     rows[1].record.name = "a";
+    rows[1].target = engine::RelationName{"main", "t_a"};
     return rows;
   }
   std::vector<TaskRecord> SnapshotTasks() override { return {}; }
@@ -71,6 +74,43 @@ TEST_F(LedgerViewsTest, EveryFileOnceAcrossPagesJobByJob) {
                                                    {"b", "3", "QUARANTINED", "bad"}}));
   EXPECT_EQ(Query("SELECT count(*) FROM job_files(job := 'nosuch')"),
             (std::vector<std::vector<std::string>>{{"0"}}));
+}
+
+// As the SQL views: a reader sees the jobs whose table it may read, their files' errors hidden
+// and their filtered rows not at all, since it neither defined them nor is an administrator
+// (job a has filtered rows, which root sees: FilteredRowsOnceAcrossPages).
+TEST_F(LedgerViewsTest, AReaderSeesItsJobsFilesWithoutTheirSourceData) {
+  access::AccessControl control(catalog_.users(), "");
+  ASSERT_TRUE(control.Load().ok());
+  ASSERT_TRUE(control.CreateUser(access::UserIdentity{"reader", {}}, {}, false).ok());
+  access::PrivilegeSet select;
+  select.Add(access::Privilege::kSelect);
+  // Both tables: the reader sees both jobs, neither's source data.
+  for (const char* table : {"t_a", "t_b"}) {
+    ASSERT_TRUE(control
+                    .GrantPrivileges(access::UserIdentity{"reader", {}},
+                                     access::GrantObject{"main", table}, select)
+                    .ok());
+  }
+  access_.control = &control;
+  const uint64_t reader = conn_->id();
+  access_.connection_user = [reader](uint64_t id) -> std::optional<std::string> {
+    if (id == reader) return "reader";
+    return std::nullopt;
+  };
+  EXPECT_EQ(Query("SELECT JobName, count(*), min(Error) FROM job_files() GROUP BY JobName "
+                  "ORDER BY JobName"),
+            (std::vector<std::vector<std::string>>{{"a", std::to_string(2 * kPageRows + 5), "NULL"},
+                                                   {"b", "3", std::string(kSourceDataHidden)}}));
+  ASSERT_TRUE(control
+                  .RevokePrivileges(access::UserIdentity{"reader", {}},
+                                    access::GrantObject{"main", "t_a"}, select)
+                  .ok());
+  EXPECT_EQ(Query("SELECT DISTINCT JobName FROM job_files()"),
+            (std::vector<std::vector<std::string>>{{"b"}}));
+  EXPECT_EQ(Query("SELECT count(*) FROM filtered_rows()"),
+            (std::vector<std::vector<std::string>>{{"0"}}));
+  access_ = JobAccess{};  // before `control` goes
 }
 
 TEST_F(LedgerViewsTest, FilteredRowsOnceAcrossPages) {
