@@ -29,6 +29,26 @@ Status SaveProperties(Connection& conn, const JobRecord& job) {
   return Status::Ok();
 }
 
+// Why SaveJob changed no row of job `j` (JobStore::SaveJob): it is gone, or its stored epoch
+// is newer than the record's.
+Status NotSaved(Connection& conn, const JobRecord& j) {
+  MR_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::Prepare(conn, "SELECT epoch FROM " + JobsTable().qualified() + " WHERE id = ?"));
+  std::optional<int64_t> stored;
+  MR_RETURN_IF_ERROR(stmt.Int(j.id)
+                         .ForEach([&](const SqlRow& row) {
+                           stored = row.Int(0);
+                           return Status::Ok();
+                         })
+                         .status());
+  if (!stored) return Status::NotFound("job " + j.name + " is not in the catalog");
+  return Status::Aborted("job " + j.name + " changed elsewhere: its stored epoch " +
+                         std::to_string(*stored) + " is newer than this server's " +
+                         std::to_string(j.epoch) +
+                         " (in a cluster, another server has taken the job over)");
+}
+
 // Reads every row of `sql` (a Select() of `table` and its conditions, bound by `bind`).
 template <typename Record, typename Bind>
 Result<std::vector<Record>> ReadRows(Connection& conn, const Table<Record>& table,
@@ -141,10 +161,11 @@ Status SqlJobStore::SaveJobThen(const JobRecord& j,
     return kFixed.count(c.name) == 0 && !(keep && c.name == "insert_sql");
   };
   return InTransaction(*db_, [&](Connection& conn) -> Status {
-    MR_ASSIGN_OR_RETURN(int64_t changed,
-                        JobsTable().UpdateRows(conn, stored, saved, " WHERE id = ?",
-                                               [&](Statement& stmt) { stmt.Int(j.id); }));
-    if (changed != 1) return Status::NotFound("job " + j.name + " is not in the catalog");
+    MR_ASSIGN_OR_RETURN(
+        int64_t changed,
+        JobsTable().UpdateRows(conn, stored, saved, " WHERE id = ? AND epoch <= ?",
+                               [&](Statement& stmt) { stmt.Int(j.id).Int(j.epoch); }));
+    if (changed != 1) return NotSaved(conn, j);
     MR_RETURN_IF_ERROR(SaveProperties(conn, j));
     return then(conn);
   });

@@ -36,7 +36,11 @@ class JobStore {
 
   virtual Status InsertJob(const JobRecord& job) = 0;
   // Writes every mutable field of the job (state, epoch, offsets, counters, errors, statement,
-  // properties). NOT_FOUND when the job is not in the store.
+  // properties). NOT_FOUND when the job is not in the store; ABORTED, writing nothing, when the
+  // stored epoch is newer than the record's: a stored epoch never goes back, so a server that
+  // lost the job (cluster mode: another took its lease, which moved the epoch past every epoch
+  // the server's own statements reach, pgcatalog/leases.h) cannot overwrite the row of the
+  // job's new holder.
   virtual Status SaveJob(const JobRecord& job) = 0;
   // An ALTER JOB that set the offset: SaveJob and, in the same transaction, every file of the
   // job's ledger after the new offset marked RETRYING: the job loads each of them again from

@@ -70,12 +70,12 @@ Result<std::optional<Lease>> Leases::Take(int64_t job_id, const std::string& own
     const bool renewing = holder && unexpired && *holder == owner;
     if (!renewing) {
       // A new holder fences the one before: its epoch is newer than every earlier commit's.
+      *epoch = (*epoch / kEpochStep + 1) * kEpochStep;
       MR_ASSIGN_OR_RETURN(Statement bump,
                           Statement::Prepare(conn,
-                                             "UPDATE __millrace.jobs SET epoch = epoch + 1 "
-                                             "WHERE id = ?"));
-      MR_RETURN_IF_ERROR(bump.Int(job_id).Run().status());
-      ++*epoch;
+                                             "UPDATE __millrace.jobs SET epoch = ? WHERE "
+                                             "id = ?"));
+      MR_RETURN_IF_ERROR(bump.Int(*epoch).Int(job_id).Run().status());
     }
     MR_ASSIGN_OR_RETURN(
         Statement upsert,

@@ -5,11 +5,14 @@
 // Contract
 // - A lease is (job, owner, epoch, expiry). Take(job, owner, ttl) succeeds when the job has no
 //   lease, when its lease has run out (expiry <= now()), or when `owner` holds it: the lease is
-//   then `owner`'s until now() + ttl. A server taking a lease it did not hold unexpired bumps
-//   the job's epoch (__millrace.jobs.epoch) in the same transaction and the lease carries it:
-//   the new holder's commits are newer than every commit of the one before, whose tasks (at
-//   the older epoch) the exactly-once checks refuse (catalog/bookkeeping.h, the PostgreSQL
-//   sink's AdvanceJob). Taking again a lease one holds unexpired keeps the epoch. nullopt when
+//   then `owner`'s until now() + ttl. A server taking a lease it did not hold unexpired moves
+//   the job's epoch (__millrace.jobs.epoch) to the next multiple of kEpochStep in the same
+//   transaction and the lease carries it: the new holder's commits are newer than every commit
+//   of the one before, whose tasks (at the older epoch) the exactly-once checks refuse
+//   (catalog/bookkeeping.h, the PostgreSQL sink's AdvanceJob). The holder's own statements
+//   move the epoch by one each (job_statements.h), never as far as the next step, so the row's
+//   writes of a holder that lost the job are refused too (JobStore::SaveJob: a stored epoch
+//   never goes back). Taking again a lease one holds unexpired keeps the epoch. nullopt when
 //   another server holds it unexpired; NOT_FOUND when the catalog has no such job.
 // - Renew(lease, ttl) moves the expiry to now() + ttl only while the lease is still `owner`'s
 //   at its epoch and has not run out; false otherwise: the lease is lost, and its holder must
@@ -40,6 +43,9 @@ struct Lease {
 
 class Leases {
  public:
+  // The epochs of one holder's time with a job: its lease's epoch up to the next step.
+  static constexpr int64_t kEpochStep = int64_t{1} << 32;
+
   explicit Leases(catalog::SqlDatabase* db) : db_(db) {}  // borrowed
 
   // The table, when missing (PgCatalog::Open).

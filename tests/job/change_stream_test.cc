@@ -396,11 +396,12 @@ TEST_F(ChangeStreamStatementsTest, APauseThatCannotBeRecordedChangesNothing) {
   EXPECT_EQ(stream_->confirmed().size(), 1u);
 }
 
-// A stored row that no longer matches the job in memory (here: its epoch moved behind the
+// A stored row that no longer matches the job in memory (here: its offset moved behind the
 // server's back) makes the commit gate refuse the task; the job is PAUSED with a reason, not
 // left RUNNING with tasks that can never commit.
 TEST_F(ChangeStreamStatementsTest, AStoredRowThatDoesNotExpectTheTaskPausesTheJob) {
-  ASSERT_TRUE(layer_->conn().Execute("UPDATE __millrace.jobs SET epoch = 99").ok());
+  ASSERT_TRUE(
+      layer_->conn().Execute("UPDATE __millrace.jobs SET current_offset = '{\"lsn\": 99}'").ok());
   EXPECT_EQ(layer_->Turn(), 1);
   EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "0");
   EXPECT_TRUE(stream_->confirmed().empty());
@@ -415,6 +416,20 @@ TEST_F(ChangeStreamStatementsTest, AStoredRowThatDoesNotExpectTheTaskPausesTheJo
   EXPECT_EQ(layer_->Turn(), 1);
   EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "2");
   EXPECT_EQ(job_->view()->row.record.state, JobState::kRunning);
+}
+
+// A stored epoch newer than the server's (in a cluster: another server took the job over) is
+// never written back: the job pauses, its automatic resume is refused, nothing loads, and the
+// stored row keeps the newer epoch.
+TEST_F(ChangeStreamStatementsTest, AStoredEpochNewerThanTheServersIsNotWrittenBack) {
+  ASSERT_TRUE(layer_->conn().Execute("UPDATE __millrace.jobs SET epoch = 99").ok());
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(job_->view()->row.record.state, JobState::kPaused);
+  clock_.Advance(std::chrono::seconds(10));
+  layer_->Turn();
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "0");
+  EXPECT_EQ(layer_->Value("SELECT epoch FROM __millrace.jobs"), "99");
+  EXPECT_EQ(job_->view()->row.record.state, JobState::kPaused);
 }
 
 }  // namespace

@@ -273,6 +273,33 @@ TEST_P(CatalogStoresTest, JobsRoundTripWithTheirStatementSealed) {
   EXPECT_EQ(stores_.jobs->LoadJobs()->size(), 1u);
 }
 
+// A stored epoch never goes back: a row written at an older epoch (a server that lost the job)
+// is refused whole, at the same or a newer one it lands.
+TEST_P(CatalogStoresTest, AJobRowIsNotWrittenBackToAnOlderEpoch) {
+  JobRecord job = Job(1, "j");
+  job.epoch = 5;
+  ASSERT_TRUE(stores_.jobs->InsertJob(job).ok());
+  JobRecord stale = job;
+  stale.epoch = 4;
+  stale.state = job::JobState::kPaused;
+  stale.current_offset = job::Offset::FileName("z.csv");
+  const Status refused = stores_.jobs->SaveJob(stale);
+  EXPECT_EQ(refused.code(), StatusCode::kAborted) << refused.ToString();
+  EXPECT_NE(refused.message().find("stored epoch 5 is newer than this server's 4"),
+            std::string::npos)
+      << refused.ToString();
+  EXPECT_EQ(stores_.jobs->SaveJobFromOffset(stale).code(), StatusCode::kAborted);
+  JobRecord got = stores_.jobs->LoadJobs().value()[0];
+  EXPECT_EQ(got.state, job::JobState::kRunning);
+  EXPECT_EQ(got.current_offset.ToJson(), job.current_offset.ToJson());
+
+  job.state = job::JobState::kPaused;
+  ASSERT_TRUE(stores_.jobs->SaveJob(job).ok());  // the same epoch
+  job.epoch = 6;
+  ASSERT_TRUE(stores_.jobs->SaveJob(job).ok());
+  EXPECT_EQ(stores_.jobs->LoadJobs().value()[0].epoch, 6);
+}
+
 TEST_P(CatalogStoresTest, TheLedgerPagesInByteOrderAndCounts) {
   ASSERT_TRUE(stores_.jobs->InsertJob(Job(1, "j")).ok());
   // Byte order: upper case before lower, '/' before letters; a locale's order would differ.
@@ -529,6 +556,7 @@ TEST(LeasesTest, OneHolderAtATimeAndEachNewHolderBumpsTheEpoch) {
   ASSERT_TRUE(catalog.jobs()->InsertJob(CatalogStoresTest::Job(1, "j")).ok());
   Leases& leases = *catalog.leases();
   const std::chrono::milliseconds ttl(60'000);
+  constexpr int64_t kStep = Leases::kEpochStep;
   auto expire = [&] {
     ASSERT_TRUE(Postgres::Get()
                     .server()
@@ -540,28 +568,28 @@ TEST(LeasesTest, OneHolderAtATimeAndEachNewHolderBumpsTheEpoch) {
   auto a = leases.Take(1, "server-a", ttl);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(a->has_value());
-  EXPECT_EQ((*a)->epoch, 1);
+  EXPECT_EQ((*a)->epoch, kStep);
   EXPECT_FALSE(leases.Take(1, "server-b", ttl).value().has_value());
-  EXPECT_EQ(leases.Take(1, "server-a", ttl).value()->epoch, 1);  // still a's: same epoch
+  EXPECT_EQ(leases.Take(1, "server-a", ttl).value()->epoch, kStep);  // still a's: same epoch
   EXPECT_TRUE(leases.Renew(**a, ttl).value());
 
   expire();
   EXPECT_FALSE(leases.Renew(**a, ttl).value());  // run out: lost
   auto b = leases.Take(1, "server-b", ttl);
   ASSERT_TRUE(b.ok() && b->has_value());
-  EXPECT_EQ((*b)->epoch, 2);
+  EXPECT_EQ((*b)->epoch, 2 * kStep);
   EXPECT_FALSE(leases.Renew(**a, ttl).value());
   EXPECT_TRUE(leases.Held("server-a").value().empty());
   ASSERT_EQ(leases.Held("server-b").value().size(), 1u);
-  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].epoch, 2);
+  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].epoch, 2 * kStep);
 
   ASSERT_TRUE(leases.Release(**b).ok());
   auto all = leases.All();
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 1u);
   EXPECT_TRUE((*all)[0].expired);
-  EXPECT_EQ(leases.Take(1, "server-a", ttl).value()->epoch, 3);
-  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].epoch, 3);
+  EXPECT_EQ(leases.Take(1, "server-a", ttl).value()->epoch, 3 * kStep);
+  EXPECT_EQ(catalog.jobs()->LoadJobs().value()[0].epoch, 3 * kStep);
 
   EXPECT_EQ(leases.Take(99, "server-a", ttl).status().code(), StatusCode::kNotFound);
 }
@@ -612,7 +640,7 @@ TEST(LeasesTest, ServersTakingOneJobAtOnceOneGetsIt) {
   ASSERT_TRUE(jobs.ok());
   for (int j = 1; j <= kJobs; ++j) {
     EXPECT_EQ(holders[j].size(), 1u) << "job " << j;
-    EXPECT_EQ((*jobs)[j - 1].epoch, 1) << "job " << j;
+    EXPECT_EQ((*jobs)[j - 1].epoch, Leases::kEpochStep) << "job " << j;
   }
 }
 
