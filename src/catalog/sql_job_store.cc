@@ -61,10 +61,24 @@ Result<std::vector<Record>> ReadRows(Connection& conn, const Table<Record>& tabl
 }  // namespace
 
 Result<std::vector<JobRecord>> SqlJobStore::LoadJobs() {
+  return LoadWhere("", std::nullopt);
+}
+
+Result<JobRecord> SqlJobStore::LoadJob(int64_t job_id) {
+  MR_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, LoadWhere(" WHERE id = ?", job_id));
+  if (jobs.empty())
+    return Status::NotFound("job " + std::to_string(job_id) + " is not in the catalog");
+  return std::move(jobs[0]);
+}
+
+Result<std::vector<JobRecord>> SqlJobStore::LoadWhere(const std::string& where,
+                                                      std::optional<int64_t> job_id) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(
-      std::vector<JobRecord> jobs,
-      ReadRows(*conn, JobsTable(), JobsTable().Select() + " ORDER BY id", [](Statement&) {}));
+  MR_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs,
+                      ReadRows(*conn, JobsTable(), JobsTable().Select() + where + " ORDER BY id",
+                               [&](Statement& stmt) {
+                                 if (job_id) stmt.Int(*job_id);
+                               }));
   for (JobRecord& j : jobs) {
     // A statement that cannot be opened does not keep the others from loading.
     auto statement = UnsealStatement(j.insert_sql, j.name);

@@ -30,6 +30,7 @@ class SqlJobStore final : public job::JobStore {
       : db_(db), where_(std::move(where)), secrets_(secrets) {}
 
   Result<std::vector<job::JobRecord>> LoadJobs() override;
+  Result<job::JobRecord> LoadJob(int64_t job_id) override;
   Result<std::vector<job::TaskRecord>> LoadTasks(int64_t job_id, int limit) override;
   Status InsertJob(const job::JobRecord& job) override;
   Status SaveJob(const job::JobRecord& job) override;
@@ -55,6 +56,9 @@ class SqlJobStore final : public job::JobStore {
   // The job's statement as stored (sealed), and back.
   Result<std::string> SealStatement(const std::string& insert_sql) const;
   Result<std::string> UnsealStatement(const std::string& stored, const std::string& job) const;
+  // The jobs `where` selects (" WHERE id = ?" bound to `job_id`, or "" for all).
+  Result<std::vector<job::JobRecord>> LoadWhere(const std::string& where,
+                                                std::optional<int64_t> job_id);
   // SaveJob, then `then` in the same transaction.
   Status SaveJobThen(const job::JobRecord& job, const std::function<Status(SqlConnection&)>& then);
 

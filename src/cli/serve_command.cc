@@ -37,6 +37,7 @@
 #include "common/fail_point.h"
 #include "common/logging.h"
 #include "common/metrics.h"
+#include "common/random_token.h"
 #include "common/secret_box.h"
 #include "common/server_config.h"
 #include "common/tls.h"
@@ -52,6 +53,7 @@
 #include "job/job_sql.h"
 #include "load/file_table_function.h"
 #include "pg/pg_connection.h"
+#include "pgcatalog/lease_keeper.h"
 #include "pgcatalog/pg_bookkeeping_sink.h"
 #include "pgcatalog/pg_catalog.h"
 #include "pgsink/route.h"
@@ -375,6 +377,7 @@ int RunServe(const std::vector<std::string>& args) {
     // The ledger's views: SQL over the embedded catalog's tables, or the cluster catalog's pages.
     if (cluster) {
       jobs_config.ledger_views_from_store = true;
+      jobs_config.leased = true;  // the jobs run where their leases are (LeaseKeeper, below)
     } else {
       jobs_config.views = catalog::CatalogViews();
     }
@@ -516,6 +519,25 @@ int RunServe(const std::vector<std::string>& args) {
       http_server.Stop();
       mysql.Shutdown(std::chrono::milliseconds(0));
       return Fail(status);
+    }
+
+    // With --cluster, which jobs run here: those whose lease this server takes. Declared last,
+    // so it stops (and releases its leases) before the servers and the jobs do.
+    std::unique_ptr<pgcatalog::LeaseKeeper> keeper;
+    if (cluster) {
+      auto started = pgcatalog::LeaseKeeper::Start(
+          {.leases = cluster->leases(),
+           .jobs = jobs->get(),
+           .clock = Clock::Real(),
+           .owner =
+               config->bind_address + ":" + std::to_string(mysql.port()) + "/" + RandomToken(4),
+           .lease_timeout = std::chrono::milliseconds(config->lease_timeout_ms)});
+      if (!started.ok()) {
+        http_server.Stop();
+        mysql.Shutdown(std::chrono::milliseconds(0));
+        return Fail(started.status());
+      }
+      keeper = std::move(started).value();
     }
 
     signal_number = WaitForShutdownSignal();

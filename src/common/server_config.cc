@@ -52,6 +52,9 @@ const std::vector<FlagSpec>& ServerConfig::Flags() {
        "postgresql://user:password@host:port/database: keep the catalog (jobs, users, grants, "
        "audit log, external catalogs) there; jobs then write tables of external catalogs "
        "(docs/cluster.md). The environment variable keeps the password off the command line"},
+      {"lease-timeout", "MILLRACE_LEASE_TIMEOUT", "10",
+       "seconds (fractions allowed) a job's lease outlives its server's last renewal with "
+       "--cluster: a server that dies or stalls loses its jobs to the others after this long"},
   };
   return kFlags;
 }
@@ -67,6 +70,8 @@ Result<ServerConfig> ServerConfig::FromFlags(const ParsedFlags& flags, const Env
   config.memory_limit = flags.GetOr("memory-limit", "");
   config.cluster = flags.GetOr("cluster", "");
   config.secret_key_file = flags.GetOr("secret-key-file", "");
+  MR_ASSIGN_OR_RETURN(const double lease_timeout, flags.GetDouble("lease-timeout", 0.3, 3600));
+  config.lease_timeout_ms = static_cast<int64_t>(lease_timeout * 1000);
   if (flags.Get("threads")) {
     MR_ASSIGN_OR_RETURN(int64_t threads, flags.GetInt("threads", 1, 1024));
     config.threads = static_cast<int>(threads);

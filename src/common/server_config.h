@@ -28,7 +28,10 @@ struct ServerConfig {
   // The catalog's PostgreSQL URI (--cluster); empty: the catalog is in the database file.
   std::string cluster;
   std::string secret_key_file;  // --secret-key-file; empty: SecretKeyPath's default
-  int threads = 0;              // DuckDB threads; 0: DuckDB's default
+  // --lease-timeout: with --cluster, how long a job's lease outlives its holder's last renewal
+  // (pgcatalog::LeaseKeeper), in milliseconds.
+  int64_t lease_timeout_ms = 10'000;
+  int threads = 0;  // DuckDB threads; 0: DuckDB's default
   std::string log_level = "info";
   // Directories local() and local-file jobs may read under (--local-root, repeatable); empty
   // flags: <data_dir>/inbox.

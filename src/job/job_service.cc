@@ -1,6 +1,7 @@
 #include "job/job_service.h"
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "common/fault_record.h"
@@ -144,6 +145,9 @@ class JobService::Impl final : public JobSnapshotSource {
     return dry_run_.Run(*create, database, who);
   }
   Status RegisterViews(sql::TableFunctionRegistry* registry);
+  Status Adopt(int64_t job_id);
+  void Relinquish(int64_t job_id);
+  Result<std::vector<int64_t>> Follow();
   void RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePrices& prices) {
     metrics->AddCollector([this, prices](MetricsWriter& out) {
       WriteJobMetrics(registry_, store_, *config_.clock, prices, out);
@@ -156,6 +160,14 @@ class JobService::Impl final : public JobSnapshotSource {
  private:
   // Loads one stored job into the registry and schedules it.
   Status Restore(JobRecord record);
+  // Restore in place of the job's live state, once its running task has stopped.
+  Status Replace(JobRecord record);
+  // Whether this server runs the job's turns (always, unless leased).
+  bool Runs(int64_t job_id) EXCLUDES(held_mu_) {
+    if (!config_.leased) return true;
+    MutexLock lock(&held_mu_);
+    return held_.count(job_id) > 0;
+  }
   void WorkerLoop(Sink* sink);
 
   const JobServiceConfig config_;
@@ -169,6 +181,8 @@ class JobService::Impl final : public JobSnapshotSource {
   JobDryRun dry_run_;
   std::vector<std::unique_ptr<Sink>> sinks_;
   std::vector<std::thread> workers_;
+  Mutex held_mu_;
+  std::set<int64_t> held_ GUARDED_BY(held_mu_);  // leased: the jobs adopted
 };
 
 Status JobService::Impl::Init() {
@@ -215,22 +229,25 @@ Status JobService::Impl::Restore(JobRecord record) {
     job->plan = std::move(built).value();
   }
   const auto code = ParseJobErrorName(record.error_code);
+  std::optional<Clock::SteadyTime> due;
   if (record.state == JobState::kPaused && !record.manual_pause && job->plan != nullptr &&
       code.has_value() && AllowsAutoResume(*code) &&
       record.auto_resume_count < config_.tasks.auto_resume_limit) {
     job->auto_resume_pending = true;
-    scheduler_.Schedule(record.id, now);
+    due = now;
   } else if (record.state == JobState::kRunning) {
-    scheduler_.Schedule(record.id, now);
+    due = now;
   } else if (record.state == JobState::kPaused && job->plan != nullptr) {
-    scheduler_.Schedule(record.id, now + config_.tasks.paused_check);
+    due = now + config_.tasks.paused_check;
   }
   MR_LOG(kInfo) << "job " << record.name << " (id " << record.id << ") is "
                 << JobStateName(record.state) << " at offset '" << record.current_offset.ToJson()
                 << "'";
   job->record = std::move(record);
   job->Publish();
-  registry_.Add(std::move(job));
+  registry_.Add(job);
+  // Scheduled once in the registry: a worker must find this job, not the one it replaces.
+  if (due) scheduler_.Schedule(job->id, *due);
   return Status::Ok();
 }
 
@@ -248,9 +265,82 @@ void JobService::Impl::Stop() {
 
 void JobService::Impl::WorkerLoop(Sink* sink) {
   while (std::optional<int64_t> id = scheduler_.Next()) {
-    if (std::shared_ptr<Job> job = registry_.Get(*id)) runner_.RunTurn(*job, *sink);
+    if (!Runs(*id)) {
+      scheduler_.Unschedule(*id);  // another server's (or none's yet): Adopt schedules it
+    } else if (std::shared_ptr<Job> job = registry_.Get(*id)) {
+      runner_.RunTurn(*job, *sink);
+    }
     scheduler_.Release(*id);
   }
+}
+
+Status JobService::Impl::Replace(JobRecord record) {
+  if (std::shared_ptr<Job> live = registry_.Get(record.id)) {
+    MutexLock lock(&live->mu);
+    JobStatements::StopTask(*live);
+  }
+  return Restore(std::move(record));
+}
+
+Status JobService::Impl::Adopt(int64_t job_id) {
+  MR_ASSIGN_OR_RETURN(JobRecord record, store_.LoadJob(job_id));
+  {
+    // Before the job is scheduled: a worker finding it not adopted would unschedule it.
+    MutexLock lock(&held_mu_);
+    held_.insert(job_id);
+  }
+  Status restored = Replace(std::move(record));
+  if (!restored.ok()) Relinquish(job_id);
+  return restored;
+}
+
+void JobService::Impl::Relinquish(int64_t job_id) {
+  {
+    MutexLock lock(&held_mu_);
+    held_.erase(job_id);
+  }
+  scheduler_.Unschedule(job_id);
+  if (std::shared_ptr<Job> job = registry_.Get(job_id)) {
+    MutexLock lock(&job->mu);
+    JobStatements::StopTask(*job);
+    job->Publish();
+  }
+}
+
+Result<std::vector<int64_t>> JobService::Impl::Follow() {
+  // The live jobs before the store is read: a job created here meanwhile is in the store
+  // before it is live (JobStatements::Create), so only these can have been dropped elsewhere.
+  const std::vector<std::shared_ptr<Job>> live = registry_.All();
+  MR_ASSIGN_OR_RETURN(std::vector<JobRecord> stored, store_.LoadJobs());
+  std::set<int64_t> ids;
+  for (JobRecord& record : stored) {
+    ids.insert(record.id);
+    std::shared_ptr<Job> job = registry_.Get(record.id);
+    if (job == nullptr) {
+      MR_RETURN_IF_ERROR(Restore(std::move(record)));
+      continue;
+    }
+    bool replace = false;
+    {
+      MutexLock lock(&job->mu);
+      if (Runs(record.id)) {
+        replace = record.epoch > job->record.epoch;
+      } else if (record.epoch != job->record.epoch || record.insert_sql != job->record.insert_sql) {
+        replace = true;
+      } else {
+        job->record = std::move(record);  // its holder's progress, for the views
+        job->Publish();
+      }
+    }
+    if (replace) MR_RETURN_IF_ERROR(Replace(std::move(record)));
+  }
+  for (const std::shared_ptr<Job>& job : live) {
+    if (ids.count(job->id) > 0) continue;
+    Relinquish(job->id);
+    registry_.Remove(job->id);
+    MR_LOG(kInfo) << "job " << job->name << " was dropped on another server";
+  }
+  return std::vector<int64_t>(ids.begin(), ids.end());
 }
 
 Status JobService::Impl::RegisterViews(sql::TableFunctionRegistry* registry) {
@@ -284,6 +374,18 @@ JobApiContext JobService::ApiContext() {
 std::string JobService::MaskSecrets(std::string_view insert_sql,
                                     const InsertAnalysis& analysis) const {
   return job::MaskSecrets(insert_sql, analysis, impl_->change_stream_params());
+}
+
+Status JobService::Adopt(int64_t job_id) {
+  return impl_->Adopt(job_id);
+}
+
+void JobService::Relinquish(int64_t job_id) {
+  impl_->Relinquish(job_id);
+}
+
+Result<std::vector<int64_t>> JobService::Follow() {
+  return impl_->Follow();
 }
 
 Result<std::string> JobService::ShowCreateJob(const std::string& name,

@@ -31,6 +31,8 @@ class JobStore {
 
   // Every job, by id, with its properties parsed.
   virtual Result<std::vector<JobRecord>> LoadJobs() = 0;
+  // One job, as LoadJobs reads it; NOT_FOUND when the store has no such job.
+  virtual Result<JobRecord> LoadJob(int64_t job_id) = 0;
   // The newest `limit` tasks of a job, oldest first.
   virtual Result<std::vector<TaskRecord>> LoadTasks(int64_t job_id, int limit) = 0;
 

@@ -112,6 +112,14 @@ class Sink {
   virtual Result<std::optional<KeptProgress>> KeptProgressOf(const JobRecord& job) {
     return std::optional<KeptProgress>();
   }
+  // From now on, tasks of `job` at epochs older than job.epoch commit nothing through this
+  // sink's database, whichever server runs them: a sink whose exactly-once check is not the
+  // catalog's own transaction records the epoch where it checks (the PostgreSQL sink:
+  // pgsink::StampEpoch). Called at the start of each turn of a job with a sink of its own
+  // (TaskRunner), so a server taking a job over fences its earlier holder before its first
+  // task; cheap when the epoch has not moved. The default does nothing: the sink's check runs
+  // in the catalog's transaction.
+  virtual Status Fence(const JobRecord& job) { return Status::Ok(); }
 };
 
 // The sink of a job that writes through one of its own (a table of an external catalog),

@@ -105,8 +105,9 @@ Sink* TaskRunner::OwnSink(Job& job, JobSinkSlot& slot) {
     record = job.record;
   }
   Result<Sink*> sink = slot.Get(record);
-  Result<std::optional<KeptProgress>> kept =
-      sink.ok() ? (*sink)->KeptProgressOf(record) : sink.status();
+  // Fenced first: what the sink keeps is then no task of an earlier holder's can move.
+  const Status fenced = sink.ok() ? (*sink)->Fence(record) : sink.status();
+  Result<std::optional<KeptProgress>> kept = fenced.ok() ? (*sink)->KeptProgressOf(record) : fenced;
   Status adopted = kept.status();
   const bool behind = kept.ok() && kept->has_value() && !((*kept)->offset == record.current_offset);
   if (behind) {

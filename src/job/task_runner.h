@@ -11,7 +11,9 @@
 // - A turn starts only while the job's definer holds what the job needs (job_access.h);
 //   otherwise the job is PAUSED with ACCESS_DENIED_ERR, which does not resume by itself.
 // - A job with a sink of its own (JobPlan::own_sink: an external table) runs its tasks through
-//   it. Each turn first asks that sink for the progress it keeps (Sink::KeptProgressOf, which
+//   it. Each turn first fences the job's earlier epochs out of that sink (Sink::Fence: a server
+//   that took the job over does so before its first task), then asks it for the progress it
+//   keeps (Sink::KeptProgressOf, which
 //   reads it only while the two may differ): when it is ahead of the job's offset (a crash between
 //   the sink's commit and the catalog's), the job takes it, with the sink's ledger, before its next
 //   task. A sink that cannot be reached pauses the job as a failed task would (and it resumes

@@ -200,6 +200,14 @@ Result<std::optional<job::KeptProgress>> PgSink::KeptProgressOf(const job::JobRe
   return std::optional<job::KeptProgress>(std::move(kept));
 }
 
+Status PgSink::Fence(const job::JobRecord& job) {
+  if (job.epoch <= fenced_epoch_.load()) return Status::Ok();
+  MR_ASSIGN_OR_RETURN(pg::PgConnection * pg, Connection());
+  MR_RETURN_IF_ERROR(StampEpoch(*pg, config_.job_key, job.current_offset, job.epoch));
+  fenced_epoch_.store(job.epoch);
+  return Status::Ok();
+}
+
 void PgSink::Interrupt() {
   interrupted_.store(true);
   config_.bookkeeping->Interrupt();

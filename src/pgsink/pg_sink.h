@@ -73,6 +73,9 @@ class PgSink final : public job::Sink {
   // The offset and ledger in the sink's schema (nullopt before the job's first commit here, or
   // when both sides are known to agree); the ledger only when the offset differs from the job's.
   Result<std::optional<job::KeptProgress>> KeptProgressOf(const job::JobRecord& job) override;
+  // Stamps the job's epoch into the sink's schema (StampEpoch) when it is newer than the last
+  // this sink stamped.
+  Status Fence(const job::JobRecord& job) override;
 
   // The table the job's INSERT writes in this sink's transactions.
   std::string staging_table() const { return StagingTable(config_.staging_name); }
@@ -86,6 +89,7 @@ class PgSink final : public job::Sink {
   std::atomic<bool> interrupted_{false};
   // The sink's schema may hold another offset than the catalog (see KeptProgressOf).
   std::atomic<bool> may_differ_{true};
+  std::atomic<int64_t> fenced_epoch_{-1};  // the last epoch Fence stamped
   mutable Mutex mu_;
   // Replaced only by the task's thread, under mu_; read under mu_ by Interrupt.
   std::unique_ptr<pg::PgConnection> pg_ GUARDED_BY(mu_);

@@ -119,6 +119,7 @@ class FaultyCatalog final : public JobStore {
  public:
   explicit FaultyCatalog(JobStore* store) : store_(store) {}
   Result<std::vector<JobRecord>> LoadJobs() override { return store_->LoadJobs(); }
+  Result<JobRecord> LoadJob(int64_t id) override { return store_->LoadJob(id); }
   Result<std::vector<TaskRecord>> LoadTasks(int64_t id, int limit) override {
     return store_->LoadTasks(id, limit);
   }

@@ -36,6 +36,12 @@ class MemoryJobStore final : public JobStore {
       jobs.push_back(job);
     return jobs;
   }
+  Result<JobRecord> LoadJob(int64_t job_id) override {
+    MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return Status::NotFound("job " + std::to_string(job_id));
+    return it->second;
+  }
   Result<std::vector<TaskRecord>> LoadTasks(int64_t job_id, int limit) override {
     MutexLock lock(&mu_);
     std::vector<TaskRecord> tasks = tasks_[job_id];
@@ -51,6 +57,7 @@ class MemoryJobStore final : public JobStore {
     MutexLock lock(&mu_);
     auto it = jobs_.find(job.id);
     if (it == jobs_.end()) return Status::NotFound("job " + job.name + " is not in the store");
+    if (it->second.epoch > job.epoch) return Status::Aborted("job " + job.name + " changed");
     it->second = job;
     return Status::Ok();
   }

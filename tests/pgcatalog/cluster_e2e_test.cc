@@ -4,6 +4,7 @@
 // ledger reads through job_files(), a job into the embedded database is refused saying why, and
 // after a kill -9 the job carries on from the catalog with each file loaded once.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
@@ -35,7 +36,9 @@ class ClusterE2ETest : public access::ServerOnPostgresSuite {
     return "MILLRACE_CLUSTER=postgresql://" + pg_->user() + ":" + pg_->password() + "@" +
            pg_->host() + ":" + std::to_string(pg_->port()) + "/" + catalog_db_;
   }
+  // Leases of 2 s: a server started again after a kill -9 takes its jobs back soon.
   void StartClustered(std::vector<std::string> args = {}) {
+    args.insert(args.end(), {"--lease-timeout", "2"});
     Start({ClusterEnv()}, std::move(args));
   }
   // psql on the catalog's database.
@@ -141,7 +144,8 @@ TEST_F(ClusterE2ETest, AServerOnANewDataDirectoryWithTheKeyCarriesTheJobsOn) {
 // The crash window of a cluster's commit: the sink's transaction committed, the catalog's not.
 // The job takes the sink's offset and ledger into the catalog; nothing is lost or doubled.
 TEST_F(ClusterE2ETest, ACrashBetweenTheSinksCommitAndTheCatalogsLosesAndDoublesNothing) {
-  Start({ClusterEnv(), "MILLRACE_FAIL_POINTS=pgsink.between_commits=crash"});
+  Start({ClusterEnv(), "MILLRACE_FAIL_POINTS=pgsink.between_commits=crash"},
+        {"--lease-timeout", "2"});
   ASSERT_FALSE(HasFatalFailure());
   CreatePgCatalog();
   WriteFile(1);
@@ -160,6 +164,87 @@ TEST_F(ClusterE2ETest, ACrashBetweenTheSinksCommitAndTheCatalogsLosesAndDoublesN
       std::chrono::seconds(30)));
   EXPECT_EQ(Catalog("SELECT current_offset FROM __millrace.jobs WHERE name = 'crashed'"),
             Psql("SELECT job_offset FROM millrace.jobs WHERE job_key LIKE 'crashed#%'"));
+}
+
+// Two servers on one catalog (issue 41, step 2), leases of 2 s: the job runs on the server
+// holding its lease; a PAUSE and a RESUME given to the other server are obeyed by the holder;
+// a kill -9 of the holder hands the job to the other after the lease timeout, from the
+// committed offset at a newer epoch; a holder frozen past its lease (SIGSTOP) loses the job
+// and, thawed, loads nothing twice. Each file lands once.
+TEST_F(ClusterE2ETest, TwoServersRunAJobOnOneAtATimeAndHandItOverWhenOneDiesOrFreezes) {
+  ASSERT_NO_FATAL_FAILURE(StartClustered({"--lease-timeout", "2"}));
+  CreatePgCatalog();
+  const std::string key = mr_->dir->Join("data/secret.key");
+  auto start_other = [&]() -> std::unique_ptr<access::E2EServer> {
+    auto other = access::E2EServer::Start(
+        "", {"--local-root", inbox_, "--secret-key-file", key, "--lease-timeout", "2"}, nullptr,
+        {ClusterEnv()});
+    EXPECT_TRUE(other.ok()) << other.status().ToString();
+    return other.ok() ? std::move(other).value() : nullptr;
+  };
+  const auto holder = [&] {
+    return Catalog(
+        "SELECT owner FROM __millrace.leases l JOIN __millrace.jobs j ON j.id = l.job_id "
+        "WHERE j.name = 'ev' AND l.expires_at > now()");
+  };
+  const auto held_by = [&](const access::E2EServer& server) {
+    return testing::WaitFor(
+        [&] {
+          return holder().find(":" + std::to_string(server.mysql_port()) + "/") !=
+                 std::string::npos;
+        },
+        std::chrono::seconds(30));
+  };
+  WriteFile(1);
+  Exec(JobInto("ev", "pg.public." + table_));
+  ASSERT_TRUE(PgHas(3)) << mr_->server->Log();
+  std::unique_ptr<access::E2EServer> b = start_other();
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(held_by(*mr_)) << holder();
+  // Both show the job; a statement given to the server that does not run it is obeyed.
+  EXPECT_EQ(access::Query(b->root.get(), "SELECT Name FROM jobs(\"type\" = \"insert\")").value(),
+            (access::Rows{{"ev"}}));
+  auto paused = access::Query(b->root.get(), "PAUSE JOB WHERE jobname = 'ev'");
+  ASSERT_TRUE(paused.ok()) << paused.status().ToString();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return Exec("SELECT Status FROM jobs(\"type\" = \"insert\")") == access::Rows{{"PAUSED"}};
+      },
+      std::chrono::seconds(30)));
+  WriteFile(2);
+  ASSERT_TRUE(access::Query(b->root.get(), "RESUME JOB WHERE jobname = 'ev'").ok());
+  ASSERT_TRUE(PgHas(6)) << mr_->server->Log() << b->server->Log();
+
+  // kill -9 of the holder: the other server carries the job on at a newer epoch.
+  const std::string epoch_before = Catalog("SELECT epoch FROM __millrace.jobs WHERE name = 'ev'");
+  Kill();
+  WriteFile(3);
+  ASSERT_TRUE(PgHas(9)) << b->server->Log();
+  EXPECT_TRUE(held_by(*b)) << holder();
+  EXPECT_GT(std::stoll(Catalog("SELECT epoch FROM __millrace.jobs WHERE name = 'ev'")),
+            std::stoll(epoch_before));
+
+  // The holder frozen past its lease: a new server takes the job over; the thawed one gives it
+  // up (its renewal fails) and doubles nothing.
+  ASSERT_EQ(kill(b->server->pid(), SIGSTOP), 0);
+  ASSERT_NO_FATAL_FAILURE(
+      Start({ClusterEnv()}, {"--secret-key-file", key, "--lease-timeout", "2"}));
+  ASSERT_TRUE(held_by(*mr_)) << holder();
+  WriteFile(4);
+  ASSERT_TRUE(PgHas(12)) << mr_->server->Log();
+  ASSERT_EQ(kill(b->server->pid(), SIGCONT), 0);
+  WriteFile(5);
+  ASSERT_TRUE(PgHas(15)) << mr_->server->Log() << b->server->Log();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return b->server->Log().find("job 1 no longer runs here: its lease was taken over") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << b->server->Log();
+  EXPECT_TRUE(held_by(*mr_)) << holder();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "15");
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"), "5");
 }
 
 TEST_F(ClusterE2ETest, AMalformedOrUnreachableCatalogStopsTheStartSayingWhy) {

@@ -1,0 +1,156 @@
+#include "pgcatalog/lease_keeper.h"
+
+#include <set>
+#include <vector>
+
+#include "common/logging.h"
+
+namespace millrace::pgcatalog {
+namespace {
+
+// How often the keeper's thread looks at the injected clock while it waits for the next tick
+// (as job::Scheduler does).
+constexpr std::chrono::milliseconds kClockPoll{50};
+
+}  // namespace
+
+Result<std::unique_ptr<LeaseKeeper>> LeaseKeeper::Start(LeaseKeeperConfig config) {
+  if (config.leases == nullptr || config.jobs == nullptr || config.clock == nullptr ||
+      config.owner.empty() || config.lease_timeout.count() <= 0) {
+    return Status::InvalidArgument(
+        "LeaseKeeper needs leases, a job service, a clock, an owner "
+        "and a lease timeout");
+  }
+  auto keeper = std::make_unique<LeaseKeeper>(std::move(config));
+  if (Status first = keeper->Tick(); !first.ok()) {
+    MR_LOG(kWarning) << "leases: " << first.ToString() << "; trying again";
+  }
+  keeper->thread_ = std::thread([k = keeper.get()] { k->Run(); });
+  return keeper;
+}
+
+LeaseKeeper::~LeaseKeeper() {
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  for (const auto& [job_id, lease] : held()) {
+    config_.jobs->Relinquish(job_id);
+    if (Status s = config_.leases->Release(lease); !s.ok()) {
+      MR_LOG(kWarning) << "leases: cannot release job " << job_id << "'s: " << s.ToString();
+    }
+  }
+}
+
+std::map<int64_t, Lease> LeaseKeeper::held() const {
+  MutexLock lock(&mu_);
+  std::map<int64_t, Lease> out;
+  for (const auto& [job_id, held] : held_)
+    out.emplace(job_id, held.lease);
+  return out;
+}
+
+void LeaseKeeper::Lose(int64_t job_id, const char* why) {
+  config_.jobs->Relinquish(job_id);
+  MutexLock lock(&mu_);
+  held_.erase(job_id);
+  MR_LOG(kWarning) << "job " << job_id << " no longer runs here: its lease " << why;
+}
+
+Status LeaseKeeper::Tick() {
+  const std::chrono::milliseconds ttl = config_.lease_timeout;
+  Status first_error;
+  const auto note = [&](const Status& s) {
+    if (!s.ok() && first_error.ok()) first_error = s;
+  };
+  // Renew what is held, first: a lost lease stops its tasks before anything else.
+  for (const auto& [job_id, lease] : held()) {
+    Result<bool> renewed = config_.leases->Renew(lease, ttl);
+    const Clock::SteadyTime now = config_.clock->SteadyNow();
+    if (renewed.ok() && *renewed) {
+      MutexLock lock(&mu_);
+      held_[job_id].renewed = now;
+      continue;
+    }
+    if (renewed.ok()) {
+      Lose(job_id, "was taken over or ran out");
+      continue;
+    }
+    note(renewed.status());
+    Clock::SteadyTime last;
+    {
+      MutexLock lock(&mu_);
+      last = held_[job_id].renewed;
+    }
+    if (now - last >= ttl) Lose(job_id, "could not be renewed for a whole lease timeout");
+  }
+
+  Result<std::vector<int64_t>> jobs = config_.jobs->Follow();
+  if (!jobs.ok()) {
+    note(jobs.status());
+    return first_error;
+  }
+  const std::set<int64_t> present(jobs->begin(), jobs->end());
+  for (const auto& [job_id, lease] : held()) {
+    if (present.count(job_id) > 0) continue;
+    Lose(job_id, "ended with its job (dropped)");
+    note(config_.leases->Release(lease));
+  }
+  Result<std::vector<Lease>> leases = config_.leases->All();
+  if (!leases.ok()) {
+    note(leases.status());
+    return first_error;
+  }
+  std::set<int64_t> taken_by_others;
+  for (const Lease& lease : *leases) {
+    if (!lease.expired && lease.owner != config_.owner) taken_by_others.insert(lease.job_id);
+  }
+  const std::map<int64_t, Lease> mine = held();
+  for (int64_t job_id : *jobs) {
+    if (mine.count(job_id) > 0 || taken_by_others.count(job_id) > 0) continue;
+    Result<std::optional<Lease>> taken = config_.leases->Take(job_id, config_.owner, ttl);
+    if (!taken.ok()) {
+      if (taken.status().code() != StatusCode::kNotFound) note(taken.status());
+      continue;
+    }
+    if (!taken->has_value()) continue;  // another server was quicker
+    {
+      MutexLock lock(&mu_);
+      held_[job_id] = Held{**taken, config_.clock->SteadyNow()};
+    }
+    if (Status adopted = config_.jobs->Adopt(job_id); !adopted.ok()) {
+      MR_LOG(kWarning) << "job " << job_id << " cannot run here: " << adopted.ToString();
+      {
+        MutexLock lock(&mu_);
+        held_.erase(job_id);
+      }
+      note(config_.leases->Release(**taken));
+      continue;
+    }
+    MR_LOG(kInfo) << "job " << job_id << " runs here now, at epoch " << (*taken)->epoch;
+  }
+  return first_error;
+}
+
+void LeaseKeeper::Run() {
+  const auto period = config_.lease_timeout / 3;
+  Clock::SteadyTime next = config_.clock->SteadyNow() + period;
+  while (true) {
+    {
+      MutexLock lock(&mu_);
+      if (stopping_) return;
+      if (config_.clock->SteadyNow() < next) {
+        WaitOnFor(wake_, &mu_, kClockPoll, [&]() NO_THREAD_SAFETY_ANALYSIS { return stopping_; });
+        continue;
+      }
+    }
+    if (Status s = Tick(); !s.ok()) {
+      MR_LOG(kWarning) << "leases: " << s.ToString();
+    }
+    next = config_.clock->SteadyNow() + period;
+  }
+}
+
+}  // namespace millrace::pgcatalog

@@ -1,0 +1,72 @@
+// LeaseKeeper: which of a cluster's jobs this server runs (docs/cluster.md), decided by the
+// leases of the cluster catalog (leases.h) and told to the job service (JobService::Adopt,
+// Relinquish, Follow).
+//
+// Contract
+// - Tick() is one period. It renews each lease this server holds; a renewal refused, or none
+//   succeeding for a whole lease timeout (by this server's steady clock: stopping early is the
+//   safe side), loses the lease and the job is relinquished (its tasks stop; their commits
+//   would be refused anyway: the next holder's epoch fences them). Then it reads the catalog's
+//   jobs again (JobService::Follow), releases the leases of jobs no longer there, and takes the
+//   lease of each job that has none or whose lease has run out, handing it to the service
+//   (Adopt; a job that cannot be adopted has its lease released). Every server takes what is
+//   free: spreading the jobs evenly is the next step (docs/cluster.md).
+// - Start runs a first Tick, then one every ttl / 3 on a thread of its own. The destructor
+//   stops the thread, relinquishes every job held and releases its lease, so that other
+//   servers take them at once.
+// - A catalog error in a tick is logged and the next tick tries again; Tick returns it.
+// - Thread-safety: Tick is called by one thread at a time (the keeper's own once started).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "common/thread_annotations.h"
+#include "job/job_service.h"
+#include "pgcatalog/leases.h"
+
+namespace millrace::pgcatalog {
+
+struct LeaseKeeperConfig {
+  Leases* leases = nullptr;         // not owned
+  job::JobService* jobs = nullptr;  // not owned; JobServiceConfig::leased
+  Clock* clock = nullptr;           // not owned
+  std::string owner;                // this server, unique per start (leases' owner)
+  std::chrono::milliseconds lease_timeout{10'000};
+};
+
+class LeaseKeeper {
+ public:
+  static Result<std::unique_ptr<LeaseKeeper>> Start(LeaseKeeperConfig config);
+  explicit LeaseKeeper(LeaseKeeperConfig config) : config_(std::move(config)) {}
+  ~LeaseKeeper();
+
+  Status Tick();
+
+  // The jobs whose lease this server holds, by id.
+  std::map<int64_t, Lease> held() const EXCLUDES(mu_);
+
+ private:
+  struct Held {
+    Lease lease;
+    Clock::SteadyTime renewed;  // the last successful take or renewal
+  };
+  void Lose(int64_t job_id, const char* why) EXCLUDES(mu_);
+  void Run();
+
+  const LeaseKeeperConfig config_;
+  mutable Mutex mu_;
+  std::map<int64_t, Held> held_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::condition_variable wake_;
+  std::thread thread_;
+};
+
+}  // namespace millrace::pgcatalog
