@@ -199,6 +199,13 @@ class HttpAuthenticator final : public http::HttpAuthenticator {
 // Local files are taken once unchanged for this long (see source/local_source.h).
 constexpr std::chrono::milliseconds kLocalSettleTime{1000};
 
+// "host:pid/random": this run of the server, distinct from every other (see its use below).
+std::string ServerIdentity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "unknown");
+  return std::string(host) + ":" + std::to_string(getpid()) + "/" + RandomToken(4);
+}
+
 int Fail(const Status& status) {
   std::fprintf(stderr, "millrace serve: %s\n", status.message().c_str());
   return 1;
@@ -347,9 +354,16 @@ int RunServe(const std::vector<std::string>& args) {
       MR_LOG(kWarning) << "local jobs find new files by polling only: "
                        << started.status().message();
     }
+    // This server among those sharing a catalog or a sink's database: the owner of its leases
+    // and the committer in the PostgreSQL sink's records. New at each start, so a restarted
+    // server never mistakes its predecessor's leases for its own.
+    const std::string server_id = ServerIdentity();
+    MR_LOG(kInfo) << "server " << server_id;
+    const pgsink::RouteContext routes{
+        .bookkeeping = bookkeeping, .fail_points = &*fail_points, .server = server_id};
     job::JobServiceConfig jobs_config;
-    jobs_config.make_external_target = [&external_catalogs, &bookkeeping, points = &*fail_points](
-                                           const job::ExternalTargetRequest& request)
+    jobs_config.make_external_target = [&external_catalogs,
+                                        &routes](const job::ExternalTargetRequest& request)
         -> Result<std::optional<job::ExternalRoute>> {
       const std::optional<external::ExternalCatalog> catalog =
           external_catalogs.Find(request.catalog);
@@ -360,7 +374,7 @@ int RunServe(const std::vector<std::string>& args) {
                               [&external_catalogs, name = catalog->name] {
                                 return external_catalogs.ConnectParamsOf(name);
                               },
-                              request, bookkeeping, points));
+                              request, routes));
       return std::optional<job::ExternalRoute>(std::move(route));
     };
     jobs_config.db = db->get();
@@ -529,8 +543,7 @@ int RunServe(const std::vector<std::string>& args) {
           {.leases = cluster->leases(),
            .jobs = jobs->get(),
            .clock = Clock::Real(),
-           .owner =
-               config->bind_address + ":" + std::to_string(mysql.port()) + "/" + RandomToken(4),
+           .owner = server_id,
            .lease_timeout = std::chrono::milliseconds(config->lease_timeout_ms)});
       if (!started.ok()) {
         http_server.Stop();

@@ -51,8 +51,9 @@ class PgSinkTransaction final : public job::SinkTransaction {
     if (Status copied = Copy(/*clear=*/false); !copied.ok()) {
       return copied.WithContext("copying " + FilesOf(p.ledger) + " into " + target_->Display());
     }
-    MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger));
-    MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history));
+    const CommitStamp stamp{p.epoch, config_->server};
+    MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger, stamp));
+    MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history, stamp));
     return true;
   }
 

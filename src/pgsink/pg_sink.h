@@ -60,6 +60,7 @@ struct PgSinkConfig {
   bool delete_sign = false;  // the job gives Doris's delete sign (ExternalTarget::delete_sign)
   std::string job_key;       // sink_schema.h's JobKey
   std::string job_name;      // scopes the fail points
+  std::string server;        // this server's identity, in the commits' stamps (CommitStamp)
   const FailPoints* fail_points = nullptr;  // may be null
 };
 

@@ -6,7 +6,7 @@ namespace millrace::pgsink {
 
 Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParams params,
                                    const job::ExternalTargetRequest& request,
-                                   job::SinkFactory bookkeeping, const FailPoints* fail_points) {
+                                   const RouteContext& context) {
   const std::string name = catalog_name + "." + request.schema + "." + request.table;
   // A change stream's deletes travel to PostgreSQL as their keys with the sign 1.
   const bool delete_sign = request.delete_sign || request.change_stream;
@@ -30,9 +30,9 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
   route.target = engine::RelationName{request.schema, request.table, catalog_name};
   route.staging_table = StagingTable(kStagingName);
   route.make_sink = [params = std::move(params), catalog_name, schema = request.schema,
-                     table = request.table, delete_sign, bookkeeping = std::move(bookkeeping),
-                     fail_points](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
-    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> records, bookkeeping());
+                     table = request.table, delete_sign,
+                     context](const job::JobRecord& job) -> Result<std::unique_ptr<job::Sink>> {
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<job::Sink> records, context.bookkeeping());
     return std::unique_ptr<job::Sink>(
         std::make_unique<PgSink>(PgSinkConfig{.bookkeeping = std::move(records),
                                               .params = params,
@@ -42,7 +42,8 @@ Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParam
                                               .delete_sign = delete_sign,
                                               .job_key = JobKey(job),
                                               .job_name = job.name,
-                                              .fail_points = fail_points}));
+                                              .server = context.server,
+                                              .fail_points = context.fail_points}));
   };
   return route;
 }

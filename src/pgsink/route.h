@@ -21,9 +21,15 @@
 
 namespace millrace::pgsink {
 
-// `fail_points` (may be null) is borrowed and must outlive the route's sinks.
+// What the routes of a server share.
+struct RouteContext {
+  job::SinkFactory bookkeeping;             // the sinks of the jobs' records (above)
+  const FailPoints* fail_points = nullptr;  // may be null; borrowed, outlives the route's sinks
+  std::string server;                       // this server's identity (PgSinkConfig::server)
+};
+
 Result<job::ExternalRoute> RouteTo(const std::string& catalog_name, CatalogParams params,
                                    const job::ExternalTargetRequest& request,
-                                   job::SinkFactory bookkeeping, const FailPoints* fail_points);
+                                   const RouteContext& context);
 
 }  // namespace millrace::pgsink

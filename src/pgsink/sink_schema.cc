@@ -13,12 +13,22 @@ constexpr char kDdl[] =
     "CREATE TABLE IF NOT EXISTS millrace.files (job_key text NOT NULL, file_key text NOT NULL, "
     "etag text NOT NULL, size bigint NOT NULL, state text NOT NULL, task_id bigint NOT NULL, "
     "rows bigint NOT NULL, load_time_us bigint NOT NULL, error text NOT NULL, reason text NOT "
-    "NULL, PRIMARY KEY (job_key, file_key));"
+    "NULL, epoch bigint NOT NULL DEFAULT 0, server text NOT NULL DEFAULT '', PRIMARY KEY "
+    "(job_key, file_key));"
     "CREATE TABLE IF NOT EXISTS millrace.tasks (job_key text NOT NULL, task_id bigint NOT NULL, "
     "state text NOT NULL, error_msg text NOT NULL, create_time_us bigint NOT NULL, "
     "finish_time_us bigint NOT NULL, scanned_rows bigint NOT NULL, load_bytes bigint NOT NULL, "
     "file_number bigint NOT NULL, filtered_rows bigint NOT NULL, start_file text NOT NULL, "
-    "end_file text NOT NULL, PRIMARY KEY (job_key, task_id));";
+    "end_file text NOT NULL, epoch bigint NOT NULL DEFAULT 0, server text NOT NULL DEFAULT '', "
+    "PRIMARY KEY (job_key, task_id));";
+// From version 1: who committed each file and task (CommitStamp); earlier rows say epoch 0 and
+// no server.
+constexpr char kMigrateFrom1[] =
+    "ALTER TABLE millrace.files ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0, ADD "
+    "COLUMN IF NOT EXISTS server text NOT NULL DEFAULT '';"
+    "ALTER TABLE millrace.tasks ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0, ADD "
+    "COLUMN IF NOT EXISTS server text NOT NULL DEFAULT '';"
+    "UPDATE millrace.version SET version = 2;";
 
 int64_t ToInt(const pg::Field& field) {
   int64_t v = 0;
@@ -45,17 +55,19 @@ Status CheckVersion(int64_t recorded, const pg::PgConnection& conn) {
                                     "); run the Millrace release that wrote it, or a newer one");
 }
 
-Status Create(pg::PgConnection& conn) {
+// Runs `sql` in a transaction of its own.
+Status InTransaction(pg::PgConnection& conn, const std::string& sql) {
   MR_RETURN_IF_ERROR(conn.Execute("BEGIN"));
-  Status made = conn.Execute(kDdl);
-  if (made.ok()) {
-    made =
-        conn.Execute("INSERT INTO millrace.version SELECT " + std::to_string(kSinkSchemaVersion) +
-                     " WHERE NOT EXISTS (SELECT 1 FROM millrace.version)");
-  }
+  Status made = conn.Execute(sql);
   if (made.ok()) return conn.Execute("COMMIT");
-  conn.Execute("ROLLBACK").IgnoreError();  // the creation's error is the one to report
+  conn.Execute("ROLLBACK").IgnoreError();  // the statement's error is the one to report
   return made;
+}
+
+Status Create(pg::PgConnection& conn) {
+  return InTransaction(conn, std::string(kDdl) + "INSERT INTO millrace.version SELECT " +
+                                 std::to_string(kSinkSchemaVersion) +
+                                 " WHERE NOT EXISTS (SELECT 1 FROM millrace.version)");
 }
 
 }  // namespace
@@ -68,6 +80,13 @@ Status EnsureSinkSchema(pg::PgConnection& conn) {
   MR_ASSIGN_OR_RETURN(int64_t recorded, RecordedVersion(conn));
   MR_RETURN_IF_ERROR(CheckVersion(recorded, conn));
   if (recorded == kSinkSchemaVersion) return Status::Ok();
+  if (recorded == 1) {
+    // Servers migrating at once: the columns' IF NOT EXISTS and the table locks of ALTER make
+    // the second a no-op.
+    return InTransaction(conn, kMigrateFrom1)
+        .WithContext("migrating the millrace schema in " + pg::Describe(conn.params()) +
+                     " to version 2");
+  }
   Status made = Create(conn);
   if (!made.ok()) {
     // Another server made it meanwhile: its DDL won (a duplicate schema, table or type).
@@ -127,39 +146,42 @@ Status StampEpoch(pg::PgConnection& conn, const std::string& job_key, const job:
 }
 
 Status InsertLedger(pg::PgConnection& conn, const std::string& job_key,
-                    const std::vector<job::LedgerEntry>& entries) {
+                    const std::vector<job::LedgerEntry>& entries, const CommitStamp& stamp) {
   if (entries.empty()) return Status::Ok();
   const std::string key = conn.Literal(job_key);
+  const std::string stamped = std::to_string(stamp.epoch) + ", " + conn.Literal(stamp.server);
   std::string rows;
   for (const job::LedgerEntry& e : entries) {
     rows += (rows.empty() ? "(" : ", (") + key + ", " + conn.Literal(e.key) + ", " +
             conn.Literal(e.etag) + ", " + std::to_string(e.size) + ", " +
             conn.Literal(job::FileStateName(e.state)) + ", " + std::to_string(e.task_id) + ", " +
             std::to_string(e.rows) + ", " + std::to_string(e.load_time_us) + ", " +
-            conn.Literal(e.error) + ", " + conn.Literal(e.reason) + ")";
+            conn.Literal(e.error) + ", " + conn.Literal(e.reason) + ", " + stamped + ")";
   }
   return conn.Execute(
       "INSERT INTO millrace.files (job_key, file_key, etag, size, state, task_id, rows, "
-      "load_time_us, error, reason) VALUES " +
+      "load_time_us, error, reason, epoch, server) VALUES " +
       rows +
       " ON CONFLICT (job_key, file_key) DO UPDATE SET etag = EXCLUDED.etag, size = "
       "EXCLUDED.size, state = EXCLUDED.state, task_id = EXCLUDED.task_id, rows = EXCLUDED.rows, "
-      "load_time_us = EXCLUDED.load_time_us, error = EXCLUDED.error, reason = EXCLUDED.reason");
+      "load_time_us = EXCLUDED.load_time_us, error = EXCLUDED.error, reason = EXCLUDED.reason, "
+      "epoch = EXCLUDED.epoch, server = EXCLUDED.server");
 }
 
 Status InsertTask(pg::PgConnection& conn, const std::string& job_key, const job::TaskRecord& t,
-                  int keep) {
+                  int keep, const CommitStamp& stamp) {
   const std::string key = conn.Literal(job_key);
   MR_RETURN_IF_ERROR(conn.Execute(
       "INSERT INTO millrace.tasks (job_key, task_id, state, error_msg, create_time_us, "
       "finish_time_us, scanned_rows, load_bytes, file_number, filtered_rows, start_file, "
-      "end_file) VALUES (" +
+      "end_file, epoch, server) VALUES (" +
       key + ", " + std::to_string(t.task_id) + ", " + conn.Literal(job::TaskStateName(t.state)) +
       ", " + conn.Literal(t.error_msg) + ", " + std::to_string(t.create_time_us) + ", " +
       std::to_string(t.finish_time_us) + ", " + std::to_string(t.stats.scanned_rows) + ", " +
       std::to_string(t.stats.load_bytes) + ", " + std::to_string(t.stats.file_number) + ", " +
       std::to_string(t.stats.filtered_rows) + ", " + conn.Literal(t.start_file) + ", " +
-      conn.Literal(t.end_file) + ") ON CONFLICT (job_key, task_id) DO NOTHING"));
+      conn.Literal(t.end_file) + ", " + std::to_string(stamp.epoch) + ", " +
+      conn.Literal(stamp.server) + ") ON CONFLICT (job_key, task_id) DO NOTHING"));
   return conn.Execute("DELETE FROM millrace.tasks WHERE job_key = " + key +
                       " AND task_id <= " + std::to_string(t.task_id - keep));
 }

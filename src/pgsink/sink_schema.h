@@ -17,7 +17,9 @@
 //   offset it was given). The row is locked until the transaction ends, so two
 //   writers of one job serialize and the second sees the first's offset.
 // - InsertLedger replaces a file's row of the same job and key (a reload); InsertTask adds the
-//   task's record and keeps the newest `keep` of the job.
+//   task's record and keeps the newest `keep` of the job. Both record the commit's stamp: the
+//   epoch it committed at and the server that committed it (cluster mode: its lease's owner),
+//   from which a test or an operator tells who committed what under which lease.
 // - Thread-safety: the functions use the given connection (one thread at a time).
 #pragma once
 
@@ -34,7 +36,15 @@ namespace millrace::pgsink {
 
 // 1: millrace.version, millrace.jobs (offset, epoch), millrace.files (the ledger),
 //    millrace.tasks.
-inline constexpr int kSinkSchemaVersion = 1;
+// 2: files and tasks record their commit's epoch and server (CommitStamp); a version 1 schema
+//    is migrated by EnsureSinkSchema.
+inline constexpr int kSinkSchemaVersion = 2;
+
+// Who committed a task: its epoch and the committing server's identity.
+struct CommitStamp {
+  int64_t epoch = 0;
+  std::string server;
+};
 
 // "<name>#<id>@<create_time_us>": a job's key in a sink's database.
 std::string JobKey(const job::JobRecord& job);
@@ -58,9 +68,9 @@ Result<bool> AdvanceJob(pg::PgConnection& conn, const std::string& job_key,
 Status StampEpoch(pg::PgConnection& conn, const std::string& job_key, const job::Offset& offset,
                   int64_t epoch);
 Status InsertLedger(pg::PgConnection& conn, const std::string& job_key,
-                    const std::vector<job::LedgerEntry>& entries);
+                    const std::vector<job::LedgerEntry>& entries, const CommitStamp& stamp);
 Status InsertTask(pg::PgConnection& conn, const std::string& job_key, const job::TaskRecord& task,
-                  int keep);
+                  int keep, const CommitStamp& stamp);
 // The job's ledger as the sink keeps it, by key.
 Result<std::vector<job::LedgerEntry>> ReadLedger(pg::PgConnection& conn,
                                                  const std::string& job_key);

@@ -12,6 +12,7 @@
 #include "access/access_e2e_util.h"
 #include "access/server_on_postgres_suite.h"
 #include "catalog/catalog_version.h"
+#include "pgcatalog/leases.h"
 #include "testing/server_process.h"
 #include "testing/temp_dir.h"
 #include "testing/wait_for.h"
@@ -55,6 +56,29 @@ class ClusterE2ETest : public access::ServerOnPostgresSuite {
            " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO " + target +
            " SELECT CAST(c1 AS BIGINT), c2 FROM local(\"file_path\" = \"" + inbox_ +
            "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")";
+  }
+
+  // From the sink's commit records (millrace.files: each file's commit stamped with its epoch
+  // and server) of file job `job`, whose files commit in key order: every commit was made under
+  // a lease (an epoch of a lease's step), each lease's step by one server, and no commit at an
+  // older epoch came after one at a newer (a server that lost its lease committed nothing).
+  void ExpectCommitsUnderLeases(const std::string& job) {
+    const std::string key = Catalog(
+        "SELECT name || '#' || id || '@' || create_time_us FROM __millrace.jobs WHERE name = '" +
+        job + "'");
+    const std::string files = "millrace.files WHERE job_key = '" + key + "'";
+    EXPECT_NE(Psql("SELECT count(*) FROM " + files), "0") << key;
+    const std::string step = std::to_string(Leases::kEpochStep);
+    EXPECT_EQ(Psql("SELECT count(*) FROM " + files + " AND epoch < " + step), "0");
+    EXPECT_EQ(Psql("SELECT count(*) FROM (SELECT epoch / " + step +
+                   ", count(DISTINCT server) AS servers FROM " + files +
+                   " GROUP BY 1) s WHERE servers > 1"),
+              "0");
+    EXPECT_EQ(Psql("SELECT count(*) FROM (SELECT epoch, lag(epoch) OVER (ORDER BY file_key) AS "
+                   "before FROM " +
+                   files + ") s WHERE epoch < before"),
+              "0")
+        << Psql("SELECT file_key, epoch, server FROM " + files + " ORDER BY file_key");
   }
 
   static int counter_;
@@ -190,7 +214,7 @@ TEST_F(ClusterE2ETest, TwoServersRunAJobOnOneAtATimeAndHandItOverWhenOneDiesOrFr
   const auto held_by = [&](const access::E2EServer& server) {
     return testing::WaitFor(
         [&] {
-          return holder().find(":" + std::to_string(server.mysql_port()) + "/") !=
+          return holder().find(":" + std::to_string(server.server->pid()) + "/") !=
                  std::string::npos;
         },
         std::chrono::seconds(30));
@@ -245,6 +269,7 @@ TEST_F(ClusterE2ETest, TwoServersRunAJobOnOneAtATimeAndHandItOverWhenOneDiesOrFr
   EXPECT_TRUE(held_by(*mr_)) << holder();
   EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "15");
   EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.files WHERE state = 'LOADED'"), "5");
+  ExpectCommitsUnderLeases("ev");
 }
 
 TEST_F(ClusterE2ETest, AMalformedOrUnreachableCatalogStopsTheStartSayingWhy) {

@@ -52,7 +52,8 @@ class PgSinkTest : public testing::PostgresSuite {
                      .table = table_,
                      .delete_sign = delete_sign,
                      .job_key = JobKey(job_),
-                     .job_name = job_.name});
+                     .job_name = job_.name,
+                     .server = "host-a:12/ab"});
   }
 
   static pg::ConnectParams Params() {
@@ -138,10 +139,12 @@ TEST_F(PgSinkTest, ValuesArriveAsTheSameValuesWithTheJobsRecords) {
   // The job's offset, ledger and task record, in the same database.
   EXPECT_EQ(Psql("SELECT job_key, job_offset, epoch FROM millrace.jobs"),
             "to_pg#7@1000000|" + File("a.csv").ToJson() + "|3");
-  EXPECT_EQ(Psql("SELECT file_key, etag, state, task_id, rows FROM millrace.files"),
-            "a.csv|e-a.csv|LOADED|1|1");
-  EXPECT_EQ(Psql("SELECT task_id, state FROM millrace.tasks"), "1|SUCCESS");
-  EXPECT_EQ(Psql("SELECT version FROM millrace.version"), "1");
+  // Each stamped with the commit's epoch and server.
+  EXPECT_EQ(Psql("SELECT file_key, etag, state, task_id, rows, epoch, server FROM millrace.files"),
+            "a.csv|e-a.csv|LOADED|1|1|3|host-a:12/ab");
+  EXPECT_EQ(Psql("SELECT task_id, state, epoch, server FROM millrace.tasks"),
+            "1|SUCCESS|3|host-a:12/ab");
+  EXPECT_EQ(Psql("SELECT version FROM millrace.version"), "2");
   // And in the embedded catalog.
   EXPECT_EQ(stores_->jobs()->LoadJobs().value().at(0).current_offset, File("a.csv"));
   // The sink's progress is read while it may differ from the catalog's: once, then not again
@@ -241,6 +244,21 @@ TEST_F(PgSinkTest, InterruptedAndReconnected) {
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_TRUE(*after);
   EXPECT_EQ(Psql("SELECT count(*) FROM public." + table_), "4");
+}
+
+// A schema of version 1 (no commit stamps) is migrated: its rows say epoch 0 and no server, the
+// next commit's are stamped.
+TEST_F(PgSinkTest, AVersion1SinkSchemaIsMigrated) {
+  ASSERT_TRUE(Load(kRow, Offset(), File("a.csv"), "a.csv", 1).value());
+  Psql(
+      "ALTER TABLE millrace.files DROP COLUMN epoch, DROP COLUMN server; ALTER TABLE "
+      "millrace.tasks DROP COLUMN epoch, DROP COLUMN server; UPDATE millrace.version SET "
+      "version = 1");
+  sink_ = MakeSink();
+  ASSERT_TRUE(Load(kRow, File("a.csv"), File("b.csv"), "b.csv", 2).value());
+  EXPECT_EQ(Psql("SELECT version FROM millrace.version"), "2");
+  EXPECT_EQ(Psql("SELECT file_key, epoch, server FROM millrace.files ORDER BY file_key"),
+            "a.csv|0|\nb.csv|3|host-a:12/ab");
 }
 
 TEST_F(PgSinkTest, ANewerSinkSchemaIsRefused) {
