@@ -1,5 +1,7 @@
 #include "pgcatalog/lease_keeper.h"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <vector>
 
@@ -42,6 +44,14 @@ LeaseKeeper::~LeaseKeeper() {
       MR_LOG(kWarning) << "leases: cannot release job " << job_id << "'s: " << s.ToString();
     }
   }
+  if (Status s = config_.leases->Leave(config_.owner); !s.ok()) {
+    MR_LOG(kWarning) << "leases: cannot leave the cluster's servers: " << s.ToString();
+  }
+}
+
+size_t LeaseKeeper::Share(size_t jobs, int64_t live_servers) {
+  const size_t servers = static_cast<size_t>(std::max<int64_t>(live_servers, 1));
+  return (jobs + servers - 1) / servers;
 }
 
 std::map<int64_t, Lease> LeaseKeeper::held() const {
@@ -65,6 +75,7 @@ Status LeaseKeeper::Tick() {
   const auto note = [&](const Status& s) {
     if (!s.ok() && first_error.ok()) first_error = s;
   };
+  note(config_.leases->Heartbeat(config_.owner, ttl));
   // Renew what is held, first: a lost lease stops its tasks before anything else.
   for (const auto& [job_id, lease] : held()) {
     Result<bool> renewed = config_.leases->Renew(lease, ttl);
@@ -107,8 +118,30 @@ Status LeaseKeeper::Tick() {
   for (const Lease& lease : *leases) {
     if (!lease.expired && lease.owner != config_.owner) taken_by_others.insert(lease.job_id);
   }
-  const std::map<int64_t, Lease> mine = held();
+  Result<int64_t> live = config_.leases->LiveServers();
+  if (!live.ok()) {
+    note(live.status());
+    return first_error;
+  }
+  const size_t share = Share(jobs->size(), *live);
+  std::map<int64_t, Lease> mine = held();
+  const std::pair<size_t, int64_t> counts{jobs->size(), *live};
+  if (mine.size() > share) {
+    // Over this server's share (a server joined, or jobs were dropped): one job per period goes,
+    // once the counts held still for two periods, so that a server starting or a flicker of
+    // the catalog moves nothing.
+    if (excess_seen_ == counts) {
+      const Lease given = std::prev(mine.end())->second;
+      Lose(given.job_id, "was given up for a server with fewer jobs");
+      note(config_.leases->Release(given));
+      mine.erase(given.job_id);
+    }
+    excess_seen_ = counts;
+  } else {
+    excess_seen_.reset();
+  }
   for (int64_t job_id : *jobs) {
+    if (mine.size() >= share) break;
     if (mine.count(job_id) > 0 || taken_by_others.count(job_id) > 0) continue;
     Result<std::optional<Lease>> taken = config_.leases->Take(job_id, config_.owner, ttl);
     if (!taken.ok()) {
@@ -120,12 +153,14 @@ Status LeaseKeeper::Tick() {
       MutexLock lock(&mu_);
       held_[job_id] = Held{**taken, config_.clock->SteadyNow()};
     }
+    mine.emplace(job_id, **taken);
     if (Status adopted = config_.jobs->Adopt(job_id); !adopted.ok()) {
       MR_LOG(kWarning) << "job " << job_id << " cannot run here: " << adopted.ToString();
       {
         MutexLock lock(&mu_);
         held_.erase(job_id);
       }
+      mine.erase(job_id);
       note(config_.leases->Release(**taken));
       continue;
     }

@@ -9,11 +9,15 @@
 //   would be refused anyway: the next holder's epoch fences them). Then it reads the catalog's
 //   jobs again (JobService::Follow), releases the leases of jobs no longer there, and takes the
 //   lease of each job that has none or whose lease has run out, handing it to the service
-//   (Adopt; a job that cannot be adopted has its lease released). Every server takes what is
-//   free: spreading the jobs evenly is the next step (docs/cluster.md).
+//   (Adopt; a job that cannot be adopted has its lease released), while it holds fewer than
+//   its share: ceil(jobs / live servers), the servers counted by their heartbeats
+//   (Leases::Heartbeat, sent first in each tick). A server holding more than its share (one
+//   joined, jobs were dropped) gives up one job per tick, its newest, once the counts of jobs
+//   and servers have held still for two ticks: a server joining or leaving moves each job at
+//   most once, and none back and forth.
 // - Start runs a first Tick, then one every ttl / 3 on a thread of its own. The destructor
-//   stops the thread, relinquishes every job held and releases its lease, so that other
-//   servers take them at once.
+//   stops the thread, relinquishes every job held and releases its lease, and leaves the
+//   servers (Leases::Leave), so that the others take its jobs at once.
 // - A catalog error in a tick is logged and the next tick tries again; Tick returns it.
 // - Thread-safety: Tick is called by one thread at a time (the keeper's own once started).
 #pragma once
@@ -23,8 +27,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/result.h"
@@ -60,11 +66,15 @@ class LeaseKeeper {
   };
   void Lose(int64_t job_id, const char* why) EXCLUDES(mu_);
   void Run();
+  static size_t Share(size_t jobs, int64_t live_servers);
 
   const LeaseKeeperConfig config_;
   mutable Mutex mu_;
   std::map<int64_t, Held> held_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
+  // Tick's alone (one thread at a time): the counts (jobs, live servers) of the last tick that
+  // found this server over its share.
+  std::optional<std::pair<size_t, int64_t>> excess_seen_;
   std::condition_variable wake_;
   std::thread thread_;
 };

@@ -30,10 +30,49 @@ Result<std::vector<Lease>> ReadLeases(catalog::SqlConnection& conn, const std::s
 
 }  // namespace
 
-Status Leases::CreateTable(catalog::SqlConnection& conn) {
-  return conn.Execute(
+Status Leases::CreateTables(catalog::SqlConnection& conn) {
+  MR_RETURN_IF_ERROR(conn.Execute(
       "CREATE TABLE IF NOT EXISTS __millrace.leases (job_id BIGINT PRIMARY KEY, owner VARCHAR "
-      "COLLATE \"C\" NOT NULL, epoch BIGINT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)");
+      "COLLATE \"C\" NOT NULL, epoch BIGINT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)"));
+  return conn.Execute(
+      "CREATE TABLE IF NOT EXISTS __millrace.servers (server VARCHAR COLLATE \"C\" PRIMARY KEY, "
+      "expires_at TIMESTAMPTZ NOT NULL)");
+}
+
+Status Leases::Heartbeat(const std::string& server, std::chrono::milliseconds ttl) {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(Statement beat,
+                      Statement::Prepare(*conn, std::string("INSERT INTO __millrace.servers "
+                                                            "(server, expires_at) VALUES (?, "
+                                                            "now() + ") +
+                                                    kTtl +
+                                                    ") ON CONFLICT (server) DO UPDATE SET "
+                                                    "expires_at = EXCLUDED.expires_at"));
+  return beat.Str(server).Int(ttl.count()).Run().status();
+}
+
+Status Leases::Leave(const std::string& server) {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(Statement leave,
+                      Statement::Prepare(*conn,
+                                         "DELETE FROM __millrace.servers WHERE server = ? "
+                                         "OR expires_at < now() - INTERVAL '1 day'"));
+  return leave.Str(server).Run().status();
+}
+
+Result<int64_t> Leases::LiveServers() {
+  MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
+  MR_ASSIGN_OR_RETURN(Statement live,
+                      Statement::Prepare(*conn,
+                                         "SELECT count(*) FROM __millrace.servers WHERE "
+                                         "expires_at > now()"));
+  int64_t count = 0;
+  MR_RETURN_IF_ERROR(live.ForEach([&](const SqlRow& row) {
+                           count = row.Int(0);
+                           return Status::Ok();
+                         })
+                         .status());
+  return count;
 }
 
 Result<std::optional<Lease>> Leases::Take(int64_t job_id, const std::string& owner,

@@ -19,6 +19,9 @@
 //   stop the job's tasks (their commits would be refused anyway).
 // - Release ends a lease now (its epoch stays), so another server may take the job at once.
 // - Held lists the unexpired leases of `owner`; All every lease.
+// - The servers sharing the catalog (table __millrace.servers): Heartbeat keeps `server` live
+//   until now() + ttl; Leave ends it now (and forgets servers gone for a day); LiveServers
+//   counts those live. The keepers divide the jobs among them (lease_keeper.h).
 // - Thread-safety: all methods may be called concurrently (each runs a transaction of its
 //   own); two servers taking one job at once: one gets it.
 #pragma once
@@ -48,8 +51,8 @@ class Leases {
 
   explicit Leases(catalog::SqlDatabase* db) : db_(db) {}  // borrowed
 
-  // The table, when missing (PgCatalog::Open).
-  static Status CreateTable(catalog::SqlConnection& conn);
+  // The tables, when missing (PgCatalog::Open).
+  static Status CreateTables(catalog::SqlConnection& conn);
 
   Result<std::optional<Lease>> Take(int64_t job_id, const std::string& owner,
                                     std::chrono::milliseconds ttl);
@@ -57,6 +60,10 @@ class Leases {
   Status Release(const Lease& lease);
   Result<std::vector<Lease>> Held(const std::string& owner);
   Result<std::vector<Lease>> All();
+
+  Status Heartbeat(const std::string& server, std::chrono::milliseconds ttl);
+  Status Leave(const std::string& server);
+  Result<int64_t> LiveServers();
 
  private:
   catalog::SqlDatabase* const db_;

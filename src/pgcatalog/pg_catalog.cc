@@ -15,7 +15,7 @@ Result<int> PgCatalog::StoredVersion() {
 Status PgCatalog::Create() {
   return catalog::InTransaction(sql_, [](catalog::SqlConnection& conn) -> Status {
     MR_RETURN_IF_ERROR(catalog::CreateCatalogAtVersion(conn));
-    return Leases::CreateTable(conn);
+    return Leases::CreateTables(conn);
   });
 }
 
@@ -36,7 +36,7 @@ Status PgCatalog::Open() {
   if (steps.empty()) {
     // A catalog created before the cluster's leases had a table for them.
     MR_ASSIGN_OR_RETURN(auto conn, sql_.Connect());
-    return Leases::CreateTable(*conn);
+    return Leases::CreateTables(*conn);
   }
   return Status::FailedPrecondition(
       "the job catalog in " + where_ + " is at version " + std::to_string(stored) +

@@ -594,6 +594,30 @@ TEST(LeasesTest, OneHolderAtATimeAndEachNewHolderBumpsTheEpoch) {
   EXPECT_EQ(leases.Take(99, "server-a", ttl).status().code(), StatusCode::kNotFound);
 }
 
+// The servers sharing a catalog: live while their heartbeats have not run out (the database's
+// now()), gone at once when they leave.
+TEST(LeasesTest, ServersAreLiveWhileTheirHeartbeatsLast) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  PgCatalog catalog(params, job::TestSecrets().get());
+  ASSERT_TRUE(catalog.Open().ok());
+  Leases& leases = *catalog.leases();
+  const std::chrono::milliseconds ttl(60'000);
+  EXPECT_EQ(leases.LiveServers().value(), 0);
+  ASSERT_TRUE(leases.Heartbeat("a", ttl).ok());
+  ASSERT_TRUE(leases.Heartbeat("b", ttl).ok());
+  ASSERT_TRUE(leases.Heartbeat("a", ttl).ok());
+  EXPECT_EQ(leases.LiveServers().value(), 2);
+  ASSERT_TRUE(Postgres::Get()
+                  .server()
+                  .Sql("UPDATE __millrace.servers SET expires_at = now() - interval '1 second' "
+                       "WHERE server = 'b'",
+                       params.database)
+                  .ok());
+  EXPECT_EQ(leases.LiveServers().value(), 1);
+  ASSERT_TRUE(leases.Leave("a").ok());
+  EXPECT_EQ(leases.LiveServers().value(), 0);
+}
+
 TEST(LeasesTest, ServersTakingOneJobAtOnceOneGetsIt) {
   const pg::ConnectParams params = Postgres::Get().NewDatabase();
   PgCatalog catalog(params, job::TestSecrets().get());

@@ -272,6 +272,85 @@ TEST_F(ClusterE2ETest, TwoServersRunAJobOnOneAtATimeAndHandItOverWhenOneDiesOrFr
   ExpectCommitsUnderLeases("ev");
 }
 
+// Jobs spread over the servers and move when one joins or leaves, each at most once per event
+// (counted by the lease steps of its epoch: one per take), and none moves while the servers
+// stay as they are.
+TEST_F(ClusterE2ETest, JobsSpreadWhenAServerJoinsAndComeBackWhenItLeavesMovingOnce) {
+  ASSERT_NO_FATAL_FAILURE(StartClustered());
+  CreatePgCatalog();
+  constexpr int kJobs = 4;
+  const auto dir = [&](int j) { return inbox_ + "/j" + std::to_string(j); };
+  const auto table = [&](int j) { return table_ + "_" + std::to_string(j); };
+  const auto write = [&](int j, int n) {
+    std::ofstream(dir(j) + "/f" + std::to_string(n) + ".csv") << n << ",x\n";
+  };
+  const auto all_have = [&](int rows) {
+    for (int j = 1; j <= kJobs; ++j) {
+      if (!ServerOnPostgresSuite::PgHas(table(j), rows)) return false;
+    }
+    return true;
+  };
+  for (int j = 1; j <= kJobs; ++j) {
+    std::filesystem::create_directories(dir(j));
+    Psql("CREATE TABLE public." + table(j) + " (id bigint PRIMARY KEY, name text)");
+    write(j, 1);
+    Exec("CREATE JOB j" + std::to_string(j) +
+         " ON STREAMING PROPERTIES (\"max_interval\" = \"1\") DO INSERT INTO pg.public." +
+         table(j) + " SELECT CAST(c1 AS BIGINT), c2 FROM local(\"file_path\" = \"" + dir(j) +
+         "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")");
+  }
+  ASSERT_TRUE(all_have(1)) << mr_->server->Log();
+  // How many jobs each server holds, and how many times each job was taken.
+  const auto held_by = [&](pid_t pid) {
+    return std::stoi(
+        Catalog("SELECT count(*) FROM __millrace.leases WHERE expires_at > now() "
+                "AND owner LIKE '%:" +
+                std::to_string(pid) + "/%'"));
+  };
+  const auto takes = [&] {
+    return Catalog("SELECT string_agg(CAST(epoch / " + std::to_string(Leases::kEpochStep) +
+                   " AS text), ',' ORDER BY id) FROM __millrace.jobs");
+  };
+  const pid_t a = mr_->server->pid();
+  ASSERT_TRUE(testing::WaitFor([&] { return held_by(a) == kJobs; }, std::chrono::seconds(30)));
+  EXPECT_EQ(takes(), "1,1,1,1");
+
+  const std::string key = mr_->dir->Join("data/secret.key");
+  auto b = access::E2EServer::Start(
+      "", {"--local-root", inbox_, "--secret-key-file", key, "--lease-timeout", "2"}, nullptr,
+      {ClusterEnv()});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const pid_t b_pid = (*b)->server->pid();
+  ASSERT_TRUE(testing::WaitFor([&] { return held_by(a) == 2 && held_by(b_pid) == 2; },
+                               std::chrono::seconds(30)))
+      << held_by(a) << " " << held_by(b_pid);
+  // The two newest moved, once each; then nothing moves.
+  EXPECT_EQ(takes(), "1,1,2,2");
+  // Three more ticks of both servers (each heartbeat moves its expiry on by a third of the
+  // lease), and still nothing moved.
+  const auto beats = [&] {
+    return std::stod(Catalog("SELECT extract(epoch FROM min(expires_at)) FROM __millrace.servers"));
+  };
+  const double seen = beats();
+  ASSERT_TRUE(testing::WaitFor([&] { return beats() >= seen + 1.9; }, std::chrono::seconds(30)));
+  EXPECT_EQ(takes(), "1,1,2,2");
+  for (int j = 1; j <= kJobs; ++j)
+    write(j, 2);
+  ASSERT_TRUE(all_have(2)) << mr_->server->Log() << (*b)->server->Log();
+
+  // B stops: its jobs come back to A, once each.
+  b->reset();
+  ASSERT_TRUE(testing::WaitFor([&] { return held_by(a) == kJobs; }, std::chrono::seconds(30)));
+  EXPECT_EQ(takes(), "1,1,3,3");
+  for (int j = 1; j <= kJobs; ++j)
+    write(j, 3);
+  ASSERT_TRUE(all_have(3)) << mr_->server->Log();
+  for (int j = 1; j <= kJobs; ++j) {
+    EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table(j)), "3");
+    ExpectCommitsUnderLeases("j" + std::to_string(j));
+  }
+}
+
 TEST_F(ClusterE2ETest, AMalformedOrUnreachableCatalogStopsTheStartSayingWhy) {
   auto bad = access::E2EServer::Start("", {"--cluster", "mysql://h/d"}, nullptr, {});
   ASSERT_FALSE(bad.ok());
