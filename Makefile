@@ -53,14 +53,16 @@ test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The long crash and snapshot runs that `make test` runs small: change data capture at 100k rows
-# a table, the S3 chaos test with 2,000 files, and the hostile-file fuzz with 5,000 mutated files
+# a table, the S3 chaos test with 2,000 files, the cluster chaos test with 20 jobs and 2,000 files
+# (and the other cluster tests), and the hostile-file fuzz with 5,000 mutated files
 # of each kind (a new seed each run, printed; MILLRACE_FUZZ_SEED=N runs one again).
 chaos: build
 	@cd $(BUILD_DIR) && MILLRACE_CDC_ROWS=100000 MILLRACE_CDC_CRASH_ROWS=100000 \
 	  MILLRACE_CDC_CRASH_KILLS=16 MILLRACE_CHAOS_FILES=2000 \
+	  MILLRACE_CLUSTER_CHAOS_JOBS=20 MILLRACE_CLUSTER_CHAOS_FILES=2000 \
 	  MILLRACE_FUZZ_FILES=5000 MILLRACE_FUZZ_SEED=$${MILLRACE_FUZZ_SEED:-$$(date +%s)} \
 	  ctest --output-on-failure --timeout 3600 \
-	    -R 'pg_cdc|mysql_cdc|JobE2ETest.Chaos|HostileFuzzTest' $(CTEST_ARGS)
+	    -R 'pg_cdc|mysql_cdc|JobE2ETest.Chaos|HostileFuzzTest|cluster_e2e' $(CTEST_ARGS)
 
 bench: build
 	@BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) bench/run.sh full
