@@ -43,6 +43,7 @@ const std::vector<Scenario>& Scenarios() {
       {"cdc", RunCdc},
       {"cdc_mysql", RunCdcMysql},
       {"pg_sink", RunPgSink},
+      {"cluster", RunCluster},
   };
   return kScenarios;
 }

@@ -119,5 +119,7 @@ Result<std::vector<Figure>> RunUniqueMemory(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdc(BenchContext& ctx);
 Result<std::vector<Figure>> RunCdcMysql(BenchContext& ctx);
 Result<std::vector<Figure>> RunPgSink(BenchContext& ctx);
+// Cluster mode: failover time after a kill -9, and 3 servers against 1 on 12 jobs.
+Result<std::vector<Figure>> RunCluster(BenchContext& ctx);
 
 }  // namespace millrace::bench

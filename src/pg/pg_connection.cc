@@ -152,7 +152,10 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams&
       timeout.c_str(),
       "millrace",
       "UTF8",
-      "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=1"};
+      // Warnings and errors only: a NOTICE (a table that already exists, skipped) would reach
+      // the server's stderr through libpq's default notice printer.
+      "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=1 -c "
+      "client_min_messages=warning"};
   if (!params.sslmode.empty()) {
     keys.push_back("sslmode");
     values.push_back(params.sslmode.c_str());

@@ -98,6 +98,7 @@ Status LeaseKeeper::Tick() {
     if (now - last >= ttl) Lose(job_id, "could not be renewed for a whole lease timeout");
   }
 
+  if (config_.follow_catalog) note(config_.follow_catalog());
   Result<std::vector<int64_t>> jobs = config_.jobs->Follow();
   if (!jobs.ok()) {
     note(jobs.status());

@@ -6,11 +6,11 @@
 // - Tick() is one period. It renews each lease this server holds; a renewal refused, or none
 //   succeeding for a whole lease timeout (by this server's steady clock: stopping early is the
 //   safe side), loses the lease and the job is relinquished (its tasks stop; their commits
-//   would be refused anyway: the next holder's epoch fences them). Then it reads the catalog's
-//   jobs again (JobService::Follow), releases the leases of jobs no longer there, and takes the
-//   lease of each job that has none or whose lease has run out, handing it to the service
-//   (Adopt; a job that cannot be adopted has its lease released), while it holds fewer than
-//   its share: ceil(jobs / live servers), the servers counted by their heartbeats
+//   would be refused anyway: the next holder's epoch fences them). Then it reads the catalog
+//   again (follow_catalog, then the jobs: JobService::Follow), releases the leases of jobs no
+//   longer there, and takes the lease of each job that has none or whose lease has run out, handing
+//   it to the service (Adopt; a job that cannot be adopted has its lease released), while it holds
+//   fewer than its share: ceil(jobs / live servers), the servers counted by their heartbeats
 //   (Leases::Heartbeat, sent first in each tick). A server holding more than its share (one
 //   joined, jobs were dropped) gives up one job per tick, its newest, once the counts of jobs
 //   and servers have held still for two ticks: a server joining or leaving moves each job at
@@ -25,6 +25,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,9 @@ struct LeaseKeeperConfig {
   Clock* clock = nullptr;           // not owned
   std::string owner;                // this server, unique per start (leases' owner)
   std::chrono::milliseconds lease_timeout{10'000};
+  // Reads again what other servers change in the shared catalog besides the jobs (users and
+  // grants, external catalogs), each tick before the jobs: a job's plan names them. May be empty.
+  std::function<Status()> follow_catalog;
 };
 
 class LeaseKeeper {

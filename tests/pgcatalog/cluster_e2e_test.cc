@@ -280,6 +280,33 @@ TEST_F(ClusterE2ETest, TwoServersRunAJobOnOneAtATimeAndHandItOverWhenOneDiesOrFr
   ExpectCommitsUnderLeases("ev");
 }
 
+// What one server makes in the catalog, the others follow within a period: an external catalog
+// (B runs a job into it, though it was made after B started) and a user (who logs into B).
+TEST_F(ClusterE2ETest, AServerFollowsTheCatalogsAndUsersMadeOnAnother) {
+  ASSERT_NO_FATAL_FAILURE(StartClustered());
+  const std::string key = mr_->dir->Join("data/secret.key");
+  auto b = access::E2EServer::Start(
+      "", {"--local-root", inbox_, "--secret-key-file", key, "--lease-timeout", "2"}, nullptr,
+      {ClusterEnv()});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  CreatePgCatalog();
+  Exec("CREATE USER 'ann'@'%' IDENTIFIED BY 'ann-password'");
+  Psql("CREATE TABLE public." + table_ + "_2 (id bigint PRIMARY KEY, name text)");
+  WriteFile(1);
+  Exec(JobInto("one", "pg.public." + table_));
+  Exec(JobInto("two", "pg.public." + table_ + "_2"));
+  // One job each (a share of ceil(2 / 2)), both loading.
+  ASSERT_TRUE(PgHas(3)) << mr_->server->Log() << (*b)->server->Log();
+  ASSERT_TRUE(ServerOnPostgresSuite::PgHas(table_ + "_2", 3))
+      << mr_->server->Log() << (*b)->server->Log();
+  EXPECT_EQ(Catalog("SELECT count(DISTINCT owner) FROM __millrace.leases WHERE expires_at > "
+                    "now()"),
+            "2");
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return access::ConnectAs((*b)->mysql_port(), "ann", "ann-password").ok(); },
+      std::chrono::seconds(30)));
+}
+
 // Jobs spread over the servers and move when one joins or leaves, each at most once per event
 // (counted by the lease steps of its epoch: one per take), and none moves while the servers
 // stay as they are.
