@@ -127,6 +127,11 @@ Result<ConnectParams> ParseConnectUri(std::string_view uri) {
 }
 
 Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams& params) {
+  // The session's settings; warnings and errors only: a NOTICE (a table that already exists,
+  // skipped) would reach the server's stderr through libpq's default notice printer.
+  static constexpr char kSessionOptions[] =
+      "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=1 -c "
+      "client_min_messages=warning";
   const std::string port = std::to_string(params.port);
   const std::string timeout = std::to_string(params.connect_timeout.count());
   // libpq connects to exactly the address the endpoint policy allowed (hostaddr), and still
@@ -142,20 +147,16 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const ConnectParams&
                                    "application_name",
                                    "client_encoding",
                                    "options"};
-  std::vector<const char*> values = {
-      params.host.c_str(),
-      address == params.host ? nullptr : address.c_str(),
-      port.c_str(),
-      params.database.c_str(),
-      params.user.c_str(),
-      params.password.c_str(),
-      timeout.c_str(),
-      "millrace",
-      "UTF8",
-      // Warnings and errors only: a NOTICE (a table that already exists, skipped) would reach
-      // the server's stderr through libpq's default notice printer.
-      "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=1 -c "
-      "client_min_messages=warning"};
+  std::vector<const char*> values = {params.host.c_str(),
+                                     address == params.host ? nullptr : address.c_str(),
+                                     port.c_str(),
+                                     params.database.c_str(),
+                                     params.user.c_str(),
+                                     params.password.c_str(),
+                                     timeout.c_str(),
+                                     "millrace",
+                                     "UTF8",
+                                     kSessionOptions};
   if (!params.sslmode.empty()) {
     keys.push_back("sslmode");
     values.push_back(params.sslmode.c_str());
