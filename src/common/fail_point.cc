@@ -1,5 +1,6 @@
 #include "common/fail_point.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,9 +26,11 @@ Result<FailPoints> FailPoints::Parse(std::string_view spec) {
       points.actions_[name] = Action::kError;
     } else if (action == "wait") {
       points.actions_[name] = Action::kWait;
+    } else if (action == "stop") {
+      points.actions_[name] = Action::kStop;
     } else {
       return Status::InvalidArgument("fail point " + name + ": unknown action '" +
-                                     std::string(action) + "' (crash, abort, error or wait)");
+                                     std::string(action) + "' (crash, abort, error, wait or stop)");
     }
   }
   return points;
@@ -70,6 +73,11 @@ Status FailPoints::Trigger(const std::string& name, Action action) const {
       return Status::Internal("fail point " + name + " triggered");
     case Action::kWait:
       WaitOn(w.cv, &w.mu, [&]() NO_THREAD_SAFETY_ANALYSIS { return w.released[name]; });
+      return Status::Ok();
+    case Action::kStop:
+      if (w.hits[name] > 1) return Status::Ok();
+      std::fprintf(stderr, "fail point %s: stopping (SIGSTOP)\n", name.c_str());
+      raise(SIGSTOP);  // under w.mu: every thread of the process stops with it anyway
       return Status::Ok();
   }
   return Status::Ok();

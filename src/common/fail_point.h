@@ -6,7 +6,9 @@
 //   destructors, no flushing), "abort" (std::abort: the process dies of SIGABRT, as after a
 //   crash in code we do not own; common/fault_record.h records it), "error" (Check returns an
 //   INTERNAL status naming the point), "wait" (Check blocks until Release(name) is called; for
-//   in-process tests that hold a thread inside a window while they look at the rest of the system).
+//   in-process tests that hold a thread inside a window while they look at the rest of the system),
+//   "stop" (the process stops itself with SIGSTOP at the point's first hit, as a server frozen
+//   there; the test sends SIGCONT).
 // - A point may be scoped: Check(name, scope) triggers "name" and "name/scope" entries, so a
 //   test can stop one job's task ("task.before_commit/jobA") and let the others run.
 // - Check is cheap when no fail point is configured.
@@ -44,7 +46,7 @@ class FailPoints {
   int Hits(std::string_view name) const;
 
  private:
-  enum class Action { kCrash, kAbort, kError, kWait };
+  enum class Action { kCrash, kAbort, kError, kWait, kStop };
   Status Trigger(const std::string& name, Action action) const;
 
   std::map<std::string, Action, std::less<>> actions_;

@@ -36,10 +36,24 @@ class PgSinkTransaction final : public job::SinkTransaction {
       // max_concurrent_tasks for external targets).
       return Status::NotSupported("an external table's sink commits one task at a time");
     }
-    MR_ASSIGN_OR_RETURN(const bool advanced, bookkeeping_->WriteProgress(p));
-    if (!advanced) return false;
     MR_RETURN_IF_ERROR(CheckInterrupt());
     MR_RETURN_IF_ERROR(Open());
+    if (Status copied = Copy(/*clear=*/false); !copied.ok()) {
+      return copied.WithContext("copying " + FilesOf(p.ledger) + " into " + target_->Display());
+    }
+    const CommitStamp stamp{p.epoch, config_->server};
+    MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger, stamp));
+    MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history, stamp));
+    // The checks last: each locks the job's row (the catalog's, then the sink's) until its
+    // commit, so a server that stops after them (SIGSTOP, a long pause) holds the rows a
+    // successor's lease and fence wait for only over the few statements to the commits, and
+    // one that stopped before them wakes to the newer epoch and commits nothing.
+    if (config_->fail_points != nullptr) {
+      MR_RETURN_IF_ERROR(config_->fail_points->Check("pgsink.before_checks", config_->job_name));
+    }
+    MR_RETURN_IF_ERROR(CheckInterrupt());
+    MR_ASSIGN_OR_RETURN(const bool advanced, bookkeeping_->WriteProgress(p));
+    if (!advanced) return false;
     MR_ASSIGN_OR_RETURN(const bool moved,
                         AdvanceJob(*pg_, config_->job_key, p.start, p.job.current_offset, p.epoch));
     if (!moved) {
@@ -47,13 +61,6 @@ class PgSinkTransaction final : public job::SinkTransaction {
       may_differ_->store(true);
       return false;
     }
-    MR_RETURN_IF_ERROR(CheckInterrupt());
-    if (Status copied = Copy(/*clear=*/false); !copied.ok()) {
-      return copied.WithContext("copying " + FilesOf(p.ledger) + " into " + target_->Display());
-    }
-    const CommitStamp stamp{p.epoch, config_->server};
-    MR_RETURN_IF_ERROR(InsertLedger(*pg_, config_->job_key, p.ledger, stamp));
-    MR_RETURN_IF_ERROR(InsertTask(*pg_, config_->job_key, p.task, p.task_history, stamp));
     return true;
   }
 

@@ -10,10 +10,14 @@
 //   (`bookkeeping`: the job's record, ledger and task history there, which the views read) and
 //   makes the staging table, empty, on its connection. The PostgreSQL connection is opened at
 //   the first Begin (the schema made or checked then), and again when it broke.
-// - WriteProgress moves the job in the catalog (its check) and then, in a PostgreSQL
-//   transaction, in the sink's schema (AdvanceJob: at the start offset, with an epoch no newer
-//   than the task's); false when either says the job no longer expects this task, having
-//   written nothing that can commit. Then COPY, ledger and task record.
+// - WriteProgress, in a PostgreSQL transaction, copies the staged rows and writes the ledger
+//   and the task record; then, last, moves the job in the catalog (its check) and in the sink's
+//   schema (AdvanceJob: at the start offset, with an epoch no newer than the task's): false
+//   when either says the job no longer expects this task, having written nothing that can
+//   commit. The checks come last because each locks the job's row until its commit: a server
+//   frozen while it copied (past its lease) cannot hold up its successor, and wakes to a
+//   newer epoch. "pgsink.before_checks" (scoped by the job's name) is a fail point just before
+//   the checks.
 // - Flush copies the rows staged so far into PostgreSQL (begun then) and empties the staging
 //   table; the commit copies the rest. A refusal of a value or a constraint (SQLSTATE classes 22
 //   and 23) is INVALID_ARGUMENT, another statement error FAILED_PRECONDITION or its own code.

@@ -280,6 +280,54 @@ TEST_F(ClusterE2ETest, TwoServersRunAJobOnOneAtATimeAndHandItOverWhenOneDiesOrFr
   ExpectCommitsUnderLeases("ev");
 }
 
+// A server frozen inside a commit (fail point "stop": SIGSTOP after its rows were copied, before
+// the checks) past its lease: the other server takes the job over, and the frozen one, thawed,
+// commits nothing; the file lands once, committed by the new holder.
+TEST_F(ClusterE2ETest, AServerFrozenInsideACommitWakesToCommitNothing) {
+  ASSERT_NO_FATAL_FAILURE(Start({ClusterEnv(), "MILLRACE_FAIL_POINTS=pgsink.before_checks/ev=stop"},
+                                {"--lease-timeout", "2"}));
+  CreatePgCatalog();
+  const std::string key = mr_->dir->Join("data/secret.key");
+  WriteFile(1);
+  Exec(JobInto("ev", "pg.public." + table_));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return mr_->server->Log().find("pgsink.before_checks/ev: stopping") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << mr_->server->Log();
+  auto b = access::E2EServer::Start(
+      "", {"--local-root", inbox_, "--secret-key-file", key, "--lease-timeout", "2"}, nullptr,
+      {ClusterEnv()});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return Catalog(
+                   "SELECT count(*) FROM __millrace.leases WHERE expires_at > now() AND owner "
+                   "LIKE '%:" +
+                   std::to_string((*b)->server->pid()) + "/%'") == "1";
+      },
+      std::chrono::seconds(30)));
+  // The new holder's copy of the same keys waits for the frozen transaction: it goes on once
+  // the thawed server has rolled back.
+  ASSERT_EQ(kill(mr_->server->pid(), SIGCONT), 0);
+  ASSERT_TRUE(PgHas(3)) << mr_->server->Log() << (*b)->server->Log();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return mr_->server->Log().find("job 1 no longer runs here") != std::string::npos; },
+      std::chrono::seconds(30)))
+      << mr_->server->Log();
+  WriteFile(2);
+  ASSERT_TRUE(PgHas(6)) << (*b)->server->Log();
+  EXPECT_EQ(Psql("SELECT count(DISTINCT id) FROM public." + table_), "6");
+  // Every file committed by the new holder.
+  EXPECT_EQ(Psql("SELECT count(*) FROM millrace.files WHERE job_key = '" +
+                 Catalog("SELECT name || '#' || id || '@' || create_time_us FROM "
+                         "__millrace.jobs") +
+                 "' AND server NOT LIKE '%:" + std::to_string((*b)->server->pid()) + "/%'"),
+            "0");
+  ExpectCommitsUnderLeases("ev");
+}
+
 // What one server makes in the catalog, the others follow within a period: an external catalog
 // (B runs a job into it, though it was made after B started) and a user (who logs into B).
 TEST_F(ClusterE2ETest, AServerFollowsTheCatalogsAndUsersMadeOnAnother) {
