@@ -353,6 +353,15 @@ TEST_F(ClusterE2ETest, AServerFollowsTheCatalogsAndUsersMadeOnAnother) {
   EXPECT_TRUE(testing::WaitFor(
       [&] { return access::ConnectAs((*b)->mysql_port(), "ann", "ann-password").ok(); },
       std::chrono::seconds(30)));
+  // A job dropped on B, whichever runs it: gone from A's views, its lease given up.
+  ASSERT_TRUE(access::Query((*b)->root.get(), "DROP JOB WHERE jobname = 'one'").ok());
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return Exec("SELECT Name FROM jobs(\"type\" = \"insert\")") == access::Rows{{"two"}} &&
+               Catalog("SELECT count(*) FROM __millrace.leases WHERE expires_at > now()") == "1";
+      },
+      std::chrono::seconds(30)))
+      << mr_->server->Log();
 }
 
 // Jobs spread over the servers and move when one joins or leaves, each at most once per event
