@@ -38,6 +38,10 @@ struct LoadStatistic {
   std::string ToJson() const;
 };
 
+// The epochs of one server's time with a job in a cluster: a lease taken moves the job's epoch
+// to the next multiple of this (pgcatalog::Leases::Take).
+inline constexpr int64_t kEpochsPerLease = int64_t{1} << 32;
+
 struct JobRecord {
   int64_t id = 0;
   std::string name;
@@ -68,7 +72,8 @@ struct JobRecord {
   std::string runtime_msg;
   int64_t last_success_time_us = 0;
   // Bumped by every PAUSE, RESUME, ALTER and DROP: a task commits only while the epoch it
-  // started under is still the job's.
+  // started under is still the job's. In a cluster each lease taken starts a block of
+  // kEpochsPerLease (pgcatalog/leases.h), which the holder's own bumps never leave.
   int64_t epoch = 0;
   int64_t auto_resume_count = 0;
   bool manual_pause = false;

@@ -1,6 +1,8 @@
 #include "job/job_service.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -145,7 +147,7 @@ class JobService::Impl final : public JobSnapshotSource {
     return dry_run_.Run(*create, database, who);
   }
   Status RegisterViews(sql::TableFunctionRegistry* registry);
-  Status Adopt(int64_t job_id);
+  Status Adopt(int64_t job_id, int64_t lease_epoch);
   void Relinquish(int64_t job_id);
   Result<std::vector<int64_t>> Follow();
   void RegisterMetrics(MetricsRegistry* metrics, const ObjectStorePrices& prices) {
@@ -163,10 +165,12 @@ class JobService::Impl final : public JobSnapshotSource {
   // Restore in place of the job's live state, once its running task has stopped.
   Status Replace(JobRecord record);
   // Whether this server runs the job's turns (always, unless leased).
-  bool Runs(int64_t job_id) EXCLUDES(held_mu_) {
-    if (!config_.leased) return true;
+  bool Runs(int64_t job_id) EXCLUDES(held_mu_) { return !config_.leased || LeaseEpoch(job_id); }
+  // The epoch of the job's lease when this server holds it.
+  std::optional<int64_t> LeaseEpoch(int64_t job_id) EXCLUDES(held_mu_) {
     MutexLock lock(&held_mu_);
-    return held_.count(job_id) > 0;
+    auto it = held_.find(job_id);
+    return it == held_.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
   void WorkerLoop(Sink* sink);
 
@@ -182,7 +186,7 @@ class JobService::Impl final : public JobSnapshotSource {
   std::vector<std::unique_ptr<Sink>> sinks_;
   std::vector<std::thread> workers_;
   Mutex held_mu_;
-  std::set<int64_t> held_ GUARDED_BY(held_mu_);  // leased: the jobs adopted
+  std::map<int64_t, int64_t> held_ GUARDED_BY(held_mu_);  // leased: job -> its lease's epoch
 };
 
 Status JobService::Impl::Init() {
@@ -282,12 +286,12 @@ Status JobService::Impl::Replace(JobRecord record) {
   return Restore(std::move(record));
 }
 
-Status JobService::Impl::Adopt(int64_t job_id) {
+Status JobService::Impl::Adopt(int64_t job_id, int64_t lease_epoch) {
   MR_ASSIGN_OR_RETURN(JobRecord record, store_.LoadJob(job_id));
   {
     // Before the job is scheduled: a worker finding it not adopted would unschedule it.
     MutexLock lock(&held_mu_);
-    held_.insert(job_id);
+    held_[job_id] = lease_epoch;
   }
   Status restored = Replace(std::move(record));
   if (!restored.ok()) Relinquish(job_id);
@@ -321,9 +325,13 @@ Result<std::vector<int64_t>> JobService::Impl::Follow() {
       continue;
     }
     bool replace = false;
+    bool taken_over = false;
+    const std::optional<int64_t> lease_epoch = LeaseEpoch(record.id);
     {
       MutexLock lock(&job->mu);
-      if (Runs(record.id)) {
+      if (lease_epoch && record.epoch >= *lease_epoch + kEpochsPerLease) {
+        taken_over = true;  // another server's lease: its epochs are not this server's to run
+      } else if (lease_epoch) {
         replace = record.epoch > job->record.epoch;
       } else if (record.epoch != job->record.epoch || record.insert_sql != job->record.insert_sql) {
         replace = true;
@@ -332,6 +340,7 @@ Result<std::vector<int64_t>> JobService::Impl::Follow() {
         job->Publish();
       }
     }
+    if (taken_over) Relinquish(record.id);
     if (replace) MR_RETURN_IF_ERROR(Replace(std::move(record)));
   }
   for (const std::shared_ptr<Job>& job : live) {
@@ -376,8 +385,8 @@ std::string JobService::MaskSecrets(std::string_view insert_sql,
   return job::MaskSecrets(insert_sql, analysis, impl_->change_stream_params());
 }
 
-Status JobService::Adopt(int64_t job_id) {
-  return impl_->Adopt(job_id);
+Status JobService::Adopt(int64_t job_id, int64_t lease_epoch) {
+  return impl_->Adopt(job_id, lease_epoch);
 }
 
 void JobService::Relinquish(int64_t job_id) {

@@ -75,7 +75,7 @@ struct JobServiceConfig {
   // a catalog whose tables are not in the embedded database (cluster mode); `views` is empty.
   bool ledger_views_from_store = false;
   // True (cluster mode): a job's turns run only while this server holds its lease, between
-  // Adopt and Relinquish (cluster/lease_keeper.h decides); the other jobs are only shown.
+  // Adopt and Relinquish (pgcatalog/lease_keeper.h decides); the other jobs are only shown.
   bool leased = false;
   Clock* clock = nullptr;  // not owned
   std::string work_root;   // downloads go to work directories under it
@@ -130,18 +130,20 @@ class JobService {
   ObjectWakeups WakeForObjects(const std::vector<std::string>& locations, std::string_view secret);
 
   // Cluster mode (JobServiceConfig::leased).
-  // Adopt: this server now holds the job's lease. The job's row is read again (taking the lease
-  // moved its epoch), its plan built and its turns scheduled as its state says; its first turn
-  // fences the earlier holder out of its sink (Sink::Fence). NOT_FOUND when the store has no
-  // such job; then, or on another error, the job is not run here.
-  Status Adopt(int64_t job_id);
+  // Adopt: this server now holds the job's lease, taken at `lease_epoch`. The job's row is read
+  // again (taking the lease moved its epoch), its plan built and its turns scheduled as its
+  // state says; its first turn fences the earlier holder out of its sink (Sink::Fence).
+  // NOT_FOUND when the store has no such job; then, or on another error, the job is not run
+  // here.
+  Status Adopt(int64_t job_id, int64_t lease_epoch);
   // The lease is lost or given up: the job's running tasks are stopped (their commits would be
   // refused anyway) and its turns no longer run here. Returns once none runs.
   void Relinquish(int64_t job_id);
   // Reads the store's jobs again: jobs made or dropped on other servers appear in or leave the
   // views, the jobs this server does not run are shown as stored, and one it runs whose stored
-  // epoch moved past its own (a statement on another server: PAUSE, RESUME, ALTER) is read
-  // again as Adopt does, and obeyed. Returns the store's job ids.
+  // epoch moved past its own within its lease's block (a statement on another server: PAUSE,
+  // RESUME, ALTER) is read again as Adopt does, and obeyed; one whose epoch left that block
+  // (another server took the lease) is relinquished. Returns the store's job ids.
   Result<std::vector<int64_t>> Follow();
 
   // What the jobs API reads (job_api.h); valid while the service lives.

@@ -78,11 +78,14 @@ Status LeaseKeeper::Tick() {
   note(config_.leases->Heartbeat(config_.owner, ttl));
   // Renew what is held, first: a lost lease stops its tasks before anything else.
   for (const auto& [job_id, lease] : held()) {
+    // Read before asking: the lease runs out ttl after the database's now() during the call,
+    // which is no earlier than this.
+    const Clock::SteadyTime asked = config_.clock->SteadyNow();
     Result<bool> renewed = config_.leases->Renew(lease, ttl);
     const Clock::SteadyTime now = config_.clock->SteadyNow();
     if (renewed.ok() && *renewed) {
       MutexLock lock(&mu_);
-      held_[job_id].renewed = now;
+      held_[job_id].renewed = asked;
       continue;
     }
     if (renewed.ok()) {
@@ -144,6 +147,7 @@ Status LeaseKeeper::Tick() {
   for (int64_t job_id : *jobs) {
     if (mine.size() >= share) break;
     if (mine.count(job_id) > 0 || taken_by_others.count(job_id) > 0) continue;
+    const Clock::SteadyTime asked = config_.clock->SteadyNow();
     Result<std::optional<Lease>> taken = config_.leases->Take(job_id, config_.owner, ttl);
     if (!taken.ok()) {
       if (taken.status().code() != StatusCode::kNotFound) note(taken.status());
@@ -152,10 +156,10 @@ Status LeaseKeeper::Tick() {
     if (!taken->has_value()) continue;  // another server was quicker
     {
       MutexLock lock(&mu_);
-      held_[job_id] = Held{**taken, config_.clock->SteadyNow()};
+      held_[job_id] = Held{**taken, asked};
     }
     mine.emplace(job_id, **taken);
-    if (Status adopted = config_.jobs->Adopt(job_id); !adopted.ok()) {
+    if (Status adopted = config_.jobs->Adopt(job_id, (*taken)->epoch); !adopted.ok()) {
       MR_LOG(kWarning) << "job " << job_id << " cannot run here: " << adopted.ToString();
       {
         MutexLock lock(&mu_);

@@ -34,6 +34,7 @@
 
 #include "catalog/sql_db.h"
 #include "common/result.h"
+#include "job/job_model.h"
 
 namespace millrace::pgcatalog {
 
@@ -47,7 +48,7 @@ struct Lease {
 class Leases {
  public:
   // The epochs of one holder's time with a job: its lease's epoch up to the next step.
-  static constexpr int64_t kEpochStep = int64_t{1} << 32;
+  static constexpr int64_t kEpochStep = job::kEpochsPerLease;
 
   explicit Leases(catalog::SqlDatabase* db) : db_(db) {}  // borrowed
 
