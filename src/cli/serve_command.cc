@@ -544,11 +544,11 @@ int RunServe(const std::vector<std::string>& args) {
            .jobs = jobs->get(),
            .clock = Clock::Real(),
            .owner = server_id,
+           .lease_timeout = std::chrono::milliseconds(config->lease_timeout_ms),
            .follow_catalog = [&access, &external_catalogs]() -> Status {
              MR_RETURN_IF_ERROR(access.Load());
              return external_catalogs.Load();
-           },
-           .lease_timeout = std::chrono::milliseconds(config->lease_timeout_ms)});
+           }});
       if (!started.ok()) {
         http_server.Stop();
         mysql.Shutdown(std::chrono::milliseconds(0));
