@@ -12,10 +12,21 @@ Result<int> PgCatalog::StoredVersion() {
   return catalog::ReadStoredVersion(*conn, where_);
 }
 
+namespace {
+
+// What servers sharing the catalog need beside its tables: the leases' tables, and one name per
+// job (two servers creating a job of one name at once: the second is refused, ALREADY_EXISTS).
+Status CreateClusterParts(catalog::SqlConnection& conn) {
+  MR_RETURN_IF_ERROR(Leases::CreateTables(conn));
+  return conn.Execute("CREATE UNIQUE INDEX IF NOT EXISTS jobs_name ON __millrace.jobs (name)");
+}
+
+}  // namespace
+
 Status PgCatalog::Create() {
   return catalog::InTransaction(sql_, [](catalog::SqlConnection& conn) -> Status {
     MR_RETURN_IF_ERROR(catalog::CreateCatalogAtVersion(conn));
-    return Leases::CreateTables(conn);
+    return CreateClusterParts(conn);
   });
 }
 
@@ -34,9 +45,9 @@ Status PgCatalog::Open() {
   }
   MR_ASSIGN_OR_RETURN(auto steps, catalog::PlanMigration(stored, where_));
   if (steps.empty()) {
-    // A catalog created before the cluster's leases had a table for them.
+    // A catalog created before the cluster's leases, servers and names.
     MR_ASSIGN_OR_RETURN(auto conn, sql_.Connect());
-    return Leases::CreateTables(*conn);
+    return CreateClusterParts(*conn);
   }
   return Status::FailedPrecondition(
       "the job catalog in " + where_ + " is at version " + std::to_string(stored) +

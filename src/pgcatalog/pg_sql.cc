@@ -53,7 +53,14 @@ class PgSqlStatement final : public catalog::SqlStatement {
   }
 
   Result<int64_t> Execute(const RowFn& row) override {
-    MR_ASSIGN_OR_RETURN(pg::Rows rows, conn_->Query(sql_, params_));
+    Result<pg::Rows> ran = conn_->Query(sql_, params_);
+    if (!ran.ok() && pg::SqlStateOf(ran.status()) == "23505") {
+      // A key the catalog holds already (another server wrote it first): what the stores say
+      // of a duplicate.
+      return Status(StatusCode::kAlreadyExists, ran.status().message())
+          .WithDetail(ran.status().detail());
+    }
+    MR_ASSIGN_OR_RETURN(pg::Rows rows, std::move(ran));
     if (row) {
       for (const pg::Row& r : rows.rows)
         MR_RETURN_IF_ERROR(row(PgRow(r)));

@@ -668,6 +668,21 @@ TEST(LeasesTest, ServersTakingOneJobAtOnceOneGetsIt) {
   }
 }
 
+// Servers sharing the catalog create jobs from what each has seen: the catalog takes a name
+// once, and a second job of that name (another id) is ALREADY_EXISTS, as is a second job of
+// one id.
+TEST(PgCatalogTest, AJobNameAndIdAreTakenOnce) {
+  const pg::ConnectParams params = Postgres::Get().NewDatabase();
+  PgCatalog catalog(params, job::TestSecrets().get());
+  ASSERT_TRUE(catalog.Open().ok());
+  ASSERT_TRUE(catalog.jobs()->InsertJob(CatalogStoresTest::Job(1, "j")).ok());
+  const Status same_name = catalog.jobs()->InsertJob(CatalogStoresTest::Job(2, "j"));
+  EXPECT_EQ(same_name.code(), StatusCode::kAlreadyExists) << same_name.ToString();
+  EXPECT_EQ(catalog.jobs()->InsertJob(CatalogStoresTest::Job(1, "k")).code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(catalog.jobs()->LoadJobs().value().size(), 1u);
+}
+
 TEST(PgCatalogTest, AnUnreachableDatabaseIsUnavailable) {
   pg::ConnectParams params = Postgres::Get().NewDatabase();
   params.port = 1;  // nothing listens there

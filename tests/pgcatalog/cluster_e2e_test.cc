@@ -353,6 +353,14 @@ TEST_F(ClusterE2ETest, AServerFollowsTheCatalogsAndUsersMadeOnAnother) {
   EXPECT_TRUE(testing::WaitFor(
       [&] { return access::ConnectAs((*b)->mysql_port(), "ann", "ann-password").ok(); },
       std::chrono::seconds(30)));
+  // A job of the same name created on B before B has read A's: the catalog refuses it.
+  Exec(JobInto("three", "pg.public." + table_ + "_2"));
+  auto twice = access::Query((*b)->root.get(), JobInto("three", "pg.public." + table_ + "_2"));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("already exists"), std::string::npos)
+      << twice.status().message();
+  EXPECT_EQ(Catalog("SELECT count(*) FROM __millrace.jobs WHERE name = 'three'"), "1");
+  Exec("DROP JOB WHERE jobname = 'three'");
   // A job dropped on B, whichever runs it: gone from A's views, its lease given up.
   ASSERT_TRUE(access::Query((*b)->root.get(), "DROP JOB WHERE jobname = 'one'").ok());
   EXPECT_TRUE(testing::WaitFor(
