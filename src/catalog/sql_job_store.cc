@@ -61,24 +61,25 @@ Result<std::vector<Record>> ReadRows(Connection& conn, const Table<Record>& tabl
 }  // namespace
 
 Result<std::vector<JobRecord>> SqlJobStore::LoadJobs() {
-  return LoadWhere("", std::nullopt);
+  return Load(std::nullopt);
 }
 
 Result<JobRecord> SqlJobStore::LoadJob(int64_t job_id) {
-  MR_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, LoadWhere(" WHERE id = ?", job_id));
+  MR_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, Load(job_id));
   if (jobs.empty())
     return Status::NotFound("job " + std::to_string(job_id) + " is not in the catalog");
   return std::move(jobs[0]);
 }
 
-Result<std::vector<JobRecord>> SqlJobStore::LoadWhere(const std::string& where,
-                                                      std::optional<int64_t> job_id) {
+Result<std::vector<JobRecord>> SqlJobStore::Load(std::optional<int64_t> job_id) {
   MR_ASSIGN_OR_RETURN(auto conn, db_->Connect());
-  MR_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs,
-                      ReadRows(*conn, JobsTable(), JobsTable().Select() + where + " ORDER BY id",
-                               [&](Statement& stmt) {
-                                 if (job_id) stmt.Int(*job_id);
-                               }));
+  const auto bind = [&](Statement& stmt) {
+    if (job_id) stmt.Int(*job_id);
+  };
+  MR_ASSIGN_OR_RETURN(
+      std::vector<JobRecord> jobs,
+      ReadRows(*conn, JobsTable(),
+               JobsTable().Select() + (job_id ? " WHERE id = ?" : "") + " ORDER BY id", bind));
   for (JobRecord& j : jobs) {
     // A statement that cannot be opened does not keep the others from loading.
     auto statement = UnsealStatement(j.insert_sql, j.name);
@@ -89,15 +90,17 @@ Result<std::vector<JobRecord>> SqlJobStore::LoadWhere(const std::string& where,
       j.statement_error = statement.status().message();
     }
   }
+  // Every job's properties in one read: the cluster's servers load the jobs each lease period.
   const auto& properties_table = JobPropertiesTable();
+  MR_ASSIGN_OR_RETURN(
+      std::vector<PropertyRow> rows,
+      ReadRows(*conn, properties_table,
+               properties_table.Select() + (job_id ? " WHERE job_id = ?" : ""), bind));
+  std::map<int64_t, PropertyMap> given;
+  for (PropertyRow& row : rows)
+    given[row.job_id][row.key] = std::move(row.value);
   for (JobRecord& job : jobs) {
-    MR_ASSIGN_OR_RETURN(auto rows, ReadRows(*conn, properties_table,
-                                            properties_table.Select() + " WHERE job_id = ?",
-                                            [&](Statement& stmt) { stmt.Int(job.id); }));
-    PropertyMap given;
-    for (PropertyRow& row : rows)
-      given[row.key] = std::move(row.value);
-    auto properties = JobProperties::Parse(given);
+    auto properties = JobProperties::Parse(given[job.id]);
     if (!properties.ok()) {
       return properties.status().WithContext("job " + job.name + " in the catalog");
     }

@@ -56,9 +56,8 @@ class SqlJobStore final : public job::JobStore {
   // The job's statement as stored (sealed), and back.
   Result<std::string> SealStatement(const std::string& insert_sql) const;
   Result<std::string> UnsealStatement(const std::string& stored, const std::string& job) const;
-  // The jobs `where` selects (" WHERE id = ?" bound to `job_id`, or "" for all).
-  Result<std::vector<job::JobRecord>> LoadWhere(const std::string& where,
-                                                std::optional<int64_t> job_id);
+  // Job `job_id`, or every job.
+  Result<std::vector<job::JobRecord>> Load(std::optional<int64_t> job_id);
   // SaveJob, then `then` in the same transaction.
   Status SaveJobThen(const job::JobRecord& job, const std::function<Status(SqlConnection&)>& then);
 

@@ -14,6 +14,18 @@ namespace {
 // (as job::Scheduler does).
 constexpr std::chrono::milliseconds kClockPoll{50};
 
+// The first error of a tick, whose parts go on after one (each still helps the next period).
+class FirstError {
+ public:
+  void Note(const Status& s) {
+    if (!s.ok() && first_.ok()) first_ = s;
+  }
+  const Status& status() const { return first_; }
+
+ private:
+  Status first_;
+};
+
 }  // namespace
 
 Result<std::unique_ptr<LeaseKeeper>> LeaseKeeper::Start(LeaseKeeperConfig config) {
@@ -62,7 +74,7 @@ std::map<int64_t, Lease> LeaseKeeper::held() const {
   return out;
 }
 
-void LeaseKeeper::Lose(int64_t job_id, const char* why) {
+void LeaseKeeper::Lose(int64_t job_id, const std::string& why) {
   config_.jobs->Relinquish(job_id);
   MutexLock lock(&mu_);
   held_.erase(job_id);
@@ -70,108 +82,104 @@ void LeaseKeeper::Lose(int64_t job_id, const char* why) {
 }
 
 Status LeaseKeeper::Tick() {
-  const std::chrono::milliseconds ttl = config_.lease_timeout;
-  Status first_error;
-  const auto note = [&](const Status& s) {
-    if (!s.ok() && first_error.ok()) first_error = s;
-  };
-  note(config_.leases->Heartbeat(config_.owner, ttl));
-  // Renew what is held, first: a lost lease stops its tasks before anything else.
-  for (const auto& [job_id, lease] : held()) {
-    // Read before asking: the lease runs out ttl after the database's now() during the call,
-    // which is no earlier than this.
-    const Clock::SteadyTime asked = config_.clock->SteadyNow();
-    Result<bool> renewed = config_.leases->Renew(lease, ttl);
-    const Clock::SteadyTime now = config_.clock->SteadyNow();
-    if (renewed.ok() && *renewed) {
-      MutexLock lock(&mu_);
-      held_[job_id].renewed = asked;
-      continue;
-    }
-    if (renewed.ok()) {
-      Lose(job_id, "was taken over or ran out");
-      continue;
-    }
-    note(renewed.status());
-    Clock::SteadyTime last;
-    {
-      MutexLock lock(&mu_);
-      last = held_[job_id].renewed;
-    }
-    if (now - last >= ttl) Lose(job_id, "could not be renewed for a whole lease timeout");
-  }
-
-  if (config_.follow_catalog) note(config_.follow_catalog());
+  FirstError errors;
+  errors.Note(config_.leases->Heartbeat(config_.owner, config_.lease_timeout));
+  // Renewed first: a lost lease stops its tasks before anything else.
+  errors.Note(RenewHeld());
+  if (config_.follow_catalog) errors.Note(config_.follow_catalog());
   Result<std::vector<int64_t>> jobs = config_.jobs->Follow();
   if (!jobs.ok()) {
-    note(jobs.status());
-    return first_error;
+    errors.Note(jobs.status());
+    return errors.status();
   }
   const std::set<int64_t> present(jobs->begin(), jobs->end());
   for (const auto& [job_id, lease] : held()) {
     if (present.count(job_id) > 0) continue;
     Lose(job_id, "ended with its job (dropped)");
-    note(config_.leases->Release(lease));
+    errors.Note(config_.leases->Release(lease));
   }
-  Result<std::vector<Lease>> leases = config_.leases->All();
-  if (!leases.ok()) {
-    note(leases.status());
-    return first_error;
+  errors.Note(Balance(*jobs));
+  return errors.status();
+}
+
+Status LeaseKeeper::RenewHeld() {
+  FirstError errors;
+  for (const auto& [job_id, lease] : held()) {
+    // Read before asking: the lease runs out ttl after the database's now() during the call,
+    // which is no earlier than this.
+    const Clock::SteadyTime asked = config_.clock->SteadyNow();
+    Result<bool> renewed = config_.leases->Renew(lease, config_.lease_timeout);
+    if (renewed.ok()) {
+      if (!*renewed) {
+        Lose(job_id, "was taken over or ran out");
+        continue;
+      }
+      MutexLock lock(&mu_);
+      held_[job_id].renewed = asked;
+      continue;
+    }
+    errors.Note(renewed.status());
+    Clock::SteadyTime last;
+    {
+      MutexLock lock(&mu_);
+      last = held_[job_id].renewed;
+    }
+    if (config_.clock->SteadyNow() - last >= config_.lease_timeout) {
+      Lose(job_id, "could not be renewed for a whole lease timeout");
+    }
   }
+  return errors.status();
+}
+
+Status LeaseKeeper::Balance(const std::vector<int64_t>& jobs) {
+  MR_ASSIGN_OR_RETURN(const std::vector<Lease> leases, config_.leases->All());
   std::set<int64_t> taken_by_others;
-  for (const Lease& lease : *leases) {
+  for (const Lease& lease : leases) {
     if (!lease.expired && lease.owner != config_.owner) taken_by_others.insert(lease.job_id);
   }
-  Result<int64_t> live = config_.leases->LiveServers();
-  if (!live.ok()) {
-    note(live.status());
-    return first_error;
-  }
-  const size_t share = Share(jobs->size(), *live);
+  MR_ASSIGN_OR_RETURN(const int64_t live, config_.leases->LiveServers());
+  const size_t share = Share(jobs.size(), live);
   std::map<int64_t, Lease> mine = held();
-  const std::pair<size_t, int64_t> counts{jobs->size(), *live};
-  if (mine.size() > share) {
+  const std::pair<size_t, int64_t> counts{jobs.size(), live};
+  if (mine.size() <= share) {
+    excess_seen_.reset();
+  } else {
     // Over this server's share (a server joined, or jobs were dropped): one job per period goes,
     // once the counts held still for two periods, so that a server starting or a flicker of
     // the catalog moves nothing.
     if (excess_seen_ == counts) {
       const Lease given = std::prev(mine.end())->second;
       Lose(given.job_id, "was given up for a server with fewer jobs");
-      note(config_.leases->Release(given));
+      MR_RETURN_IF_ERROR(config_.leases->Release(given));
       mine.erase(given.job_id);
     }
     excess_seen_ = counts;
-  } else {
-    excess_seen_.reset();
   }
-  for (int64_t job_id : *jobs) {
+  FirstError errors;
+  for (int64_t job_id : jobs) {
     if (mine.size() >= share) break;
     if (mine.count(job_id) > 0 || taken_by_others.count(job_id) > 0) continue;
     const Clock::SteadyTime asked = config_.clock->SteadyNow();
-    Result<std::optional<Lease>> taken = config_.leases->Take(job_id, config_.owner, ttl);
-    if (!taken.ok()) {
-      if (taken.status().code() != StatusCode::kNotFound) note(taken.status());
-      continue;
+    Result<std::optional<Lease>> taken =
+        config_.leases->Take(job_id, config_.owner, config_.lease_timeout);
+    if (!taken.ok() && taken.status().code() != StatusCode::kNotFound) {
+      errors.Note(taken.status());
     }
-    if (!taken->has_value()) continue;  // another server was quicker
+    if (!taken.ok() || !taken->has_value()) continue;  // dropped, or another server was quicker
+    const Lease lease = **taken;
     {
       MutexLock lock(&mu_);
-      held_[job_id] = Held{**taken, asked};
+      held_[job_id] = Held{lease, asked};
     }
-    mine.emplace(job_id, **taken);
-    if (Status adopted = config_.jobs->Adopt(job_id, (*taken)->epoch); !adopted.ok()) {
-      MR_LOG(kWarning) << "job " << job_id << " cannot run here: " << adopted.ToString();
-      {
-        MutexLock lock(&mu_);
-        held_.erase(job_id);
-      }
-      mine.erase(job_id);
-      note(config_.leases->Release(**taken));
+    if (Status adopted = config_.jobs->Adopt(job_id, lease.epoch); !adopted.ok()) {
+      Lose(job_id, "was given back: the job cannot run here: " + adopted.ToString());
+      errors.Note(config_.leases->Release(lease));
       continue;
     }
-    MR_LOG(kInfo) << "job " << job_id << " runs here now, at epoch " << (*taken)->epoch;
+    mine.emplace(job_id, lease);
+    MR_LOG(kInfo) << "job " << job_id << " runs here now, at epoch " << lease.epoch;
   }
-  return first_error;
+  return errors.status();
 }
 
 void LeaseKeeper::Run() {

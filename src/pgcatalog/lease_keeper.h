@@ -32,6 +32,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/result.h"
@@ -68,7 +69,11 @@ class LeaseKeeper {
     Lease lease;
     Clock::SteadyTime renewed;  // the last successful take or renewal
   };
-  void Lose(int64_t job_id, const char* why) EXCLUDES(mu_);
+  void Lose(int64_t job_id, const std::string& why) EXCLUDES(mu_);
+  // Tick's parts: renewing the leases held; giving up jobs over this server's share of `jobs`
+  // and taking free ones up to it.
+  Status RenewHeld() EXCLUDES(mu_);
+  Status Balance(const std::vector<int64_t>& jobs) EXCLUDES(mu_);
   void Run();
   static size_t Share(size_t jobs, int64_t live_servers);
 

@@ -109,7 +109,7 @@ Result<std::optional<Lease>> Leases::Take(int64_t job_id, const std::string& own
     const bool renewing = holder && unexpired && *holder == owner;
     if (!renewing) {
       // A new holder fences the one before: its epoch is newer than every earlier commit's.
-      *epoch = (*epoch / kEpochStep + 1) * kEpochStep;
+      *epoch = (*epoch / job::kEpochsPerLease + 1) * job::kEpochsPerLease;
       MR_ASSIGN_OR_RETURN(Statement bump,
                           Statement::Prepare(conn,
                                              "UPDATE __millrace.jobs SET epoch = ? WHERE "

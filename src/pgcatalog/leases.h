@@ -6,8 +6,8 @@
 // - A lease is (job, owner, epoch, expiry). Take(job, owner, ttl) succeeds when the job has no
 //   lease, when its lease has run out (expiry <= now()), or when `owner` holds it: the lease is
 //   then `owner`'s until now() + ttl. A server taking a lease it did not hold unexpired moves
-//   the job's epoch (__millrace.jobs.epoch) to the next multiple of kEpochStep in the same
-//   transaction and the lease carries it: the new holder's commits are newer than every commit
+//   the job's epoch (__millrace.jobs.epoch) to the next multiple of job::kEpochsPerLease in the
+//   same transaction and the lease carries it: the new holder's commits are newer than every commit
 //   of the one before, whose tasks (at the older epoch) the exactly-once checks refuse
 //   (catalog/bookkeeping.h, the PostgreSQL sink's AdvanceJob). The holder's own statements
 //   move the epoch by one each (job_statements.h), never as far as the next step, so the row's
@@ -47,9 +47,6 @@ struct Lease {
 
 class Leases {
  public:
-  // The epochs of one holder's time with a job: its lease's epoch up to the next step.
-  static constexpr int64_t kEpochStep = job::kEpochsPerLease;
-
   explicit Leases(catalog::SqlDatabase* db) : db_(db) {}  // borrowed
 
   // The tables, when missing (PgCatalog::Open).

@@ -48,9 +48,7 @@ class PgSinkTransaction final : public job::SinkTransaction {
     // commit, so a server that stops after them (SIGSTOP, a long pause) holds the rows a
     // successor's lease and fence wait for only over the few statements to the commits, and
     // one that stopped before them wakes to the newer epoch and commits nothing.
-    if (config_->fail_points != nullptr) {
-      MR_RETURN_IF_ERROR(config_->fail_points->Check("pgsink.before_checks", config_->job_name));
-    }
+    MR_RETURN_IF_ERROR(FailPoint("pgsink.before_checks"));
     MR_RETURN_IF_ERROR(CheckInterrupt());
     MR_ASSIGN_OR_RETURN(const bool advanced, bookkeeping_->WriteProgress(p));
     if (!advanced) return false;
@@ -102,18 +100,14 @@ class PgSinkTransaction final : public job::SinkTransaction {
 
   Status Commit() override {
     if (!pg_open_) return Status::FailedPrecondition("nothing was written to commit");
-    if (config_->fail_points != nullptr) {
-      MR_RETURN_IF_ERROR(config_->fail_points->Check("pgsink.before_commit", config_->job_name));
-    }
+    MR_RETURN_IF_ERROR(FailPoint("pgsink.before_commit"));
     Status committed = pg_->Execute("COMMIT");
     pg_open_ = false;
     if (!committed.ok()) {
       bookkeeping_->Rollback().IgnoreError();  // PostgreSQL's refusal is the error to report
       return committed.WithContext("committing into " + target_->Display());
     }
-    if (config_->fail_points != nullptr) {
-      config_->fail_points->Check("pgsink.between_commits", config_->job_name).IgnoreError();
-    }
+    FailPoint("pgsink.between_commits").IgnoreError();  // crash only: nothing to fail here
     Status recorded = bookkeeping_->Commit();
     // PostgreSQL has the task and the catalog does not: the next turn reads the sink's offset.
     if (!recorded.ok()) may_differ_->store(true);
@@ -145,6 +139,12 @@ class PgSinkTransaction final : public job::SinkTransaction {
     MR_RETURN_IF_ERROR(WriteStaged(connection(), *pg_, *target_, emptied_).status());
     emptied_ = false;
     return clear ? connection().Execute("DELETE FROM " + target_->staging) : Status::Ok();
+  }
+
+  // The fail point `name`, scoped by the job's name (pg_sink.h).
+  Status FailPoint(std::string_view name) const {
+    return config_->fail_points == nullptr ? Status::Ok()
+                                           : config_->fail_points->Check(name, config_->job_name);
   }
 
   Status CheckInterrupt() const {

@@ -556,7 +556,7 @@ TEST(LeasesTest, OneHolderAtATimeAndEachNewHolderBumpsTheEpoch) {
   ASSERT_TRUE(catalog.jobs()->InsertJob(CatalogStoresTest::Job(1, "j")).ok());
   Leases& leases = *catalog.leases();
   const std::chrono::milliseconds ttl(60'000);
-  constexpr int64_t kStep = Leases::kEpochStep;
+  constexpr int64_t kStep = job::kEpochsPerLease;
   auto expire = [&] {
     ASSERT_TRUE(Postgres::Get()
                     .server()
@@ -664,7 +664,7 @@ TEST(LeasesTest, ServersTakingOneJobAtOnceOneGetsIt) {
   ASSERT_TRUE(jobs.ok());
   for (int j = 1; j <= kJobs; ++j) {
     EXPECT_EQ(holders[j].size(), 1u) << "job " << j;
-    EXPECT_EQ((*jobs)[j - 1].epoch, Leases::kEpochStep) << "job " << j;
+    EXPECT_EQ((*jobs)[j - 1].epoch, job::kEpochsPerLease) << "job " << j;
   }
 }
 

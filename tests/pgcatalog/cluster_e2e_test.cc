@@ -18,7 +18,7 @@
 #include "access/access_e2e_util.h"
 #include "access/server_on_postgres_suite.h"
 #include "catalog/catalog_version.h"
-#include "pgcatalog/leases.h"
+#include "job/job_model.h"
 #include "testing/fault_proxy.h"
 #include "testing/s3rver.h"
 #include "testing/server_process.h"
@@ -76,7 +76,7 @@ class ClusterE2ETest : public access::ServerOnPostgresSuite {
         job + "'");
     const std::string files = "millrace.files WHERE job_key = '" + key + "'";
     EXPECT_NE(Psql("SELECT count(*) FROM " + files), "0") << key;
-    const std::string step = std::to_string(Leases::kEpochStep);
+    const std::string step = std::to_string(job::kEpochsPerLease);
     EXPECT_EQ(Psql("SELECT count(*) FROM " + files + " AND epoch < " + step), "0");
     EXPECT_EQ(Psql("SELECT count(*) FROM (SELECT epoch / " + step +
                    ", count(DISTINCT server) AS servers FROM " + files +
@@ -408,7 +408,7 @@ TEST_F(ClusterE2ETest, JobsSpreadWhenAServerJoinsAndComeBackWhenItLeavesMovingOn
                 std::to_string(pid) + "/%'"));
   };
   const auto takes = [&] {
-    return Catalog("SELECT string_agg(CAST(epoch / " + std::to_string(Leases::kEpochStep) +
+    return Catalog("SELECT string_agg(CAST(epoch / " + std::to_string(job::kEpochsPerLease) +
                    " AS text), ',' ORDER BY id) FROM __millrace.jobs");
   };
   const pid_t a = mr_->server->pid();
