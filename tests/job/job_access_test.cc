@@ -187,8 +187,13 @@ TEST_F(JobAccessTest, SourceDataIsShownOnlyToTheDefinerAndAdministrators) {
                          "c1, c2 FROM local(\"file_path\" = \"" +
                              in_ + "/*.csv\", \"format\" = \"csv\", \"column_separator\" = \",\")")
                   .ok());
-  ASSERT_TRUE(harness_.WaitFor([&] { return harness_.Value("SELECT count(*) FROM t") == "3"; }))
-      << harness_.JobColumn("leaky", "ErrorMsg");
+  // The rows, then the task's record: the views publish it just after the commit.
+  ASSERT_TRUE(harness_.WaitFor([&] {
+    return harness_.Value("SELECT count(*) FROM t") == "3" &&
+           harness_.Value(
+               "SELECT count(*) FROM tasks(type := 'insert') WHERE JobName = 'leaky' "
+               "AND Status = 'SUCCESS'") != "0";
+  })) << harness_.JobColumn("leaky", "ErrorMsg");
   const std::string rows = "SELECT Value FROM filtered_rows(\"job\" = \"leaky\")";
   const std::string first_error =
       "SELECT max(FirstErrorMsg) FROM tasks(type := 'insert') WHERE JobName = 'leaky'";
