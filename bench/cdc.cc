@@ -8,6 +8,12 @@
 //   takes what has arrived, up to 64 MiB of change data: cdc/change_stream.h) over
 //   cdc_default_txns transactions, and for one with the largest s3.max_batch_files over
 //   cdc_rows.
+// - Backlog apply rates (whether the job keeps up): the same writes made while the job is
+//   PAUSED, then the time from RESUME JOB until the target shows them, against the source's
+//   own rate. The job reads the slot's (binlog's) backlog without sharing the machine's two
+//   cores with the source's writes, as it would beside a source on a machine of its own:
+//   an apply rate at least the source's means the job's lag stays bounded under that load.
+//   Measured for both jobs, inserts of cdc_rows new ids; updates for the largest.
 // - Commit-to-visible latency: one single-row transaction every fresh_period_ms for
 //   fresh_seconds, from COMMIT returning to the client until a SELECT through the MySQL front
 //   end sees the row.
@@ -35,6 +41,8 @@ constexpr std::chrono::milliseconds kApplyPoll{50};
 constexpr std::chrono::milliseconds kLatencyPoll{10};
 constexpr std::chrono::seconds kApplyTimeout{900};
 constexpr std::chrono::seconds kStreamingTimeout{60};
+// The first id of the rows written while a job is paused: past every id written before.
+constexpr int64_t kBacklogFirstId = 100'000'000;
 
 // Statement for the ids [first, last]: one transaction of the benchmark's writes.
 using Statement = std::function<std::string(int64_t first, int64_t last)>;
@@ -172,6 +180,9 @@ struct RunFigures {
   Applied default_inserts;  // the job with the default batch limit
   Applied inserts;          // the job with the largest batch limit
   Applied updates;
+  double backlog_default_inserts = 0;  // rows/s from RESUME until visible
+  double backlog_inserts = 0;
+  double backlog_updates = 0;
   Latencies latency;  // the job with the default batch limit
 };
 
@@ -192,6 +203,8 @@ class CdcRun {
     MR_ASSIGN_OR_RETURN(f.default_inserts, ApplyInserts(plain, default_rows));
     // Single-row transactions: the batch limit does not matter to them.
     MR_ASSIGN_OR_RETURN(f.latency, CommitToVisible(plain, default_rows + 1));
+    MR_ASSIGN_OR_RETURN(f.backlog_default_inserts,
+                        BacklogInserts(plain, kBacklogFirstId, config_.cdc_rows));
     MR_RETURN_IF_ERROR(Drop(plain));
 
     MR_ASSIGN_OR_RETURN(
@@ -199,17 +212,22 @@ class CdcRun {
         Follow("large", {{"max_interval", "1"}, {"s3.max_batch_files", kLargestBatch}}));
     MR_ASSIGN_OR_RETURN(f.inserts, ApplyInserts(large, config_.cdc_rows));
     MR_ASSIGN_OR_RETURN(f.updates, ApplyUpdates(large, config_.cdc_rows));
+    MR_ASSIGN_OR_RETURN(f.backlog_inserts,
+                        BacklogInserts(large, kBacklogFirstId, config_.cdc_rows));
+    MR_ASSIGN_OR_RETURN(f.backlog_updates,
+                        BacklogUpdates(large, kBacklogFirstId, config_.cdc_rows));
     MR_RETURN_IF_ERROR(Drop(large));
     return f;
   }
 
  private:
-  // Runs `statement` over ids 1..rows, cdc_txn_rows ids a transaction; returns the seconds the
-  // client waited.
-  Result<double> WriteAll(const Statement& statement, int64_t rows) {
+  // Runs `statement` over ids from..from + rows - 1, cdc_txn_rows ids a transaction; returns
+  // the seconds the client waited.
+  Result<double> WriteAll(const Statement& statement, int64_t rows, int64_t from = 1) {
     const SteadyTime start = Now();
-    for (int64_t first = 1; first <= rows; first += config_.cdc_txn_rows) {
-      const int64_t last = std::min(rows, first + config_.cdc_txn_rows - 1);
+    const int64_t end = from + rows - 1;
+    for (int64_t first = from; first <= end; first += config_.cdc_txn_rows) {
+      const int64_t last = std::min(end, first + config_.cdc_txn_rows - 1);
       MR_RETURN_IF_ERROR(source_.Execute(statement(first, last)));
     }
     return SecondsSince(start);
@@ -314,6 +332,32 @@ class CdcRun {
     return TimeApply(t, Updates(t.source), rows, "SELECT sum(qty) FROM " + t.target, sum + rows);
   }
 
+  // Writes ids [from, from + rows) with `statement` while the job is paused, resumes it, and
+  // returns rows/s from RESUME until `target_value` reaches `want`.
+  Result<double> TimeBacklog(const Followed& t, const Statement& statement, int64_t from,
+                             int64_t rows, const std::string& target_value, int64_t want) {
+    const std::string where = " JOB WHERE jobname = '" + t.job + "'";
+    MR_RETURN_IF_ERROR(server_.Execute("PAUSE" + where));
+    MR_RETURN_IF_ERROR(WriteAll(statement, rows, from).status());
+    const SteadyTime start = Now();
+    MR_RETURN_IF_ERROR(server_.Execute("RESUME" + where));
+    MR_ASSIGN_OR_RETURN(const SteadyTime visible,
+                        server_.WaitForValue(target_value, want, t.job, kApplyTimeout, kApplyPoll));
+    return static_cast<double>(rows) / SecondsBetween(start, visible);
+  }
+
+  Result<double> BacklogInserts(const Followed& t, int64_t from, int64_t rows) {
+    MR_ASSIGN_OR_RETURN(const int64_t count, server_.QueryInt("SELECT count(*) FROM " + t.target));
+    return TimeBacklog(t, Inserts(t.source), from, rows, "SELECT count(*) FROM " + t.target,
+                       count + rows);
+  }
+
+  Result<double> BacklogUpdates(const Followed& t, int64_t from, int64_t rows) {
+    MR_ASSIGN_OR_RETURN(const int64_t sum, source_.QueryInt("SELECT sum(qty) FROM " + t.source));
+    return TimeBacklog(t, Updates(t.source), from, rows, "SELECT sum(qty) FROM " + t.target,
+                       sum + rows);
+  }
+
   // Inserts row i with id first_id + i, one transaction each.
   Result<Latencies> CommitToVisible(const Followed& t, int64_t first_id) {
     // The job applies whole source transactions in commit order, so max(id) in the target
@@ -371,7 +415,8 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
     std::printf(
         "  run %d: %s alone: %lld inserts %s, updates %s; default batch limit: %lld "
         "inserts applied in %s; largest: inserts applied in %s (source %s), updates in %s "
-        "(source %s); commit-to-visible p50 %.3f s, p99 %.3f s, max %.3f s (row %zu)\n",
+        "(source %s); after a pause, from RESUME: inserts %s (default), %s (largest), updates "
+        "%s; commit-to-visible p50 %.3f s, p99 %.3f s, max %.3f s (row %zu)\n",
         run, db.c_str(), static_cast<long long>(c.cdc_rows),
         Duration(c.cdc_rows, f.source_insert).c_str(),
         Duration(c.cdc_rows, f.source_update).c_str(), static_cast<long long>(default_rows),
@@ -379,7 +424,10 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
         Duration(c.cdc_rows, f.inserts.rate).c_str(),
         Duration(c.cdc_rows, f.inserts.source_rate).c_str(),
         Duration(c.cdc_rows, f.updates.rate).c_str(),
-        Duration(c.cdc_rows, f.updates.source_rate).c_str(), f.latency.p50, f.latency.p99,
+        Duration(c.cdc_rows, f.updates.source_rate).c_str(),
+        Duration(c.cdc_rows, f.backlog_default_inserts).c_str(),
+        Duration(c.cdc_rows, f.backlog_inserts).c_str(),
+        Duration(c.cdc_rows, f.backlog_updates).c_str(), f.latency.p50, f.latency.p99,
         f.latency.max, f.latency.worst);
     std::fflush(stdout);
     runs.push_back(f);
@@ -434,6 +482,35 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
                "every 50 ms)" +
                followed("UPDATEs",
                         summary([](const RunFigures& f) { return f.updates.source_rate; }))}};
+  const std::string backlog = std::to_string(c.cdc_rows) + " rows" + writes +
+                              ", written while the job was PAUSED; from RESUME JOB until ";
+  const Target keeps_up = Target::RatioAtLeast(1.0);
+  figures.push_back(
+      {.name = prefix + " backlog inserts applied, default batch limit",
+       .unit = "rows/s",
+       .value = summary([](const RunFigures& f) { return f.backlog_default_inserts; }),
+       .baseline = summary([](const RunFigures& f) { return f.source_insert; }),
+       .baseline_what = insert_baseline,
+       .target = keeps_up,
+       .note = backlog + "count(*) on the target is the source's, default properties"});
+  figures.push_back(
+      {.name = prefix + " backlog inserts applied, largest batch limit",
+       .unit = "rows/s",
+       .value = summary([](const RunFigures& f) { return f.backlog_inserts; }),
+       .baseline = summary([](const RunFigures& f) { return f.source_insert; }),
+       .baseline_what = insert_baseline,
+       .target = keeps_up,
+       .note = backlog +
+               "count(*) on the target is the source's, s3.max_batch_files = " + kLargestBatch});
+  figures.push_back(
+      {.name = prefix + " backlog updates applied, largest batch limit",
+       .unit = "rows/s",
+       .value = summary([](const RunFigures& f) { return f.backlog_updates; }),
+       .baseline = summary([](const RunFigures& f) { return f.source_update; }),
+       .baseline_what = db + "'s own UPDATE rate, the same statements on a table no job follows",
+       .target = keeps_up,
+       .note = "UPDATE ... SET qty = qty + 1 over " + backlog +
+               "sum(qty) on the target is the source's, s3.max_batch_files = " + kLargestBatch});
   std::vector<Latencies> latencies;
   for (const RunFigures& f : runs)
     latencies.push_back(f.latency);
