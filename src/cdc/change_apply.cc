@@ -4,8 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cdc/staged_run.h"
 #include "common/strings.h"
-#include "engine/appender.h"
 #include "engine/statement_plan.h"
 #include "table/model_write.h"
 
@@ -14,7 +14,6 @@ namespace {
 
 using engine::QuoteIdentifier;
 
-constexpr char kStage[] = "__millrace_cdc_stage";
 constexpr char kLast[] = "__millrace_cdc_last";
 constexpr char kUpserts[] = "__millrace_cdc_upserts";
 constexpr char kKeys[] = "__millrace_cdc_keys";
@@ -62,11 +61,6 @@ Result<int64_t> ChangeApply::Apply(job::SinkTransaction& txn,
 Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>& changes,
                              size_t begin, size_t end) const {
   const std::vector<SourceColumn>& columns = source_->columns;
-  std::string create = std::string("CREATE OR REPLACE TEMP TABLE ") + kStage + " (";
-  for (size_t i = 0; i < columns.size(); ++i)
-    create += StageColumn(i) + " VARCHAR, ";
-  create += "__seq BIGINT, __del BOOLEAN, __keep VARCHAR)";
-  MR_RETURN_IF_ERROR(conn.Execute(create));
 
   // An UPDATE that left a TOASTed value out of the stream takes it from an earlier change of
   // its key: only then are each key's staged values kept, as they were last staged.
@@ -84,8 +78,9 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   std::unordered_set<std::string> keys;
   keys.reserve(end - begin);
   bool repeats = false;
+  // The run's rows, staged as text: the SQL below casts them (change::ValueSql).
+  StagedRun run(columns.size());
   {
-    MR_ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", "main", kStage));
     std::string key;
     std::vector<std::optional<std::string>> staged(columns.size());
     for (size_t n = begin; n < end; ++n) {
@@ -109,7 +104,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
         staged[i].reset();
         if (v.kind == change::TupleValue::Kind::kText) {
           if (columns[i].mapping.form != change::ValueForm::kArray && !any_unchanged) {
-            MR_RETURN_IF_ERROR(appender->AppendString(v.text));  // staged as it came
+            run.Add(v.text);  // staged as it came, viewed in `changes`
             continue;
           }
           MR_ASSIGN_OR_RETURN(std::string text, change::StageText(columns[i].mapping, v.text));
@@ -126,13 +121,13 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
             keep += "," + std::to_string(i);
           }
         }
-        MR_RETURN_IF_ERROR(staged[i] ? appender->AppendString(*staged[i]) : appender->AppendNull());
+        if (staged[i]) {
+          run.AddOwned(*staged[i]);
+        } else {
+          run.Add(std::nullopt);
+        }
       }
-      MR_RETURN_IF_ERROR(appender->AppendInt64(static_cast<int64_t>(n)));
-      MR_RETURN_IF_ERROR(appender->AppendBool(del));
-      MR_RETURN_IF_ERROR(keep.empty() ? appender->AppendNull()
-                                      : appender->AppendString(keep + ","));
-      MR_RETURN_IF_ERROR(appender->EndRow());
+      run.EndRow(static_cast<int64_t>(n), del, keep.empty() ? "" : keep + ",");
       any_kept = any_kept || !keep.empty();
       if (!any_unchanged) continue;
       if (del) {
@@ -141,8 +136,9 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
         latest[key] = staged;
       }
     }
-    MR_RETURN_IF_ERROR(appender->Flush());
   }
+  run.Publish(conn);
+  const std::string stage = run.FromItem();
 
   // The newest change of each source key, typed.
   std::string typed;
@@ -176,13 +172,12 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
     // reads the staged rows through a view, and writes them in one statement.
     MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP VIEW ") +
                                     std::string(kSourceName) + " AS SELECT " + typed + " FROM " +
-                                    kStage + newest));
+                                    stage + newest));
     MR_RETURN_IF_ERROR(upsert_from("(" + target_->select_sql + ")"));
-    return conn.Execute(std::string("DROP VIEW ") + std::string(kSourceName) + "; DROP TABLE " +
-                        kStage);
+    return conn.Execute(std::string("DROP VIEW ") + std::string(kSourceName));
   }
   MR_RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kLast +
-                                  " AS SELECT " + typed + ", __del, __keep FROM " + kStage +
+                                  " AS SELECT " + typed + ", __del, __keep FROM " + stage +
                                   newest));
   if (any_kept) {
     // Unchanged TOASTed values the run did not carry: the target's row of the key has them.
@@ -262,9 +257,9 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
 }
 
 Status ChangeApply::DropStaging(engine::Connection& conn) {
-  return conn.Execute(std::string("DROP TABLE IF EXISTS ") + kStage + "; DROP TABLE IF EXISTS " +
-                      kLast + "; DROP TABLE IF EXISTS " + kUpserts + "; DROP TABLE IF EXISTS " +
-                      kKeys + "; DROP TABLE IF EXISTS " + std::string(kSourceName));
+  return conn.Execute(std::string("DROP TABLE IF EXISTS ") + kLast + "; DROP TABLE IF EXISTS " +
+                      kUpserts + "; DROP TABLE IF EXISTS " + kKeys + "; DROP TABLE IF EXISTS " +
+                      std::string(kSourceName));
 }
 
 }  // namespace millrace::cdc

@@ -24,8 +24,9 @@
 // not convert fails the run (the task).
 // - `seen` (optional): a table of the target's key columns into which the keys of the rows
 //   written are inserted too (a snapshot's: see SnapshotSync in change_batch.h).
-// - Temporary tables (and a view) named __millrace_cdc_* are created and dropped on the
-//   connection.
+// - The run's rows are staged in memory and read through __millrace_cdc_run (staged_run.h:
+//   RegisterStagedRuns must have run on the connection's database); temporary tables (and a
+//   view) named __millrace_cdc_* are created and dropped on the connection.
 // - Thread-safety: one run at a time per connection.
 #pragma once
 

@@ -31,6 +31,7 @@
 #include "catalog/duckdb_sink.h"
 #include "cdc/cdc_params.h"
 #include "cdc/source_factory.h"
+#include "cdc/staged_run.h"
 #include "cli/commands.h"
 #include "common/clock.h"
 #include "common/endpoint_policy.h"
@@ -399,6 +400,7 @@ int RunServe(const std::vector<std::string>& args) {
         load::DefaultSourceFactory(Clock::Real(), kLocalSettleTime, *resolved_roots, watcher.get());
     jobs_config.make_file_source = files::MakeFileJobSource;
     jobs_config.make_change_source = cdc::MakeChangeSource;
+    if (Status s = cdc::RegisterStagedRuns(**db); !s.ok()) return Fail(s);
     jobs_config.change_stream_params = cdc::ChangeStreamParamTables();
     jobs_config.tasks.paused_check = std::chrono::seconds(config->paused_check_seconds);
     jobs_config.fail_points = &*fail_points;

@@ -99,10 +99,12 @@ Status Database::LockDown(const std::vector<std::string>& allowed_directories) {
                        "SET enable_external_access = false; SET lock_configuration = true");
 }
 
-Status Database::RegisterTableFunction(std::shared_ptr<TableFunction> function) {
+Status Database::RegisterTableFunction(std::shared_ptr<TableFunction> function,
+                                       FunctionVisibility visibility) {
   MR_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
   std::string name = ToLower(function->name());
   MR_RETURN_IF_ERROR(RegisterTableFunctionOn(conn->conn_, std::move(function)));
+  if (visibility == FunctionVisibility::kInternal) return Status::Ok();
   MutexLock lock(&mu_);
   registered_.push_back(std::move(name));
   return Status::Ok();

@@ -44,6 +44,9 @@ struct DatabaseOptions {
 
 class Connection;
 
+// Whether a registered table function is among those RegisteredTableFunctions lists.
+enum class FunctionVisibility { kListed, kInternal };
+
 class Database {
  public:
   static Result<std::unique_ptr<Database>> Open(const DatabaseOptions& options);
@@ -54,9 +57,13 @@ class Database {
   Result<std::unique_ptr<Connection>> Connect();
 
   // Makes `function` callable from SQL on every connection, as
-  // `name(param := 'value', ...)`. The database shares ownership of the function.
-  Status RegisterTableFunction(std::shared_ptr<TableFunction> function) EXCLUDES(mu_);
-  // The names of the functions registered so far (lower case).
+  // `name(param := 'value', ...)`. The database shares ownership of the function. An internal
+  // function serves Millrace's own statements: RegisteredTableFunctions leaves it out (the
+  // access sandbox lets users call the listed ones).
+  Status RegisterTableFunction(std::shared_ptr<TableFunction> function,
+                               FunctionVisibility visibility = FunctionVisibility::kListed)
+      EXCLUDES(mu_);
+  // The names of the listed functions registered so far (lower case).
   std::vector<std::string> RegisteredTableFunctions() const EXCLUDES(mu_);
 
   // The engine's own lock, the backstop behind Millrace's statement checks: from now on DuckDB

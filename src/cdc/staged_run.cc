@@ -1,0 +1,136 @@
+#include "cdc/staged_run.h"
+
+#include <atomic>
+#include <memory>
+#include <unordered_map>
+
+#include "common/thread_annotations.h"
+#include "engine/table_function.h"
+
+namespace millrace::cdc {
+namespace {
+
+constexpr char kFunction[] = "__millrace_cdc_run";
+
+// The published runs, by token.
+class Runs {
+ public:
+  static Runs& Get() {
+    static Runs* runs = new Runs();  // never destroyed: scans may run at exit
+    return *runs;
+  }
+  uint64_t Add(const StagedRun* run, uint64_t connection) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    const uint64_t token = ++last_;
+    runs_[token] = {run, connection};
+    return token;
+  }
+  void Remove(uint64_t token) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    runs_.erase(token);
+  }
+  Result<const StagedRun*> Find(const engine::TableFunctionArgs& args) EXCLUDES(mu_) {
+    const std::string token = args.Get("run").value_or("");
+    MutexLock lock(&mu_);
+    uint64_t key = 0;
+    try {
+      key = std::stoull(token);
+    } catch (const std::exception&) {
+      key = 0;
+    }
+    auto it = runs_.find(key);
+    if (it == runs_.end() || it->second.connection != args.connection_id()) {
+      return Status::FailedPrecondition(std::string(kFunction) + ": no staged run '" + token +
+                                        "' on this connection");
+    }
+    return it->second.run;
+  }
+
+ private:
+  struct Entry {
+    const StagedRun* run;
+    uint64_t connection;
+  };
+  Mutex mu_;
+  uint64_t last_ GUARDED_BY(mu_) = 0;
+  std::unordered_map<uint64_t, Entry> runs_ GUARDED_BY(mu_);
+};
+
+class RunScan final : public engine::TableScan {
+ public:
+  explicit RunScan(const StagedRun* run) : run_(run) {}
+  Result<size_t> Fill(engine::OutputChunk& out) override {
+    const size_t columns = run_->columns();
+    size_t n = 0;
+    for (; n < out.capacity() && next_ < run_->rows(); ++n, ++next_) {
+      for (size_t c = 0; c < columns; ++c) {
+        const std::optional<std::string_view> v = run_->value(next_, c);
+        if (v) {
+          out.SetString(c, n, *v);
+        } else {
+          out.SetNull(c, n);
+        }
+      }
+      out.SetInt64(columns, n, run_->seq(next_));
+      out.SetBool(columns + 1, n, run_->del(next_));
+      const std::string& keep = run_->keep(next_);
+      if (keep.empty()) {
+        out.SetNull(columns + 2, n);
+      } else {
+        out.SetString(columns + 2, n, keep);
+      }
+    }
+    return n;
+  }
+
+ private:
+  const StagedRun* run_;  // not owned; outlives the statement (see Publish)
+  size_t next_ = 0;
+};
+
+class RunFunction final : public engine::TableFunction {
+ public:
+  std::string name() const override { return kFunction; }
+  std::vector<std::string> parameter_names() const override { return {"run"}; }
+  Result<std::vector<engine::ColumnDef>> Bind(const engine::TableFunctionArgs& args) override {
+    MR_ASSIGN_OR_RETURN(const StagedRun* run, Runs::Get().Find(args));
+    std::vector<engine::ColumnDef> columns;
+    for (size_t i = 0; i < run->columns(); ++i)
+      columns.push_back({"c" + std::to_string(i), engine::TypeId::kVarchar});
+    columns.push_back({"__seq", engine::TypeId::kBigInt});
+    columns.push_back({"__del", engine::TypeId::kBoolean});
+    columns.push_back({"__keep", engine::TypeId::kVarchar});
+    return columns;
+  }
+  Result<std::unique_ptr<engine::TableScan>> Scan(const engine::TableFunctionArgs& args) override {
+    MR_ASSIGN_OR_RETURN(const StagedRun* run, Runs::Get().Find(args));
+    return std::unique_ptr<engine::TableScan>(new RunScan(run));
+  }
+};
+
+}  // namespace
+
+Status RegisterStagedRuns(engine::Database& db) {
+  return db.RegisterTableFunction(std::make_shared<RunFunction>(),
+                                  engine::FunctionVisibility::kInternal);
+}
+
+StagedRun::~StagedRun() {
+  if (token_ != 0) Runs::Get().Remove(token_);
+}
+
+void StagedRun::EndRow(int64_t seq, bool del, std::string keep) {
+  seq_.push_back(seq);
+  del_.push_back(del ? 1 : 0);
+  keep_.push_back(std::move(keep));
+}
+
+void StagedRun::Publish(const engine::Connection& conn) {
+  if (token_ == 0) token_ = Runs::Get().Add(this, conn.id());
+}
+
+std::string StagedRun::FromItem() const {
+  return std::string(kFunction) + "(run := '" + std::to_string(token_) + "')";
+}
+
+}  // namespace millrace::cdc
