@@ -1,6 +1,6 @@
 #include "cdc/staged_run.h"
 
-#include <atomic>
+#include <charconv>
 #include <memory>
 #include <unordered_map>
 
@@ -31,13 +31,9 @@ class Runs {
   }
   Result<const StagedRun*> Find(const engine::TableFunctionArgs& args) EXCLUDES(mu_) {
     const std::string token = args.Get("run").value_or("");
+    uint64_t key = 0;  // no run has token 0
+    std::from_chars(token.data(), token.data() + token.size(), key);
     MutexLock lock(&mu_);
-    uint64_t key = 0;
-    try {
-      key = std::stoull(token);
-    } catch (const std::exception&) {
-      key = 0;
-    }
     auto it = runs_.find(key);
     if (it == runs_.end() || it->second.connection != args.connection_id()) {
       return Status::FailedPrecondition(std::string(kFunction) + ": no staged run '" + token +

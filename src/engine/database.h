@@ -205,7 +205,6 @@ class Connection {
 
  private:
   friend class Database;
-  friend class Appender;
   friend class PreparedStatement;
   friend class Transaction;
   explicit Connection(void* conn) : conn_(conn) {}
