@@ -18,10 +18,6 @@ constexpr char kLast[] = "__millrace_cdc_last";
 constexpr char kUpserts[] = "__millrace_cdc_upserts";
 constexpr char kKeys[] = "__millrace_cdc_keys";
 
-std::string StageColumn(size_t i) {
-  return "c" + std::to_string(i);
-}
-
 }  // namespace
 
 Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTarget* target) {
@@ -145,12 +141,12 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   std::string names;
   std::string partition;
   for (size_t i = 0; i < columns.size(); ++i) {
-    typed += (i ? ", " : "") + change::ValueSql(columns[i].mapping, StageColumn(i)) + " AS " +
+    typed += (i ? ", " : "") + change::ValueSql(columns[i].mapping, StagedRun::Column(i)) + " AS " +
              QuoteIdentifier(columns[i].name);
     names += (i ? ", " : "") + QuoteIdentifier(columns[i].name);
   }
   for (size_t k : source_->key)
-    partition += (partition.empty() ? "" : ", ") + StageColumn(k);
+    partition += (partition.empty() ? "" : ", ") + StagedRun::Column(k);
   const std::string newest = repeats ? " QUALIFY row_number() OVER (PARTITION BY " + partition +
                                            " ORDER BY __seq DESC) = 1"
                                      : std::string();

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <memory>
+#include <numeric>
 #include <unordered_map>
 
 #include "common/thread_annotations.h"
@@ -52,37 +53,26 @@ class Runs {
   std::unordered_map<uint64_t, Entry> runs_ GUARDED_BY(mu_);
 };
 
-class RunScan final : public engine::TableScan {
- public:
-  explicit RunScan(const StagedRun* run) : run_(run) {}
-  Result<size_t> Fill(engine::OutputChunk& out) override {
-    const size_t columns = run_->columns();
-    size_t n = 0;
-    for (; n < out.capacity() && next_ < run_->rows(); ++n, ++next_) {
-      for (size_t c = 0; c < columns; ++c) {
-        const std::optional<std::string_view> v = run_->value(next_, c);
-        if (v) {
-          out.SetString(c, n, *v);
-        } else {
-          out.SetNull(c, n);
-        }
-      }
-      out.SetInt64(columns, n, run_->seq(next_));
-      out.SetBool(columns + 1, n, run_->del(next_));
-      const std::string& keep = run_->keep(next_);
-      if (keep.empty()) {
-        out.SetNull(columns + 2, n);
-      } else {
-        out.SetString(columns + 2, n, keep);
-      }
+// Writes row `row` of `run` as row `n` of `out` (c0..cN-1, __seq, __del, __keep).
+void WriteRow(const StagedRun& run, engine::OutputChunk& out, size_t n, size_t row) {
+  const size_t columns = run.columns();
+  for (size_t c = 0; c < columns; ++c) {
+    const std::optional<std::string_view> v = run.value(row, c);
+    if (v) {
+      out.SetString(c, n, *v);
+    } else {
+      out.SetNull(c, n);
     }
-    return n;
   }
-
- private:
-  const StagedRun* run_;  // not owned; outlives the statement (see Publish)
-  size_t next_ = 0;
-};
+  out.SetInt64(columns, n, run.seq(row));
+  out.SetBool(columns + 1, n, run.del(row));
+  const std::string& keep = run.keep(row);
+  if (keep.empty()) {
+    out.SetNull(columns + 2, n);
+  } else {
+    out.SetString(columns + 2, n, keep);
+  }
+}
 
 class RunFunction final : public engine::TableFunction {
  public:
@@ -92,7 +82,7 @@ class RunFunction final : public engine::TableFunction {
     MR_ASSIGN_OR_RETURN(const StagedRun* run, Runs::Get().Find(args));
     std::vector<engine::ColumnDef> columns;
     for (size_t i = 0; i < run->columns(); ++i)
-      columns.push_back({"c" + std::to_string(i), engine::TypeId::kVarchar});
+      columns.push_back({StagedRun::Column(i), engine::TypeId::kVarchar});
     columns.push_back({"__seq", engine::TypeId::kBigInt});
     columns.push_back({"__del", engine::TypeId::kBoolean});
     columns.push_back({"__keep", engine::TypeId::kVarchar});
@@ -100,7 +90,14 @@ class RunFunction final : public engine::TableFunction {
   }
   Result<std::unique_ptr<engine::TableScan>> Scan(const engine::TableFunctionArgs& args) override {
     MR_ASSIGN_OR_RETURN(const StagedRun* run, Runs::Get().Find(args));
-    return std::unique_ptr<engine::TableScan>(new RunScan(run));
+    // The run outlives the statement (StagedRun::Publish): the scan holds its row numbers.
+    std::vector<size_t> rows(run->rows());
+    std::iota(rows.begin(), rows.end(), size_t{0});
+    auto write = [run](engine::OutputChunk& out, size_t n, size_t row) {
+      WriteRow(*run, out, n, row);
+    };
+    return std::unique_ptr<engine::TableScan>(
+        std::make_unique<engine::VectorScan<size_t, decltype(write)>>(std::move(rows), write));
   }
 };
 

@@ -1,7 +1,7 @@
 // StagedRun: the staged rows of a run of changes, read by the apply's statements through the
 // table function __millrace_cdc_run(run := '<token>') instead of being appended into a
-// temporary table first (DuckDB's append compressed and counted every staged value, a quarter
-// of a batch's staging).
+// temporary table first (DuckDB's append compressed and counted every staged value: about half
+// of a batch's staging time, docs/PERFORMANCE.md).
 //
 // Contract
 // - RegisterStagedRuns(db) makes the function callable on `db`'s connections, once per
@@ -47,6 +47,8 @@ class StagedRun {
   void Publish(const engine::Connection& conn);
   // `__millrace_cdc_run(run := '<token>')`; Publish first.
   std::string FromItem() const;
+  // The name of value column `i` in what FromItem reads: "c<i>".
+  static std::string Column(size_t i) { return "c" + std::to_string(i); }
 
   size_t columns() const { return columns_; }
   size_t rows() const { return seq_.size(); }
