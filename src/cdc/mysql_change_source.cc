@@ -87,7 +87,9 @@ MysqlChangeSource::MysqlChangeSource(MysqlChangeSourceConfig config)
                                  config.clock, config.db, std::move(config.database)}),
       reader_(spec_.connect, spec_.parallelism, spec_.split_size) {}
 
-MysqlChangeSource::~MysqlChangeSource() = default;
+MysqlChangeSource::~MysqlChangeSource() {
+  EndReadAhead();
+}
 
 uint32_t MysqlChangeSource::ServerId(const job::JobRecord& job) {
   return static_cast<uint32_t>(1'000'000 + job.id);
@@ -429,7 +431,7 @@ Result<std::vector<job::UpstreamTableRows>> MysqlChangeSource::CountRows() const
   });
 }
 
-Status MysqlChangeSource::Drop(const job::JobRecord& job) {
+Status MysqlChangeSource::DropUpstream(const job::JobRecord& job) {
   CloseStream();
   reader_.Close();
   return stream_.DropSnapshotState(job.id);

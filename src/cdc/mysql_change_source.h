@@ -37,6 +37,7 @@
 //   retries).
 // - Nothing is made on the server, so Committed has nothing to tell it; Drop drops what an
 //   unfinished snapshot left in the embedded database (ChangeStream::DropSnapshotState).
+// - The next batch is read ahead while the task applies one (change_source.h).
 // - Thread-safety: Poll, Committed, TurnEnded and Drop are called by one thread at a time;
 //   Describe from any thread.
 #pragma once
@@ -75,8 +76,6 @@ class MysqlChangeSource final : public ChangeSource<BinlogWhere> {
   explicit MysqlChangeSource(MysqlChangeSourceConfig config);
   ~MysqlChangeSource() override;
 
-  void Committed(const job::Offset& offset) override {}
-  Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
   // The database, the tables and the server_id given.
   std::string FixedUpstream() const override;
@@ -103,6 +102,8 @@ class MysqlChangeSource final : public ChangeSource<BinlogWhere> {
 
   // ChangeSource's steps (change_source.h).
   ChangeStream& changes() override { return stream_; }
+  void Confirm(const job::Offset& offset) override {}
+  Status DropUpstream(const job::JobRecord& job) override;
   Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits) override;
   Result<Where> PositionIn(const job::Offset& offset) const override { return WhereOf(offset); }
   Result<job::Polled> SnapshotSplit(const job::JobRecord& job, const Where& at,

@@ -35,7 +35,9 @@ PgChangeSource::PgChangeSource(PgChangeSourceConfig config)
                                  config.clock, config.db, std::move(config.database)}),
       reader_(spec_.connect, spec_.parallelism, spec_.split_size) {}
 
-PgChangeSource::~PgChangeSource() = default;
+PgChangeSource::~PgChangeSource() {
+  EndReadAhead();
+}
 
 std::string PgChangeSource::Describe() const {
   return "postgres " + pg::Describe(spec_.connect) +
@@ -363,7 +365,7 @@ Status PgChangeSource::Handle(pg::PgOutputMessage& message) {
   return Status::Ok();  // Type, Origin, logical messages
 }
 
-void PgChangeSource::Committed(const Offset& offset) {
+void PgChangeSource::Confirm(const Offset& offset) {
   auto lsn = pg::ParseLsn(offset.Text(kLsnPart));
   if (!lsn.ok() || offset.parts().contains(kSnapshotPart)) return;
   confirmed_ = std::max(confirmed_, *lsn);
@@ -374,7 +376,7 @@ void PgChangeSource::Committed(const Offset& offset) {
   }
 }
 
-Status PgChangeSource::Drop(const job::JobRecord& job) {
+Status PgChangeSource::DropUpstream(const job::JobRecord& job) {
   CloseStream();
   reader_.Close();
   MR_RETURN_IF_ERROR(stream_.DropSnapshotState(job.id));

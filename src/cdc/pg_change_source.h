@@ -22,7 +22,8 @@
 //   target may be behind during the snapshot, never wrong after it.
 // - A batch is whole source transactions (at least one, more within ChangeStream::Bounds), or one
 //   split; a poll that hands out changes asks for the next poll at once (Polled::more), so a
-//   busy stream is read without waiting max_interval between batches. After its commit, Committed
+//   busy stream is read without waiting max_interval between batches, and the next batch is
+//   read ahead while the task applies one (change_source.h). After its commit, Committed
 //   confirms its LSN to the slot; nothing is ever confirmed that did not commit. A poll that finds
 //   the job at another offset than it last handed out (a batch that did not commit) restarts the
 //   stream at the job's offset.
@@ -80,8 +81,6 @@ class PgChangeSource final : public ChangeSource<pg::Lsn> {
   explicit PgChangeSource(PgChangeSourceConfig config);
   ~PgChangeSource() override;
 
-  void Committed(const job::Offset& offset) override;
-  Status Drop(const job::JobRecord& job) override;
   std::string Describe() const override;
   // The database, schema, tables, and the slot and publication names given.
   std::string FixedUpstream() const override;
@@ -102,6 +101,8 @@ class PgChangeSource final : public ChangeSource<pg::Lsn> {
  private:
   // ChangeSource's steps (change_source.h).
   ChangeStream& changes() override { return stream_; }
+  void Confirm(const job::Offset& offset) override;
+  Status DropUpstream(const job::JobRecord& job) override;
   Result<job::Polled> Start(const job::JobRecord& job, const job::BatchLimits& limits) override;
   Result<pg::Lsn> PositionIn(const job::Offset& offset) const override;
   Result<job::Polled> SnapshotSplit(const job::JobRecord& job, const pg::Lsn& lsn,
