@@ -16,7 +16,9 @@
 //   while the task loads and commits the batch; the next Poll takes its result when the job is
 //   there at the same epoch, else drops it and polls again (a stream whose last batch did not
 //   commit restarts at the job's offset, as without read ahead). Snapshot splits are not read
-//   ahead. While the read ahead runs, Committed holds the offset and Confirm tells the source
+//   ahead. A read ahead keeps reading (Gathering) until the task asks for its batch, within
+//   the bounds and budget of a poll; a poll of the task's own ends once nothing more has
+//   arrived. While the read ahead runs, Committed holds the offset and Confirm tells the source
 //   once it has ended (the read ahead uses the same connection); TurnEnded waits for it (its
 //   result is kept for the next turn's first poll); Drop drops it first. A subclass's
 //   destructor calls EndReadAhead before its members go.
@@ -25,6 +27,7 @@
 //   the read ahead's thread, never at the same time as one of those (they wait first).
 #pragma once
 
+#include <atomic>
 #include <optional>
 
 #include "cdc/change_stream.h"
@@ -39,6 +42,7 @@ template <typename Position>
 class ChangeSource : public job::JobSource {
  public:
   Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) final {
+    gathering_ = false;
     std::optional<Result<job::Polled>> ahead = ahead_.Take(job);
     ConfirmHeld();
     if (!ahead) {
@@ -64,6 +68,7 @@ class ChangeSource : public job::JobSource {
   }
 
   void TurnEnded() final {
+    gathering_ = false;
     ahead_.Wait();
     ConfirmHeld();
   }
@@ -76,7 +81,13 @@ class ChangeSource : public job::JobSource {
 
  protected:
   // Waits for the read ahead and drops what it read (see the contract).
-  void EndReadAhead() { ahead_.Discard(); }
+  void EndReadAhead() {
+    gathering_ = false;
+    ahead_.Discard();
+  }
+  // Whether a stream with whole transactions in hand and nothing more arriving this moment
+  // keeps reading rather than ending its poll: a read ahead the task has not asked for yet.
+  bool Gathering() const { return gathering_; }
 
   // The source's tables, shapes and queue of transactions.
   virtual ChangeStream& changes() = 0;
@@ -123,6 +134,7 @@ class ChangeSource : public job::JobSource {
     }
     job::JobRecord next = job;
     next.current_offset = polled->batch->end();
+    gathering_ = true;
     ahead_.Start(next, [this, next, limits] { return StreamFrom(next, limits); });
   }
 
@@ -133,6 +145,7 @@ class ChangeSource : public job::JobSource {
   }
 
   PollAhead ahead_;
+  std::atomic<bool> gathering_ = false;
   std::optional<job::Offset> held_;  // committed while the read ahead ran, not yet confirmed
 };
 

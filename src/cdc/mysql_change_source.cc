@@ -261,7 +261,7 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
   while (!stream_.Full(limits) && clock.SteadyNow() < deadline) {
     if (stream_.has_ready()) {
       if (!ready_since) ready_since = clock.SteadyNow();
-      if (clock.SteadyNow() - *ready_since >= kGather) break;
+      if (clock.SteadyNow() - *ready_since >= kGather && !Gathering()) break;
     }
     const Clock::SteadyTime asked = clock.SteadyNow();
     MR_ASSIGN_OR_RETURN(mysql::StreamEvent event, binlog_->Next());
@@ -281,7 +281,7 @@ Result<job::Polled> MysqlChangeSource::Stream(const job::JobRecord& job, const W
     // A fresh heartbeat between transactions: the server has nothing more now. With nothing
     // received yet, the poll waits a little longer for a first transaction.
     if (std::holds_alternative<mysql::HeartbeatEvent>(event.event) && !open_ && waited &&
-        (stream_.has_ready() || clock.SteadyNow() - started >= kStreamWait)) {
+        (stream_.has_ready() || clock.SteadyNow() - started >= kStreamWait) && !Gathering()) {
       break;
     }
   }

@@ -27,7 +27,8 @@
 //   server goes quiet (a heartbeat that took a while to come: the server sends one every
 //   kHeartbeat while idle whether or not the job reads, so those waiting in the connection are
 //   old and are read past) or kGather after the first is ready; at most kPollBudget. A poll
-//   that has received nothing waits kStreamWait before it gives up on a quiet server.
+//   that has received nothing waits kStreamWait before it gives up on a quiet server. A read
+//   ahead (change_source.h) reads on past both until the task asks for its batch.
 //   With no change for the job, an offset-only batch moves it to the latest position between
 //   transactions every ChangeStream::kQuietCommitInterval.
 // - A binlog position the server no longer has (its file purged) fails the poll with

@@ -213,9 +213,10 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, const pg::
   std::chrono::milliseconds wait = kStreamWait;
   while (!stream_.Full(limits) && stream_.config().clock->SteadyNow() < deadline) {
     MR_ASSIGN_OR_RETURN(std::optional<pg::StreamMessage> message, repl_->Next(wait));
+    if (!message && !open_ && !Gathering()) break;  // nothing more now
     if (!message) {
-      if (!open_) break;   // nothing more now
-      wait = kStreamWait;  // a transaction is arriving: wait for its end
+      // A transaction is arriving: wait for its end; or a read ahead looks again shortly.
+      wait = open_ ? kStreamWait : kGatherWait;
       continue;
     }
     if (Status received = Receive(*message); !received.ok()) {
@@ -227,8 +228,13 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, const pg::
       open_.reset();
       break;
     }
-    // Whole transactions in hand: take what has already arrived, without waiting for more.
-    wait = !stream_.has_ready() || open_ ? kStreamWait : std::chrono::milliseconds(0);
+    // Whole transactions in hand: take what has already arrived, without waiting for more (a
+    // read ahead looks again shortly, until the task asks for its batch).
+    if (open_ || (!stream_.has_ready() && !Gathering())) {
+      wait = kStreamWait;
+    } else {
+      wait = Gathering() ? kGatherWait : std::chrono::milliseconds(0);
+    }
   }
 
   const pg::Lsn newest = std::max({server_lsn_, passed_lsn_, lsn});

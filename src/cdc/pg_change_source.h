@@ -95,6 +95,8 @@ class PgChangeSource final : public ChangeSource<pg::Lsn> {
 
   // How long a poll waits for the first change of a batch.
   static constexpr std::chrono::milliseconds kStreamWait{200};
+  // How long a read ahead waits for more before it looks whether the task asked for it.
+  static constexpr std::chrono::milliseconds kGatherWait{10};
   // The longest a poll reads the stream.
   static constexpr std::chrono::seconds kPollBudget{1};
 
