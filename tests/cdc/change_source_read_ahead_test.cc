@@ -23,7 +23,8 @@ job::Offset At(int64_t position) {
 }
 
 // Each stream from position p hands out one change and ends at p + 10; a stream from a
-// position in `failing` fails.
+// position in `failing` fails. A read ahead's stream reads on (as a real one gathers what
+// arrives) until the task asks for its batch.
 class FakeSource final : public ChangeSource<int64_t> {
  public:
   explicit FakeSource(Clock* clock)
@@ -52,7 +53,8 @@ class FakeSource final : public ChangeSource<int64_t> {
     return WaitOnFor(cv_, &mu_, std::chrono::seconds(30),
                      [&]() NO_THREAD_SAFETY_ANALYSIS { return started_.contains(at); });
   }
-  // What ran, in order: "stream <p>" when a stream from p ended, "confirm <p>", "drop".
+  // What ran, in order: "stream <p>" when a stream from p ended ("stream <p> ahead" when it
+  // ran on a thread other than the task's), "confirm <p>", "drop".
   std::vector<std::string> events() {
     MutexLock lock(&mu_);
     return events_;
@@ -77,14 +79,18 @@ class FakeSource final : public ChangeSource<int64_t> {
   }
   Result<job::Polled> Stream(const job::JobRecord& job, const int64_t& at,
                              const job::BatchLimits& limits) override {
+    const bool ahead = std::this_thread::get_id() != task_thread_;
     bool fail = false;
     {
       MutexLock lock(&mu_);
       started_.insert(at);
       cv_.notify_all();
       WaitOn(cv_, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS { return !held_.contains(at); });
+      // Nothing tells this fake when the task asks: it looks every millisecond.
+      while (Gathering())
+        WaitOnFor(cv_, &mu_, std::chrono::milliseconds(1), [] { return false; });
       fail = failing_.contains(at);
-      events_.push_back("stream " + std::to_string(at));
+      events_.push_back("stream " + std::to_string(at) + (ahead ? " ahead" : ""));
     }
     if (fail) return Status::FailedPrecondition("stream from " + std::to_string(at) + " failed");
     Change change;
@@ -102,6 +108,7 @@ class FakeSource final : public ChangeSource<int64_t> {
   }
 
   ChangeStream stream_;
+  const std::thread::id task_thread_ = std::this_thread::get_id();  // the test's
   Mutex mu_;
   std::condition_variable cv_;
   std::set<int64_t> held_ GUARDED_BY(mu_);
@@ -138,9 +145,12 @@ TEST_F(ChangeSourceReadAheadTest, TheNextBatchIsReadWhileOneIsApplied) {
   // The read ahead holds the connection: the confirmation waits for it.
   EXPECT_EQ(source_.events(), std::vector<std::string>{"stream 0"});
   source_.Release(10);
+  // It reads on until the task asks for its batch.
+  EXPECT_EQ(source_.events(), std::vector<std::string>{"stream 0"});
   source_.Hold(20);  // the next read ahead
   EXPECT_EQ(PollAt(10), "10-20");
-  EXPECT_EQ(source_.events(), (std::vector<std::string>{"stream 0", "stream 10", "confirm 10"}));
+  EXPECT_EQ(source_.events(),
+            (std::vector<std::string>{"stream 0", "stream 10 ahead", "confirm 10"}));
   source_.Release(20);
 }
 
@@ -156,10 +166,11 @@ TEST_F(ChangeSourceReadAheadTest, ABatchThatDidNotCommitDropsTheReadAhead) {
   const std::vector<std::string> events = source_.events();
   ASSERT_GE(events.size(), 4u);
   EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 2),
-            (std::vector<std::string>{"stream 0", "stream 10"}));
+            (std::vector<std::string>{"stream 0", "stream 10 ahead"}));
   // The stream from 0 again, then 10 again (the first read of 10 belonged to epoch 1).
   EXPECT_EQ(std::count(events.begin(), events.end(), "stream 0"), 2);
-  EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10"), 3);
+  EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10 ahead"), 2);
+  EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10"), 1);
 }
 
 TEST_F(ChangeSourceReadAheadTest, ATurnEndWaitsForTheReadAheadAndKeepsIt) {
@@ -168,12 +179,12 @@ TEST_F(ChangeSourceReadAheadTest, ATurnEndWaitsForTheReadAheadAndKeepsIt) {
   source_.TurnEnded();
   // Nothing runs any more, and what was held is confirmed.
   std::vector<std::string> events = source_.events();
-  EXPECT_EQ(events, (std::vector<std::string>{"stream 0", "stream 10", "confirm 10"}));
+  EXPECT_EQ(events, (std::vector<std::string>{"stream 0", "stream 10 ahead", "confirm 10"}));
   // The next turn's first poll hands out what was read, without streaming from 10 again.
   EXPECT_EQ(PollAt(10), "10-20");
   source_.TurnEnded();
   events = source_.events();
-  EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10"), 1);
+  EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10 ahead"), 1);
 }
 
 TEST_F(ChangeSourceReadAheadTest, AReadAheadThatFailsFailsTheNextPoll) {
@@ -182,7 +193,8 @@ TEST_F(ChangeSourceReadAheadTest, AReadAheadThatFailsFailsTheNextPoll) {
   source_.Committed(At(10));
   EXPECT_EQ(PollAt(10), "stream from 10 failed");
   // No read ahead after a failure: the task's retry polls anew.
-  EXPECT_EQ(source_.events(), (std::vector<std::string>{"stream 0", "stream 10", "confirm 10"}));
+  EXPECT_EQ(source_.events(),
+            (std::vector<std::string>{"stream 0", "stream 10 ahead", "confirm 10"}));
 }
 
 TEST_F(ChangeSourceReadAheadTest, DropWaitsForTheReadAheadAndConfirmsNothingMore) {
@@ -193,7 +205,7 @@ TEST_F(ChangeSourceReadAheadTest, DropWaitsForTheReadAheadAndConfirmsNothingMore
   std::thread release([&] { source_.Release(10); });
   ASSERT_TRUE(source_.Drop(JobAt(10)).ok());
   release.join();
-  EXPECT_EQ(source_.events(), (std::vector<std::string>{"stream 0", "stream 10", "drop"}));
+  EXPECT_EQ(source_.events(), (std::vector<std::string>{"stream 0", "stream 10 ahead", "drop"}));
 }
 
 }  // namespace
