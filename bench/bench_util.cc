@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -266,6 +268,19 @@ double CpuSeconds(int pid) {
     if (i == 15) stime = std::stoull(field);
   }
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+double CpuSecondsWithChildren(int pid) {
+  double seconds = CpuSeconds(pid);
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    // "PPid:\t<pid>" in the child's status.
+    const std::string parent = ProcField(entry.path().string() + "/status", "PPid");
+    if (!parent.empty() && std::stoi(parent) == pid) seconds += CpuSeconds(std::stoi(name));
+  }
+  return seconds;
 }
 
 double CpuSecondsSelf() {

@@ -117,6 +117,8 @@ uint64_t PeakRssBytes(int pid);
 // be read. CpuSecondsSelf is this process's.
 double CpuSeconds(int pid);
 double CpuSecondsSelf();
+// CpuSeconds of `pid` and of its children running now (a PostgreSQL server's backends).
+double CpuSecondsWithChildren(int pid);
 
 // Runs fn(0..count-1) on `threads` threads; returns the first error (the others stop early).
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t)>& fn);

@@ -13,7 +13,10 @@
 //   own rate. The job reads the slot's (binlog's) backlog without sharing the machine's two
 //   cores with the source's writes, as it would beside a source on a machine of its own:
 //   an apply rate at least the source's means the job's lag stays bounded under that load.
-//   Measured for both jobs, inserts of cdc_rows new ids; updates for the largest.
+//   Measured for both jobs, inserts of cdc_rows new ids; updates for the largest. With each,
+//   the CPU the server and the source's processes (PostgreSQL's walsender decoding its WAL,
+//   MariaDB's binlog dump) used meanwhile, per million rows: whether the two cores, rather
+//   than waiting, bound the rate.
 // - Commit-to-visible latency: one single-row transaction every fresh_period_ms for
 //   fresh_seconds, from COMMIT returning to the client until a SELECT through the MySQL front
 //   end sees the row.
@@ -62,6 +65,8 @@ class SourceDb {
   virtual std::string Inserts(const std::string& table, int64_t first, int64_t last) const = 0;
   // cdc_stream's parameters for `table`, from the end of the log.
   virtual KeyValues StreamParams(const std::string& table) const = 0;
+  // The CPU time the source's server processes have used so far, in seconds.
+  virtual double CpuSeconds() const = 0;
 
   std::string Updates(const std::string& table, int64_t first, int64_t last) const {
     return "UPDATE " + table + " SET qty = qty + 1 WHERE id BETWEEN " + std::to_string(first) +
@@ -114,6 +119,7 @@ class PgSource final : public SourceDb {
             {"schema", "public"},      {"table", table},
             {"offset", "latest"}};
   }
+  double CpuSeconds() const override { return CpuSecondsWithChildren(server_->pid()); }
 
  private:
   std::unique_ptr<testing::PostgresServer> server_;
@@ -154,6 +160,7 @@ class MariadbSource final : public SourceDb {
             {"database", "bench"},     {"table", table},
             {"offset", "latest"}};
   }
+  double CpuSeconds() const override { return millrace::bench::CpuSeconds(server_->pid()); }
 
  private:
   std::unique_ptr<testing::MariadbServer> server_;
@@ -173,6 +180,14 @@ struct Applied {
   double source_rate = 0;
 };
 
+// A backlog's apply: rows/s from RESUME until visible, and the CPU used meanwhile, in core-s
+// per million rows.
+struct Backlog {
+  double rate = 0;
+  double server_cpu = 0;
+  double source_cpu = 0;
+};
+
 // The figures of one run.
 struct RunFigures {
   double source_insert = 0;  // rows/s of the source alone, on a table no job follows
@@ -180,9 +195,9 @@ struct RunFigures {
   Applied default_inserts;  // the job with the default batch limit
   Applied inserts;          // the job with the largest batch limit
   Applied updates;
-  double backlog_default_inserts = 0;  // rows/s from RESUME until visible
-  double backlog_inserts = 0;
-  double backlog_updates = 0;
+  Backlog backlog_default_inserts;
+  Backlog backlog_inserts;
+  Backlog backlog_updates;
   Latencies latency;  // the job with the default batch limit
 };
 
@@ -334,25 +349,31 @@ class CdcRun {
 
   // Writes ids [from, from + rows) with `statement` while the job is paused, resumes it, and
   // returns rows/s from RESUME until `target_value` reaches `want`.
-  Result<double> TimeBacklog(const Followed& t, const Statement& statement, int64_t from,
-                             int64_t rows, const std::string& target_value, int64_t want) {
+  Result<Backlog> TimeBacklog(const Followed& t, const Statement& statement, int64_t from,
+                              int64_t rows, const std::string& target_value, int64_t want) {
     const std::string where = " JOB WHERE jobname = '" + t.job + "'";
     MR_RETURN_IF_ERROR(server_.Execute("PAUSE" + where));
     MR_RETURN_IF_ERROR(WriteAll(statement, rows, from).status());
+    const double server_cpu = millrace::bench::CpuSeconds(server_.pid());
+    const double source_cpu = source_.CpuSeconds();
     const SteadyTime start = Now();
     MR_RETURN_IF_ERROR(server_.Execute("RESUME" + where));
     MR_ASSIGN_OR_RETURN(const SteadyTime visible,
                         server_.WaitForValue(target_value, want, t.job, kApplyTimeout, kApplyPoll));
-    return static_cast<double>(rows) / SecondsBetween(start, visible);
+    const double millions = static_cast<double>(rows) / 1e6;
+    return Backlog{
+        .rate = static_cast<double>(rows) / SecondsBetween(start, visible),
+        .server_cpu = (millrace::bench::CpuSeconds(server_.pid()) - server_cpu) / millions,
+        .source_cpu = (source_.CpuSeconds() - source_cpu) / millions};
   }
 
-  Result<double> BacklogInserts(const Followed& t, int64_t from, int64_t rows) {
+  Result<Backlog> BacklogInserts(const Followed& t, int64_t from, int64_t rows) {
     MR_ASSIGN_OR_RETURN(const int64_t count, server_.QueryInt("SELECT count(*) FROM " + t.target));
     return TimeBacklog(t, Inserts(t.source), from, rows, "SELECT count(*) FROM " + t.target,
                        count + rows);
   }
 
-  Result<double> BacklogUpdates(const Followed& t, int64_t from, int64_t rows) {
+  Result<Backlog> BacklogUpdates(const Followed& t, int64_t from, int64_t rows) {
     MR_ASSIGN_OR_RETURN(const int64_t sum, source_.QueryInt("SELECT sum(qty) FROM " + t.source));
     return TimeBacklog(t, Updates(t.source), from, rows, "SELECT sum(qty) FROM " + t.target,
                        sum + rows);
@@ -425,9 +446,9 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
         Duration(c.cdc_rows, f.inserts.source_rate).c_str(),
         Duration(c.cdc_rows, f.updates.rate).c_str(),
         Duration(c.cdc_rows, f.updates.source_rate).c_str(),
-        Duration(c.cdc_rows, f.backlog_default_inserts).c_str(),
-        Duration(c.cdc_rows, f.backlog_inserts).c_str(),
-        Duration(c.cdc_rows, f.backlog_updates).c_str(), f.latency.p50, f.latency.p99,
+        Duration(c.cdc_rows, f.backlog_default_inserts.rate).c_str(),
+        Duration(c.cdc_rows, f.backlog_inserts.rate).c_str(),
+        Duration(c.cdc_rows, f.backlog_updates.rate).c_str(), f.latency.p50, f.latency.p99,
         f.latency.max, f.latency.worst);
     std::fflush(stdout);
     runs.push_back(f);
@@ -485,12 +506,15 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
   const std::string backlog = std::to_string(c.cdc_rows) + " rows" + writes +
                               ", written while the job was PAUSED; from RESUME JOB until ";
   // Held to keeping up: at least the source's own rate.
-  auto backlog_figure = [&](const std::string& what, double RunFigures::*rate, bool updates,
+  auto backlog_figure = [&](const std::string& what, Backlog RunFigures::*backlog, bool updates,
                             const std::string& note) {
+    auto cpu = [&](double Backlog::*of) {
+      return FormatSummary(summary([&](const RunFigures& f) { return f.*backlog.*of; }));
+    };
     figures.push_back(
         {.name = prefix + " backlog " + what,
          .unit = "rows/s",
-         .value = summary([rate](const RunFigures& f) { return f.*rate; }),
+         .value = summary([backlog](const RunFigures& f) { return (f.*backlog).rate; }),
          .baseline = summary([updates](const RunFigures& f) {
            return updates ? f.source_update : f.source_insert;
          }),
@@ -498,7 +522,10 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
                                          "job follows"
                                   : insert_baseline,
          .target = Target::RatioAtLeast(1.0),
-         .note = note});
+         .note = note + "; CPU meanwhile per million rows: the server " +
+                 cpu(&Backlog::server_cpu) + " core-s, " + db + "'s processes " +
+                 cpu(&Backlog::source_cpu) + " core-s (" +
+                 std::to_string(std::thread::hardware_concurrency()) + " cores)"});
   };
   const std::string largest = ", s3.max_batch_files = " + std::string(kLargestBatch);
   backlog_figure("inserts applied, default batch limit", &RunFigures::backlog_default_inserts,

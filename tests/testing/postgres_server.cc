@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 
 #include "testing/server_process.h"
 
@@ -48,6 +49,12 @@ PostgresServer::~PostgresServer() {
   // Fails harmlessly when the server is not running (never started, or a restart failed).
   // Then watchdog_ is told the server is gone, and dir_ removes the directory.
   StopServer("immediate").IgnoreError();
+}
+
+pid_t PostgresServer::pid() const {
+  std::ifstream in(data_dir_ + "/postmaster.pid");
+  pid_t pid = 0;
+  return in >> pid ? pid : 0;
 }
 
 std::string PostgresServer::JdbcUrl(const std::string& database) const {

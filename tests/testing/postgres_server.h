@@ -78,6 +78,9 @@ class PostgresServer {
   std::string JdbcUrl(const std::string& database) const;
   // The server log, for failure messages.
   const std::string& log_path() const { return log_path_; }
+  // The postmaster's process id (postmaster.pid's first line; its backends are its children),
+  // 0 when it cannot be read.
+  pid_t pid() const;
 
   // Runs `sql` through psql as user() over TCP in `database`; stdout without its trailing
   // newline, or an error holding psql's stderr.
