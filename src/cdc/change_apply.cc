@@ -41,33 +41,23 @@ Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTar
   return Status::Ok();
 }
 
-Result<int64_t> ChangeApply::Apply(job::SinkTransaction& txn, const std::vector<Change>& changes,
-                                   StagedChanges* staged) const {
+Result<int64_t> ChangeApply::Apply(job::SinkTransaction& txn,
+                                   const std::vector<Change>& changes) const {
   engine::Connection& conn = txn.connection();
-  if (staged != nullptr) {
-    MR_RETURN_IF_ERROR(ApplyRun(conn, *staged));
-    return static_cast<int64_t>(changes.size());
-  }
   size_t begin = 0;
   for (size_t i = 0; i <= changes.size(); ++i) {
     if (i < changes.size() && changes[i].kind != Change::Kind::kTruncate) continue;
-    if (i > begin) {
-      MR_ASSIGN_OR_RETURN(std::unique_ptr<StagedChanges> run, Stage(*source_, changes, begin, i));
-      MR_RETURN_IF_ERROR(ApplyRun(conn, *run));
-    }
+    if (i > begin) MR_RETURN_IF_ERROR(ApplyRun(conn, changes, begin, i));
     if (i < changes.size()) MR_RETURN_IF_ERROR(txn.EmptyTarget(target_->table));
     begin = i + 1;
   }
   return static_cast<int64_t>(changes.size());
 }
 
-Result<std::unique_ptr<StagedChanges>> ChangeApply::Stage(const SourceTable& source,
-                                                          const std::vector<Change>& changes,
-                                                          size_t begin, size_t end) {
-  const std::vector<SourceColumn>& columns = source.columns;
-  auto out = std::make_unique<StagedChanges>(columns.size());
-  // The run's rows, staged as text: ApplyRun's SQL casts them (change::ValueSql).
-  StagedRun& run = out->run;
+Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>& changes,
+                             size_t begin, size_t end) const {
+  const std::vector<SourceColumn>& columns = source_->columns;
+
   // An UPDATE that left a TOASTed value out of the stream takes it from an earlier change of
   // its key: only then are each key's staged values kept, as they were last staged.
   const bool any_unchanged =
@@ -78,73 +68,71 @@ Result<std::unique_ptr<StagedChanges>> ChangeApply::Stage(const SourceTable& sou
                     });
                   });
   std::unordered_map<std::string, std::vector<std::optional<std::string>>> latest;
+  bool any_kept = false;
+  bool any_delete = false;
   // A key met twice in the run: only then is the run reduced to each key's newest change.
   std::unordered_set<std::string> keys;
   keys.reserve(end - begin);
-  std::string key;
-  std::vector<std::optional<std::string>> staged(columns.size());
-  for (size_t n = begin; n < end; ++n) {
-    const Change& change = changes[n];
-    const bool del = change.kind == Change::Kind::kDelete;
-    out->any_delete = out->any_delete || del;
-    if (change.row.size() != columns.size()) {
-      return Status::DataLoss("a change of " + source.Display() + " has " +
-                              std::to_string(change.row.size()) + " columns, the table has " +
-                              std::to_string(columns.size()));
-    }
-    // The key's values, each with its length first, so that no two keys spell the same.
-    key.clear();
-    for (size_t k : source.key) {
-      key += std::to_string(change.row[k].text.size()) + ":" + change.row[k].text;
-    }
-    if (!out->repeats) out->repeats = !keys.insert(key).second;
-    std::string keep;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const change::TupleValue& v = change.row[i];
-      staged[i].reset();
-      if (v.kind == change::TupleValue::Kind::kText) {
-        if (columns[i].mapping.form != change::ValueForm::kArray && !any_unchanged) {
-          run.Add(v.text);  // staged as it came, viewed in `changes`
-          continue;
-        }
-        MR_ASSIGN_OR_RETURN(std::string text, change::StageText(columns[i].mapping, v.text));
-        staged[i] = std::move(text);
-      } else if (v.kind == change::TupleValue::Kind::kUnchanged && !del) {
-        if (i < change.old_row.size() &&
-            change.old_row[i].kind == change::TupleValue::Kind::kText) {
-          MR_ASSIGN_OR_RETURN(std::string text,
-                              change::StageText(columns[i].mapping, change.old_row[i].text));
+  bool repeats = false;
+  // The run's rows, staged as text: the SQL below casts them (change::ValueSql).
+  StagedRun run(columns.size());
+  {
+    std::string key;
+    std::vector<std::optional<std::string>> staged(columns.size());
+    for (size_t n = begin; n < end; ++n) {
+      const Change& change = changes[n];
+      const bool del = change.kind == Change::Kind::kDelete;
+      any_delete = any_delete || del;
+      if (change.row.size() != columns.size()) {
+        return Status::DataLoss("a change of " + source_->Display() + " has " +
+                                std::to_string(change.row.size()) + " columns, the table has " +
+                                std::to_string(columns.size()));
+      }
+      // The key's values, each with its length first, so that no two keys spell the same.
+      key.clear();
+      for (size_t k : source_->key) {
+        key += std::to_string(change.row[k].text.size()) + ":" + change.row[k].text;
+      }
+      if (!repeats) repeats = !keys.insert(key).second;
+      std::string keep;
+      for (size_t i = 0; i < columns.size(); ++i) {
+        const change::TupleValue& v = change.row[i];
+        staged[i].reset();
+        if (v.kind == change::TupleValue::Kind::kText) {
+          if (columns[i].mapping.form != change::ValueForm::kArray && !any_unchanged) {
+            run.Add(v.text);  // staged as it came, viewed in `changes`
+            continue;
+          }
+          MR_ASSIGN_OR_RETURN(std::string text, change::StageText(columns[i].mapping, v.text));
           staged[i] = std::move(text);
-        } else if (auto it = latest.find(key); it != latest.end() && it->second[i]) {
-          staged[i] = it->second[i];
+        } else if (v.kind == change::TupleValue::Kind::kUnchanged && !del) {
+          if (i < change.old_row.size() &&
+              change.old_row[i].kind == change::TupleValue::Kind::kText) {
+            MR_ASSIGN_OR_RETURN(std::string text,
+                                change::StageText(columns[i].mapping, change.old_row[i].text));
+            staged[i] = std::move(text);
+          } else if (auto it = latest.find(key); it != latest.end() && it->second[i]) {
+            staged[i] = it->second[i];
+          } else {
+            keep += "," + std::to_string(i);
+          }
+        }
+        if (staged[i]) {
+          run.AddOwned(*staged[i]);
         } else {
-          keep += "," + std::to_string(i);
+          run.Add(std::nullopt);
         }
       }
-      if (staged[i]) {
-        run.AddOwned(*staged[i]);
+      run.EndRow(static_cast<int64_t>(n), del, keep.empty() ? "" : keep + ",");
+      any_kept = any_kept || !keep.empty();
+      if (!any_unchanged) continue;
+      if (del) {
+        latest.erase(key);
       } else {
-        run.Add(std::nullopt);
+        latest[key] = staged;
       }
-    }
-    run.EndRow(static_cast<int64_t>(n), del, keep.empty() ? "" : keep + ",");
-    out->any_kept = out->any_kept || !keep.empty();
-    if (!any_unchanged) continue;
-    if (del) {
-      latest.erase(key);
-    } else {
-      latest[key] = staged;
     }
   }
-  return out;
-}
-
-Status ChangeApply::ApplyRun(engine::Connection& conn, StagedChanges& staged) const {
-  const std::vector<SourceColumn>& columns = source_->columns;
-  const bool repeats = staged.repeats;
-  const bool any_delete = staged.any_delete;
-  const bool any_kept = staged.any_kept;
-  StagedRun& run = staged.run;
   run.Publish(conn);
   const std::string stage = run.FromItem();
 

@@ -26,20 +26,16 @@
 //   written are inserted too (a snapshot's: see SnapshotSync in change_batch.h).
 // - The run's rows are staged in memory and read through __millrace_cdc_run (staged_run.h:
 //   RegisterStagedRuns must have run on the connection's database); temporary tables (and a
-//   view) named __millrace_cdc_* are created and dropped on the connection. Stage does the
-//   staging alone (no connection, any thread): Apply given its result for the whole of
-//   `changes` writes without staging again, as often as it is called (a retried task).
+//   view) named __millrace_cdc_* are created and dropped on the connection.
 // - Thread-safety: one run at a time per connection.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cdc/source_table.h"
-#include "cdc/staged_run.h"
 #include "change/change_value.h"
 #include "common/result.h"
 #include "engine/database.h"
@@ -72,33 +68,17 @@ struct ApplyTarget {
 // and sets target->unfiltered_sql. Errors name the SELECT and the source table.
 Status CheckSelect(engine::Connection& conn, const SourceTable& source, ApplyTarget* target);
 
-// A run of changes staged for the statements that write it (ChangeApply::Stage).
-struct StagedChanges {
-  explicit StagedChanges(size_t columns) : run(columns) {}
-  StagedRun run;
-  bool repeats = false;     // a key comes twice: the run is reduced to each key's newest change
-  bool any_delete = false;  // a delete among the changes
-  bool any_kept = false;    // a TOASTed value left out that the run does not supply
-};
-
 class ChangeApply {
  public:
   ChangeApply(const SourceTable* source, const ApplyTarget* target, std::string seen = "")
       : source_(source), target_(target), seen_(std::move(seen)) {}
 
-  // Stages changes[begin, end) of `source` (no truncate among them). The changes must outlive
-  // the result (it views their values).
-  static Result<std::unique_ptr<StagedChanges>> Stage(const SourceTable& source,
-                                                      const std::vector<Change>& changes,
-                                                      size_t begin, size_t end);
-
-  // Returns the number of changes applied. `staged`: Stage of the whole of `changes` (which
-  // then holds no truncate), or nullptr.
-  Result<int64_t> Apply(job::SinkTransaction& txn, const std::vector<Change>& changes,
-                        StagedChanges* staged = nullptr) const;
+  // Returns the number of changes applied.
+  Result<int64_t> Apply(job::SinkTransaction& txn, const std::vector<Change>& changes) const;
 
  private:
-  Status ApplyRun(engine::Connection& conn, StagedChanges& staged) const;
+  Status ApplyRun(engine::Connection& conn, const std::vector<Change>& changes, size_t begin,
+                  size_t end) const;
   static Status DropStaging(engine::Connection& conn);
   const SourceTable* source_;  // not owned
   const ApplyTarget* target_;  // not owned

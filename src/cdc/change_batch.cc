@@ -90,22 +90,6 @@ Result<job::LoadedBatch> ChangeBatch::Load(job::Sink& sink, const job::TaskConte
   return loaded;
 }
 
-void ChangeBatch::Prepare() {
-  if (changes_.empty() || snapshot_) return;
-  const Change& first = changes_.front();
-  for (const Change& c : changes_) {
-    if (c.table != first.table || c.shape != first.shape || c.kind == Change::Kind::kTruncate) {
-      return;
-    }
-  }
-  const SourceTable& source =
-      first.shape == 0 ? (*tables_)[first.table].table : *shapes_[first.table][first.shape];
-  // An error is Load's to meet (it stages again).
-  Result<std::unique_ptr<StagedChanges>> staged =
-      ChangeApply::Stage(source, changes_, 0, changes_.size());
-  if (staged.ok()) staged_ = std::move(staged).value();
-}
-
 Result<int64_t> ChangeBatch::ApplyTable(job::SinkTransaction& txn, size_t t,
                                         const std::vector<size_t>& indices,
                                         const std::string& seen) const {
@@ -154,9 +138,7 @@ Result<int64_t> ChangeBatch::ApplyTable(job::SinkTransaction& txn, size_t t,
       MR_RETURN_IF_ERROR(Backfill(conn, altered.def, *source, fill));
       MR_RETURN_IF_ERROR(BindByName(*source, altered.def, &target));
     }
-    MR_ASSIGN_OR_RETURN(
-        const int64_t n,
-        ChangeApply(source, &target, seen).Apply(txn, run, whole ? staged_.get() : nullptr));
+    MR_ASSIGN_OR_RETURN(const int64_t n, ChangeApply(source, &target, seen).Apply(txn, run));
     applied += n;
   }
   return applied;

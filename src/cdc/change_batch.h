@@ -67,9 +67,6 @@ class ChangeBatch final : public job::SourceBatch {
 
   Result<job::LoadedBatch> Load(job::Sink& sink, const job::TaskContext& task,
                                 int attempt) override;
-  // Stages the changes (ChangeApply::Stage) when they form one run: one table, one shape, no
-  // truncate, not a snapshot split. Load then only writes them, on each attempt.
-  void Prepare() override;
 
  private:
   // `indices`: the positions in changes_ of table t's changes, in order.
@@ -84,7 +81,6 @@ class ChangeBatch final : public job::SourceBatch {
   const bool sync_targets_;
   const bool make_targets_;
   const std::optional<SnapshotSync> snapshot_;
-  std::unique_ptr<StagedChanges> staged_;  // Prepare's; nullptr when it staged nothing
 };
 
 }  // namespace millrace::cdc

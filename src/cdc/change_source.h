@@ -16,12 +16,11 @@
 //   while the task loads and commits the batch; the next Poll takes its result when the job is
 //   there at the same epoch, else drops it and polls again (a stream whose last batch did not
 //   commit restarts at the job's offset, as without read ahead). Snapshot splits are not read
-//   ahead. The batch read ahead is prepared on its thread too (SourceBatch::Prepare: its rows
-//   staged), so the task only writes it. A read ahead keeps reading (Gathering) until the task asks
-//   for its batch, within the bounds and budget of a poll; a poll of the task's own ends once
-//   nothing more has arrived. While the read ahead runs, Committed holds the offset and Confirm
-//   tells the source once it has ended (the read ahead uses the same connection); TurnEnded waits
-//   for it (its result is kept for the next turn's first poll); Drop drops it first. A subclass's
+//   ahead. A read ahead keeps reading (Gathering) until the task asks for its batch, within
+//   the bounds and budget of a poll; a poll of the task's own ends once nothing more has
+//   arrived. While the read ahead runs, Committed holds the offset and Confirm tells the source
+//   once it has ended (the read ahead uses the same connection); TurnEnded waits for it (its
+//   result is kept for the next turn's first poll); Drop drops it first. A subclass's
 //   destructor calls EndReadAhead before its members go.
 // - Thread-safety: as job_source.h: Poll, Committed, TurnEnded and Drop run on the job's task
 //   thread (or the dropping statement's after the task ended); the steps below also run on
@@ -136,11 +135,7 @@ class ChangeSource : public job::JobSource {
     job::JobRecord next = job;
     next.current_offset = polled->batch->end();
     gathering_ = true;
-    ahead_.Start(next, [this, next, limits] {
-      Result<job::Polled> polled = StreamFrom(next, limits);
-      if (polled.ok() && polled->batch != nullptr) polled->batch->Prepare();
-      return polled;
-    });
+    ahead_.Start(next, [this, next, limits] { return StreamFrom(next, limits); });
   }
 
   void ConfirmHeld() {

@@ -26,10 +26,6 @@ class Runs {
     runs_[token] = {run, connection};
     return token;
   }
-  void Move(uint64_t token, uint64_t connection) EXCLUDES(mu_) {
-    MutexLock lock(&mu_);
-    runs_[token].connection = connection;
-  }
   void Remove(uint64_t token) EXCLUDES(mu_) {
     MutexLock lock(&mu_);
     runs_.erase(token);
@@ -123,11 +119,7 @@ void StagedRun::EndRow(int64_t seq, bool del, std::string keep) {
 }
 
 void StagedRun::Publish(const engine::Connection& conn) {
-  if (token_ == 0) {
-    token_ = Runs::Get().Add(this, conn.id());
-  } else {
-    Runs::Get().Move(token_, conn.id());
-  }
+  if (token_ == 0) token_ = Runs::Get().Add(this, conn.id());
 }
 
 std::string StagedRun::FromItem() const {

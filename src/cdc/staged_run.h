@@ -11,8 +11,7 @@
 //   VARCHAR, __seq, __del, __keep.
 // - Publish(conn) makes the run readable by statements on `conn` only (another connection's
 //   call, or a token no run holds, fails the statement naming the token) until the run is
-//   destroyed or published on another connection (a retried task's); FromItem() is the SQL
-//   that reads it. Texts are viewed, not copied: what they view
+//   destroyed; FromItem() is the SQL that reads it. Texts are viewed, not copied: what they view
 //   (the changes; Own keeps a converted text) must outlive the run.
 // - Thread-safety: filling a run is one thread's; once published it is read-only, and any
 //   thread may read it (DuckDB's scan).

@@ -92,10 +92,6 @@ class SourceBatch {
   // See the contract above. `attempt` counts from 0; a retry loads the batch again from
   // scratch.
   virtual Result<LoadedBatch> Load(Sink& sink, const TaskContext& task, int attempt) = 0;
-  // Work a source may do for Load ahead of it, on a thread other than the task's, before the
-  // batch is handed out (a change stream's read ahead stages its rows). Load does whatever
-  // Prepare did not; an error of Prepare's is met again by Load.
-  virtual void Prepare() {}
 
  protected:
   std::string first_error_;

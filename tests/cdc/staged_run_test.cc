@@ -80,17 +80,6 @@ TEST_F(StagedRunTest, OnlyItsConnectionReadsARunAndOnlyWhileItLives) {
   EXPECT_FALSE(engine::QueryTextRows(*a_, "SELECT * FROM __millrace_cdc_run(run := 'x')").ok());
 }
 
-TEST_F(StagedRunTest, ARunPublishedAgainIsReadOnTheNewConnectionOnly) {
-  // A retried task publishes the run its batch staged before on its new connection.
-  StagedRun run(1);
-  run.Add("v");
-  run.EndRow(0, false, "");
-  run.Publish(*a_);
-  run.Publish(*b_);
-  EXPECT_TRUE(engine::QueryTextRows(*b_, "SELECT * FROM " + run.FromItem()).ok());
-  EXPECT_FALSE(engine::QueryTextRows(*a_, "SELECT * FROM " + run.FromItem()).ok());
-}
-
 TEST_F(StagedRunTest, TheFunctionIsNotListedForUsersStatements) {
   for (const std::string& name : db_->RegisteredTableFunctions())
     EXPECT_NE(name, "__millrace_cdc_run");
