@@ -15,7 +15,9 @@
 //   the next poll at once on a thread of its own (PollAhead), for the job at the batch's end,
 //   while the task loads and commits the batch; the next Poll takes its result when the job is
 //   there at the same epoch, else drops it and polls again (a stream whose last batch did not
-//   commit restarts at the job's offset, as without read ahead). Snapshot splits are not read
+//   commit restarts at the job's offset, as without read ahead); one that found nothing is not
+//   handed out either: the poll reads the stream itself, waiting for a first change as any
+//   poll does. Snapshot splits are not read
 //   ahead. A read ahead keeps reading (Gathering) until the task asks for its batch, within
 //   the bounds and budget of a poll; a poll of the task's own ends once nothing more has
 //   arrived. While the read ahead runs, Committed holds the offset and Confirm tells the source
@@ -45,6 +47,9 @@ class ChangeSource : public job::JobSource {
     gathering_ = false;
     std::optional<Result<job::Polled>> ahead = ahead_.Take(job);
     ConfirmHeld();
+    // A read ahead that found nothing yet: the poll waits on the stream itself (a poll's wait
+    // for a first change) rather than report it drained, which would wait max_interval.
+    if (ahead && ahead->ok() && (*ahead)->batch == nullptr) ahead.reset();
     if (!ahead) {
       const job::Offset& offset = job.current_offset;
       if (offset.empty()) return Start(job, limits);

@@ -47,6 +47,11 @@ class FakeSource final : public ChangeSource<int64_t> {
     MutexLock lock(&mu_);
     failing_.insert(at);
   }
+  // The next stream from `at` finds nothing.
+  void Quiet(int64_t at) {
+    MutexLock lock(&mu_);
+    quiet_.insert(at);
+  }
   // Waits until a stream from `at` has started; false if none did (a bound, not a timing).
   bool AwaitStream(int64_t at) {
     MutexLock lock(&mu_);
@@ -81,6 +86,7 @@ class FakeSource final : public ChangeSource<int64_t> {
                              const job::BatchLimits& limits) override {
     const bool ahead = std::this_thread::get_id() != task_thread_;
     bool fail = false;
+    bool quiet = false;
     {
       MutexLock lock(&mu_);
       started_.insert(at);
@@ -90,9 +96,11 @@ class FakeSource final : public ChangeSource<int64_t> {
       while (Gathering())
         WaitOnFor(cv_, &mu_, std::chrono::milliseconds(1), [] { return false; });
       fail = failing_.contains(at);
+      quiet = quiet_.erase(at) > 0;
       events_.push_back("stream " + std::to_string(at) + (ahead ? " ahead" : ""));
     }
     if (fail) return Status::FailedPrecondition("stream from " + std::to_string(at) + " failed");
+    if (quiet) return job::Polled{};
     Change change;
     change.row.push_back(change::TupleValue{change::TupleValue::Kind::kText, "x"});
     job::Polled polled;
@@ -113,6 +121,7 @@ class FakeSource final : public ChangeSource<int64_t> {
   std::condition_variable cv_;
   std::set<int64_t> held_ GUARDED_BY(mu_);
   std::set<int64_t> failing_ GUARDED_BY(mu_);
+  std::set<int64_t> quiet_ GUARDED_BY(mu_);
   std::set<int64_t> started_ GUARDED_BY(mu_);
   std::vector<std::string> events_ GUARDED_BY(mu_);
 };
@@ -185,6 +194,20 @@ TEST_F(ChangeSourceReadAheadTest, ATurnEndWaitsForTheReadAheadAndKeepsIt) {
   source_.TurnEnded();
   events = source_.events();
   EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10 ahead"), 1);
+}
+
+TEST_F(ChangeSourceReadAheadTest, AReadAheadThatFoundNothingLetsThePollWaitItself) {
+  // Handing out "nothing" would make the job wait max_interval for a change that may come a
+  // moment later: the task's poll streams (and waits) itself.
+  source_.Quiet(10);
+  EXPECT_EQ(PollAt(0), "0-10");
+  source_.Committed(At(10));
+  EXPECT_EQ(PollAt(10), "10-20");
+  source_.TurnEnded();
+  const std::vector<std::string> events = source_.events();
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 4),
+            (std::vector<std::string>{"stream 0", "stream 10 ahead", "confirm 10", "stream 10"}));
 }
 
 TEST_F(ChangeSourceReadAheadTest, AReadAheadThatFailsFailsTheNextPoll) {
