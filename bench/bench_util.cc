@@ -271,6 +271,7 @@ double CpuSeconds(int pid) {
 }
 
 double CpuSecondsWithChildren(int pid) {
+  if (pid <= 0) return 0;  // not known: /proc's entries of parent 0 are the kernel's
   double seconds = CpuSeconds(pid);
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {

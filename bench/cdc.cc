@@ -348,7 +348,8 @@ class CdcRun {
   }
 
   // Writes ids [from, from + rows) with `statement` while the job is paused, resumes it, and
-  // returns rows/s from RESUME until `target_value` reaches `want`.
+  // returns rows/s from RESUME until `target_value` reaches `want`, with the CPU the server and
+  // the source used meanwhile.
   Result<Backlog> TimeBacklog(const Followed& t, const Statement& statement, int64_t from,
                               int64_t rows, const std::string& target_value, int64_t want) {
     const std::string where = " JOB WHERE jobname = '" + t.job + "'";

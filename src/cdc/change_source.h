@@ -17,13 +17,12 @@
 //   there at the same epoch, else drops it and polls again (a stream whose last batch did not
 //   commit restarts at the job's offset, as without read ahead); one that found nothing is not
 //   handed out either: the poll reads the stream itself, waiting for a first change as any
-//   poll does. Snapshot splits are not read
-//   ahead. A read ahead keeps reading (Gathering) until the task asks for its batch, within
-//   the bounds and budget of a poll; a poll of the task's own ends once nothing more has
-//   arrived. While the read ahead runs, Committed holds the offset and Confirm tells the source
-//   once it has ended (the read ahead uses the same connection); TurnEnded waits for it (its
-//   result is kept for the next turn's first poll); Drop drops it first. A subclass's
-//   destructor calls EndReadAhead before its members go.
+//   poll does. Snapshot splits are not read ahead. A read ahead keeps reading (Gathering) until the
+//   task asks for its batch, within the bounds and budget of a poll; a poll of the task's own ends
+//   once nothing more has arrived. While the read ahead runs, Committed holds the offset and
+//   Confirm tells the source once it has ended (the read ahead uses the same connection); TurnEnded
+//   waits for it (its result is kept for the next turn's first poll); Drop drops it first. A
+//   subclass's destructor calls EndReadAhead before its members go.
 // - Thread-safety: as job_source.h: Poll, Committed, TurnEnded and Drop run on the job's task
 //   thread (or the dropping statement's after the task ended); the steps below also run on
 //   the read ahead's thread, never at the same time as one of those (they wait first).

@@ -164,8 +164,10 @@ class JobSource {
   // The job was resumed, or told to load items again (ALTER JOB ... RETRY): the next Poll
   // looks again at what is not loaded yet (a file source reconciles at once).
   virtual void LookAgain() {}
-  // The job's turn on a worker ended (paused, superseded, or other jobs' turn): drop what was
-  // prepared for a next task (a file source's read ahead), so nothing runs for an idle job.
+  // The job's turn on a worker ended (paused, superseded, or other jobs' turn): stop what was
+  // prepared for a next task, so nothing runs for an idle job (a file source's read ahead drops
+  // its downloads; a change source's waits for its read to end and keeps it for its next poll,
+  // which hands it out only if the job is still where it was read for).
   virtual void TurnEnded() {}
   // Whether the job's next turn must run one task at a time whatever max_concurrent_tasks says
   // (a file source with crash suspects reads them alone: files/crash_suspects.h). May do I/O;
