@@ -214,12 +214,7 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, const pg::
   while (!stream_.Full(limits) && stream_.config().clock->SteadyNow() < deadline) {
     MR_ASSIGN_OR_RETURN(std::optional<pg::StreamMessage> message, repl_->Next(wait));
     if (!message && !open_ && !Gathering()) break;  // nothing more now
-    if (!message) {
-      // A transaction is arriving: wait for its end; or a read ahead looks again shortly.
-      wait = open_ ? kStreamWait : kGatherWait;
-      continue;
-    }
-    if (Status received = Receive(*message); !received.ok()) {
+    if (Status received = message ? Receive(*message) : Status::Ok(); !received.ok()) {
       if (!stream_.has_ready()) return received;
       // The whole transactions before the failure go first; the failure comes back at the next
       // poll, so the job stops exactly before the change that failed (a schema change its
@@ -228,12 +223,15 @@ Result<job::Polled> PgChangeSource::Stream(const job::JobRecord& job, const pg::
       open_.reset();
       break;
     }
-    // Whole transactions in hand: take what has already arrived, without waiting for more (a
-    // read ahead looks again shortly, until the task asks for its batch).
-    if (open_ || (!stream_.has_ready() && !Gathering())) {
+    // A transaction arriving is waited for to its end; a read ahead looks again shortly, until
+    // the task asks for its batch; whole transactions in hand are taken with what has already
+    // arrived, without waiting for more; with none, the poll waits for a first change.
+    if (open_) {
       wait = kStreamWait;
+    } else if (Gathering()) {
+      wait = kGatherWait;
     } else {
-      wait = Gathering() ? kGatherWait : std::chrono::milliseconds(0);
+      wait = stream_.has_ready() ? std::chrono::milliseconds(0) : kStreamWait;
     }
   }
 
