@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "cdc/staged_run.h"
 #include "common/strings.h"
@@ -17,6 +16,11 @@ using engine::QuoteIdentifier;
 constexpr char kLast[] = "__millrace_cdc_last";
 constexpr char kUpserts[] = "__millrace_cdc_upserts";
 constexpr char kKeys[] = "__millrace_cdc_keys";
+
+// boost::hash_combine's mix.
+size_t HashCombine(size_t seed, size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
 
 }  // namespace
 
@@ -70,10 +74,11 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   std::unordered_map<std::string, std::vector<std::optional<std::string>>> latest;
   bool any_kept = false;
   bool any_delete = false;
-  // A key met twice in the run: only then is the run reduced to each key's newest change.
-  std::unordered_set<std::string> keys;
-  keys.reserve(end - begin);
-  bool repeats = false;
+  // A key met twice in the run: only then is the run reduced to each key's newest change. Keys
+  // are compared by a hash of their values: two keys that share one only add that reduction,
+  // which gives the same rows.
+  std::vector<size_t> key_hashes;
+  key_hashes.reserve(end - begin);
   // The run's rows, staged as text: the SQL below casts them (change::ValueSql).
   StagedRun run(columns.size());
   {
@@ -88,12 +93,16 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
                                 std::to_string(change.row.size()) + " columns, the table has " +
                                 std::to_string(columns.size()));
       }
-      // The key's values, each with its length first, so that no two keys spell the same.
-      key.clear();
-      for (size_t k : source_->key) {
-        key += std::to_string(change.row[k].text.size()) + ":" + change.row[k].text;
+      size_t hash = source_->key.size();
+      for (size_t k : source_->key)
+        hash = HashCombine(hash, std::hash<std::string_view>{}(change.row[k].text));
+      key_hashes.push_back(hash);
+      if (any_unchanged) {
+        // The key's values, each with its length first, so that no two keys spell the same.
+        key.clear();
+        for (size_t k : source_->key)
+          key += std::to_string(change.row[k].text.size()) + ":" + change.row[k].text;
       }
-      if (!repeats) repeats = !keys.insert(key).second;
       std::string keep;
       for (size_t i = 0; i < columns.size(); ++i) {
         const change::TupleValue& v = change.row[i];
@@ -133,6 +142,8 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
       }
     }
   }
+  std::sort(key_hashes.begin(), key_hashes.end());
+  const bool repeats = std::adjacent_find(key_hashes.begin(), key_hashes.end()) != key_hashes.end();
   run.Publish(conn);
   const std::string stage = run.FromItem();
 

@@ -301,7 +301,12 @@ job::Polled ChangeStream::TakeBatch(const job::JobRecord& job, const StreamPosit
     std::vector<Change> changes;
     int64_t bytes = 0;
     StreamPosition end = at;
-    for (SourceTransaction& t : TakeReady(Bounds(limits), &bytes)) {
+    std::vector<SourceTransaction> taken = TakeReady(Bounds(limits), &bytes);
+    size_t count = 0;
+    for (const SourceTransaction& t : taken)
+      count += t.changes.size();
+    changes.reserve(count);
+    for (SourceTransaction& t : taken) {
       for (Change& c : t.changes)
         changes.push_back(std::move(c));
       end = std::move(t.end);

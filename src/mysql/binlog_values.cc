@@ -170,8 +170,14 @@ Result<TupleValue> DecodeValue(const BinlogColumn& column, size_t index, Reader&
       const int64_t ymd = packed >> 17, hms = packed & 0x1FFFF;
       const int64_t day = ymd & 31, month = (ymd >> 5) % 13, year = (ymd >> 5) / 13;
       if (month == 0 || day == 0) return Null();
-      return Text(DateText(year, month, day) + " " +
-                  TimeOfDayText(hms >> 12, hms >> 6 & 63, hms & 63) + FractionText(*micros, fsp));
+      return Text(DateTimeText({.year = year,
+                                .month = month,
+                                .day = day,
+                                .hour = hms >> 12,
+                                .minute = hms >> 6 & 63,
+                                .second = hms & 63,
+                                .micros = *micros},
+                               fsp));
     }
     case kTypeTimestamp2: {
       auto seconds = r.Big(4);
@@ -198,8 +204,13 @@ Result<TupleValue> DecodeValue(const BinlogColumn& column, size_t index, Reader&
       const uint64_t date = *v / 1000000, time = *v % 1000000;
       const int64_t year = date / 10000, month = date / 100 % 100, day = date % 100;
       if (month == 0 || day == 0) return Null();
-      return Text(DateText(year, month, day) + " " +
-                  TimeOfDayText(time / 10000, time / 100 % 100, time % 100));
+      return Text(DateTimeText({.year = year,
+                                .month = month,
+                                .day = day,
+                                .hour = static_cast<int64_t>(time / 10000),
+                                .minute = static_cast<int64_t>(time / 100 % 100),
+                                .second = static_cast<int64_t>(time % 100)},
+                               0));
     }
     case kTypeTime: {
       auto v = r.Little(3);

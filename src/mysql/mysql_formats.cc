@@ -93,23 +93,66 @@ std::optional<int64_t> ReadFraction(Reader& r, int fsp) {
   return SignExtend(*v, bytes * 8) * kUnit[bytes];
 }
 
-std::string FractionText(int64_t micros, int fsp) {
-  if (fsp == 0) return "";
-  char text[8];
-  std::snprintf(text, sizeof(text), "%06" PRId64, micros);
-  return "." + std::string(text, static_cast<size_t>(fsp));
+namespace {
+
+// `value` in decimal, zero-padded to `width` digits (more when it has more), as printf's
+// "%0*" would: a change stream formats every date and time of every row, and snprintf's
+// format parsing was ~5% of the server's CPU applying a MariaDB backlog.
+void AppendPadded(std::string& out, int64_t value, int width) {
+  char digits[20];
+  int n = 0;
+  uint64_t u = value < 0 ? 0 : static_cast<uint64_t>(value);
+  do {
+    digits[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  for (int i = n; i < width; ++i)
+    out += '0';
+  while (n > 0)
+    out += digits[--n];
+}
+
+}  // namespace
+
+void AppendFraction(std::string& out, int64_t micros, int fsp) {
+  if (fsp == 0) return;
+  out += '.';
+  char digits[6];
+  for (int i = 5; i >= 0; --i, micros /= 10)
+    digits[i] = static_cast<char>('0' + micros % 10);
+  out.append(digits, static_cast<size_t>(fsp));
+}
+
+void AppendDate(std::string& out, int64_t year, int64_t month, int64_t day) {
+  AppendPadded(out, year, 4);
+  out += '-';
+  AppendPadded(out, month, 2);
+  out += '-';
+  AppendPadded(out, day, 2);
+}
+
+void AppendTimeOfDay(std::string& out, int64_t hour, int64_t minute, int64_t second) {
+  AppendPadded(out, hour, 2);
+  out += ':';
+  AppendPadded(out, minute, 2);
+  out += ':';
+  AppendPadded(out, second, 2);
 }
 
 std::string DateText(int64_t year, int64_t month, int64_t day) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%04" PRId64 "-%02" PRId64 "-%02" PRId64, year, month, day);
-  return text;
+  std::string out;
+  AppendDate(out, year, month, day);
+  return out;
 }
 
-std::string TimeOfDayText(int64_t hour, int64_t minute, int64_t second) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%02" PRId64 ":%02" PRId64 ":%02" PRId64, hour, minute, second);
-  return text;
+std::string DateTimeText(const CivilTime& t, int fsp) {
+  std::string out;
+  out.reserve(30);
+  AppendDate(out, t.year, t.month, t.day);
+  out += ' ';
+  AppendTimeOfDay(out, t.hour, t.minute, t.second);
+  AppendFraction(out, t.micros, fsp);
+  return out;
 }
 
 std::optional<int64_t> ReadTime2(Reader& r, int fsp) {
@@ -149,16 +192,21 @@ std::string DurationText(int64_t micros, int fsp) {
   const bool negative = micros < 0;
   if (negative) micros = -micros;
   const int64_t seconds = micros / 1000000;
-  return (negative ? "-" : "") + TimeOfDayText(seconds / 3600, seconds / 60 % 60, seconds % 60) +
-         FractionText(micros % 1000000, fsp);
+  std::string out(negative ? "-" : "");
+  AppendTimeOfDay(out, seconds / 3600, seconds / 60 % 60, seconds % 60);
+  AppendFraction(out, micros % 1000000, fsp);
+  return out;
 }
 
 std::string EpochText(uint64_t seconds, int64_t micros, int fsp) {
-  int64_t year, month, day;
+  CivilTime t;
   const int64_t s = static_cast<int64_t>(seconds);
-  CivilFromDays(s / 86400, year, month, day);
-  return DateText(year, month, day) + " " + TimeOfDayText(s % 86400 / 3600, s % 3600 / 60, s % 60) +
-         FractionText(micros, fsp) + "+00";
+  CivilFromDays(s / 86400, t.year, t.month, t.day);
+  t.hour = s % 86400 / 3600;
+  t.minute = s % 3600 / 60;
+  t.second = s % 60;
+  t.micros = micros;
+  return DateTimeText(t, fsp) + "+00";
 }
 
 }  // namespace millrace::mysql

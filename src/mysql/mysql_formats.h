@@ -39,9 +39,21 @@ std::optional<int64_t> ReadFraction(Reader& r, int fsp);
 // time with a fraction stores the fraction's complement under the next integer down.
 std::optional<int64_t> ReadTime2(Reader& r, int fsp);
 
-std::string FractionText(int64_t micros, int fsp);
+// A calendar date and time of day, as MySQL packs them.
+struct CivilTime {
+  int64_t year = 0, month = 0, day = 0;
+  int64_t hour = 0, minute = 0, second = 0;
+  int64_t micros = 0;
+};
+
+// The text forms DuckDB casts from, appended to `out`: ".ffffff" cut to fsp digits (nothing for
+// fsp 0), YYYY-MM-DD, HH:MM:SS (hours may pass 99). Fields are non-negative.
+void AppendFraction(std::string& out, int64_t micros, int fsp);
+void AppendDate(std::string& out, int64_t year, int64_t month, int64_t day);
+void AppendTimeOfDay(std::string& out, int64_t hour, int64_t minute, int64_t second);
 std::string DateText(int64_t year, int64_t month, int64_t day);
-std::string TimeOfDayText(int64_t hour, int64_t minute, int64_t second);
+// "YYYY-MM-DD HH:MM:SS[.f]"
+std::string DateTimeText(const CivilTime& t, int fsp);
 // Signed microseconds as a TIME.
 std::string DurationText(int64_t micros, int fsp);
 // Seconds since 1970-01-01 UTC, and their microseconds, as a TIMESTAMP in UTC.

@@ -104,9 +104,18 @@ bool AppendJsonOpaque(uint8_t type, std::string_view data, std::string& out) {
     text = DurationText((packed < 0 ? -1 : 1) * (seconds * 1000000 + micros), 6);
   } else {
     const int64_t ymd = whole >> 17, hms = whole & 0x1FFFF;
-    text = DateText((ymd >> 5) / 13, (ymd >> 5) % 13, ymd & 31);
-    if (type != kTypeDate)
-      text += " " + TimeOfDayText(hms >> 12, hms >> 6 & 63, hms & 63) + FractionText(micros, 6);
+    if (type == kTypeDate) {
+      text = DateText((ymd >> 5) / 13, (ymd >> 5) % 13, ymd & 31);
+    } else {
+      text = DateTimeText({.year = (ymd >> 5) / 13,
+                           .month = (ymd >> 5) % 13,
+                           .day = ymd & 31,
+                           .hour = hms >> 12,
+                           .minute = hms >> 6 & 63,
+                           .second = hms & 63,
+                           .micros = micros},
+                          6);
+    }
   }
   AppendJsonString(text, out);
   return true;

@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "mysql/mysql_formats.h"
+
 namespace millrace::mysql {
 namespace {
 
@@ -564,6 +566,22 @@ TEST(BinlogRowsTest, MapsTypes) {
   EXPECT_EQ(MapColumn(Column("c", kTypeBlob, 4, false, 45)).doris_type, "string");
   EXPECT_EQ(MapColumn(Column("c", kTypeJson, 4)).duckdb_type, "JSON");
   EXPECT_EQ(MapColumn(Column("c", kTypeEnum, 1, false, 45)).duckdb_type, "VARCHAR");
+}
+
+TEST(BinlogRowsTest, FormatsDatesAndTimesPaddedAndCut) {
+  EXPECT_EQ(DateText(1, 2, 3), "0001-02-03");
+  EXPECT_EQ(DateText(9999, 12, 31), "9999-12-31");
+  EXPECT_EQ(DateTimeText({.year = 2024, .month = 2, .day = 29, .hour = 7, .micros = 789012}, 3),
+            "2024-02-29 07:00:00.789");
+  EXPECT_EQ(DateTimeText({.year = 2024, .month = 2, .day = 29, .second = 5, .micros = 12}, 6),
+            "2024-02-29 00:00:05.000012");
+  EXPECT_EQ(DateTimeText({.year = 2024, .month = 2, .day = 29, .micros = 5}, 0),
+            "2024-02-29 00:00:00");
+  EXPECT_EQ(DurationText(-((838 * 3600 + 59 * 60 + 59) * int64_t{1000000} + 10000), 2),
+            "-838:59:59.01");
+  EXPECT_EQ(DurationText(0, 0), "00:00:00");
+  EXPECT_EQ(EpochText(0, 5, 6), "1970-01-01 00:00:00.000005+00");
+  EXPECT_EQ(EpochText(2147483647, 0, 0), "2038-01-19 03:14:07+00");
 }
 
 }  // namespace
