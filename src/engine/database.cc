@@ -2,6 +2,8 @@
 
 #include <duckdb.h>
 
+#include <chrono>
+#include <thread>
 #include <utility>
 
 #include "common/strings.h"
@@ -295,6 +297,40 @@ Status PreparedStatement::ClearBindings() {
   return Status::Ok();
 }
 
+namespace {
+
+// Runs a statement's tasks on the calling thread until its result is ready (or it failed).
+// DuckDB's own wait (duckdb_execute_pending) calls for a task again at once while its worker
+// threads hold every task the statement has, a busy loop over the connection's lock that kept
+// a second core busy through each single-threaded INSERT of a change stream's batch, beside
+// the source and the object store that share the machine. Here the caller yields its core,
+// then sleeps a little, while it has nothing to run.
+bool RunTasks(duckdb_pending_result pending) {
+  constexpr int kYieldsBeforeSleeping = 64;
+  constexpr auto kIdleSleep = std::chrono::microseconds(50);
+  int idle = 0;
+  while (true) {
+    switch (duckdb_pending_execute_task(pending)) {
+      case DUCKDB_PENDING_RESULT_READY:
+        return true;
+      case DUCKDB_PENDING_ERROR:
+        return false;
+      case DUCKDB_PENDING_NO_TASKS_AVAILABLE:
+        if (++idle <= kYieldsBeforeSleeping) {
+          std::this_thread::yield();
+        } else {
+          std::this_thread::sleep_for(kIdleSleep);
+        }
+        break;
+      case DUCKDB_PENDING_RESULT_NOT_READY:
+        idle = 0;
+        break;
+    }
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<QueryResult>> PreparedStatement::Execute() {
   MR_RETURN_IF_ERROR(conn_->CheckInterrupt());
   duckdb_pending_result pending = nullptr;
@@ -307,6 +343,13 @@ Result<std::unique_ptr<QueryResult>> PreparedStatement::Execute() {
   // that point is pending here and is sent again, so the statement runs no further: Interrupt
   // sets the pending flag before it calls duckdb_interrupt, so one of the two always sees it.
   if (conn_->interrupt_pending_.load()) duckdb_interrupt(AsConn(conn_->conn_));
+  if (!RunTasks(pending)) {
+    // The failed statement's message names its type ("Constraint Error: ..."); executing the
+    // pending result now would wrap it in DuckDB's "unsuccessful pending query" error.
+    Status status = StatusFromDuckDBMessage(duckdb_pending_error(pending));
+    duckdb_destroy_pending(&pending);
+    return status;
+  }
   auto handle = std::make_unique<QueryResult::Handle>();
   const duckdb_state state = duckdb_execute_pending(pending, &handle->result);
   duckdb_destroy_pending(&pending);
