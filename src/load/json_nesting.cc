@@ -1,9 +1,14 @@
 #include "load/json_nesting.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "load/bad_file.h"
 
@@ -50,9 +55,77 @@ Lines LinesUpTo(const std::string& path, uint64_t offset) {
   return lines;
 }
 
+// The bytes of a 64-byte window that are a quote, a backslash, an opening and a closing
+// bracket, one bit per byte (bit k: byte k).
+struct WindowMasks {
+  uint64_t quote = 0;
+  uint64_t backslash = 0;
+  uint64_t open = 0;
+  uint64_t close = 0;
+};
+
+WindowMasks MasksOf(const char* data) {
+  WindowMasks m;
+#if defined(__SSE2__)
+  for (int part = 0; part < 4; ++part) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * part));
+    auto bits = [&](char c) {
+      return static_cast<uint64_t>(
+                 static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)))))
+             << (16 * part);
+    };
+    m.quote |= bits('"');
+    m.backslash |= bits('\\');
+    m.open |= bits('[') | bits('{');
+    m.close |= bits(']') | bits('}');
+  }
+#else
+  for (int k = 0; k < 64; ++k) {
+    const uint64_t bit = uint64_t{1} << k;
+    switch (data[k]) {
+      case '"':
+        m.quote |= bit;
+        break;
+      case '\\':
+        m.backslash |= bit;
+        break;
+      case '[':
+      case '{':
+        m.open |= bit;
+        break;
+      case ']':
+      case '}':
+        m.close |= bit;
+        break;
+      default:
+        break;
+    }
+  }
+#endif
+  return m;
+}
+
+// Bit k: the XOR of bits 0..k of `x` (which of a window's bytes lie inside a string, given its
+// quotes).
+uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
 }  // namespace
 
 Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* counts) {
+  return internal::ScanJsonNesting(path, max_depth, counts, /*windows=*/true);
+}
+
+namespace internal {
+
+Status ScanJsonNesting(const std::string& path, int max_depth, JsonCounts* counts, bool windows) {
   JsonCounts seen;
   // The first top-level array: open, and whether an element has started in it.
   bool in_first_array = false;
@@ -71,6 +144,42 @@ Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* coun
     const char* data = block.data();
     size_t i = 0;
     while (i < got) {
+      // Inside a value, away from where records are counted, only strings and brackets matter:
+      // 64 bytes at a time, the quotes' running XOR says which bytes are inside strings and the
+      // brackets outside them move the depth. A window with a backslash (rare in data) is left
+      // to the byte loop below, which follows escapes.
+      const bool deep = depth >= 2 || (depth == 1 && !in_first_array);
+      if (windows && deep && carried_backslashes == 0 && got - i >= 64) {
+        const WindowMasks m = MasksOf(data + i);
+        if (m.backslash == 0) {
+          const uint64_t inside = PrefixXor(m.quote) ^ (in_string ? ~uint64_t{0} : 0);
+          uint64_t brackets = (m.open | m.close) & ~inside;
+          size_t end = 64;    // of the window: where the byte loop takes over
+          bool stop = false;  // before the window's end, outside any string
+          bool too_deep = false;
+          while (brackets != 0 && !stop) {
+            const int k = std::countr_zero(brackets);
+            brackets &= brackets - 1;
+            if ((m.open >> k) & 1) {
+              if (depth + 1 > max_depth) {
+                // The byte loop reads this bracket and reports it.
+                end = static_cast<size_t>(k);
+                stop = too_deep = true;
+              } else {
+                ++depth;
+              }
+            } else if (--depth == 0 || (depth == 1 && in_first_array)) {
+              if (depth == 0) in_first_array = false;
+              // Back where records are counted: the byte loop takes the next byte.
+              end = static_cast<size_t>(k) + 1;
+              stop = true;
+            }
+          }
+          in_string = stop ? false : ((inside >> 63) & 1) != 0;
+          i += end;
+          if (!too_deep) continue;
+        }
+      }
       if (in_string) {
         // Strings are most of a document: jump to the next quote, then look behind it for the
         // backslashes that would escape it.
@@ -159,4 +268,5 @@ Status CheckJsonNesting(const std::string& path, int max_depth, JsonCounts* coun
   return Status::Ok();
 }
 
+}  // namespace internal
 }  // namespace millrace::load

@@ -38,4 +38,10 @@ struct JsonCounts {
 Status CheckJsonNesting(const std::string& path, int max_depth = kMaxJsonDepth,
                         JsonCounts* counts = nullptr);
 
+namespace internal {
+// CheckJsonNesting with its 64-byte windows (`windows`) or byte by byte only: the same answer
+// either way (tests/load/json_nesting_test.cc compares them).
+Status ScanJsonNesting(const std::string& path, int max_depth, JsonCounts* counts, bool windows);
+}  // namespace internal
+
 }  // namespace millrace::load

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <random>
 
 #include "engine/database.h"
 #include "testing/temp_dir.h"
@@ -84,6 +86,81 @@ TEST_F(JsonNestingTest, AFileThatEndsInsideAValueIsRefusedWhole) {
                                  "file, line 4"),
             std::string::npos)
       << lines.message();
+}
+
+// Random JSON-like files (nesting, strings holding brackets, quotes and runs of backslashes,
+// scalars, top-level arrays and scalars, cut files), scanned 64 bytes at a time and byte by byte:
+// the same answer, counts and error message included, whatever falls on a window's edge.
+TEST_F(JsonNestingTest, WindowsAndTheByteLoopAgree) {
+  std::mt19937 rng(20261207);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::function<void(std::string&, int)> value = [&](std::string& out, int depth) {
+    const int kind = depth > 12 ? 3 + pick(3) : pick(6);
+    if (kind <= 1) {
+      out += kind == 0 ? '[' : '{';
+      const int n = pick(5);
+      for (int i = 0; i < n; ++i) {
+        if (i) out += pick(4) == 0 ? ",\n " : ",";
+        if (kind == 1) out += "\"k\": ";
+        value(out, depth + 1);
+      }
+      out += kind == 0 ? ']' : '}';
+    } else if (kind <= 3) {
+      out += '"';
+      const int n = pick(40);
+      for (int i = 0; i < n; ++i) {
+        const int c = pick(12);
+        if (c == 0) {
+          out += std::string(static_cast<size_t>(1 + pick(4)), '\\');
+          out += pick(2) ? '"' : 'x';
+        } else if (c == 1) {
+          out += "[{]}"[pick(4)];
+        } else {
+          out += static_cast<char>('a' + pick(26));
+        }
+      }
+      // An odd run of backslashes before it would escape the closing quote.
+      size_t run = 0;
+      while (run < out.size() && out[out.size() - 1 - run] == '\\')
+        ++run;
+      if (run % 2 == 1) out += '\\';
+      out += '"';
+    } else {
+      out += std::to_string(pick(100000));
+    }
+  };
+  for (int file = 0; file < 300; ++file) {
+    std::string content;
+    if (file % 3 == 0) {
+      // A first top-level array, whose elements are counted.
+      content += "[";
+      const int elements = 1 + pick(300);
+      for (int e = 0; e < elements; ++e) {
+        if (e) content += pick(4) == 0 ? ",\n" : ",";
+        value(content, 1);
+      }
+      content += "]\n";
+    }
+    const int documents = 1 + pick(400);
+    for (int d = 0; d < documents; ++d) {
+      value(content, pick(3) == 0 ? 0 : 1);
+      content += pick(3) == 0 ? " \n" : "\n";
+    }
+    if (pick(4) == 0)
+      content.resize(content.size() - static_cast<size_t>(pick(20)) % content.size());
+    const std::string path = Write("random.json", content);
+    for (int max_depth : {3, 8, kMaxJsonDepth}) {
+      JsonCounts fast, slow;
+      const Status a = internal::ScanJsonNesting(path, max_depth, &fast, true);
+      const Status b = internal::ScanJsonNesting(path, max_depth, &slow, false);
+      ASSERT_EQ(a.ToString(), b.ToString()) << "file " << file << " max_depth " << max_depth;
+      if (!a.ok()) continue;
+      EXPECT_EQ(fast.top_values, slow.top_values) << file;
+      EXPECT_EQ(fast.top_array, slow.top_array) << file;
+      EXPECT_EQ(fast.top_scalar, slow.top_scalar) << file;
+      EXPECT_EQ(fast.array_elements, slow.array_elements) << file;
+    }
+  }
 }
 
 TEST_F(JsonNestingTest, DuckDbReadsADocumentAsDeepAsTheLimit) {
