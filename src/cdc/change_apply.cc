@@ -1,6 +1,7 @@
 #include "cdc/change_apply.h"
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 #include "cdc/staged_run.h"
@@ -21,6 +22,34 @@ constexpr char kKeys[] = "__millrace_cdc_keys";
 size_t HashCombine(size_t seed, size_t value) {
   return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
+
+// Whether a hash is added twice: an open-addressed table of at least twice the hashes it will
+// hold, filled until the first repeat.
+class RepeatFinder {
+ public:
+  explicit RepeatFinder(size_t hashes)
+      : slots_(std::bit_ceil(std::max<size_t>(2 * hashes, 16))), mask_(slots_.size() - 1) {}
+  void Add(size_t hash) {
+    if (repeats_) return;
+    if (hash == 0) hash = 1;  // 0 marks an empty slot
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i] == hash) {
+        repeats_ = true;
+        return;
+      }
+      if (slots_[i] == 0) {
+        slots_[i] = hash;
+        return;
+      }
+    }
+  }
+  bool repeats() const { return repeats_; }
+
+ private:
+  std::vector<size_t> slots_;
+  const size_t mask_;
+  bool repeats_ = false;
+};
 
 }  // namespace
 
@@ -77,8 +106,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
   // A key met twice in the run: only then is the run reduced to each key's newest change. Keys
   // are compared by a hash of their values: two keys that share one only add that reduction,
   // which gives the same rows.
-  std::vector<size_t> key_hashes;
-  key_hashes.reserve(end - begin);
+  RepeatFinder key_hashes(end - begin);
   // The run's rows, staged as text: the SQL below casts them (change::ValueSql).
   StagedRun run(columns.size());
   {
@@ -96,7 +124,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
       size_t hash = source_->key.size();
       for (size_t k : source_->key)
         hash = HashCombine(hash, std::hash<std::string_view>{}(change.row[k].text));
-      key_hashes.push_back(hash);
+      key_hashes.Add(hash);
       if (any_unchanged) {
         // The key's values, each with its length first, so that no two keys spell the same.
         key.clear();
@@ -142,8 +170,7 @@ Status ChangeApply::ApplyRun(engine::Connection& conn, const std::vector<Change>
       }
     }
   }
-  std::sort(key_hashes.begin(), key_hashes.end());
-  const bool repeats = std::adjacent_find(key_hashes.begin(), key_hashes.end()) != key_hashes.end();
+  const bool repeats = key_hashes.repeats();
   run.Publish(conn);
   const std::string stage = run.FromItem();
 
