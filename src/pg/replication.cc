@@ -72,6 +72,7 @@ Result<std::optional<StreamMessage>> ReplicationConnection::Next(
     std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   PGconn* conn = conn_->raw();
+  held_.reset();
   bool consumed_at_deadline = false;
   for (;;) {
     char* buffer = nullptr;
@@ -84,7 +85,7 @@ Result<std::optional<StreamMessage>> ReplicationConnection::Next(
         out.kind = StreamMessage::Kind::kData;
         out.wal_start = ReadU64(msg.data() + 1);
         out.wal_end = ReadU64(msg.data() + 9);
-        out.data = std::string(msg.substr(25));
+        out.data = msg.substr(25);
       } else if (msg[0] == 'k' && msg.size() >= 18) {
         out.kind = StreamMessage::Kind::kKeepalive;
         out.wal_end = ReadU64(msg.data() + 1);
@@ -93,7 +94,7 @@ Result<std::optional<StreamMessage>> ReplicationConnection::Next(
         bad = Status::DataLoss("the replication stream sent an unknown message '" +
                                std::string(1, msg[0]) + "'");
       }
-      PQfreemem(buffer);
+      held_.reset(buffer);
       if (!bad.ok()) return bad;
       return std::optional<StreamMessage>(std::move(out));
     }
@@ -125,6 +126,10 @@ Result<std::optional<StreamMessage>> ReplicationConnection::Next(
     }
     if (PQconsumeInput(conn) == 0) return conn_->ConnectionError("replication stream broke");
   }
+}
+
+void ReplicationConnection::FreeCopyData::operator()(char* buffer) const {
+  PQfreemem(buffer);
 }
 
 Status ReplicationConnection::SendStatus(Lsn flushed, bool reply) {

@@ -12,7 +12,8 @@
 //   confirmed position.
 // - Next waits up to `timeout` for the next message: XLogData (one pgoutput message, see
 //   pgoutput.h) or a primary keepalive. nullopt when none came in time; UNAVAILABLE when the
-//   connection broke or the server ended the stream.
+//   connection broke or the server ended the stream. A message's data is libpq's buffer, not a
+//   copy: it is valid until the next call of Next.
 // - SendStatus sends a standby status update: the server may recycle WAL up to `flushed` and
 //   reports it as the slot's confirmed_flush_lsn. `reply` asks the server to answer at once
 //   with a keepalive (which carries its current send position).
@@ -23,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "pg/lsn.h"
@@ -41,7 +43,8 @@ struct StreamMessage {
   Lsn wal_start = 0;             // kData: where the message's WAL starts
   Lsn wal_end = 0;               // the server's send position
   bool reply_requested = false;  // kKeepalive: answer soon, or the server drops us
-  std::string data;              // kData: the pgoutput message
+  // kData: the pgoutput message, held by the connection until its next Next() (or its end)
+  std::string_view data;
 };
 
 class ReplicationConnection {
@@ -57,8 +60,12 @@ class ReplicationConnection {
   PgConnection& connection() { return *conn_; }
 
  private:
+  struct FreeCopyData {
+    void operator()(char* buffer) const;
+  };
   explicit ReplicationConnection(std::unique_ptr<PgConnection> conn) : conn_(std::move(conn)) {}
   std::unique_ptr<PgConnection> conn_;
+  std::unique_ptr<char, FreeCopyData> held_;  // the last message's buffer (StreamMessage::data)
 };
 
 }  // namespace millrace::pg
