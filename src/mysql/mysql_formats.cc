@@ -112,6 +112,16 @@ void AppendPadded(std::string& out, int64_t value, int width) {
     out += digits[--n];
 }
 
+// "first<sep>second<sep>third", the last two of two digits: a date's or a time of day's fields.
+void AppendThree(std::string& out, int64_t first, int first_width, char sep, int64_t second,
+                 int64_t third) {
+  AppendPadded(out, first, first_width);
+  out += sep;
+  AppendPadded(out, second, 2);
+  out += sep;
+  AppendPadded(out, third, 2);
+}
+
 }  // namespace
 
 void AppendFraction(std::string& out, int64_t micros, int fsp) {
@@ -124,19 +134,11 @@ void AppendFraction(std::string& out, int64_t micros, int fsp) {
 }
 
 void AppendDate(std::string& out, int64_t year, int64_t month, int64_t day) {
-  AppendPadded(out, year, 4);
-  out += '-';
-  AppendPadded(out, month, 2);
-  out += '-';
-  AppendPadded(out, day, 2);
+  AppendThree(out, year, 4, '-', month, day);
 }
 
 void AppendTimeOfDay(std::string& out, int64_t hour, int64_t minute, int64_t second) {
-  AppendPadded(out, hour, 2);
-  out += ':';
-  AppendPadded(out, minute, 2);
-  out += ':';
-  AppendPadded(out, second, 2);
+  AppendThree(out, hour, 2, ':', minute, second);
 }
 
 std::string DateText(int64_t year, int64_t month, int64_t day) {
