@@ -28,7 +28,6 @@
 //   the read ahead's thread, never at the same time as one of those (they wait first).
 #pragma once
 
-#include <atomic>
 #include <optional>
 
 #include "cdc/change_stream.h"
@@ -43,7 +42,6 @@ template <typename Position>
 class ChangeSource : public job::JobSource {
  public:
   Result<job::Polled> Poll(const job::JobRecord& job, const job::BatchLimits& limits) final {
-    gathering_ = false;
     std::optional<Result<job::Polled>> ahead = ahead_.Take(job);
     ConfirmHeld();
     // A read ahead that found nothing yet: the poll waits on the stream itself (a poll's wait
@@ -72,7 +70,6 @@ class ChangeSource : public job::JobSource {
   }
 
   void TurnEnded() final {
-    gathering_ = false;
     ahead_.Wait();
     ConfirmHeld();
   }
@@ -85,13 +82,10 @@ class ChangeSource : public job::JobSource {
 
  protected:
   // Waits for the read ahead and drops what it read (see the contract).
-  void EndReadAhead() {
-    gathering_ = false;
-    ahead_.Discard();
-  }
+  void EndReadAhead() { ahead_.Discard(); }
   // Whether a stream with whole transactions in hand and nothing more arriving this moment
   // keeps reading rather than ending its poll: a read ahead the task has not asked for yet.
-  bool Gathering() const { return gathering_; }
+  bool Gathering() const { return ahead_.gathering(); }
 
   // The source's tables, shapes and queue of transactions.
   virtual ChangeStream& changes() = 0;
@@ -138,7 +132,6 @@ class ChangeSource : public job::JobSource {
     }
     job::JobRecord next = job;
     next.current_offset = polled->batch->end();
-    gathering_ = true;
     ahead_.Start(next, [this, next, limits] { return StreamFrom(next, limits); });
   }
 
@@ -149,7 +142,6 @@ class ChangeSource : public job::JobSource {
   }
 
   PollAhead ahead_;
-  std::atomic<bool> gathering_ = false;
   std::optional<job::Offset> held_;  // committed while the read ahead ran, not yet confirmed
 };
 

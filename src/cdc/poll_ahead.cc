@@ -20,10 +20,12 @@ void Drop(const Result<job::Polled>& polled) {
 void PollAhead::Start(const job::JobRecord& job, PollFn poll) {
   offset_ = job.current_offset;
   epoch_ = job.epoch;
+  asked_ = false;
   result_ = std::async(std::launch::async, std::move(poll));
 }
 
 std::optional<Result<job::Polled>> PollAhead::Take(const job::JobRecord& job) {
+  Ask();
   if (!result_.valid()) return std::nullopt;
   Result<job::Polled> polled = result_.get();
   if (job.current_offset == offset_ && job.epoch == epoch_) return polled;
@@ -32,10 +34,12 @@ std::optional<Result<job::Polled>> PollAhead::Take(const job::JobRecord& job) {
 }
 
 void PollAhead::Wait() {
+  Ask();
   if (result_.valid()) result_.wait();
 }
 
 void PollAhead::Discard() {
+  Ask();
   if (result_.valid()) Drop(result_.get());
 }
 

@@ -13,9 +13,12 @@
 // - Wait() waits for it and keeps its result for Take: afterwards nothing runs.
 // - running(): started and not finished. While it runs, `poll` may use what it captured; the
 //   owner uses none of that (it waits first), and destroying a PollAhead waits.
+// - gathering(): started, and neither Take, Wait nor Discard has been called since: the poll
+//   may read on, as nobody waits for it yet. Any thread may ask (the poll asks itself).
 // - Thread-safety: Start, Take, Wait and running are called by one thread (the job's task).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -41,11 +44,16 @@ class PollAhead {
   // Waits for it and drops its result.
   void Discard();
   bool running() const;
+  bool gathering() const { return !asked_; }
 
  private:
+  // Set before Take, Wait and Discard wait, so the poll they wait for stops gathering.
+  void Ask() { asked_ = true; }
+
   std::future<Result<job::Polled>> result_;
   job::Offset offset_;
   int64_t epoch_ = 0;
+  std::atomic<bool> asked_ = true;
 };
 
 }  // namespace millrace::cdc
