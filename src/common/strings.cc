@@ -80,6 +80,14 @@ std::string HexEncode(std::string_view bytes) {
   return out;
 }
 
+void AppendZeroPadded(uint64_t value, int width, std::string* out) {
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
+  const auto n = static_cast<int>(end - digits);
+  if (n < width) out->append(static_cast<size_t>(width - n), '0');
+  out->append(digits, static_cast<size_t>(end - digits));
+}
+
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && IsAsciiSpace(text.front()))
     text.remove_prefix(1);

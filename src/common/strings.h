@@ -41,6 +41,9 @@ std::string_view Trim(std::string_view text);
 std::vector<std::string_view> SplitString(std::string_view text, char separator);
 // `bytes` as lower-case hexadecimal digits, two a byte.
 std::string HexEncode(std::string_view bytes);
+// Appends `value` in decimal, zero-padded to `width` digits (more when it has more), as
+// printf's "%0<width>" would, without parsing a format: dates and times written per value.
+void AppendZeroPadded(uint64_t value, int width, std::string* out);
 // `text` between `quote`s, a quote inside doubled: MySQL's and Doris's 'strings',
 // "double-quoted" property values and `names`.
 std::string Quoted(std::string_view text, char quote);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/strings.h"
+
 namespace millrace::engine {
 namespace {
 
@@ -80,29 +82,28 @@ void AppendDate(int64_t days, std::string* out) {
   unsigned m = 0;
   unsigned d = 0;
   CivilFromDays(days, &y, &m, &d);
-  char buf[48];
-  if (y <= 0) {
-    std::snprintf(buf, sizeof(buf), "%04" PRId64 "-%02u-%02u (BC)", 1 - y, m, d);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%04" PRId64 "-%02u-%02u", y, m, d);
-  }
-  out->append(buf);
+  AppendZeroPadded(static_cast<uint64_t>(y <= 0 ? 1 - y : y), 4, out);
+  out->push_back('-');
+  AppendZeroPadded(m, 2, out);
+  out->push_back('-');
+  AppendZeroPadded(d, 2, out);
+  if (y <= 0) out->append(" (BC)");
 }
 
 // "HH:MM:SS" plus ".ffffff" without trailing zeros when there is a fraction.
 void AppendTimeOfDay(int64_t micros, std::string* out) {
   const int64_t secs = micros / kMicrosPerSecond;
   const int64_t frac = micros % kMicrosPerSecond;
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%02" PRId64 ":%02" PRId64 ":%02" PRId64, secs / 3600,
-                (secs / 60) % 60, secs % 60);
-  out->append(buf);
+  AppendZeroPadded(static_cast<uint64_t>(secs / 3600), 2, out);
+  out->push_back(':');
+  AppendZeroPadded(static_cast<uint64_t>(secs / 60 % 60), 2, out);
+  out->push_back(':');
+  AppendZeroPadded(static_cast<uint64_t>(secs % 60), 2, out);
   if (frac != 0) {
-    std::snprintf(buf, sizeof(buf), ".%06" PRId64, frac);
-    std::string fraction(buf);
-    while (fraction.back() == '0')
-      fraction.pop_back();
-    out->append(fraction);
+    out->push_back('.');
+    AppendZeroPadded(static_cast<uint64_t>(frac), 6, out);
+    while (out->back() == '0')
+      out->pop_back();
   }
 }
 

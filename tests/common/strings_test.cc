@@ -59,5 +59,17 @@ TEST(StringsTest, TrimRemovesAsciiWhitespaceAtBothEnds) {
   EXPECT_FALSE(IsAsciiSpace('_'));
 }
 
+TEST(StringsTest, AppendZeroPaddedPadsToTheWidthAndKeepsLongerNumbers) {
+  std::string out = "x";
+  AppendZeroPadded(7, 4, &out);
+  AppendZeroPadded(12345, 4, &out);
+  AppendZeroPadded(0, 2, &out);
+  AppendZeroPadded(0, 0, &out);
+  AppendZeroPadded(18446744073709551615ULL, 1, &out);
+  EXPECT_EQ(out,
+            "x000712345000"
+            "18446744073709551615");
+}
+
 }  // namespace
 }  // namespace millrace
