@@ -122,15 +122,10 @@ void AppendTimestampMicros(int64_t micros, std::string* out) {
     rest += kMicrosPerDay;
     --days;
   }
-  std::string date;
-  AppendDate(days, &date);
-  // "(BC)" goes after the time, as DuckDB prints it.
-  const bool bc = date.size() > 4 && date.compare(date.size() - 4, 4, "(BC)") == 0;
-  if (bc) date.resize(date.size() - 5);
-  out->append(date);
+  // A BC date keeps its "(BC)" before the time, as DuckDB prints it.
+  AppendDate(days, out);
   out->push_back(' ');
   AppendTimeOfDay(rest, out);
-  if (bc) out->append(" (BC)");
 }
 
 void AppendInterval(const duckdb_interval& iv, std::string* out) {
