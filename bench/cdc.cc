@@ -17,6 +17,9 @@
 //   the CPU the server and the source's processes (PostgreSQL's walsender decoding its WAL,
 //   MariaDB's binlog dump) used meanwhile, per million rows: whether the two cores, rather
 //   than waiting, bound the rate.
+// - Backlog ceilings (not figures of Millrace): the machine's cores over the source's CPU per
+//   row during the backlog plus DuckDB's own write of the same rows, measured alone after each
+//   run (with its key index, and without): the most any apply could reach on these cores.
 // - Commit-to-visible latency: one single-row transaction every fresh_period_ms for
 //   fresh_seconds, from COMMIT returning to the client until a SELECT through the MySQL front
 //   end sees the row.
@@ -423,6 +426,59 @@ std::string Duration(int64_t rows, double rate) {
   return buf;
 }
 
+// What bounds the backlog's inserts on this machine, whatever the apply does: its cores shared
+// between the source's processes (their CPU per million rows during each run's backlog, largest
+// batch) and DuckDB's own writing of the same rows (DuckDbApplyCpuPerMillion, batches of the
+// largest limit, measured after each run). The ceiling is cores / (source + DuckDB) rows/s:
+// every other cost of the apply (reading the stream, staging, its offsets) only lowers it.
+// Once with DuckDB's keyed upsert (the target of a UNIQUE KEY table today), once with a table
+// written without DuckDB's index on the key (DELETE by join, then INSERT).
+std::vector<Figure> BacklogCeilings(BenchContext& ctx, const std::string& prefix,
+                                    const std::string& db, const std::vector<RunFigures>& runs) {
+  const BenchConfig& c = ctx.config;
+  const std::string dir = ctx.Subdir("duckdb-apply");
+  const int64_t batch = std::stoll(kLargestBatch);
+  const auto cores = static_cast<double>(std::thread::hardware_concurrency());
+  std::vector<Figure> figures;
+  for (const bool keyed : {true, false}) {
+    std::vector<double> costs;
+    std::vector<double> ceilings;
+    std::vector<double> source_rates;
+    for (const RunFigures& f : runs) {
+      auto cost = DuckDbApplyCpuPerMillion(dir, c.cdc_rows, batch, keyed);
+      if (!cost.ok()) {
+        std::printf("  DuckDB's own apply failed: %s\n", cost.status().ToString().c_str());
+        return {};
+      }
+      costs.push_back(*cost);
+      ceilings.push_back(cores * 1e6 / (f.backlog_inserts.source_cpu + *cost));
+      source_rates.push_back(f.source_insert);
+    }
+    const std::string how =
+        keyed ? "INSERT ... ON CONFLICT (id) DO UPDATE into a table with the PRIMARY KEY"
+              : "DELETE of the batch's keys (a join) and INSERT, into a table without a key";
+    figures.push_back(
+        {.name = prefix + " backlog inserts, ceiling on these cores, DuckDB " +
+                 (keyed ? "upserting by its key index" : "writing without a key index"),
+         .unit = "rows/s",
+         .value = Summarize(ceilings),
+         .baseline = Summarize(source_rates),
+         .baseline_what = db + "'s own INSERT rate (as above)",
+         .note = "not a measurement of Millrace: the most any apply of the backlog above could "
+                 "reach on these " +
+                 std::to_string(std::thread::hardware_concurrency()) +
+                 " cores, if its only work were DuckDB's own writing of the same rows and the "
+                 "source's processes used what they did during that backlog (largest batch): "
+                 "cores / (their CPU + DuckDB's) per row. DuckDB alone: " +
+                 FormatSummary(Summarize(costs)) + " core-s per million rows by " + how +
+                 ", batches of " + kLargestBatch +
+                 " rows staged as the stream's texts (the timestamp cast through "
+                 "TIMESTAMPTZ), durable commits, the final CHECKPOINT counted. A ratio under 1 "
+                 "means the backlog target cannot be met on this machine with that write"});
+  }
+  return figures;
+}
+
 // The figures of `source`'s scenario; `prefix` starts their names ("CDC", "CDC from MariaDB").
 Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
                                        const std::string& prefix) {
@@ -536,6 +592,8 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
   backlog_figure("updates applied, largest batch limit", &RunFigures::backlog_updates, true,
                  "UPDATE ... SET qty = qty + 1 over " + backlog +
                      "sum(qty) on the target is the source's" + largest);
+  for (Figure& f : BacklogCeilings(ctx, prefix, db, runs))
+    figures.push_back(std::move(f));
   std::vector<Latencies> latencies;
   for (const RunFigures& f : runs)
     latencies.push_back(f.latency);

@@ -149,6 +149,52 @@ Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
   return measured;
 }
 
+Result<double> DuckDbApplyCpuPerMillion(const std::string& dir, int64_t rows, int64_t batch,
+                                        bool keyed) {
+  const std::string path = dir + (keyed ? "/apply_keyed.duckdb" : "/apply_unkeyed.duckdb");
+  RemoveDatabase(path);
+  double cpu = 0;
+  {
+    MR_ASSIGN_OR_RETURN(auto db, engine::Database::Open({.path = path}));
+    MR_ASSIGN_OR_RETURN(auto conn, db->Connect());
+    MR_RETURN_IF_ERROR(conn->Execute(std::string("CREATE TABLE t (id INTEGER") +
+                                     (keyed ? " PRIMARY KEY" : "") +
+                                     ", name VARCHAR, qty INTEGER, ts TIMESTAMP)"));
+    const std::string typed =
+        "SELECT CAST(c0 AS INTEGER), c1, CAST(c2 AS INTEGER), "
+        "CAST(CAST(c3 AS TIMESTAMPTZ) AS TIMESTAMP) FROM stage";
+    const std::string write =
+        keyed ? "INSERT INTO t " + typed +
+                    " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, qty = EXCLUDED.qty, "
+                    "ts = EXCLUDED.ts"
+              : "DELETE FROM t WHERE id IN (SELECT CAST(c0 AS INTEGER) FROM stage); "
+                "INSERT INTO t " +
+                    typed;
+    for (int64_t first = 1; first <= rows; first += batch) {
+      const int64_t last = std::min(rows, first + batch - 1);
+      MR_RETURN_IF_ERROR(conn->Execute(
+          "CREATE OR REPLACE TEMP TABLE stage AS SELECT CAST(g AS VARCHAR) AS c0, 'name ' || g "
+          "AS c1, CAST(g % 97 AS VARCHAR) AS c2, strftime(TIMESTAMP '2026-01-01 00:00:00' + g * "
+          "INTERVAL 1 SECOND, '%Y-%m-%d %H:%M:%S') || '+00' AS c3 FROM range(" +
+          std::to_string(first) + ", " + std::to_string(last + 1) + ") AS r(g)"));
+      const double start = CpuSecondsSelf();
+      MR_RETURN_IF_ERROR(conn->Execute("BEGIN; " + write + "; COMMIT"));
+      cpu += CpuSecondsSelf() - start;
+    }
+    MR_RETURN_IF_ERROR(conn->Execute("DROP TABLE stage"));
+    const double start = CpuSecondsSelf();
+    MR_RETURN_IF_ERROR(conn->Execute("CHECKPOINT"));
+    cpu += CpuSecondsSelf() - start;
+    MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
+    MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
+    if (!chunk || chunk->GetInt64(0, 0) != rows) {
+      return Status::DataLoss("DuckDB's own apply left a different number of rows");
+    }
+  }
+  RemoveDatabase(path);
+  return cpu / (static_cast<double>(rows) / 1e6);
+}
+
 Result<std::unique_ptr<BenchServer>> StartBenchServer(BenchContext& ctx, const std::string& name,
                                                       const std::vector<std::string>& args) {
   MR_ASSIGN_OR_RETURN(auto server, BenchServer::Start(ctx.ServerDir(name), args));

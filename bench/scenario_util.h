@@ -55,4 +55,16 @@ struct DuckDbLoadShape {
 Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
                             const DuckDbLoadShape& shape = {});
 
+// The CPU DuckDB alone takes to apply a change stream's inserts, in core-s per million rows, in
+// this process: ids 1..rows of (id INTEGER, name VARCHAR, qty INTEGER, ts TIMESTAMP), `batch`
+// rows a transaction, each batch staged first (not counted) as the texts a stream delivers
+// (the timestamp as '... +00', cast through TIMESTAMPTZ as a CDC job's SELECT does), then
+// written by one statement and committed durably into a fresh database file under `dir`; the
+// final CHECKPOINT counted too. `keyed`: into a table with the PRIMARY KEY, by INSERT ... ON
+// CONFLICT DO UPDATE (DuckDB's own upsert, its index maintained per row); otherwise into a
+// table without it, by DELETE of the batch's keys (a join) and INSERT. The table must then
+// hold `rows` rows.
+Result<double> DuckDbApplyCpuPerMillion(const std::string& dir, int64_t rows, int64_t batch,
+                                        bool keyed);
+
 }  // namespace millrace::bench
