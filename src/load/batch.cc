@@ -8,6 +8,7 @@
 
 #include "load/bad_file.h"
 #include "load/csv_last_line.h"
+#include "load/decompress.h"
 #include "load/json_nesting.h"
 #include "load/json_numbers.h"
 #include "load/path_partition.h"

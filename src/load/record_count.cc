@@ -6,14 +6,12 @@
 #include <memory>
 #include <vector>
 
+#include "common/stdio_file.h"
+
 namespace millrace::load {
 namespace {
 
 constexpr size_t kBlock = 1 << 16;
-
-struct CloseFile {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
 
 // True when the bytes before data[i] are `sep`: a field starts at i. `tail` holds the bytes of
 // the previous block for a separator that spans the boundary.
@@ -35,7 +33,7 @@ int64_t CsvHeaderLines(Format format, const CsvOptions& csv) {
 
 Result<int64_t> CountCsvRecords(const std::string& path, const CsvOptions& csv,
                                 int64_t header_lines) {
-  std::unique_ptr<std::FILE, CloseFile> file(std::fopen(path.c_str(), "rb"));
+  StdioFile file = OpenStdio(path, "rb");
   if (!file) return Status::IoError("cannot read '" + path + "'");
   const char end_char = csv.line_delimiter.empty() ? '\n' : csv.line_delimiter.back();
   const char quote = csv.enclose.empty() ? (csv.trim_double_quotes ? '"' : '\0') : csv.enclose[0];

@@ -8,6 +8,7 @@
 
 #include "engine/database.h"
 #include "engine/engine_test_util.h"
+#include "load/decompress.h"
 #include "load/file_params.h"
 #include "load/json_nesting.h"
 #include "load/record_count.h"
