@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/civil_date.h"
 #include "common/strings.h"
 
 namespace millrace::engine {
@@ -64,29 +65,14 @@ void AppendFloating(double value, bool is_float, std::string* out) {
   }
 }
 
-// Days since 1970-01-01 to a civil date (proleptic Gregorian); H. Hinnant's algorithm.
-void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d) {
-  days += 719468;
-  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(days - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2 ? 1 : 0);
-}
-
 void AppendDate(int64_t days, std::string* out) {
-  int64_t y = 0;
-  unsigned m = 0;
-  unsigned d = 0;
-  CivilFromDays(days, &y, &m, &d);
+  const CivilDate date = CivilFromDays(days);
+  const int64_t y = date.year;
   AppendZeroPadded(static_cast<uint64_t>(y <= 0 ? 1 - y : y), 4, out);
   out->push_back('-');
-  AppendZeroPadded(m, 2, out);
+  AppendZeroPadded(date.month, 2, out);
   out->push_back('-');
-  AppendZeroPadded(d, 2, out);
+  AppendZeroPadded(date.day, 2, out);
   if (y <= 0) out->append(" (BC)");
 }
 

@@ -1,5 +1,6 @@
 #include "mysql/mysql_formats.h"
 
+#include "common/civil_date.h"
 #include "common/strings.h"
 
 namespace millrace::mysql {
@@ -11,19 +12,6 @@ namespace {
 // that hold them; a negative number has every byte inverted, and the first bit is flipped.
 constexpr int kDigitsPerWord = 9;
 constexpr int kBytesForDigits[kDigitsPerWord + 1] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
-
-// Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil, inverted).
-void CivilFromDays(int64_t days, int64_t& year, int64_t& month, int64_t& day) {
-  days += 719468;
-  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const int64_t doe = days - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  day = doy - (153 * mp + 2) / 5 + 1;
-  month = mp < 10 ? mp + 3 : mp - 9;
-  year = yoe + era * 400 + (month <= 2);
-}
 
 }  // namespace
 
@@ -186,7 +174,10 @@ std::string DurationText(int64_t micros, int fsp) {
 std::string EpochText(uint64_t seconds, int64_t micros, int fsp) {
   CivilTime t;
   const int64_t s = static_cast<int64_t>(seconds);
-  CivilFromDays(s / 86400, t.year, t.month, t.day);
+  const CivilDate date = CivilFromDays(s / 86400);
+  t.year = date.year;
+  t.month = date.month;
+  t.day = date.day;
   t.hour = s % 86400 / 3600;
   t.minute = s % 3600 / 60;
   t.second = s % 60;
