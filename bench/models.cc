@@ -79,9 +79,9 @@ Result<std::vector<Figure>> RunModels(BenchContext& ctx) {
                                                      DirOf(repeated)}));
 
   std::vector<Model> models = {
-      {"duplicate", std::string(kDorisColumns) + " DUPLICATE KEY(`id`)"},
-      {"unique", std::string(kDorisColumns) + " UNIQUE KEY(`id`)"},
-      {"aggregate", std::string(kAggregateColumns) + " AGGREGATE KEY(`id`)"}};
+      {.name = "duplicate", .columns = std::string(kDorisColumns) + " DUPLICATE KEY(`id`)"},
+      {.name = "unique", .columns = std::string(kDorisColumns) + " UNIQUE KEY(`id`)"},
+      {.name = "aggregate", .columns = std::string(kAggregateColumns) + " AGGREGATE KEY(`id`)"}};
   std::vector<Model> repeated_models = {models[0], models[1]};
   const std::string baseline_dir = ctx.Subdir("models-baseline");
   std::string keyed = kEventsColumns;
