@@ -433,8 +433,9 @@ std::string Duration(int64_t rows, double rate) {
 // every other cost of the apply (reading the stream, staging, its offsets) only lowers it.
 // Once with DuckDB's keyed upsert (the target of a UNIQUE KEY table today), once with a table
 // written without DuckDB's index on the key (DELETE by join, then INSERT).
-std::vector<Figure> BacklogCeilings(BenchContext& ctx, const std::string& prefix,
-                                    const std::string& db, const std::vector<RunFigures>& runs) {
+Result<std::vector<Figure>> BacklogCeilings(BenchContext& ctx, const std::string& prefix,
+                                            const std::string& db,
+                                            const std::vector<RunFigures>& runs) {
   const BenchConfig& c = ctx.config;
   const std::string dir = ctx.Subdir("duckdb-apply");
   const int64_t batch = std::stoll(kLargestBatch);
@@ -445,13 +446,10 @@ std::vector<Figure> BacklogCeilings(BenchContext& ctx, const std::string& prefix
     std::vector<double> ceilings;
     std::vector<double> source_rates;
     for (const RunFigures& f : runs) {
-      auto cost = DuckDbApplyCpuPerMillion(dir, c.cdc_rows, batch, keyed);
-      if (!cost.ok()) {
-        std::printf("  DuckDB's own apply failed: %s\n", cost.status().ToString().c_str());
-        return {};
-      }
-      costs.push_back(*cost);
-      ceilings.push_back(cores * 1e6 / (f.backlog_inserts.source_cpu + *cost));
+      MR_ASSIGN_OR_RETURN(const double cost,
+                          DuckDbApplyCpuPerMillion(dir, c.cdc_rows, batch, keyed));
+      costs.push_back(cost);
+      ceilings.push_back(cores * 1e6 / (f.backlog_inserts.source_cpu + cost));
       source_rates.push_back(f.source_insert);
     }
     const std::string how =
@@ -592,7 +590,8 @@ Result<std::vector<Figure>> RunCdcFrom(BenchContext& ctx, SourceDb& source,
   backlog_figure("updates applied, largest batch limit", &RunFigures::backlog_updates, true,
                  "UPDATE ... SET qty = qty + 1 over " + backlog +
                      "sum(qty) on the target is the source's" + largest);
-  for (Figure& f : BacklogCeilings(ctx, prefix, db, runs))
+  MR_ASSIGN_OR_RETURN(std::vector<Figure> ceilings, BacklogCeilings(ctx, prefix, db, runs));
+  for (Figure& f : ceilings)
     figures.push_back(std::move(f));
   std::vector<Latencies> latencies;
   for (const RunFigures& f : runs)
