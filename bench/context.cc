@@ -103,6 +103,16 @@ void RemoveDatabase(const std::string& path) {
   std::filesystem::remove(path + ".wal");
 }
 
+// DATA_LOSS naming `what` unless table t on `conn` holds `rows` rows.
+Status ExpectRows(engine::Connection& conn, int64_t rows, const std::string& what) {
+  MR_ASSIGN_OR_RETURN(auto count, conn.Query("SELECT count(*) FROM t"));
+  MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
+  if (!chunk || chunk->GetInt64(0, 0) != rows) {
+    return Status::DataLoss(what + " left a different number of rows");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<uint64_t> PeakRssDuring(BenchServer& server, const std::function<Status()>& work) {
@@ -139,11 +149,7 @@ Result<Measured> DuckDbLoad(const DataSet& set, const std::string& dir,
         conn->Execute(shape.insert + " t SELECT * FROM " + reader + shape.on_conflict));
     measured.seconds = SecondsSince(start);
     measured.cpu_seconds = CpuSecondsSelf() - cpu_start;
-    MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
-    MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
-    if (!chunk || chunk->GetInt64(0, 0) != set.distinct_ids) {
-      return Status::DataLoss("the DuckDB baseline loaded a different number of rows");
-    }
+    MR_RETURN_IF_ERROR(ExpectRows(*conn, set.distinct_ids, "the DuckDB baseline"));
   }
   RemoveDatabase(path);
   return measured;
@@ -185,11 +191,7 @@ Result<double> DuckDbApplyCpuPerMillion(const std::string& dir, int64_t rows, in
     const double start = CpuSecondsSelf();
     MR_RETURN_IF_ERROR(conn->Execute("CHECKPOINT"));
     cpu += CpuSecondsSelf() - start;
-    MR_ASSIGN_OR_RETURN(auto count, conn->Query("SELECT count(*) FROM t"));
-    MR_ASSIGN_OR_RETURN(auto chunk, count->Next());
-    if (!chunk || chunk->GetInt64(0, 0) != rows) {
-      return Status::DataLoss("DuckDB's own apply left a different number of rows");
-    }
+    MR_RETURN_IF_ERROR(ExpectRows(*conn, rows, "DuckDB's own apply"));
   }
   RemoveDatabase(path);
   return cpu / (static_cast<double>(rows) / 1e6);
