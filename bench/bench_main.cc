@@ -110,7 +110,8 @@ std::string Thousands(uint64_t n) {
 std::string Scale(const BenchConfig& c) {
   std::ostringstream out;
   out << "| figure | asked (issue 7; cdc: issues 14 and 15) | this run |\n| --- | --- | --- |\n";
-  out << "| runs per figure | 3 (full) | " << c.runs << " (memory: " << c.mem_runs << ") |\n";
+  out << "| runs per figure | 3 (full) | " << c.runs << " (memory: " << c.mem_runs
+      << ", local throughput: " << c.local_runs << ") |\n";
   out << "| throughput data per format | 2 GB in files of ~100 MB | ~"
       << Thousands(c.tp_files * c.tp_file_bytes / 1'000'000) << " MB: " << c.tp_files
       << " file(s) of ~" << c.tp_file_bytes / 1'000'000 << " MB |\n";
@@ -251,7 +252,9 @@ std::string RenderDoc(const BenchConfig& config, const Options& options, const M
          "machine are lower than from an idle one.\n\n"
       << "## Results\n\n"
       << "Each value is the median over the runs with (min-max); the baseline is measured in "
-         "the same invocation, and ratio = value median / baseline median.\n\n"
+         "the same invocation, and ratio = value median / baseline median; a ratio marked "
+         "\"(runs)\" is the median (min-max) of the runs' own ratios, where every run measured "
+         "the value and its baseline back to back.\n\n"
       << RenderMarkdown(figures) << "\n";
   if (!record.failures.empty()) {
     doc << "**Scenarios that failed** (their figures are missing):\n\n";

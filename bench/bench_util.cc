@@ -72,7 +72,9 @@ std::vector<Row> Rows(const std::vector<Figure>& figures) {
     row.value = FormatSummary(f.value) + " " + f.unit;
     row.baseline = f.baseline ? FormatSummary(*f.baseline) + " " + f.unit : "-";
     const auto ratio = f.Ratio();
-    row.ratio = ratio ? FormatNumber(*ratio) : "-";
+    row.ratio = f.run_ratios ? FormatSummary(*f.run_ratios) + " (runs)"
+                : ratio      ? FormatNumber(*ratio)
+                             : "-";
     row.target = f.target.kind == Target::Kind::kNone ? "-" : f.target.text;
     const auto passed = f.Passed();
     row.result = !passed ? "-" : *passed ? "PASS" : "FAIL";
@@ -97,6 +99,15 @@ Summary Summarize(std::vector<double> values) {
   s.max = values.back();
   s.runs = static_cast<int>(n);
   return s;
+}
+
+Summary SummarizeRunRatios(const std::vector<double>& values,
+                           const std::vector<double>& baselines) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < values.size() && i < baselines.size(); ++i) {
+    if (baselines[i] != 0) ratios.push_back(values[i] / baselines[i]);
+  }
+  return Summarize(std::move(ratios));
 }
 
 double Percentile(std::vector<double> values, double p) {
@@ -135,6 +146,8 @@ std::vector<Figure> LatencyFigures(const std::string& name, const std::vector<La
 }
 
 std::optional<double> Figure::Ratio() const {
+  if (run_ratios)
+    return run_ratios->runs > 0 ? std::optional<double>(run_ratios->median) : std::nullopt;
   if (!baseline || baseline->median == 0) return std::nullopt;
   return value.median / baseline->median;
 }

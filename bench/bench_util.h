@@ -43,6 +43,9 @@ struct Summary {
   int runs = 0;
 };
 Summary Summarize(std::vector<double> values);
+// Each run's value / its baseline (runs in the same order, a baseline 0 skipped), summarized:
+// for figures whose every run measures both back to back (see Figure::run_ratios).
+Summary SummarizeRunRatios(const std::vector<double>& values, const std::vector<double>& baselines);
 
 // Nearest-rank percentile (p in [0, 100]) of `values`; 0 when empty.
 double Percentile(std::vector<double> values, double p);
@@ -81,6 +84,12 @@ struct Figure {
   std::string baseline_what;  // what the baseline is
   Target target;
   std::string note;  // scaling or caveats, shown under the table
+  // Each run's own value / baseline, when every run measured the two back to back: Ratio() is
+  // then their median, printed with their range. The machine's speed drifts by more than 10%
+  // between runs (the same DuckDB INSERT has taken 5.2 and 8.1 core-s a minute apart); a run's
+  // two measurements see about the same machine, where the ratio of two medians may set one
+  // run's value against another run's baseline.
+  std::optional<Summary> run_ratios;
 
   std::optional<double> Ratio() const;
   // nullopt when the figure has no target.

@@ -19,6 +19,7 @@ BenchConfig BenchConfig::ForMode(const std::string& mode) {
   c.mode = mode;
   if (mode == "quick") {
     c.runs = 1;
+    c.local_runs = 1;
     c.tp_files = 1;
     c.small_files = 2'000;
     c.conc_small_files = 500;

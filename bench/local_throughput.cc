@@ -1,7 +1,9 @@
 // Local throughput: the throughput scenario's event files, read in place by a local job (the
 // server's --local-root is where they were generated), against DuckDB loading the same files in
 // one INSERT INTO ... SELECT * FROM read_xxx([...]) in this process. No object store takes CPU
-// here: the job's CPU per GB is the server's alone, against the baseline process's.
+// here: the job's CPU per GB is the server's alone, against the baseline process's. Each run
+// measures the baseline and then the job, and the ratios are the median of the runs' own
+// (Figure::run_ratios), over config.local_runs runs.
 #include <unistd.h>
 
 #include <filesystem>
@@ -27,7 +29,7 @@ Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx) {
     MR_ASSIGN_OR_RETURN(const DataSet* set, ctx.Events(kFormats[f]));
     const double gb = static_cast<double>(set->total_bytes) / 1e9;
     std::vector<double> rows, base_rows, cpu_per_gb, base_cpu_per_gb;
-    for (int run = 1; run <= ctx.config.runs; ++run) {
+    for (int run = 1; run <= ctx.config.local_runs; ++run) {
       ::sync();
       MR_ASSIGN_OR_RETURN(Measured base, DuckDbLoad(*set, baseline_dir));
       base_rows.push_back(static_cast<double>(set->total_rows) / base.seconds);
@@ -61,7 +63,8 @@ Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx) {
                        .baseline = Summarize(base_rows),
                        .baseline_what = what,
                        .target = Target::RatioAtLeast(0.8),
-                       .note = size_note});
+                       .note = size_note,
+                       .run_ratios = SummarizeRunRatios(rows, base_rows)});
     figures.push_back({.name = info.name + " local job CPU per GB",
                        .unit = "core-s/GB",
                        .value = Summarize(cpu_per_gb),
@@ -69,7 +72,8 @@ Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx) {
                        .baseline_what = what,
                        .target = Target::RatioAtMost(1.1),
                        .note = "CPU time of the Millrace server while the job loads, against "
-                               "the baseline process's"});
+                               "the baseline process's",
+                       .run_ratios = SummarizeRunRatios(cpu_per_gb, base_cpu_per_gb)});
   }
   return figures;
 }

@@ -35,6 +35,9 @@ struct BenchConfig {
   // Throughput: files of about tp_file_bytes per format.
   int tp_files = 20;
   uint64_t tp_file_bytes = 100'000'000;
+  // Local throughput: runs of its own, its CPU per GB being noisier than the rest (two
+  // processes' CPU against each other, each ~10% from run to run).
+  int local_runs = 5;
   // Small files.
   int64_t small_files = 20'000;
   int get_threads = 8;
