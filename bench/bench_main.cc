@@ -155,7 +155,12 @@ std::string Method() {
 - **Small files.** CSV objects of 1-4 KB (sizes and content drawn from the seed), 1000 keys
   per "directory" level. Millrace: a job with default properties (256 files a task); files/s
   from `CREATE JOB` to all rows visible. Baseline: the same objects fetched with GetObject by
-  Millrace's S3 client on parallel threads, bodies discarded.
+  Millrace's S3 client on parallel threads, bodies discarded. Each run measures the pair twice:
+  with every process on every CPU (the target figure), and with s3rver on half the CPUs and the
+  server and the benchmark on the other half ("store on CPUs of its own"): on shared cores a
+  job's load takes CPU from s3rver that raw GETs leave it, so the second pair shows how much of
+  the gap is the store sharing the machine (the server then has half the CPUs, a cost of its
+  own).
 - **Freshness.** `max_interval = 1`; a writer PUTs a 200-400 byte CSV file every 200 ms. The
   latency of a file runs from the end of its PUT to its `file_no` appearing in
   `SELECT DISTINCT file_no` (polled every 5 ms over the MySQL protocol).

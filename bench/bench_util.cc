@@ -1,5 +1,6 @@
 #include "bench_util.h"
 
+#include <sched.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -7,8 +8,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -87,7 +90,57 @@ std::vector<std::string> Cells(const Row& r) {
   return {r.figure, r.value, r.baseline, r.ratio, r.target, r.result};
 }
 
+// Sets the CPUs of every thread of `pid` (0: the calling thread only).
+Status PinThreads(int pid, const cpu_set_t& cpus) {
+  std::vector<int> tids;
+  if (pid == 0) {
+    tids.push_back(0);
+  } else {
+    std::error_code error;
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+      tids.push_back(std::stoi(entry.path().filename().string()));
+    }
+    if (error) return Status::IoError("cannot list the threads of process " + std::to_string(pid));
+  }
+  for (int tid : tids) {
+    // A thread that ended since the listing is no longer there to pin.
+    if (::sched_setaffinity(tid, sizeof(cpus), &cpus) != 0 && errno != ESRCH) {
+      return Status::IoError("sched_setaffinity(" + std::to_string(tid) +
+                             "): " + std::strerror(errno));
+    }
+  }
+  return Status::Ok();
+}
+
+cpu_set_t CpuRange(int from, int to) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu = from; cpu < to; ++cpu)
+    CPU_SET(cpu, &cpus);
+  return cpus;
+}
+
 }  // namespace
+
+Result<std::unique_ptr<CpuSplit>> CpuSplit::Apply(int store_pid, int client_pid) {
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (cpus < 2) return Status::FailedPrecondition("one CPU: nothing to split");
+  auto split = std::unique_ptr<CpuSplit>(new CpuSplit(store_pid, client_pid));
+  const int store_cpus = cpus / 2;
+  MR_RETURN_IF_ERROR(PinThreads(store_pid, CpuRange(0, store_cpus)));
+  MR_RETURN_IF_ERROR(PinThreads(client_pid, CpuRange(store_cpus, cpus)));
+  MR_RETURN_IF_ERROR(PinThreads(0, CpuRange(store_cpus, cpus)));
+  return split;
+}
+
+CpuSplit::~CpuSplit() {
+  const cpu_set_t all = CpuRange(0, static_cast<int>(std::thread::hardware_concurrency()));
+  for (int pid : {store_pid_, client_pid_, 0}) {
+    if (Status s = PinThreads(pid, all); !s.ok())
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+  }
+}
 
 Summary Summarize(std::vector<double> values) {
   Summary s;

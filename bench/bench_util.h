@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -166,6 +167,24 @@ struct VisibilityProbe {
   std::function<Status(const std::function<void(int)>& seen)> poll;
 };
 Result<std::vector<double>> MeasureVisibility(const VisibilityProbe& probe);
+
+// Splits the machine's CPUs between an object store and its client while it lives, as if the
+// store ran on a machine of its own: every thread of `store_pid` on the first half of the CPUs
+// (at least one), every thread of `client_pid` and the calling thread on the rest (threads
+// started later inherit their starter's CPUs). The destructor gives all three every CPU back.
+// Fails with FAILED_PRECONDITION on a machine of one CPU.
+class CpuSplit {
+ public:
+  static Result<std::unique_ptr<CpuSplit>> Apply(int store_pid, int client_pid);
+  ~CpuSplit();
+  CpuSplit(const CpuSplit&) = delete;
+  CpuSplit& operator=(const CpuSplit&) = delete;
+
+ private:
+  CpuSplit(int store_pid, int client_pid) : store_pid_(store_pid), client_pid_(client_pid) {}
+  const int store_pid_;
+  const int client_pid_;
+};
 
 // "1.23 GiB", "456 MiB" (powers of 1024).
 std::string HumanBytes(uint64_t bytes);
