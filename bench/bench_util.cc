@@ -113,33 +113,42 @@ Status PinThreads(int pid, const cpu_set_t& cpus) {
   return Status::Ok();
 }
 
-cpu_set_t CpuRange(int from, int to) {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  for (int cpu = from; cpu < to; ++cpu)
-    CPU_SET(cpu, &cpus);
-  return cpus;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<CpuSplit>> CpuSplit::Apply(int store_pid, int client_pid) {
-  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
-  if (cpus < 2) return Status::FailedPrecondition("one CPU: nothing to split");
-  auto split = std::unique_ptr<CpuSplit>(new CpuSplit(store_pid, client_pid));
-  const int store_cpus = cpus / 2;
-  MR_RETURN_IF_ERROR(PinThreads(store_pid, CpuRange(0, store_cpus)));
-  MR_RETURN_IF_ERROR(PinThreads(client_pid, CpuRange(store_cpus, cpus)));
-  MR_RETURN_IF_ERROR(PinThreads(0, CpuRange(store_cpus, cpus)));
+  cpu_set_t all;
+  if (::sched_getaffinity(0, sizeof(all), &all) != 0) {
+    return Status::IoError(std::string("sched_getaffinity: ") + std::strerror(errno));
+  }
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &all)) cpus.push_back(cpu);
+  }
+  if (cpus.size() < 2) return Status::FailedPrecondition("one CPU: nothing to split");
+  cpu_set_t store;
+  cpu_set_t client;
+  CPU_ZERO(&store);
+  CPU_ZERO(&client);
+  for (size_t i = 0; i < cpus.size(); ++i)
+    CPU_SET(cpus[i], i < cpus.size() / 2 ? &store : &client);
+  auto split = std::unique_ptr<CpuSplit>(new CpuSplit(store_pid, client_pid, all));
+  MR_RETURN_IF_ERROR(PinThreads(store_pid, store));
+  MR_RETURN_IF_ERROR(PinThreads(client_pid, client));
+  MR_RETURN_IF_ERROR(PinThreads(0, client));
   return split;
 }
 
+Status CpuSplit::Undo() {
+  undone_ = true;
+  for (int pid : {store_pid_, client_pid_, 0})
+    MR_RETURN_IF_ERROR(PinThreads(pid, all_));
+  return Status::Ok();
+}
+
 CpuSplit::~CpuSplit() {
-  const cpu_set_t all = CpuRange(0, static_cast<int>(std::thread::hardware_concurrency()));
-  for (int pid : {store_pid_, client_pid_, 0}) {
-    if (Status s = PinThreads(pid, all); !s.ok())
-      std::fprintf(stderr, "%s\n", s.ToString().c_str());
-  }
+  if (undone_) return;
+  // A destructor cannot return the error: said, so that a run measured after it is read with it.
+  if (Status s = Undo(); !s.ok()) std::fprintf(stderr, "%s\n", s.ToString().c_str());
 }
 
 Summary Summarize(std::vector<double> values) {

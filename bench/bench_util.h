@@ -12,6 +12,8 @@
 //   is owned by the thread that started it.
 #pragma once
 
+#include <sched.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -168,22 +170,27 @@ struct VisibilityProbe {
 };
 Result<std::vector<double>> MeasureVisibility(const VisibilityProbe& probe);
 
-// Splits the machine's CPUs between an object store and its client while it lives, as if the
-// store ran on a machine of its own: every thread of `store_pid` on the first half of the CPUs
-// (at least one), every thread of `client_pid` and the calling thread on the rest (threads
-// started later inherit their starter's CPUs). The destructor gives all three every CPU back.
-// Fails with FAILED_PRECONDITION on a machine of one CPU.
+// Splits the CPUs this process may run on between an object store and its client until Undo,
+// as if the store ran on a machine of its own: every thread of `store_pid` on the first half of
+// them (at least one), every thread of `client_pid` and the calling thread on the rest (threads
+// started later inherit their starter's CPUs). Undo gives all three those CPUs back and says
+// whether it could; the destructor undoes a split not undone, reporting a failure on stderr.
+// Apply fails with FAILED_PRECONDITION where this process may run on one CPU only.
 class CpuSplit {
  public:
   static Result<std::unique_ptr<CpuSplit>> Apply(int store_pid, int client_pid);
+  Status Undo();
   ~CpuSplit();
   CpuSplit(const CpuSplit&) = delete;
   CpuSplit& operator=(const CpuSplit&) = delete;
 
  private:
-  CpuSplit(int store_pid, int client_pid) : store_pid_(store_pid), client_pid_(client_pid) {}
+  CpuSplit(int store_pid, int client_pid, const cpu_set_t& all)
+      : store_pid_(store_pid), client_pid_(client_pid), all_(all) {}
   const int store_pid_;
   const int client_pid_;
+  const cpu_set_t all_;  // the CPUs this process could run on before the split
+  bool undone_ = false;
 };
 
 // "1.23 GiB", "456 MiB" (powers of 1024).

@@ -53,6 +53,7 @@ Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx) {
       MR_ASSIGN_OR_RETURN(double seconds, LoadWithJob(*server, spec, kSmallColumns, put.rows,
                                                       std::chrono::seconds(1200)));
       rates[placement].push_back(static_cast<double>(files) / seconds);
+      if (split) MR_RETURN_IF_ERROR(split->Undo());
     }
   }
   const std::string what =
