@@ -36,7 +36,8 @@ struct BenchConfig {
   int tp_files = 20;
   uint64_t tp_file_bytes = 100'000'000;
   // Local throughput: runs of its own, its CPU per GB being noisier than the rest (two
-  // processes' CPU against each other, each ~10% from run to run).
+  // processes' CPU against each other; the same DuckDB load has moved 5.2-8.1 core-s between
+  // runs, docs/PERFORMANCE.md).
   int local_runs = 5;
   // Small files.
   int64_t small_files = 20'000;
