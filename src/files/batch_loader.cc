@@ -3,11 +3,13 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <numeric>
 
 #include "common/strings.h"
 #include "engine/duckdb_status.h"
 #include "engine/statement_plan.h"
 #include "job/job_errors.h"
+#include "load/csv_join.h"
 #include "load/read_error.h"
 #include "load/reader_sql.h"
 #include "sql/lexer.h"
@@ -250,7 +252,8 @@ Result<bool> BatchLoader::KeepsEveryRecord() {
 }
 
 Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
-    const std::vector<std::string>& readables, const std::vector<std::optional<int64_t>>& records) {
+    const std::vector<std::string>& readables, const std::vector<std::optional<int64_t>>& records,
+    const std::string& join_to) {
   if (!group_from_)
     return Status::FailedPrecondition("the job's SELECT cannot load files in groups");
   MR_RETURN_IF_ERROR(LoadTargetColumns());
@@ -267,6 +270,19 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
     if (columns->empty()) {
       return Status::FailedPrecondition("json files without flat columns load one at a time");
     }
+  }
+  MR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> joined, JoinedRecords(group, join_to));
+  if (joined) {
+    MR_RETURN_IF_ERROR(load::JoinCsvFiles(readables, spec_.options.csv.line_delimiter, join_to));
+    MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver({join_to}));
+    const int64_t records_read = std::accumulate(joined->begin(), joined->end(), int64_t{0});
+    if (records_read != rows) {
+      return Status::FailedPrecondition("the " + std::to_string(readables.size()) +
+                                        " files read as one hold " + std::to_string(records_read) +
+                                        " records and " + std::to_string(rows) +
+                                        " rows were read from them");
+    }
+    return Loads(*joined, rows);
   }
   MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver(readables));
   MR_ASSIGN_OR_RETURN(auto by_file, RecordsAddingUpTo(group, rows));
@@ -296,20 +312,35 @@ Result<std::vector<FileLoad>> BatchLoader::Loads(const std::vector<int64_t>& row
   return loads;
 }
 
+Result<std::optional<std::vector<int64_t>>> BatchLoader::JoinedRecords(const FileGroup& group,
+                                                                       const std::string& join_to) {
+  using Counts = std::optional<std::vector<int64_t>>;
+  if (join_to.empty() || by_key_ || !load::CsvJoinable(spec_.options)) return Counts();
+  Counts records = AllCounted(group);
+  if (!records) return Counts();
+  MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
+  return keeps ? records : Counts();
+}
+
+std::optional<std::vector<int64_t>> BatchLoader::AllCounted(const FileGroup& group) {
+  if (group.records.size() != group.readables.size()) return std::nullopt;
+  std::vector<int64_t> records;
+  for (const std::optional<int64_t>& r : group.records) {
+    if (!r) return std::nullopt;
+    records.push_back(*r);
+  }
+  return records;
+}
+
 Result<std::optional<std::vector<int64_t>>> BatchLoader::RecordsAddingUpTo(const FileGroup& group,
                                                                            int64_t total) {
   using Counts = std::optional<std::vector<int64_t>>;
-  if (group.records.size() != group.readables.size()) return Counts();
-  std::vector<int64_t> records;
-  int64_t sum = 0;
-  for (const std::optional<int64_t>& r : group.records) {
-    if (!r) return Counts();
-    records.push_back(*r);
-    sum += *r;
+  Counts records = AllCounted(group);
+  if (!records || std::accumulate(records->begin(), records->end(), int64_t{0}) != total) {
+    return Counts();
   }
-  if (sum != total) return Counts();
   MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
-  return keeps ? Counts(std::move(records)) : Counts();
+  return keeps ? records : Counts();
 }
 
 Result<std::vector<int64_t>> BatchLoader::CountByFile(const std::vector<std::string>& readables) {

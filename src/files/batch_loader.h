@@ -163,9 +163,14 @@ class BatchLoader {
   // A row-level error is returned as LoadFast's; ABORTED when the counts do not add up to the
   // rows inserted. Other errors do not say which file is bad: the caller loads the files one by
   // one.
+  // Given `join_to` (a path in the work directory), CSV files whose dialect allows it
+  // (load::CsvJoinable), all with counted records, into a table without a key under a SELECT
+  // that keeps every record, are read as one file written there (load/csv_join.h): their
+  // records are then their rows, and FAILED_PRECONDITION says they do not add up to the rows
+  // read (no file column can tell them apart: the caller loads the files one by one).
   Result<std::vector<FileLoad>> LoadGroupFast(
       const std::vector<std::string>& readables,
-      const std::vector<std::optional<int64_t>>& records = {});
+      const std::vector<std::optional<int64_t>>& records = {}, const std::string& join_to = "");
   Result<FileLoad> LoadCareful(const std::string& key, const std::string& readable);
 
   // True for errors a careful load turns into filtered rows: conversion failures, NULLs in
@@ -243,6 +248,12 @@ class BatchLoader {
   // FileLoads of `rows_by_file`; ABORTED when they do not add up to `total`, the rows read.
   static Result<std::vector<FileLoad>> Loads(const std::vector<int64_t>& rows_by_file,
                                              int64_t total);
+  // Each file's counted records when every file's is known; else nullopt.
+  static std::optional<std::vector<int64_t>> AllCounted(const FileGroup& group);
+  // Each file's counted records when the group is read as one file at `join_to` (see
+  // LoadGroupFast); else nullopt.
+  Result<std::optional<std::vector<int64_t>>> JoinedRecords(const FileGroup& group,
+                                                            const std::string& join_to);
   // Each file's counted records when every file's is known, the SELECT keeps every record and
   // they add up to `total`; else nullopt.
   Result<std::optional<std::vector<int64_t>>> RecordsAddingUpTo(const FileGroup& group,

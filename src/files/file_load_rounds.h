@@ -1,7 +1,8 @@
 // The load rounds of a file batch: how a task's files get into the job's table, inside one
 // transaction of the sink, without committing it (the commit gate does that).
 //
-// Rounds: fast first (small files of one shape many to a statement, BatchLoader::CanGroup);
+// Rounds: fast first (small files of one shape many to a statement, BatchLoader::CanGroup;
+// plain CSV without quotes read as one file joined in the work directory, load/csv_join.h);
 // a row-level error turns the whole batch careful (bad rows filtered and recorded); with
 // on_error = skip_file a file that cannot be loaded is set aside (QUARANTINED in the ledger)
 // and the batch loaded again without it; a group of files that fails otherwise is loaded

@@ -108,6 +108,9 @@ class BatchFetcher {
   // After the files were read: OK when every file read in place so far is still the version
   // read (PlacedFile::CheckUnchanged), else the first one's ABORTED error. Copies always are.
   Status Unchanged() EXCLUDES(mu_);
+  // Where the files are fetched to; a caller may write files of its own there whose names do
+  // not start with the fetcher's prefixes ("d", "n", "p", and decompress.h's "f").
+  const std::string& work_dir() const { return work_dir_; }
 
  private:
   void Work() EXCLUDES(mu_);
