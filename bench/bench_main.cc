@@ -160,7 +160,10 @@ std::string Method() {
   server and the benchmark on the other half ("store on CPUs of its own"): on shared cores a
   job's load takes CPU from s3rver that raw GETs leave it, so the second pair shows how much of
   the gap is the store sharing the machine (the server then has half the CPUs, a cost of its
-  own).
+  own). "Raw GETs beside a job's LISTs" repeats the shared baseline with one LIST of a batch's
+  keys sent for every batch of GETs, as a job discovers them: what listing alone costs the
+  store (s3rver reads each listed key's metadata on its event loop, stalling the GETs in
+  flight), near the most the job's own figure can reach on this store.
 - **Freshness.** `max_interval = 1`; a writer PUTs a 200-400 byte CSV file every 200 ms. The
   latency of a file runs from the end of its PUT to its `file_no` appearing in
   `SELECT DISTINCT file_no` (polled every 5 ms over the MySQL protocol).

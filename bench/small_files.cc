@@ -3,23 +3,59 @@
 // ceiling), with every process on every CPU; and the same pair with the CPUs split between
 // s3rver and its clients (bench_util.h, CpuSplit), which shows what the store's sharing of the
 // cores costs the job.
+#include <atomic>
+#include <thread>
+
 #include "common/clock.h"
+#include "job/job_properties.h"
 #include "s3/s3_client.h"
 #include "scenario_util.h"
 
 namespace millrace::bench {
 namespace {
 
-Result<double> RawGetSeconds(BenchContext& ctx, int64_t files) {
+// The objects fetched by get_threads parallel GETs. With `list_batch` > 0, a thread beside them
+// sends the LISTs a job's discovery would: one for the next `list_batch` keys (plus one, as
+// S3Source asks) whenever the GETs come within a batch of the keys listed so far, as a job's
+// read ahead lists the next batch while the current one downloads.
+Result<double> RawGetSeconds(BenchContext& ctx, int64_t files, int64_t list_batch = 0) {
   MR_ASSIGN_OR_RETURN(auto client, s3::S3Client::Create(ctx.s3->Config(), Clock::Real()));
+  std::atomic<int64_t> fetched{0};
+  std::atomic<bool> done{false};
+  Status listed = Status::Ok();
+  std::thread lister;
+  if (list_batch > 0) {
+    lister = std::thread([&] {
+      for (int64_t upto = 0; upto < files && !done;) {
+        if (fetched.load() + list_batch <= upto) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          continue;
+        }
+        s3::ListRequest request{.bucket = kBucket,
+                                .prefix = std::string(kSmallPrefix) + "/",
+                                .max_keys = static_cast<int>(list_batch + 1)};
+        if (upto > 0) request.start_after = SpreadKey(kSmallPrefix, upto - 1);
+        listed = client->ListObjectsV2(request).status();
+        if (!listed.ok()) return;
+        upto += list_batch;
+      }
+    });
+  }
   const SteadyTime start = Now();
-  MR_RETURN_IF_ERROR(
+  Status got =
       ParallelFor(static_cast<size_t>(files), ctx.config.get_threads, [&](size_t i) -> Status {
         s3::GetRequest request{.bucket = kBucket,
                                .key = SpreadKey(kSmallPrefix, static_cast<int64_t>(i))};
-        return client->GetObject(request, [](std::string_view) { return Status::Ok(); }).status();
-      }));
-  return SecondsSince(start);
+        auto object = client->GetObject(request, [](std::string_view) { return Status::Ok(); });
+        fetched.fetch_add(1);
+        return object.status();
+      });
+  const double seconds = SecondsSince(start);
+  done = true;
+  if (lister.joinable()) lister.join();
+  MR_RETURN_IF_ERROR(got);
+  MR_RETURN_IF_ERROR(listed);
+  return seconds;
 }
 
 }  // namespace
@@ -32,7 +68,7 @@ Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx) {
   // the server and this process, and with the CPUs split between them (CpuSplit), nearer a
   // store on machines of its own (though the server then has half the CPUs).
   enum Placement { kShared, kSplit };
-  std::vector<double> rates[2], base_rates[2];
+  std::vector<double> rates[2], base_rates[2], listing_rates;
   for (int run = 1; run <= ctx.config.runs; ++run) {
     for (Placement placement : {kShared, kSplit}) {
       std::unique_ptr<CpuSplit> split;
@@ -41,6 +77,11 @@ Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx) {
       }
       MR_ASSIGN_OR_RETURN(double base_seconds, RawGetSeconds(ctx, files));
       base_rates[placement].push_back(static_cast<double>(files) / base_seconds);
+      if (placement == kShared) {
+        MR_ASSIGN_OR_RETURN(double listing_seconds,
+                            RawGetSeconds(ctx, files, job::JobProperties().max_batch_files));
+        listing_rates.push_back(static_cast<double>(files) / listing_seconds);
+      }
 
       const std::string name =
           std::string(placement == kSplit ? "small_split_" : "small_") + std::to_string(run);
@@ -70,6 +111,17 @@ Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx) {
        .target = Target::RatioAtLeast(0.8),
        .note = objects + "; s3rver, the server and the raw GETs on every CPU",
        .run_ratios = SummarizeRunRatios(rates[kShared], base_rates[kShared])},
+      // What discovery costs the store, apart from the job: the same GETs beside the LISTs a job
+      // sends for them (s3rver walks a directory and reads each listed key's metadata on its
+      // one event loop, about 0.1 ms a key, which stalls the GETs in flight).
+      {.name = "raw GETs beside a job's LISTs",
+       .unit = "files/s",
+       .value = Summarize(listing_rates),
+       .baseline = Summarize(base_rates[kShared]),
+       .baseline_what = what,
+       .note = objects + "; one LIST of s3.max_batch_files + 1 keys per batch of GETs, on a "
+                         "thread of its own; every process on every CPU",
+       .run_ratios = SummarizeRunRatios(listing_rates, base_rates[kShared])},
       {.name = "small files, store on CPUs of its own",
        .unit = "files/s",
        .value = Summarize(rates[kSplit]),
