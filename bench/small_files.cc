@@ -2,7 +2,8 @@
 // against the same objects fetched with parallel raw GETs by our S3 client (the store's own
 // ceiling), with every process on every CPU; and the same pair with the CPUs split between
 // s3rver and its clients (bench_util.h, CpuSplit), which shows what the store's sharing of the
-// cores costs the job.
+// cores costs the job; and the shared raw GETs again beside the LISTs a job's discovery sends,
+// which shows what listing alone costs the store.
 #include <atomic>
 #include <thread>
 

@@ -1,5 +1,6 @@
 #include "load/csv_join.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -39,7 +40,7 @@ Status JoinCsvFiles(const std::vector<std::string>& paths, const std::string& li
       if (first && bytes.starts_with(kUtf8Bom)) bytes.remove_prefix(kUtf8Bom.size());
       first = false;
       MR_RETURN_IF_ERROR(joined->Write(bytes));
-      tail += bytes;
+      tail.append(bytes.substr(bytes.size() - std::min(bytes.size(), line_delimiter.size())));
       if (tail.size() > line_delimiter.size()) tail.erase(0, tail.size() - line_delimiter.size());
     }
     if (std::ferror(in.get())) return Status::IoError("cannot read '" + path + "' to join it");
