@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "testing/server_process.h"
 #include "testing/temp_dir.h"
 
 namespace millrace::load {
@@ -18,15 +17,10 @@ class CsvJoinTest : public ::testing::Test {
  protected:
   std::string File(const std::string& name, const std::string& content) {
     const std::string path = dir_.Join(name);
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+    EXPECT_TRUE(testing::WriteFile(path, content, /*append=*/false).ok()) << path;
     return path;
   }
-  std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-  }
+  static std::string Read(const std::string& path) { return testing::ReadFile(path); }
   testing::TempDir dir_;
 };
 
