@@ -69,7 +69,7 @@ class ChangeSource : public job::JobSource {
     Confirm(offset);
   }
 
-  void TurnEnded() final {
+  void TurnEnded(job::TurnEnd) final {
     ahead_.Wait();
     ConfirmHeld();
   }

@@ -221,10 +221,14 @@ bool FileJobSource::WantsEvent(const std::string& path, bool directory, const jo
   return true;
 }
 
-void FileJobSource::TurnEnded() {
+void FileJobSource::TurnEnded(job::TurnEnd end) {
   std::unique_ptr<NextBatch> ahead;
   {
     MutexLock lock(&mu_);
+    // Due again at once: the read ahead keeps downloading for the next turn, whose Poll takes
+    // it only for the same epoch and offset (dropping it would waste its downloads and start
+    // that turn's first batch with nothing downloaded; docs/PERFORMANCE.md).
+    if (end == job::TurnEnd::kDueAgain && !concurrent_turn_) return;
     ahead = std::move(ahead_);
     // A turn of concurrent tasks may have left files committed above the offset: the next
     // turn's first listing reads them (SkipCommittedAhead).

@@ -95,8 +95,9 @@ class FileJobSource final : public job::JobSource {
   void Committed(const job::Offset& offset) override {}
   // The next Poll reconciles first.
   void LookAgain() override;
-  // Drops the read ahead: its downloads stop.
-  void TurnEnded() override;
+  // Drops the read ahead (its downloads stop), unless the turn ended only for other jobs' turn
+  // (kDueAgain): the next turn's Poll takes it if the job is still where it was listed for.
+  void TurnEnded(job::TurnEnd end) override;
   // While crash suspects are left (or cannot be read): they are read alone.
   bool OneTaskAtATime(const job::JobRecord& job) override;
   std::string Describe() const override { return config_.files->Describe(); }

@@ -155,6 +155,15 @@ struct DryRunContext {
   int64_t filtered_shown = 100;
 };
 
+// How a job's turn on a worker ended (JobSource::TurnEnded).
+enum class TurnEnd {
+  // Paused, superseded, drained, failed, or a turn of concurrent tasks: the job may idle.
+  kStopped,
+  // Only because it ran its time (TaskRunner::kTaskChain) with more to load, one task at a
+  // time: the job's next turn is due at once.
+  kDueAgain,
+};
+
 class JobSource {
  public:
   virtual ~JobSource() = default;
@@ -166,9 +175,11 @@ class JobSource {
   virtual void LookAgain() {}
   // The job's turn on a worker ended (paused, superseded, or other jobs' turn): stop what was
   // prepared for a next task, so nothing runs for an idle job (a file source's read ahead drops
-  // its downloads; a change source's waits for its read to end and keeps it for its next poll,
-  // which hands it out only if the job is still where it was read for).
-  virtual void TurnEnded() {}
+  // its downloads, unless `end` is kDueAgain; a change source's waits for its read to end and
+  // keeps it for its next poll, which hands it out only if the job is still where it was read
+  // for). What a source keeps after kDueAgain goes at its next TurnEnded(kStopped), at the
+  // latest the first turn of the job paused (TaskRunner).
+  virtual void TurnEnded(TurnEnd end) {}
   // Whether the job's next turn must run one task at a time whatever max_concurrent_tasks says
   // (a file source with crash suspects reads them alone: files/crash_suspects.h). May do I/O;
   // called outside the job's lock at the start of a turn.

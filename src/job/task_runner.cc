@@ -22,7 +22,11 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       plan = job.plan;
     }
   }
-  if (plan != nullptr) return WatchPaused(job, *plan, epoch);
+  if (plan != nullptr) {
+    // What a turn that ended kDueAgain left prepared goes now that the job is paused.
+    plan->source->TurnEnded(TurnEnd::kStopped);
+    return WatchPaused(job, *plan, epoch);
+  }
   // The definer's rights, checked without the job's lock (the check reads the catalog through
   // DuckDB), then the turn starts only if nothing changed the job meanwhile.
   JobRecord record;
@@ -72,6 +76,7 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       lanes = static_cast<int>(job.record.properties.max_concurrent_tasks);
     }
   }
+  TurnEnd end = TurnEnd::kStopped;
   if (lanes > 1) {
     RunLanes(job, *use, lanes, epoch, plan);
   } else {
@@ -80,8 +85,9 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
       // A PAUSE, ALTER or DROP bumps the epoch before it waits for this task to end: the chain
       // must end with it, not start a task under the new epoch.
       MutexLock lock(&job.mu);
-      if (Superseded(job, epoch) || job.record.state != JobState::kRunning ||
-          config_.clock->SteadyNow() >= until) {
+      if (Superseded(job, epoch) || job.record.state != JobState::kRunning) break;
+      if (config_.clock->SteadyNow() >= until) {
+        end = TurnEnd::kDueAgain;
         break;
       }
     }
@@ -95,7 +101,7 @@ void TaskRunner::RunTurn(Job& job, Sink& sink) {
     job.task_done.notify_all();
   }
   // Outside the job's lock: a read ahead waits for its downloads in progress.
-  plan->source->TurnEnded();
+  plan->source->TurnEnded(end);
 }
 
 Sink* TaskRunner::OwnSink(Job& job, JobSinkSlot& slot) {

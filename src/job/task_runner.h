@@ -5,7 +5,8 @@
 // Contract
 // - RunTurn(job, sink) runs on the worker that claimed the job from the scheduler. It resumes
 //   the job first when an automatic resume is due; then runs tasks while each commits and the
-//   source has more (up to kTaskChain, then other jobs get their turn), and schedules the
+//   source has more (up to kTaskChain, then other jobs get their turn: the source hears
+//   TurnEnd::kDueAgain and may keep its read ahead; any other end is kStopped), and schedules the
 //   job's next turn: at once when more is ready, after max_interval when the source is
 //   drained, sooner when items are not ready yet.
 // - A turn starts only while the job's definer holds what the job needs (job_access.h);

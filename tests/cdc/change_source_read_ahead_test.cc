@@ -171,7 +171,7 @@ TEST_F(ChangeSourceReadAheadTest, ABatchThatDidNotCommitDropsTheReadAhead) {
   source_.Committed(At(10));
   // A PAUSE and RESUME between (a new epoch): read again from the job's offset.
   EXPECT_EQ(PollAt(10, /*epoch=*/2), "10-20");
-  source_.TurnEnded();
+  source_.TurnEnded(job::TurnEnd::kStopped);
   const std::vector<std::string> events = source_.events();
   ASSERT_GE(events.size(), 4u);
   EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 2),
@@ -185,13 +185,13 @@ TEST_F(ChangeSourceReadAheadTest, ABatchThatDidNotCommitDropsTheReadAhead) {
 TEST_F(ChangeSourceReadAheadTest, ATurnEndWaitsForTheReadAheadAndKeepsIt) {
   EXPECT_EQ(PollAt(0), "0-10");
   source_.Committed(At(10));
-  source_.TurnEnded();
+  source_.TurnEnded(job::TurnEnd::kStopped);
   // Nothing runs any more, and what was held is confirmed.
   std::vector<std::string> events = source_.events();
   EXPECT_EQ(events, (std::vector<std::string>{"stream 0", "stream 10 ahead", "confirm 10"}));
   // The next turn's first poll hands out what was read, without streaming from 10 again.
   EXPECT_EQ(PollAt(10), "10-20");
-  source_.TurnEnded();
+  source_.TurnEnded(job::TurnEnd::kStopped);
   events = source_.events();
   EXPECT_EQ(std::count(events.begin(), events.end(), "stream 10 ahead"), 1);
 }
@@ -203,7 +203,7 @@ TEST_F(ChangeSourceReadAheadTest, AReadAheadThatFoundNothingLetsThePollWaitItsel
   EXPECT_EQ(PollAt(0), "0-10");
   source_.Committed(At(10));
   EXPECT_EQ(PollAt(10), "10-20");
-  source_.TurnEnded();
+  source_.TurnEnded(job::TurnEnd::kStopped);
   const std::vector<std::string> events = source_.events();
   ASSERT_GE(events.size(), 4u);
   EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 4),

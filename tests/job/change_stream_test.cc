@@ -70,7 +70,9 @@ class MemoryChangeStream final : public JobSource {
   }
 
   void Committed(const Offset& offset) override { confirmed_.push_back(offset); }
+  void TurnEnded(TurnEnd end) override { turn_ends_.push_back(end); }
   int polls() const { return polls_; }
+  const std::vector<TurnEnd>& turn_ends() const { return turn_ends_; }
   std::string Describe() const override { return "memory change stream"; }
 
   const std::vector<Offset>& confirmed() const { return confirmed_; }
@@ -111,6 +113,7 @@ class MemoryChangeStream final : public JobSource {
 
   const Upstream* upstream_;
   std::vector<Offset> confirmed_;
+  std::vector<TurnEnd> turn_ends_;
   int polls_ = 0;
 };
 
@@ -431,6 +434,30 @@ TEST_F(ChangeStreamStatementsTest, AStoredEpochNewerThanTheServersIsNotWrittenBa
   EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "0");
   EXPECT_EQ(layer_->Value("SELECT epoch FROM __millrace.jobs"), "99");
   EXPECT_EQ(job_->view()->row.record.state, JobState::kPaused);
+}
+
+// The source hears how each turn ended: kDueAgain only when the turn ran its time with more to
+// load (its next turn is due at once, so a read ahead is worth keeping), else kStopped, which a
+// paused job's turn also says.
+TEST_F(ChangeStreamStatementsTest, TheSourceHearsWhetherItsTurnIsDueAgain) {
+  for (int id = 3; id <= 5; ++id)
+    upstream_.log.push_back({id, "v" + std::to_string(id)});
+  // The first batch (3 changes) loads for the whole chain: the turn ends with 2 left.
+  stream_->during_load = [&] { clock_.Advance(TaskRunner::kTaskChain); };
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "3");
+  EXPECT_EQ(stream_->turn_ends(), std::vector<TurnEnd>{TurnEnd::kDueAgain});
+  EXPECT_EQ(layer_->scheduler().DueTime(1), clock_.SteadyNow());
+  // The next turn drains the log.
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(layer_->Value("SELECT count(*) FROM cdc_t"), "5");
+  EXPECT_EQ(stream_->turn_ends(), (std::vector<TurnEnd>{TurnEnd::kDueAgain, TurnEnd::kStopped}));
+  // Paused: its first look upstream drops what a turn kept.
+  ASSERT_TRUE(layer_->Control(JobControl::kPause).ok());
+  clock_.Advance(std::chrono::seconds(60));
+  EXPECT_EQ(layer_->Turn(), 1);
+  EXPECT_EQ(stream_->turn_ends().size(), 3u);
+  EXPECT_EQ(stream_->turn_ends().back(), TurnEnd::kStopped);
 }
 
 }  // namespace
