@@ -194,7 +194,8 @@ FileJobSource::FileJobSource(job::FileSourceRequest config)
       spec_template_(LoadSpec{.insert_sql = config_.insert_sql,
                               .analysis = config_.analysis,
                               .options = config_.options,
-                              .key_counts = std::make_shared<KeyCountPolicy>()}) {}
+                              .key_counts = std::make_shared<KeyCountPolicy>()}),
+      chain_slots_(std::make_shared<load::DownloadSlots>(FetchOptions().parallelism)) {}
 
 FileJobSource::~FileJobSource() = default;
 
@@ -469,6 +470,8 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     batch_bytes += f.size;
   polled.lag_bytes = static_cast<int64_t>(batch_bytes);
   polled.oldest_unloaded = OldestModified(listing.files);
+  load::FetchOptions fetch = FetchOptions();
+  if (!concurrent) fetch.slots = chain_slots_;
   // Concurrent tasks read no batch ahead: each task's downloads start with its load, beside the
   // other tasks' (a read ahead queues its downloads behind the batch before it, which would
   // make the tasks' downloads one pipeline again).
@@ -479,15 +482,14 @@ Result<job::Polled> FileJobSource::Poll(const job::JobRecord& job, const job::Ba
     // this batch's own fetcher starts only when its task loads, so the next one starts now.
     std::shared_future<void> queued_behind;
     if (ahead != nullptr) queued_behind = ahead->fetcher()->AllStarted();
-    auto next =
-        std::make_unique<NextBatch>(config_.files, config_.options.kind, after, FetchOptions(),
-                                    config_.work_dirs, job.epoch, std::move(queued_behind));
+    auto next = std::make_unique<NextBatch>(config_.files, config_.options.kind, after, fetch,
+                                            config_.work_dirs, job.epoch, std::move(queued_behind));
     MutexLock lock(&mu_);
     ahead_ = std::move(next);
   }
   const job::Offset end = job::Offset::FileName(end_key);
   polled.batch = std::make_unique<FileBatch>(start, end, std::move(listing.files), std::move(spec),
-                                             job.properties, &config_, FetchOptions(), *suspects,
+                                             job.properties, &config_, fetch, *suspects,
                                              std::move(ahead), concurrent);
   return polled;
 }

@@ -135,6 +135,10 @@ class FileJobSource final : public job::JobSource {
 
   const job::FileSourceRequest config_;
   const LoadSpec spec_template_;
+  // A batch's downloads and its read ahead's, taken together (load/download_slots.h): no more
+  // in flight than a task may have (s3.connection.maximum, the server's bound). A concurrent
+  // turn's tasks download beside each other, each within its own bound.
+  const std::shared_ptr<load::DownloadSlots> chain_slots_;
   Mutex mu_;
   Clock::SteadyTime next_reconcile_ GUARDED_BY(mu_){};
   // Files at or below the offset still to load (late files, retries), from the last

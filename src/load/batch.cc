@@ -33,6 +33,10 @@ std::string SuffixOf(const std::string& key) {
   return suffix;
 }
 
+Status CancelledFetch(const source::FileInfo& file) {
+  return Status::Cancelled("the fetch of file " + file.key + " was cancelled");
+}
+
 }  // namespace
 
 BatchFetcher::BatchFetcher(source::FileSource& source, SourceKind kind,
@@ -78,17 +82,22 @@ Status BatchFetcher::Unchanged() {
 }
 
 void BatchFetcher::Cancel() {
-  MutexLock lock(&mu_);
-  cancelled_ = true;
-  // Files never started will not be: report them so no Wait blocks on them.
-  for (size_t i = next_; i < files_.size(); ++i) {
-    if (done_[i]) continue;
-    out_[i].status = Status::Cancelled("the fetch of file " + files_[i].key + " was cancelled");
-    done_[i] = true;
+  {
+    MutexLock lock(&mu_);
+    cancelled_ = true;
+    slots_cancelled_ = true;
+    // Files never started will not be: report them so no Wait blocks on them.
+    for (size_t i = next_; i < files_.size(); ++i) {
+      if (done_[i]) continue;
+      out_[i].status = CancelledFetch(files_[i]);
+      done_[i] = true;
+    }
+    next_ = files_.size();
+    NoteStarted();
+    done_cv_.notify_all();
   }
-  next_ = files_.size();
-  NoteStarted();
-  done_cv_.notify_all();
+  // A thread waiting for a slot reports its file cancelled (FetchOne).
+  if (options_.slots != nullptr) options_.slots->Wake();
 }
 
 void BatchFetcher::NoteStarted() {
@@ -152,9 +161,16 @@ Status BatchFetcher::PlaceInPlace(const source::FileInfo& file, FetchedFile* out
 FetchedFile BatchFetcher::FetchOne(size_t i) {
   const source::FileInfo& file = files_[i];
   FetchedFile out;
+  // The batches sharing slots are one job's, in key order: the earliest first key goes first.
+  if (options_.slots != nullptr && !options_.slots->Acquire(files_.front().key, slots_cancelled_)) {
+    out.status = CancelledFetch(file);
+    return out;
+  }
   out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
   const Status downloaded =
       TakeInPlace(file) ? PlaceInPlace(file, &out) : source_.Download(file, out.path);
+  // What follows reads the local copy only: another download may take the slot meanwhile.
+  if (options_.slots != nullptr) options_.slots->Release();
   if (!downloaded.ok()) {
     out.status = BadFileError(
         DescribeReadError(downloaded, file.key, {work_dir_}),

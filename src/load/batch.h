@@ -11,9 +11,12 @@
 //   naming the file; downloads not started are abandoned, those running are let finish.
 // - BatchFetcher fetches the same way in the background, files taken in list order, so a
 //   caller loads file i while the files after it download: the transfer of a batch overlaps
-//   its load instead of preceding it.
+//   its load instead of preceding it. Fetchers that share FetchOptions::slots (a batch and its
+//   read ahead) have no more downloads in flight together than the slots, the batch of the
+//   earlier first key served first.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <future>
@@ -25,6 +28,7 @@
 
 #include "common/result.h"
 #include "common/thread_annotations.h"
+#include "load/download_slots.h"
 #include "load/file_params.h"
 #include "load/work_dir.h"
 #include "source/file_source.h"
@@ -35,6 +39,9 @@ namespace millrace::load {
 struct FetchOptions {
   std::optional<Compression> compression;  // nullopt: by suffix
   int parallelism = 4;
+  // Shared with other fetchers (download_slots.h): each download also takes one of these while
+  // it transfers; null: `parallelism` bounds this fetcher alone.
+  std::shared_ptr<DownloadSlots> slots;
   // BatchFetcher starts another download only while the files in flight total less than this
   // (one file is always allowed): small files go `parallelism` at a time, where latency rules,
   // files larger than the budget one at a time, so each finishes sooner and the first load
@@ -137,6 +144,8 @@ class BatchFetcher {
   int in_place_ GUARDED_BY(mu_) = 0;  // files held by a PlacedFile
   uint64_t bytes_in_flight_ GUARDED_BY(mu_) = 0;
   bool cancelled_ GUARDED_BY(mu_) = false;
+  // cancelled_, for a wait on options_.slots (which cannot take mu_).
+  std::atomic<bool> slots_cancelled_{false};
   // Set (once) when next_ reaches the end of files_.
   std::promise<void> started_ GUARDED_BY(mu_);
   bool started_set_ GUARDED_BY(mu_) = false;

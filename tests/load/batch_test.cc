@@ -30,18 +30,29 @@ class GatedSource final : public source::FileSource {
     cv_.notify_all();
   }
   int started() const { return started_; }
+  // The most downloads in flight at once so far, and the keys in the order they started.
+  int most_in_flight() const { return most_in_flight_; }
+  std::vector<std::string> start_order() {
+    MutexLock lock(&mu_);
+    return start_order_;
+  }
 
   Result<source::Listing> List(const source::ListOptions& options) override {
     return inner_->List(options);
   }
   Result<source::FileInfo> Stat(const std::string& key) override { return inner_->Stat(key); }
   Status Download(const source::FileInfo& file, const std::string& local_path) override {
-    ++started_;
     {
       MutexLock lock(&mu_);
+      start_order_.push_back(file.key);
+      most_in_flight_ = std::max(most_in_flight_.load(), ++in_flight_);
+      ++started_;
       WaitOn(cv_, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS { return !held_[file.key]; });
     }
-    return inner_->Download(file, local_path);
+    Status done = inner_->Download(file, local_path);
+    MutexLock lock(&mu_);
+    --in_flight_;
+    return done;
   }
   std::string Describe() const override { return inner_->Describe(); }
 
@@ -50,7 +61,10 @@ class GatedSource final : public source::FileSource {
   Mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, bool> held_ GUARDED_BY(mu_);
+  std::vector<std::string> start_order_ GUARDED_BY(mu_);
+  int in_flight_ GUARDED_BY(mu_) = 0;
   std::atomic<int> started_{0};
+  std::atomic<int> most_in_flight_{0};
 };
 
 class BatchFetcherTest : public ::testing::Test {
@@ -202,6 +216,72 @@ TEST_F(BatchFetcherTest, LargeFilesDownloadOneAtATimeSmallOnesInParallel) {
   };
   EXPECT_EQ(started_while_first_held(/*max_bytes_in_flight=*/1), 1);
   EXPECT_EQ(started_while_first_held(/*max_bytes_in_flight=*/1 << 20), 6);
+}
+
+// A batch and its read ahead share their job's download slots: together no more downloads in
+// flight than the slots, and a freed slot goes to a waiter of the earlier keys although the
+// later batch asked first (a read ahead starts before its batch's own fetcher).
+TEST_F(BatchFetcherTest, FetchersSharingSlotsStayWithinThemEarlierKeysFirst) {
+  FetchOptions options = Options(2);
+  options.slots = std::make_shared<DownloadSlots>(1);
+  // The file lists and directories outlive the fetchers (declared first).
+  std::vector<std::vector<source::FileInfo>> parts;
+  std::vector<std::unique_ptr<WorkDir>> dirs;
+  auto fetch = [&](size_t from, size_t to) {
+    parts.emplace_back(files_.begin() + from, files_.begin() + to);
+    auto work = WorkDirs::Under(dir_.Join("w" + std::to_string(from)))->Take();
+    EXPECT_TRUE(work.ok());
+    dirs.push_back(std::move(work).value());
+    return std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, parts.back(), options,
+                                          dirs.back()->path());
+  };
+  parts.reserve(3);
+  for (int i : {0, 1, 2})
+    source_->Hold(files_[i].key);
+  auto holder = fetch(0, 1);  // takes the one slot and keeps it
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 1; }));
+  auto ahead = fetch(3, 6);  // waits first
+  auto batch = fetch(1, 3);
+  EXPECT_FALSE(
+      testing::WaitFor([&] { return source_->started() > 1; }, std::chrono::milliseconds(50)));
+  source_->Release(files_[0].key);
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 2; }));
+  const std::string second = source_->start_order()[1];
+  EXPECT_TRUE(second == files_[1].key || second == files_[2].key) << second;
+  source_->Release(files_[1].key);
+  source_->Release(files_[2].key);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_TRUE(batch->Wait(i).status.ok());
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(ahead->Wait(i).status.ok());
+  EXPECT_EQ(source_->started(), 6);
+  EXPECT_EQ(source_->most_in_flight(), 1);
+}
+
+// A fetcher whose threads wait for a slot held elsewhere ends at once when cancelled: its files
+// report CANCELLED and its destructor does not wait for the slot.
+TEST_F(BatchFetcherTest, AFetcherWaitingForASharedSlotIsCancelled) {
+  FetchOptions options = Options(1);
+  options.slots = std::make_shared<DownloadSlots>(1);
+  const std::vector<source::FileInfo> first(files_.begin(), files_.begin() + 1);
+  const std::vector<source::FileInfo> rest(files_.begin() + 1, files_.end());
+  source_->Hold(files_[0].key);
+  BatchFetcher holder(*source_, SourceKind::kLocal, first, options, work_->path());
+  ASSERT_TRUE(testing::WaitFor([&] { return source_->started() == 1; }));
+  auto work_rest = WorkDirs::Under(dir_.path() + "/work_rest")->Take();
+  ASSERT_TRUE(work_rest.ok());
+  auto waiting = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, rest, options,
+                                                (*work_rest)->path());
+  waiting->Cancel();
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const FetchedFile& f = waiting->Wait(i);
+    EXPECT_EQ(f.status.code(), StatusCode::kCancelled);
+    EXPECT_NE(f.status.message().find(rest[i].key), std::string::npos);
+  }
+  waiting.reset();
+  source_->Release(files_[0].key);
+  EXPECT_TRUE(holder.Wait(0).status.ok());
+  EXPECT_EQ(source_->started(), 1);
 }
 
 TEST_F(BatchFetcherTest, AFailedFileIsReportedAndTheOthersStillArrive) {
