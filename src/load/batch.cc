@@ -54,8 +54,11 @@ BatchFetcher::BatchFetcher(source::FileSource& source, SourceKind kind,
     done_.assign(files.size(), false);
     NoteStarted();  // no file at all
   }
+  // Within shared slots a thread preparing a file has given its slot back: one thread more
+  // downloads meanwhile (the slots still bound the downloads in flight).
+  const int wanted = options.parallelism + (options.slots != nullptr ? 1 : 0);
   const int threads =
-      files.empty() ? 0 : std::clamp<int>(options.parallelism, 1, static_cast<int>(files.size()));
+      files.empty() ? 0 : std::clamp<int>(wanted, 1, static_cast<int>(files.size()));
   for (int t = 0; t < threads; ++t)
     threads_.emplace_back([this] { Work(); });
 }

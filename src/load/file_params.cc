@@ -218,8 +218,8 @@ const std::vector<ParamSpec>& FileFunctionParams() {
       // Doris's connection settings reach the client; 0 would mean "never", so it is refused.
       {.name = "s3.connection.maximum",
        .type = ParamType::kInt,
-       .description = "most connections (downloads) of one task at once; the server's own bound "
-                      "still holds",
+       .description = "most connections (downloads) of one task at once, its read ahead of the "
+                      "next batch included; the server's own bound still holds",
        .scopes = kS3,
        .min = 1},
       {.name = "s3.connection.timeout",
