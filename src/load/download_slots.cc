@@ -7,28 +7,36 @@ namespace millrace::load {
 DownloadSlots::DownloadSlots(int slots) : slots_(std::max(1, slots)), free_(slots_) {}
 
 bool DownloadSlots::Acquire(const std::string& order, const std::atomic<bool>& cancelled) {
+  std::condition_variable mine;
   MutexLock lock(&mu_);
-  const auto mine = waiting_.insert(order);
-  WaitOn(cv_, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS {
-    return cancelled.load() || (free_ > 0 && *waiting_.begin() == order);
+  const auto me = waiting_.emplace(order, &mine);
+  WaitOn(mine, &mu_, [&]() NO_THREAD_SAFETY_ANALYSIS {
+    return cancelled.load() || (free_ > 0 && waiting_.begin() == me);
   });
-  waiting_.erase(mine);
-  // Whoever waits behind this one may now be first.
-  cv_.notify_all();
-  if (cancelled.load()) return false;
+  waiting_.erase(me);
+  if (cancelled.load()) {
+    WakeFirst();  // it may have been woken for a slot it does not take
+    return false;
+  }
   --free_;
+  WakeFirst();
   return true;
 }
 
 void DownloadSlots::Release() {
   MutexLock lock(&mu_);
   ++free_;
-  cv_.notify_all();
+  WakeFirst();
 }
 
 void DownloadSlots::Wake() {
   MutexLock lock(&mu_);
-  cv_.notify_all();
+  for (auto& [order, cv] : waiting_)
+    cv->notify_one();
+}
+
+void DownloadSlots::WakeFirst() {
+  if (free_ > 0 && !waiting_.empty()) waiting_.begin()->second->notify_one();
 }
 
 }  // namespace millrace::load

@@ -3,8 +3,9 @@
 //
 // Contract
 // - At most `slots` Acquire calls hold a slot at once; Release gives one back.
-// - A free slot goes to a waiter of the least `order` waiting (a batch's first key: an earlier
-//   batch's downloads never wait behind a later one's); among equal orders, to any of them.
+// - A free slot goes to the waiter of the least `order` waiting (a batch's first key: an earlier
+//   batch's downloads never wait behind a later one's); among equal orders, to the first come.
+//   Only that waiter is woken.
 // - Acquire returns false, holding nothing, once `cancelled` is true and Wake was called after
 //   it was set.
 // Thread-safety: every method may be called from any thread.
@@ -12,7 +13,7 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <set>
+#include <map>
 #include <string>
 
 #include "common/thread_annotations.h"
@@ -35,9 +36,11 @@ class DownloadSlots {
  private:
   const int slots_;
   Mutex mu_;
-  std::condition_variable cv_;
   int free_ GUARDED_BY(mu_);
-  std::multiset<std::string> waiting_ GUARDED_BY(mu_);
+  // By order, then arrival (a multimap inserts after its equal keys); each waits on its own.
+  std::multimap<std::string, std::condition_variable*> waiting_ GUARDED_BY(mu_);
+  // Wakes the first waiter when a slot is free.
+  void WakeFirst() REQUIRES(mu_);
 };
 
 }  // namespace millrace::load
