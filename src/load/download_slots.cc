@@ -35,6 +35,11 @@ void DownloadSlots::Wake() {
     cv->notify_one();
 }
 
+size_t DownloadSlots::waiters() {
+  MutexLock lock(&mu_);
+  return waiting_.size();
+}
+
 void DownloadSlots::WakeFirst() {
   if (free_ > 0 && !waiting_.empty()) waiting_.begin()->second->notify_one();
 }

@@ -32,6 +32,8 @@ class DownloadSlots {
   void Wake() EXCLUDES(mu_);
 
   int slots() const { return slots_; }
+  // How many Acquire calls wait.
+  size_t waiters() EXCLUDES(mu_);
 
  private:
   const int slots_;
