@@ -88,7 +88,6 @@ void BatchFetcher::Cancel() {
   {
     MutexLock lock(&mu_);
     cancelled_ = true;
-    slots_cancelled_ = true;
     // Files never started will not be: report them so no Wait blocks on them.
     for (size_t i = next_; i < files_.size(); ++i) {
       if (done_[i]) continue;
@@ -165,7 +164,7 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
   const source::FileInfo& file = files_[i];
   FetchedFile out;
   // The batches sharing slots are one job's, in key order: the earliest first key goes first.
-  if (options_.slots != nullptr && !options_.slots->Acquire(files_.front().key, slots_cancelled_)) {
+  if (options_.slots != nullptr && !options_.slots->Acquire(files_.front().key, cancelled_)) {
     out.status = CancelledFetch(file);
     return out;
   }

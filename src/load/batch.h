@@ -143,9 +143,9 @@ class BatchFetcher {
   int in_flight_ GUARDED_BY(mu_) = 0;
   int in_place_ GUARDED_BY(mu_) = 0;  // files held by a PlacedFile
   uint64_t bytes_in_flight_ GUARDED_BY(mu_) = 0;
-  bool cancelled_ GUARDED_BY(mu_) = false;
-  // cancelled_, for a wait on options_.slots (which cannot take mu_).
-  std::atomic<bool> slots_cancelled_{false};
+  // Set under mu_ (Work waits on it there); atomic for a wait on options_.slots, which does not
+  // take mu_.
+  std::atomic<bool> cancelled_{false};
   // Set (once) when next_ reaches the end of files_.
   std::promise<void> started_ GUARDED_BY(mu_);
   bool started_set_ GUARDED_BY(mu_) = false;

@@ -4,7 +4,7 @@
 
 namespace millrace::load {
 
-DownloadSlots::DownloadSlots(int slots) : slots_(std::max(1, slots)), free_(slots_) {}
+DownloadSlots::DownloadSlots(int slots) : free_(std::max(1, slots)) {}
 
 bool DownloadSlots::Acquire(const std::string& order, const std::atomic<bool>& cancelled) {
   std::condition_variable mine;

@@ -31,12 +31,10 @@ class DownloadSlots {
   // Wakes the waiters, so that one whose `cancelled` was set returns.
   void Wake() EXCLUDES(mu_);
 
-  int slots() const { return slots_; }
   // How many Acquire calls wait.
   size_t waiters() EXCLUDES(mu_);
 
  private:
-  const int slots_;
   Mutex mu_;
   int free_ GUARDED_BY(mu_);
   // By order, then arrival (a multimap inserts after its equal keys); each waits on its own.
