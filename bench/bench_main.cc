@@ -31,6 +31,7 @@ const std::vector<Scenario>& Scenarios() {
       {"local_throughput", RunLocalThroughput},
       {"memory", RunMemory},
       {"small_files", RunSmallFiles},
+      {"small_files_rgw", RunSmallFilesRgw},
       {"concurrent_tasks", RunConcurrentTasks},
       {"freshness", RunFreshness},
       {"freshness_local_events", RunFreshnessLocalEvents},
@@ -164,6 +165,11 @@ std::string Method() {
   keys sent for every batch of GETs, as a job discovers them: what listing alone costs the
   store (s3rver reads each listed key's metadata on its event loop, stalling the GETs in
   flight), near the most the job's own figure can reach on this store.
+- **Small files, Ceph RGW store.** The same objects, job and raw GETs on a one-node Ceph RGW
+  (`tests/testing/rgw_server.h`: radosgw on an OSD in memory) instead of s3rver, every process
+  on every CPU: a store whose LISTs (its bucket index) do not hold up its GETs, and which, like
+  the server, uses every core, so the ratio shows the CPU a job spends per file beside the
+  store's own.
 - **Freshness.** `max_interval = 1`; a writer PUTs a 200-400 byte CSV file every 200 ms. The
   latency of a file runs from the end of its PUT to its `file_no` appearing in
   `SELECT DISTINCT file_no` (polled every 5 ms over the MySQL protocol).

@@ -176,9 +176,9 @@ std::string SpreadKey(const std::string& prefix, int64_t n) {
   return prefix + key;
 }
 
-Result<PutStats> PutSmallObjects(testing::S3rver& s3, const std::string& bucket,
-                                 const std::string& prefix, int64_t first, int64_t count,
-                                 uint64_t seed, size_t min_bytes, size_t max_bytes, int parallel) {
+Result<PutStats> PutSmallObjects(const PutObjectFn& put, const std::string& prefix, int64_t first,
+                                 int64_t count, uint64_t seed, size_t min_bytes, size_t max_bytes,
+                                 int parallel) {
   std::atomic<int64_t> rows{0};
   std::atomic<uint64_t> bytes{0};
   MR_RETURN_IF_ERROR(ParallelFor(static_cast<size_t>(count), parallel, [&](size_t i) {
@@ -187,9 +187,17 @@ Result<PutStats> PutSmallObjects(testing::S3rver& s3, const std::string& bucket,
     const std::string body = SmallCsvObject(seed, n, min_bytes, max_bytes, &object_rows);
     rows += object_rows;
     bytes += body.size();
-    return s3.PutObject(bucket, SpreadKey(prefix, n), body);
+    return put(SpreadKey(prefix, n), body);
   }));
   return PutStats{rows.load(), bytes.load()};
+}
+
+Result<PutStats> PutSmallObjects(testing::S3rver& s3, const std::string& bucket,
+                                 const std::string& prefix, int64_t first, int64_t count,
+                                 uint64_t seed, size_t min_bytes, size_t max_bytes, int parallel) {
+  return PutSmallObjects([&](const std::string& key,
+                             const std::string& body) { return s3.PutObject(bucket, key, body); },
+                         prefix, first, count, seed, min_bytes, max_bytes, parallel);
 }
 
 }  // namespace millrace::bench

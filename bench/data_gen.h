@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -87,7 +88,11 @@ struct PutStats {
   uint64_t bytes = 0;
 };
 // Puts objects first..first+count-1 of SmallCsvObject under SpreadKey(prefix, n), `parallel`
-// at a time.
+// at a time, with `put(key, body)` (any store), or into s3rver's `bucket`.
+using PutObjectFn = std::function<Status(const std::string& key, const std::string& body)>;
+Result<PutStats> PutSmallObjects(const PutObjectFn& put, const std::string& prefix, int64_t first,
+                                 int64_t count, uint64_t seed, size_t min_bytes, size_t max_bytes,
+                                 int parallel);
 Result<PutStats> PutSmallObjects(testing::S3rver& s3, const std::string& bucket,
                                  const std::string& prefix, int64_t first, int64_t count,
                                  uint64_t seed, size_t min_bytes, size_t max_bytes, int parallel);

@@ -106,6 +106,7 @@ Result<std::vector<Figure>> RunThroughput(BenchContext& ctx);
 // The same files read in place by a local job: rows/s and CPU per GB against DuckDB's load.
 Result<std::vector<Figure>> RunLocalThroughput(BenchContext& ctx);
 Result<std::vector<Figure>> RunSmallFiles(BenchContext& ctx);
+Result<std::vector<Figure>> RunSmallFilesRgw(BenchContext& ctx);
 // max_concurrent_tasks = 4 against 1, on small S3 objects and on large local files.
 Result<std::vector<Figure>> RunConcurrentTasks(BenchContext& ctx);
 Result<std::vector<Figure>> RunFreshness(BenchContext& ctx);
