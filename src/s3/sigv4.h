@@ -19,11 +19,14 @@
 //   Authorization. Presign adds the X-Amz-* query parameters instead and signs
 //   UNSIGNED-PAYLOAD; the URL is the request's with "&X-Amz-Signature=<signature>" appended
 //   last, as AWS documents it.
-// - Thread-safety: a Signer is immutable after construction; all functions are pure.
+// - Thread-safety: a Signer's configuration is immutable after construction; it may sign on
+//   any number of threads at once. It keeps the signing key of the last date it signed for
+//   (the key changes with the date only), shared by its copies. The free functions are pure.
 // - Secrets: the secret key lives only inside Signer; nothing it returns contains it.
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -92,9 +95,14 @@ class Signer {
   const SignerConfig& config() const { return config_; }
 
  private:
+  struct KeyCache;
+
   SignatureParts Finish(const SigningRequest& request, Clock::WallTime time) const;
+  // DeriveSigningKey for `date` (a DateStamp), from the cache when it is the date last used.
+  std::string SigningKey(const std::string& date) const;
 
   SignerConfig config_;
+  std::shared_ptr<KeyCache> key_cache_;
 };
 
 // RFC 3986 percent-encoding of every byte except A-Z a-z 0-9 - . _ ~ (and '/' when

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "common/clock.h"
@@ -417,6 +418,37 @@ TEST(SigV4Test, SessionTokenIsSignedInHeadersAndQuery) {
     EXPECT_EQ(parts->canonical_request.find("secret-key-value"), std::string::npos);
     EXPECT_EQ(parts->authorization.find("secret-key-value"), std::string::npos);
   }
+}
+
+// A Signer keeps the signing key of the date it last signed for: across midnight, and back, each
+// signature is the one a new Signer makes for that instant (and a copy shares the key kept).
+TEST(SigV4Test, TheKeptSigningKeyFollowsTheDate) {
+  const Signer signer = ExampleSigner();
+  const Signer copy = signer;  // NOLINT(performance-unnecessary-copy-initialization)
+  auto sign = [](const Signer& s, const std::string& amz_date) {
+    SigningRequest request{.method = "GET",
+                           .path = "/test.txt",
+                           .headers = {{"Host", kExampleHost}},
+                           .payload_hash = std::string(kEmptyPayloadSha256)};
+    return s.SignHeaders(&request, ParseAmzDate(amz_date).value()).signature;
+  };
+  std::set<std::string> signatures;
+  for (const char* at : {"20130523T235959Z", "20130524T000001Z", "20130523T235959Z",
+                         "20130524T000001Z", "20130525T120000Z"}) {
+    SCOPED_TRACE(at);
+    const std::string fresh = sign(ExampleSigner(), at);
+    EXPECT_EQ(sign(signer, at), fresh);
+    EXPECT_EQ(sign(copy, at), fresh);
+    signatures.insert(fresh);
+  }
+  EXPECT_EQ(signatures.size(), 3u);
+  // The published example still signs the same at its instant, after the others.
+  SigningRequest request{.method = "GET",
+                         .path = "/test.txt",
+                         .headers = {{"Host", kExampleHost}, {"Range", "bytes=0-9"}},
+                         .payload_hash = std::string(kEmptyPayloadSha256)};
+  EXPECT_EQ(signer.SignHeaders(&request, ExampleTime()).signature,
+            "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
 }
 
 TEST(SigV4Test, EncodingFollowsRfc3986) {
