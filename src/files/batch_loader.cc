@@ -253,7 +253,7 @@ Result<bool> BatchLoader::KeepsEveryRecord() {
 
 Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
     const std::vector<std::string>& readables, const std::vector<std::optional<int64_t>>& records,
-    const std::string& join_to) {
+    const std::string& join_to, const std::vector<const std::string*>& contents) {
   if (!group_from_)
     return Status::FailedPrecondition("the job's SELECT cannot load files in groups");
   MR_RETURN_IF_ERROR(LoadTargetColumns());
@@ -273,7 +273,8 @@ Result<std::vector<FileLoad>> BatchLoader::LoadGroupFast(
   }
   MR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> joined, JoinedRecords(group, join_to));
   if (joined) {
-    MR_RETURN_IF_ERROR(load::JoinCsvFiles(readables, spec_.options.csv.line_delimiter, join_to));
+    MR_RETURN_IF_ERROR(
+        load::JoinCsvFiles(readables, spec_.options.csv.line_delimiter, join_to, contents));
     MR_ASSIGN_OR_RETURN(const int64_t rows, InsertOver({join_to}));
     const int64_t records_read = std::accumulate(joined->begin(), joined->end(), int64_t{0});
     if (records_read != rows) {

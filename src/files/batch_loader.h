@@ -168,9 +168,12 @@ class BatchLoader {
   // that keeps every record, are read as one file written there (load/csv_join.h): their
   // records are then their rows, and FAILED_PRECONDITION says they do not add up to the rows
   // read (no file column can tell them apart: the caller loads the files one by one).
+  // `contents` (by index, may be empty or hold nulls): the bytes of files already in memory,
+  // joined from there (load::JoinCsvFiles).
   Result<std::vector<FileLoad>> LoadGroupFast(
       const std::vector<std::string>& readables,
-      const std::vector<std::optional<int64_t>>& records = {}, const std::string& join_to = "");
+      const std::vector<std::optional<int64_t>>& records = {}, const std::string& join_to = "",
+      const std::vector<const std::string*>& contents = {});
   Result<FileLoad> LoadCareful(const std::string& key, const std::string& readable);
 
   // True for errors a careful load turns into filtered rows: conversion failures, NULLs in

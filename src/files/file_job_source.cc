@@ -249,6 +249,9 @@ load::FetchOptions FileJobSource::FetchOptions() const {
   // Read in place; the ledger records the version read, checked unchanged after the read
   // (file_load_rounds.h).
   fetch.local_files = load::FetchOptions::LocalFiles::kInPlace;
+  // Small CSV files are checked, counted, shaped and joined from memory (at most
+  // kGroupFileBytes a file, so a batch of 256 holds 16 MiB at most).
+  fetch.keep_bytes_max = kGroupFileBytes;
   return fetch;
 }
 

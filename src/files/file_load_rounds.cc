@@ -19,8 +19,7 @@ namespace {
 // statement each only while they are small. Tables with a key (UNIQUE, AGGREGATE) group the
 // same files: a statement over large files gains nothing there (DuckDB 1.4.4 upserted 4 files
 // of a million rows in one statement as fast as one by one in a transaction, and 7 files
-// slower: 14.4 s against about 10).
-constexpr uint64_t kGroupFileBytes = 64 << 10;
+// slower: 14.4 s against about 10). kGroupFileBytes: file_load_rounds.h.
 constexpr size_t kGroupMaxFiles = 1000;
 constexpr uint64_t kGroupMaxBytes = 16 << 20;
 // JSON files read in place with counted records group whatever their size (BatchLoader::
@@ -195,7 +194,9 @@ class RoundRunner {
     }
     if (files_[i].size > kGroupFileBytes) return nullptr;
     if (!shapes_[i]) {
-      auto shape = load::CsvShape(spec_.options, path);
+      const load::FetchedFile& fetched = fetcher_.Wait(i);
+      auto shape = fetched.bytes ? load::CsvShapeIn(spec_.options, *fetched.bytes, path)
+                                 : load::CsvShape(spec_.options, path);
       shapes_[i] = shape.ok() ? std::move(shape).value() : std::vector<std::string>();
     }
     return shapes_[i]->empty() ? nullptr : &*shapes_[i];
@@ -279,11 +280,15 @@ class RoundRunner {
       Result<std::vector<FileLoad>> loaded = std::vector<FileLoad>();
       if (group.size() > 1) {
         std::vector<std::optional<int64_t>> records;
-        for (size_t k : group)
-          records.push_back(fetcher_.Wait(k).records);
+        std::vector<const std::string*> contents;
+        for (size_t k : group) {
+          const load::FetchedFile& fetched = fetcher_.Wait(k);
+          records.push_back(fetched.records);
+          contents.push_back(fetched.bytes ? &*fetched.bytes : nullptr);
+        }
         // Read as one file when the dialect allows it (BatchLoader::LoadGroupFast).
-        loaded = loader.LoadGroupFast(paths, records,
-                                      fetcher_.work_dir() + "/j" + std::to_string(i) + ".csv");
+        loaded = loader.LoadGroupFast(
+            paths, records, fetcher_.work_dir() + "/j" + std::to_string(i) + ".csv", contents);
       } else {
         auto one = careful_ ? loader.LoadCareful(files_[i].key, path)
                             : loader.LoadFast(files_[i].key, path);

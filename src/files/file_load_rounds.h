@@ -59,4 +59,9 @@ struct FileLoadRequest {
 Result<job::LoadedBatch> LoadFileRounds(job::Sink& sink, const job::TaskContext& task,
                                         const FileLoadRequest& request);
 
+// The largest file that may join a small-file group (BatchLoader::LoadGroupFast). The fetcher
+// keeps the bytes of CSV files up to this size (load::FetchOptions::keep_bytes_max): a group
+// takes their shape and joins them from memory.
+inline constexpr uint64_t kGroupFileBytes = 64 << 10;
+
 }  // namespace millrace::files

@@ -1,8 +1,11 @@
 #include "load/batch.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <thread>
 
@@ -35,6 +38,28 @@ std::string SuffixOf(const std::string& key) {
 
 Status CancelledFetch(const source::FileInfo& file) {
   return Status::Cancelled("the fetch of file " + file.key + " was cancelled");
+}
+
+// The bytes of the file at `path`, expected to be `size` bytes long (read to its end whatever
+// its size).
+Result<std::string> ReadWhole(const std::string& path, uint64_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError("cannot open " + path + " to read it");
+  std::string bytes(size + 1, '\0');  // one byte more: a read of 0 then tells the end at once
+  size_t got = 0;
+  while (true) {
+    if (got == bytes.size()) bytes.resize(bytes.size() * 2);
+    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      if (n < 0) return Status::IoError("cannot read " + path);
+      break;
+    }
+    got += static_cast<size_t>(n);
+  }
+  bytes.resize(got);
+  return bytes;
 }
 
 }  // namespace
@@ -190,19 +215,31 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     out.path.clear();
     return out;
   }
+  const std::string downloaded_to = out.path;
   out.path = std::move(prepared).value();
   // What DuckDB's readers would crash on or drop in silence makes the file a bad one first.
   // Its records are counted in the same pass (JSON) or the next (CSV), here in the background.
   Status shape = Status::Ok();
+  const bool csv = options_.format != Format::kJson && options_.format != Format::kParquet;
+  const int64_t header_lines = CsvHeaderLines(options_.format, options_.csv);
   if (options_.format == Format::kJson) {
     JsonCounts counts;
     shape = CheckJsonNesting(out.path, kMaxJsonDepth, &counts);
     if (shape.ok()) out.records = JsonRecords(counts, options_.json);
-  } else if (options_.format != Format::kParquet) {
+  } else if (csv && file.size <= options_.keep_bytes_max && out.path == downloaded_to) {
+    // Not decompressed: the bytes downloaded, read once for the check, the count and the
+    // caller.
+    auto bytes = ReadWhole(out.path, file.size);
+    shape = bytes.status();
+    if (bytes.ok()) shape = CheckCsvLastLineIn(*bytes, options_.csv_line_end);
+    if (shape.ok()) {
+      out.records = CountCsvRecordsIn(*bytes, options_.csv, header_lines);
+      out.bytes = *std::move(bytes);
+    }
+  } else if (csv) {
     shape = CheckCsvLastLine(out.path, options_.csv_line_end);
     if (shape.ok()) {
-      auto counted =
-          CountCsvRecords(out.path, options_.csv, CsvHeaderLines(options_.format, options_.csv));
+      auto counted = CountCsvRecords(out.path, options_.csv, header_lines);
       if (counted.ok()) out.records = *counted;
       shape = counted.status();
     }

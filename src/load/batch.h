@@ -65,6 +65,11 @@ struct FetchOptions {
   JsonOptions json;
   // Each file is linked under directories of these keys' values (path_partition.h).
   std::vector<std::string> path_partition_keys;
+  // CSV files (any CSV format) of at most this many bytes, not compressed, are also kept in
+  // memory (FetchedFile::bytes), read once after their download: their checks and count are
+  // made on those bytes, and a caller may read them from there instead of the file again.
+  // 0: none kept.
+  uint64_t keep_bytes_max = 0;
 
   // What a file function's options say of fetching (compression, format, bounds); the rest
   // keeps its defaults.
@@ -87,6 +92,8 @@ struct FetchedFile {
   // A local file read in place (FileSource::Place), held until the fetcher goes; null for a
   // download or a copy.
   std::shared_ptr<source::PlacedFile> placed;
+  // The bytes at `path`, when kept (FetchOptions::keep_bytes_max).
+  std::optional<std::string> bytes;
 };
 
 // Fetches `files` on `options.parallelism` background threads, starting at once, in list order

@@ -16,7 +16,8 @@
 //   (DuckDB ends a file's last record at the end of the file; the delimiter ends it the same
 //   way in the joined file). `out` is rewritten from its start (common/file_rewrite.h): a work
 //   directory keeps its files' inodes between batches. IO_ERROR naming the file when one cannot
-//   be read or `out` written; `out` is then removed.
+//   be read or `out` written; `out` is then removed. `contents`, when given (one per path),
+//   holds the bytes of the files it does not leave null, which are then not read.
 // - Thread-safety: pure functions of their arguments and the files.
 #pragma once
 
@@ -31,6 +32,6 @@ namespace millrace::load {
 bool CsvJoinable(const FileFunctionOptions& options);
 
 Status JoinCsvFiles(const std::vector<std::string>& paths, const std::string& line_delimiter,
-                    const std::string& out);
+                    const std::string& out, const std::vector<const std::string*>& contents = {});
 
 }  // namespace millrace::load

@@ -7,11 +7,13 @@
 //   (the text after the last `line_end`, or the last line when the file ends with one) longer
 //   than `max_line_bytes` is INVALID_ARGUMENT saying so, without quoting it; IO_ERROR when
 //   the file cannot be read.
-// - Thread-safety: a pure function of the file.
+// - CheckCsvLastLineIn is the same check of a file's bytes held in memory.
+// - Thread-safety: pure functions of the file or the bytes.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -22,5 +24,7 @@ inline constexpr uint64_t kMaxCsvLineBytes = 2 << 20;
 
 Status CheckCsvLastLine(const std::string& path, char line_end = '\n',
                         uint64_t max_line_bytes = kMaxCsvLineBytes);
+Status CheckCsvLastLineIn(std::string_view bytes, char line_end = '\n',
+                          uint64_t max_line_bytes = kMaxCsvLineBytes);
 
 }  // namespace millrace::load

@@ -48,21 +48,21 @@ std::string ColumnsStruct(const std::vector<std::string>& names) {
 
 // The fields of the first record after `skip` lines, parsed with the job's dialect. DuckDB's
 // sniffer is not used: it gives up on a file whose rows disagree on the column count, and the
-// error must then come from the read, naming the line.
-Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const CsvOptions& csv,
+// error must then come from the read, naming the line. The file's bytes are `data`, then what
+// `file` (when not null) reads; `path` names the file in errors.
+Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, std::FILE* file,
+                                                 std::string data, const CsvOptions& csv,
                                                  int64_t skip) {
-  StdioFile file = OpenStdio(path, "rb");
-  if (!file) return Status::IoError("cannot read '" + path + "'");
   constexpr size_t kMaxRecord = 16 << 20;
-  std::string data;
-  std::vector<char> buf(kChunk);
+  std::vector<char> buf(file != nullptr ? kChunk : 0);
   const std::string& newline = csv.line_delimiter;
   const std::string& sep = csv.column_separator;
   const char quote = csv.enclose.empty() ? (csv.trim_double_quotes ? '"' : '\0') : csv.enclose[0];
   const char escape = csv.escape.empty() ? '\0' : csv.escape[0];
   size_t pos = 0;
   auto fill = [&]() {
-    const size_t n = std::fread(buf.data(), 1, buf.size(), file.get());
+    if (file == nullptr) return false;
+    const size_t n = std::fread(buf.data(), 1, buf.size(), file);
     data.append(buf.data(), n);
     return n > 0;
   };
@@ -139,11 +139,31 @@ Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const 
   return fields;
 }
 
+Result<std::vector<std::string>> ReadFirstRecord(const std::string& path, const CsvOptions& csv,
+                                                 int64_t skip) {
+  StdioFile file = OpenStdio(path, "rb");
+  if (!file) return Status::IoError("cannot read '" + path + "'");
+  return ReadFirstRecord(path, file.get(), std::string(), csv, skip);
+}
+
+// A first record that is there (ReadFirstRecord's result), or why not.
+Result<std::vector<std::string>> RecordThere(const std::string& path,
+                                             Result<std::vector<std::string>> first) {
+  if (first.ok() && first->empty()) {
+    return Status::InvalidArgument("file '" + path + "' has no record to read");
+  }
+  return first;
+}
+
 Result<std::vector<std::string>> FirstRecordOf(const FileFunctionOptions& options,
                                                const std::string& path) {
-  MR_ASSIGN_OR_RETURN(std::vector<std::string> first,
-                      ReadFirstRecord(path, options.csv, options.csv.skip_lines));
-  if (first.empty()) return Status::InvalidArgument("file '" + path + "' has no record to read");
+  return RecordThere(path, ReadFirstRecord(path, options.csv, options.csv.skip_lines));
+}
+
+// CsvShape's result from a first record.
+std::vector<std::string> ShapeOf(const FileFunctionOptions& options,
+                                 std::vector<std::string> first) {
+  if (options.format == Format::kCsv) return std::vector<std::string>{std::to_string(first.size())};
   return first;
 }
 
@@ -372,8 +392,15 @@ Result<bool> HoldsNoRecord(const FileFunctionOptions& options, const std::string
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path) {
   MR_ASSIGN_OR_RETURN(std::vector<std::string> first, FirstRecordOf(options, path));
-  if (options.format == Format::kCsv) return std::vector<std::string>{std::to_string(first.size())};
-  return first;
+  return ShapeOf(options, std::move(first));
+}
+
+Result<std::vector<std::string>> CsvShapeIn(const FileFunctionOptions& options,
+                                            std::string_view bytes, const std::string& path) {
+  MR_ASSIGN_OR_RETURN(std::vector<std::string> first,
+                      RecordThere(path, ReadFirstRecord(path, nullptr, std::string(bytes),
+                                                        options.csv, options.csv.skip_lines)));
+  return ShapeOf(options, std::move(first));
 }
 
 }  // namespace millrace::load

@@ -19,11 +19,13 @@
 //   and the detection pass over every file is saved.
 // - CsvShape is what BuildReadSql takes from a CSV file to read it: the number of fields of
 //   its first record (csv) or the record itself (csv_with_names, _and_types). Files of equal
-//   shape can be read by one SELECT exactly as each would be read alone.
+//   shape can be read by one SELECT exactly as each would be read alone. CsvShapeIn takes the
+//   same from the file's bytes held in memory (`path` names it in errors).
 #pragma once
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -61,5 +63,7 @@ Result<bool> HoldsNoRecord(const FileFunctionOptions& options, const std::string
 bool PlainJson(const FileFunctionOptions& options);
 Result<std::vector<std::string>> CsvShape(const FileFunctionOptions& options,
                                           const std::string& path);
+Result<std::vector<std::string>> CsvShapeIn(const FileFunctionOptions& options,
+                                            std::string_view bytes, const std::string& path);
 
 }  // namespace millrace::load

@@ -22,6 +22,92 @@ bool EndsWith(const std::string& tail, const char* data, size_t i, const std::st
          before.compare(before.size() - sep.size(), sep.size(), sep) == 0;
 }
 
+// CountCsvRecords over bytes fed in blocks, in order.
+class CsvRecordCounter {
+ public:
+  CsvRecordCounter(const CsvOptions& csv, int64_t header_lines)
+      : end_char_(csv.line_delimiter.empty() ? '\n' : csv.line_delimiter.back()),
+        quote_(csv.enclose.empty() ? (csv.trim_double_quotes ? '"' : '\0') : csv.enclose[0]),
+        escape_(csv.escape.empty() ? '\0' : csv.escape[0]),
+        sep_(csv.column_separator),
+        lines_to_skip_(header_lines) {}
+
+  void Feed(const char* data, size_t got) {
+    if (quote_ == '\0') {
+      // No quotes: a record per line end; only blank lines need a look.
+      for (size_t i = 0; i < got;) {
+        const void* found = std::memchr(data + i, end_char_, got - i);
+        const size_t end =
+            found == nullptr ? got : static_cast<size_t>(static_cast<const char*>(found) - data);
+        for (size_t k = i; k < end && !content_; ++k)
+          content_ = data[k] != '\r';
+        if (found == nullptr) break;
+        EndLine();
+        i = end + 1;
+      }
+      return;
+    }
+    for (size_t i = 0; i < got; ++i) {
+      const char c = data[i];
+      if (quoted_) {
+        if (escaped_) {
+          escaped_ = false;
+        } else if (escape_ != '\0' && escape_ != quote_ && c == escape_) {
+          escaped_ = true;
+        } else if (c == quote_) {
+          quoted_ = false;  // a doubled quote opens again just below: "" toggles twice
+          after_quote_ = true;
+        }
+        continue;
+      }
+      if (c == end_char_) {
+        EndLine();
+        after_quote_ = false;
+        tail_.clear();
+        continue;
+      }
+      if (c == quote_ && lines_to_skip_ == 0 &&
+          (after_quote_ || !content_ || EndsWith(tail_, data, i, sep_))) {
+        quoted_ = true;
+        content_ = true;
+        continue;
+      }
+      after_quote_ = false;
+      if (c != '\r') content_ = true;
+    }
+    // The bytes a separator before the next block's first byte may span.
+    tail_.append(data + (got > sep_.size() ? got - sep_.size() : 0), std::min(got, sep_.size()));
+    if (tail_.size() > sep_.size()) tail_.erase(0, tail_.size() - sep_.size());
+  }
+
+  int64_t Finish() const {
+    // The last record, without its line end.
+    return records_ + (content_ && lines_to_skip_ == 0 ? 1 : 0);
+  }
+
+ private:
+  void EndLine() {
+    if (lines_to_skip_ > 0) {
+      --lines_to_skip_;
+    } else if (content_) {
+      ++records_;
+    }
+    content_ = false;
+  }
+
+  const char end_char_;
+  const char quote_;
+  const char escape_;
+  const std::string sep_;
+  int64_t records_ = 0;
+  int64_t lines_to_skip_;
+  bool content_ = false;      // the current line has a byte other than \r
+  bool quoted_ = false;       // inside a quoted field
+  bool after_quote_ = false;  // the previous byte closed a quoted field
+  bool escaped_ = false;      // the previous byte was the escape character, inside quotes
+  std::string tail_;          // the last bytes of the previous block (see EndsWith)
+};
+
 }  // namespace
 
 int64_t CsvHeaderLines(Format format, const CsvOptions& csv) {
@@ -35,81 +121,21 @@ Result<int64_t> CountCsvRecords(const std::string& path, const CsvOptions& csv,
                                 int64_t header_lines) {
   StdioFile file = OpenStdio(path, "rb");
   if (!file) return Status::IoError("cannot read '" + path + "'");
-  const char end_char = csv.line_delimiter.empty() ? '\n' : csv.line_delimiter.back();
-  const char quote = csv.enclose.empty() ? (csv.trim_double_quotes ? '"' : '\0') : csv.enclose[0];
-  const char escape = csv.escape.empty() ? '\0' : csv.escape[0];
-  const std::string& sep = csv.column_separator;
+  CsvRecordCounter counter(csv, header_lines);
   std::vector<char> block(kBlock);
-  int64_t records = 0;
-  int64_t lines_to_skip = header_lines;
-  bool content = false;      // the current line has a byte other than \r
-  bool quoted = false;       // inside a quoted field
-  bool after_quote = false;  // the previous byte closed a quoted field
-  bool escaped = false;      // the previous byte was the escape character, inside quotes
-  std::string tail;          // the last bytes of the previous block (see EndsWith)
   while (true) {
     const size_t got = std::fread(block.data(), 1, block.size(), file.get());
     if (got == 0) break;
-    const char* data = block.data();
-    if (quote == '\0') {
-      // No quotes: a record per line end; only blank lines need a look.
-      for (size_t i = 0; i < got;) {
-        const void* found = std::memchr(data + i, end_char, got - i);
-        const size_t end =
-            found == nullptr ? got : static_cast<size_t>(static_cast<const char*>(found) - data);
-        for (size_t k = i; k < end && !content; ++k)
-          content = data[k] != '\r';
-        if (found == nullptr) break;
-        if (lines_to_skip > 0) {
-          --lines_to_skip;
-        } else if (content) {
-          ++records;
-        }
-        content = false;
-        i = end + 1;
-      }
-      continue;
-    }
-    for (size_t i = 0; i < got; ++i) {
-      const char c = data[i];
-      if (quoted) {
-        if (escaped) {
-          escaped = false;
-        } else if (escape != '\0' && escape != quote && c == escape) {
-          escaped = true;
-        } else if (c == quote) {
-          quoted = false;  // a doubled quote opens again just below: "" toggles twice
-          after_quote = true;
-        }
-        continue;
-      }
-      if (c == end_char) {
-        if (lines_to_skip > 0) {
-          --lines_to_skip;
-        } else if (content) {
-          ++records;
-        }
-        content = false;
-        after_quote = false;
-        tail.clear();
-        continue;
-      }
-      if (c == quote && lines_to_skip == 0 &&
-          (after_quote || !content || EndsWith(tail, data, i, sep))) {
-        quoted = true;
-        content = true;
-        continue;
-      }
-      after_quote = false;
-      if (c != '\r') content = true;
-    }
-    // The bytes a separator before the next block's first byte may span.
-    tail.append(data + (got > sep.size() ? got - sep.size() : 0), std::min(got, sep.size()));
-    if (tail.size() > sep.size()) tail.erase(0, tail.size() - sep.size());
+    counter.Feed(block.data(), got);
   }
   if (std::ferror(file.get())) return Status::IoError("cannot read '" + path + "'");
-  if (content && lines_to_skip == 0) ++records;  // the last record, without its line end
-  return records;
+  return counter.Finish();
+}
+
+int64_t CountCsvRecordsIn(std::string_view bytes, const CsvOptions& csv, int64_t header_lines) {
+  CsvRecordCounter counter(csv, header_lines);
+  counter.Feed(bytes.data(), bytes.size());
+  return counter.Finish();
 }
 
 std::optional<int64_t> JsonRecords(const JsonCounts& counts, const JsonOptions& json) {

@@ -13,12 +13,14 @@
 //   tell (json_root or jsonpaths pick the rows, a top-level scalar, arrays among documents).
 // - Parquet is not counted here: the loader compares the rows its footer declares with the
 //   rows read (a mutated footer has been seen to declare 12 rows of 20).
+// - CountCsvRecordsIn counts the same of a file's bytes held in memory.
 // - One pass, constant memory; IO_ERROR when the file cannot be read.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "load/file_params.h"
@@ -28,6 +30,7 @@ namespace millrace::load {
 
 Result<int64_t> CountCsvRecords(const std::string& path, const CsvOptions& csv,
                                 int64_t header_lines);
+int64_t CountCsvRecordsIn(std::string_view bytes, const CsvOptions& csv, int64_t header_lines);
 
 std::optional<int64_t> JsonRecords(const JsonCounts& counts, const JsonOptions& json);
 

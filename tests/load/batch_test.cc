@@ -122,6 +122,39 @@ TEST_F(BatchFetcherTest, EarlyFilesAreHandedOutWhileLaterOnesAreStillDownloading
   EXPECT_EQ(Contents(fetcher.Wait(5).path), "5,x\n");
 }
 
+// CSV files up to keep_bytes_max are also handed out in memory, counted from there; larger ones
+// and every file with keep_bytes_max 0 only on disk, counted from the file.
+TEST_F(BatchFetcherTest, SmallCsvFilesAreKeptInMemoryCountedTheSame) {
+  std::ofstream(dir_.path() + "/in/f5.csv", std::ios::trunc) << "5,x\n6,y\n";
+  auto listing = source_->List({});
+  ASSERT_TRUE(listing.ok());
+  files_ = listing->files;
+  FetchOptions options = Options(2);
+  options.csv.column_separator = ",";
+  options.keep_bytes_max = 4;
+  {
+    BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, options, work_->path());
+    for (size_t i = 0; i < 5; ++i) {
+      const FetchedFile& f = fetcher.Wait(i);
+      ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+      ASSERT_TRUE(f.bytes.has_value()) << i;
+      EXPECT_EQ(*f.bytes, std::to_string(i) + ",x\n");
+      EXPECT_EQ(*f.bytes, Contents(f.path));
+      EXPECT_EQ(f.records, 1);
+    }
+    const FetchedFile& larger = fetcher.Wait(5);
+    ASSERT_TRUE(larger.status.ok()) << larger.status.ToString();
+    EXPECT_FALSE(larger.bytes.has_value());
+    EXPECT_EQ(larger.records, 2);
+  }
+  options.keep_bytes_max = 0;
+  BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, options, work_->path());
+  for (size_t i = 0; i < files_.size(); ++i) {
+    EXPECT_FALSE(fetcher.Wait(i).bytes.has_value()) << i;
+    EXPECT_EQ(fetcher.Wait(i).records, i == 5 ? 2 : 1);
+  }
+}
+
 TEST_F(BatchFetcherTest, CancelStartsNothingMoreAndUnblocksWaiters) {
   source_->Hold(files_[0].key);
   auto fetcher = std::make_unique<BatchFetcher>(*source_, SourceKind::kLocal, files_, Options(1),

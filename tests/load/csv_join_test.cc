@@ -65,6 +65,25 @@ TEST_F(CsvJoinTest, EachFileWholeInOrderEndedByTheLineDelimiter) {
   EXPECT_EQ(Read(out), "1,a\r\n2,b\n\r\n3,c\r\n");
 }
 
+// Files whose bytes are in memory are joined from there (their files are not read: here they
+// hold other bytes, or none), the others from their files, each as JoinCsvFiles joins a file;
+// more than one write block of them is joined whole.
+TEST_F(CsvJoinTest, BytesInMemoryAreJoinedInsteadOfTheirFiles) {
+  const std::string big(100 << 10, 'z');
+  const std::string a = "\xEF\xBB\xBF"
+                        "1,a\n",
+                    b = "3,c", c = big + "\n" + big;
+  const std::vector<std::string> files = {File("a.csv", "stale\n"), File("b.csv", "2,b\n"),
+                                          dir_.Join("never_written.csv"), File("c.csv", "x\n"),
+                                          File("d.csv", big)};
+  const std::string out = dir_.Join("j.csv");
+  ASSERT_TRUE(JoinCsvFiles(files, "\n", out, {&a, nullptr, &b, &c, nullptr}).ok());
+  EXPECT_EQ(Read(out), "1,a\n2,b\n3,c\n" + c + "\n" + big + "\n");
+
+  const Status mismatch = JoinCsvFiles(files, "\n", out, {&a});
+  EXPECT_EQ(mismatch.code(), StatusCode::kInvalidArgument) << mismatch.ToString();
+}
+
 // A work directory keeps its files' inodes between batches: the joined file may exist, longer.
 TEST_F(CsvJoinTest, RewritesALongerFileFromItsStart) {
   const std::string out = File("j.csv", std::string(1000, 'x'));

@@ -1,5 +1,6 @@
 // CheckCsvLastLine: a last line longer than the CSV reader takes is refused, with or without a
-// final line end; anything shorter, and a long line that is not the last, pass.
+// final line end; anything shorter, and a long line that is not the last, pass. The same of the
+// bytes in memory (CheckCsvLastLineIn), every time.
 #include "load/csv_last_line.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,9 @@ class CsvLastLineTest : public ::testing::Test {
   Status Check(const std::string& content, char line_end = '\n') {
     const std::string path = dir_.Join("f.csv");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-    return CheckCsvLastLine(path, line_end, 100);
+    Status in_file = CheckCsvLastLine(path, line_end, 100);
+    EXPECT_EQ(CheckCsvLastLineIn(content, line_end, 100), in_file);
+    return in_file;
   }
   testing::TempDir dir_;
 };

@@ -307,14 +307,50 @@ TEST_F(ReaderSqlTest, OurRecordCountIsDuckDbsForFilesItReadsWhole) {
       ASSERT_TRUE(CheckJsonNesting(dir_.Join(c.name), kMaxJsonDepth, &counts).ok());
       ours = JsonRecords(counts, options.json);
     } else {
-      auto counted = CountCsvRecords(dir_.Join(c.name), options.csv,
-                                     CsvHeaderLines(options.format, options.csv));
+      const int64_t header_lines = CsvHeaderLines(options.format, options.csv);
+      auto counted = CountCsvRecords(dir_.Join(c.name), options.csv, header_lines);
       ASSERT_TRUE(counted.ok()) << counted.status().ToString();
       ours = *counted;
+      EXPECT_EQ(CountCsvRecordsIn(c.content, options.csv, header_lines), *counted);
     }
     ASSERT_TRUE(ours.has_value());
     EXPECT_EQ(Read(c.args, {c.name}, "SELECT count(*) FROM t"), (Rows{{std::to_string(*ours)}}));
     std::filesystem::remove(dir_.Join(c.name));
+  }
+}
+
+// CsvShapeIn takes from a file's bytes in memory what CsvShape takes from the file, errors too.
+TEST_F(ReaderSqlTest, TheShapeOfBytesInMemoryIsTheFilesShape) {
+  const sql::DorisArgs comma = {{"column_separator", ","}};
+  const struct {
+    std::string content;
+    sql::DorisArgs args;
+    std::vector<std::string> shape;  // empty: no record, an error
+  } cases[] = {
+      {"1,a,x\n2,b,y\n", comma, {"3"}},
+      {"\xEF\xBB\xBF\n\n1,a\r\n", comma, {"2"}},
+      {"junk\n1,\"a,b\"\n",
+       {{"column_separator", ","}, {"skip_lines", "1"}, {"enclose", "\""}},
+       {"2"}},
+      {"id,name\n1,a\n", {{"column_separator", ","}, {"format", "csv_with_names"}}, {"id", "name"}},
+      {"\n\n", comma, {}},
+      {"junk", {{"column_separator", ","}, {"skip_lines", "1"}}, {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.content);
+    const std::string path = dir_.Join("shape.csv");
+    WriteFile(path, c.content);
+    const FileFunctionOptions options = Options(c.args);
+    auto from_file = CsvShape(options, path);
+    auto in_memory = CsvShapeIn(options, c.content, path);
+    ASSERT_EQ(in_memory.status(), from_file.status());
+    if (c.shape.empty()) {
+      EXPECT_EQ(in_memory.status().code(), StatusCode::kInvalidArgument);
+      continue;
+    }
+    ASSERT_TRUE(in_memory.ok()) << in_memory.status().ToString();
+    EXPECT_EQ(*in_memory, c.shape);
+    EXPECT_EQ(*from_file, c.shape);
   }
 }
 
