@@ -1,5 +1,6 @@
 #include "bench_server.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "testing/s3rver.h"
@@ -91,15 +92,17 @@ Status BenchServer::CheckJobRunning(const std::string& job) {
 Result<SteadyTime> BenchServer::WaitForRows(const std::string& table, int64_t rows,
                                             const std::string& job, std::chrono::seconds timeout,
                                             std::chrono::milliseconds poll) {
-  return WaitForValue("SELECT count(*) FROM " + table, rows, job, timeout, poll);
+  return WaitForValue("SELECT count(*) FROM " + table, rows, job, timeout, poll, nullptr,
+                      /*paced=*/true);
 }
 
 Result<SteadyTime> BenchServer::WaitForValue(const std::string& sql, int64_t want,
                                              const std::string& job, std::chrono::seconds timeout,
                                              std::chrono::milliseconds poll,
-                                             const std::function<Status()>& abort) {
-  const SteadyTime deadline = Now() + timeout;
-  SteadyTime last_check = Now();
+                                             const std::function<Status()>& abort, bool paced) {
+  const SteadyTime start = Now();
+  const SteadyTime deadline = start + timeout;
+  SteadyTime last_check = start;
   int64_t seen = 0;
   while (true) {
     if (abort) MR_RETURN_IF_ERROR(abort());
@@ -111,7 +114,14 @@ Result<SteadyTime> BenchServer::WaitForValue(const std::string& sql, int64_t wan
       MR_RETURN_IF_ERROR(CheckJobRunning(job));
       last_check = at;
     }
-    std::this_thread::sleep_for(poll);
+    std::chrono::milliseconds wait = poll;
+    const double elapsed = SecondsBetween(start, at);
+    if (paced && seen > 0 && elapsed > 0) {
+      const double eta = static_cast<double>(want - seen) * elapsed / static_cast<double>(seen);
+      wait = std::clamp(std::chrono::milliseconds(static_cast<int64_t>(eta * 1000 / 4)), poll,
+                        std::max(poll, std::chrono::milliseconds(1000)));
+    }
+    std::this_thread::sleep_for(wait);
   }
   return Status::DeadlineExceeded(sql + " is " + std::to_string(seen) + ", not yet " +
                                   std::to_string(want) + ", after " +
