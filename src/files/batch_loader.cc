@@ -221,6 +221,11 @@ Result<std::optional<int64_t>> BatchLoader::FooterRows(const std::string& readab
   return std::optional<int64_t>(std::stoll(rows[0][0]));
 }
 
+Result<bool> BatchLoader::JoinsCsvGroups() {
+  if (by_key_ || !load::CsvJoinable(spec_.options)) return false;
+  return KeepsEveryRecord();
+}
+
 Result<bool> BatchLoader::KeepsEveryRecord() {
   if (keeps_every_record_) return *keeps_every_record_;
   const SelectShape shape = ShapeOf(spec_);
@@ -316,11 +321,11 @@ Result<std::vector<FileLoad>> BatchLoader::Loads(const std::vector<int64_t>& row
 Result<std::optional<std::vector<int64_t>>> BatchLoader::JoinedRecords(const FileGroup& group,
                                                                        const std::string& join_to) {
   using Counts = std::optional<std::vector<int64_t>>;
-  if (join_to.empty() || by_key_ || !load::CsvJoinable(spec_.options)) return Counts();
+  if (join_to.empty()) return Counts();
   Counts records = AllCounted(group);
   if (!records) return Counts();
-  MR_ASSIGN_OR_RETURN(const bool keeps, KeepsEveryRecord());
-  return keeps ? records : Counts();
+  MR_ASSIGN_OR_RETURN(const bool joins, JoinsCsvGroups());
+  return joins ? records : Counts();
 }
 
 std::optional<std::vector<int64_t>> BatchLoader::AllCounted(const FileGroup& group) {

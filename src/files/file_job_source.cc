@@ -10,6 +10,7 @@
 #include "files/file_load_rounds.h"
 #include "files/reconcile.h"
 #include "job/job_errors.h"
+#include "load/csv_join.h"
 
 namespace millrace::files {
 namespace {
@@ -250,8 +251,10 @@ load::FetchOptions FileJobSource::FetchOptions() const {
   // (file_load_rounds.h).
   fetch.local_files = load::FetchOptions::LocalFiles::kInPlace;
   // Small CSV files are checked, counted, shaped and joined from memory (at most
-  // kGroupFileBytes a file, so a batch of 256 holds 16 MiB at most).
+  // kGroupFileBytes a file, so a batch of 256 holds 16 MiB at most); in a dialect whose groups
+  // are joined they are not written to files unless a read needs one (file_load_rounds.cc).
   fetch.keep_bytes_max = kGroupFileBytes;
+  fetch.kept_in_memory_only = load::CsvJoinable(config_.options);
   return fetch;
 }
 
@@ -523,6 +526,9 @@ Result<std::unique_ptr<TrialBatch>> FileJobSource::LoadFirstBatch(
   trial->loaded = LoadFileRounds(sink, task, request);
   for (size_t i = 0; i < trial->listing.files.size(); ++i) {
     const load::FetchedFile& fetched = trial->fetcher->Wait(i);
+    // The dry run reads the files themselves (file_dry_run.cc).
+    Status written = trial->fetcher->Materialize(i);
+    if (!written.ok()) return JobError(job::JobErrorCode::kLoad, written);
     trial->readables.push_back(fetched.status.ok() ? fetched.path : std::string());
   }
   return trial;

@@ -1,5 +1,6 @@
 #include "files/file_load_rounds.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -154,6 +155,12 @@ class RoundRunner {
     return std::string();
   }
 
+  // Writes file i when it was fetched into memory only (load::BatchFetcher::Materialize).
+  Status Materialize(size_t i) {
+    Status written = fetcher_.Materialize(i);
+    return written.ok() ? written : JobError(job::JobErrorCode::kLoad, written);
+  }
+
   // Every record of file i is a row loaded or filtered, when the job's SELECT keeps every
   // record and the file's records were counted (load/record_count.h; Parquet: the rows its
   // footer declares): a reader that dropped or made up records makes the file a bad one.
@@ -286,10 +293,18 @@ class RoundRunner {
           records.push_back(fetched.records);
           contents.push_back(fetched.bytes ? &*fetched.bytes : nullptr);
         }
+        // Joined, the group is read from `contents` only; else DuckDB reads its files.
+        auto joins = loader.JoinsCsvGroups();
+        if (!joins.ok()) return JobError(job::JobErrorCode::kLoad, joins.status());
+        if (!*joins || std::find(records.begin(), records.end(), std::nullopt) != records.end()) {
+          for (size_t k : group)
+            MR_RETURN_IF_ERROR(Materialize(k));
+        }
         // Read as one file when the dialect allows it (BatchLoader::LoadGroupFast).
         loaded = loader.LoadGroupFast(
             paths, records, fetcher_.work_dir() + "/j" + std::to_string(i) + ".csv", contents);
       } else {
+        MR_RETURN_IF_ERROR(Materialize(i));
         auto one = careful_ ? loader.LoadCareful(files_[i].key, path)
                             : loader.LoadFast(files_[i].key, path);
         if (one.ok()) {

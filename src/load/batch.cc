@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/file_rewrite.h"
 #include "load/bad_file.h"
 #include "load/csv_last_line.h"
 #include "load/decompress.h"
@@ -86,6 +87,17 @@ BatchFetcher::BatchFetcher(source::FileSource& source, SourceKind kind,
       files.empty() ? 0 : std::clamp<int>(wanted, 1, static_cast<int>(files.size()));
   for (int t = 0; t < threads; ++t)
     threads_.emplace_back([this] { Work(); });
+}
+
+Status BatchFetcher::Materialize(size_t i) {
+  const FetchedFile& fetched = Wait(i);
+  if (fetched.on_disk || !fetched.status.ok() || !fetched.bytes) return Status::Ok();
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<FileRewrite> file, FileRewrite::Open(fetched.path));
+  MR_RETURN_IF_ERROR(file->Write(*fetched.bytes));
+  MR_RETURN_IF_ERROR(file->Finish());
+  // Only the reading thread calls this, after Wait(i): out_[i] is no longer written else.
+  out_[i].on_disk = true;
+  return Status::Ok();
 }
 
 BatchFetcher::~BatchFetcher() {
@@ -194,8 +206,26 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
     return out;
   }
   out.path = work_dir_ + "/d" + std::to_string(i) + SuffixOf(file.key);
-  const Status downloaded =
-      TakeInPlace(file) ? PlaceInPlace(file, &out) : source_.Download(file, out.path);
+  const bool csv = options_.format != Format::kJson && options_.format != Format::kParquet;
+  // Kept without a file: a plain CSV (not compressed, by name or declared) of a source that
+  // fetches into memory.
+  const bool in_memory =
+      options_.kept_in_memory_only && csv && file.size > 0 &&
+      options_.path_partition_keys.empty() && file.size <= options_.keep_bytes_max &&
+      source_.Fetches() &&
+      options_.compression.value_or(Compression::kPlain) == Compression::kPlain &&
+      CompressionFromSuffix(out.path) == Compression::kPlain;
+  Status downloaded = Status::Ok();
+  if (in_memory) {
+    auto fetched = source_.Fetch(file);
+    downloaded = fetched.status();
+    if (fetched.ok()) {
+      out.bytes = *std::move(fetched);
+      out.on_disk = false;
+    }
+  } else {
+    downloaded = TakeInPlace(file) ? PlaceInPlace(file, &out) : source_.Download(file, out.path);
+  }
   // What follows reads the local copy only: another download may take the slot meanwhile.
   if (options_.slots != nullptr) options_.slots->Release();
   if (!downloaded.ok()) {
@@ -208,34 +238,36 @@ FetchedFile BatchFetcher::FetchOne(size_t i) {
   }
   // A 0-byte file holds no rows, whatever its name says about compression.
   if (file.size == 0) return out;
-  auto prepared = PrepareLocalFile(out.path, options_.compression, work_dir_, static_cast<int>(i),
-                                   options_.max_decompressed_bytes);
-  if (!prepared.ok()) {
-    out.status = DescribeReadError(prepared.status(), file.key, {work_dir_});
-    out.path.clear();
-    return out;
-  }
+  // A file kept in memory only is plain: nothing to prepare.
   const std::string downloaded_to = out.path;
-  out.path = std::move(prepared).value();
+  if (out.on_disk) {
+    auto prepared = PrepareLocalFile(out.path, options_.compression, work_dir_, static_cast<int>(i),
+                                     options_.max_decompressed_bytes);
+    if (!prepared.ok()) {
+      out.status = DescribeReadError(prepared.status(), file.key, {work_dir_});
+      out.path.clear();
+      return out;
+    }
+    out.path = std::move(prepared).value();
+  }
   // What DuckDB's readers would crash on or drop in silence makes the file a bad one first.
   // Its records are counted in the same pass (JSON) or the next (CSV), here in the background.
   Status shape = Status::Ok();
-  const bool csv = options_.format != Format::kJson && options_.format != Format::kParquet;
   const int64_t header_lines = CsvHeaderLines(options_.format, options_.csv);
   if (options_.format == Format::kJson) {
     JsonCounts counts;
     shape = CheckJsonNesting(out.path, kMaxJsonDepth, &counts);
     if (shape.ok()) out.records = JsonRecords(counts, options_.json);
   } else if (csv && file.size <= options_.keep_bytes_max && out.path == downloaded_to) {
-    // Not decompressed: the bytes downloaded, read once for the check, the count and the
-    // caller.
-    auto bytes = ReadWhole(out.path, file.size);
-    shape = bytes.status();
-    if (bytes.ok()) shape = CheckCsvLastLineIn(*bytes, options_.csv_line_end);
-    if (shape.ok()) {
-      out.records = CountCsvRecordsIn(*bytes, options_.csv, header_lines);
-      out.bytes = *std::move(bytes);
+    // Not decompressed: the bytes fetched, or downloaded and read once, for the check, the
+    // count and the caller.
+    if (!out.bytes) {
+      auto bytes = ReadWhole(out.path, file.size);
+      shape = bytes.status();
+      if (bytes.ok()) out.bytes = *std::move(bytes);
     }
+    if (shape.ok()) shape = CheckCsvLastLineIn(*out.bytes, options_.csv_line_end);
+    if (shape.ok()) out.records = CountCsvRecordsIn(*out.bytes, options_.csv, header_lines);
   } else if (csv) {
     shape = CheckCsvLastLine(out.path, options_.csv_line_end);
     if (shape.ok()) {

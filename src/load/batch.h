@@ -70,6 +70,10 @@ struct FetchOptions {
   // made on those bytes, and a caller may read them from there instead of the file again.
   // 0: none kept.
   uint64_t keep_bytes_max = 0;
+  // With a source that Fetches (FileSource::Fetch), such files of a download are fetched into
+  // memory only, and written to their path when BatchFetcher::Materialize asks: a caller that
+  // reads them from FetchedFile::bytes has no file written, read or cut for them.
+  bool kept_in_memory_only = false;
 
   // What a file function's options say of fetching (compression, format, bounds); the rest
   // keeps its defaults.
@@ -92,8 +96,10 @@ struct FetchedFile {
   // A local file read in place (FileSource::Place), held until the fetcher goes; null for a
   // download or a copy.
   std::shared_ptr<source::PlacedFile> placed;
-  // The bytes at `path`, when kept (FetchOptions::keep_bytes_max).
+  // The file's bytes, when kept (FetchOptions::keep_bytes_max).
   std::optional<std::string> bytes;
+  // Whether `path` holds the file: false for bytes kept in memory only until Materialize.
+  bool on_disk = true;
 };
 
 // Fetches `files` on `options.parallelism` background threads, starting at once, in list order
@@ -115,6 +121,10 @@ class BatchFetcher {
   const FetchedFile& Wait(size_t i) EXCLUDES(mu_);
   // Starts no further download.
   void Cancel() EXCLUDES(mu_);
+  // Waits for files[i]; when it was fetched into memory only (kept_in_memory_only), writes its
+  // bytes to its path, once. Called by the thread that reads the files, before anything reads
+  // the path. IO_ERROR when the file cannot be written.
+  Status Materialize(size_t i) EXCLUDES(mu_);
   // Ready once every file has started downloading (or was cancelled): from then on this
   // fetcher's threads only end, and a batch queued behind it may start its own downloads
   // without two batches competing for the source. Outlives the fetcher.

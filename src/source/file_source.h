@@ -22,7 +22,9 @@
 //   the walked directory) are never listed: writers use them while a file is incomplete.
 // - Download writes exactly the bytes of the listed version (S3: If-Match on the ETag) or
 //   fails, removing what it wrote: a file gone since listing is NOT_FOUND, a changed one
-//   ABORTED, an unreadable one PERMISSION_DENIED or IO_ERROR; messages name the key.
+//   ABORTED, an unreadable one PERMISSION_DENIED or IO_ERROR; messages name the key. Fetch
+//   returns the same bytes in memory, with the same errors, where the source can (S3Source);
+//   the others say NOT_SUPPORTED, and a caller downloads instead.
 // - Stat of a key the pattern does not match is INVALID_ARGUMENT.
 // - Thread-safety: all methods may be called concurrently.
 #pragma once
@@ -84,6 +86,12 @@ class FileSource {
   virtual Result<Listing> List(const ListOptions& options) = 0;
   virtual Result<FileInfo> Stat(const std::string& key) = 0;
   virtual Status Download(const FileInfo& file, const std::string& local_path) = 0;
+  // For small files (load::FetchOptions::keep_bytes_max): no file is written. Fetches() says
+  // whether the source can.
+  virtual bool Fetches() const { return false; }
+  virtual Result<std::string> Fetch(const FileInfo& file) {
+    return Status::NotSupported(Describe() + " downloads to files only");
+  }
   // Makes the listed version of `file` readable at `local_path` without copying it where the
   // source can (LocalSource: a link to the file it opened), else by Download (then nullptr:
   // a copy cannot change). What it returns is kept until the file was read, then asked.

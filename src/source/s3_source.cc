@@ -77,14 +77,34 @@ Result<FileInfo> S3Source::Stat(const std::string& key) {
 Status S3Source::Download(const FileInfo& file, const std::string& local_path) {
   s3::GetRequest request{.bucket = bucket_, .key = file.key, .if_match = file.etag};
   MR_ASSIGN_OR_RETURN(s3::ObjectInfo object, client_->GetObjectToFile(request, local_path));
-  if (object.size != file.size) {
-    // Same ETag, different size cannot be one version; never hand the bytes on.
-    ::unlink(local_path.c_str());
-    return Status::Aborted("s3://" + bucket_ + "/" + file.key + " has size " +
-                           std::to_string(object.size) + ", listed as " +
-                           std::to_string(file.size));
+  Status sized = SizeListed(file, object.size);
+  if (!sized.ok()) ::unlink(local_path.c_str());
+  return sized;
+}
+
+Result<std::string> S3Source::Fetch(const FileInfo& file) {
+  s3::GetRequest request{.bucket = bucket_, .key = file.key, .if_match = file.etag};
+  std::string bytes;
+  bytes.reserve(file.size);
+  MR_ASSIGN_OR_RETURN(s3::ObjectInfo object,
+                      client_->GetObject(request, [&](std::string_view chunk) {
+                        bytes.append(chunk);
+                        return Status::Ok();
+                      }));
+  MR_RETURN_IF_ERROR(SizeListed(file, object.size));
+  if (bytes.size() != object.size) {
+    return Status::DataLoss("s3://" + bucket_ + "/" + file.key + " sent " +
+                            std::to_string(bytes.size()) + " bytes of " +
+                            std::to_string(object.size));
   }
-  return Status::Ok();
+  return bytes;
+}
+
+Status S3Source::SizeListed(const FileInfo& file, uint64_t size) const {
+  if (size == file.size) return Status::Ok();
+  // Same ETag, different size cannot be one version; never hand the bytes on.
+  return Status::Aborted("s3://" + bucket_ + "/" + file.key + " has size " + std::to_string(size) +
+                         ", listed as " + std::to_string(file.size));
 }
 
 bool S3Source::Covers(const std::string& path, bool directory) const {

@@ -33,6 +33,8 @@ class S3Source final : public FileSource {
   Result<Listing> List(const ListOptions& options) override;
   Result<FileInfo> Stat(const std::string& key) override;
   Status Download(const FileInfo& file, const std::string& local_path) override;
+  bool Fetches() const override { return true; }
+  Result<std::string> Fetch(const FileInfo& file) override;
   std::string Describe() const override { return uri_; }
   // "s3://bucket/key" of this source's bucket whose key the glob matches; no directories.
   bool Covers(const std::string& path, bool directory) const override;
@@ -42,6 +44,8 @@ class S3Source final : public FileSource {
   s3::S3Client& client() { return *client_; }
 
  private:
+  // ABORTED unless an object of `size` bytes is the version listed as `file`.
+  Status SizeListed(const FileInfo& file, uint64_t size) const;
   S3Source(std::string uri, std::string bucket, Glob glob, std::unique_ptr<s3::S3Client> client)
       : uri_(std::move(uri)),
         bucket_(std::move(bucket)),

@@ -353,6 +353,37 @@ TEST_F(JobS3Test, ObjectStoreMetricsCountWhatTheJobAskedOfTheStore) {
 // EXPLAIN CREATE JOB over S3: the first batch's objects by key, a filtered row with its reason,
 // nothing created, and the secret nowhere in the answer; a bucket that does not exist is the
 // listing's error.
+// Small plain CSV objects are fetched into memory and joined from there; when the joined read
+// fails (a file of lone \r line ends), the files loaded one by one are written out first: its
+// neighbours load once, it alone is quarantined, and a later batch joins again.
+TEST_F(JobS3Test, SmallObjectsJoinedFromMemoryAreWrittenOutToLoadOneByOne) {
+  ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
+  Put("mem/a.csv", "1,alpha\n2,beta\n");
+  Put("mem/b.csv", "5,a\r6,b\r7,c\r");
+  Put("mem/c.csv", "3,gamma");
+  auto created = harness_.Run(
+      "CREATE JOB mem ON STREAMING PROPERTIES (\"max_interval\" = \"1\", \"on_error\" = "
+      "\"skip_file\") DO INSERT INTO ev SELECT CAST(c1 AS INTEGER), c2 FROM " +
+      S3Args("s3://landing/mem/*.csv", "\"format\" = \"csv\", \"column_separator\" = \",\", "));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WaitFor([&] {
+    return harness_.JobColumn("mem", "CurrentOffset") == "{\"fileName\":\"mem/c.csv\"}";
+  })) << harness_.JobColumn("mem", "ErrorMsg");
+  Put("mem/d.csv", "4,delta\n");
+  Put("mem/e.csv", "5,epsilon\n");
+  ASSERT_TRUE(WaitForCount("ev", 5));
+  EXPECT_EQ(
+      harness_.Query("SELECT id, name FROM ev ORDER BY id"),
+      (Rows{{"1", "alpha"}, {"2", "beta"}, {"3", "gamma"}, {"4", "delta"}, {"5", "epsilon"}}));
+  EXPECT_EQ(harness_.QueryExpanded("SELECT FileName, State, Rows FROM job_files(\"job\" = \"mem\") "
+                                   "ORDER BY FileName"),
+            (Rows{{"mem/a.csv", "LOADED", "2"},
+                  {"mem/b.csv", "QUARANTINED", "0"},
+                  {"mem/c.csv", "LOADED", "1"},
+                  {"mem/d.csv", "LOADED", "1"},
+                  {"mem/e.csv", "LOADED", "1"}}));
+}
+
 TEST_F(JobS3Test, ExplainCreateJobShowsTheFirstBatchAndCreatesNothing) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
   Put("dry/a.csv", "1,alpha\n2,beta\n");

@@ -31,6 +31,9 @@ class GatedSource final : public source::FileSource {
     cv_.notify_all();
   }
   int started() const { return started_; }
+  // From now on the source fetches into memory (FileSource::Fetch): through a download to a
+  // scratch file of its own, read back.
+  void FetchInto(const std::string& scratch) { scratch_ = scratch; }
   // The most downloads in flight at once so far, and the keys in the order they started.
   int most_in_flight() const { return most_in_flight_; }
   std::vector<std::string> start_order() {
@@ -56,8 +59,17 @@ class GatedSource final : public source::FileSource {
     return done;
   }
   std::string Describe() const override { return inner_->Describe(); }
+  bool Fetches() const override { return !scratch_.empty(); }
+  Result<std::string> Fetch(const source::FileInfo& file) override {
+    const std::string path = scratch_ + "/" + std::to_string(++fetched_);
+    MR_RETURN_IF_ERROR(inner_->Download(file, path));
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
 
  private:
+  std::string scratch_;
+  std::atomic<int> fetched_{0};
   std::unique_ptr<source::FileSource> inner_;
   Mutex mu_;
   std::condition_variable cv_;
@@ -153,6 +165,42 @@ TEST_F(BatchFetcherTest, SmallCsvFilesAreKeptInMemoryCountedTheSame) {
     EXPECT_FALSE(fetcher.Wait(i).bytes.has_value()) << i;
     EXPECT_EQ(fetcher.Wait(i).records, i == 5 ? 2 : 1);
   }
+}
+
+// With kept_in_memory_only, a source that fetches hands small CSV files out in memory with no
+// file at their path until Materialize writes it (once); a larger one is downloaded as before.
+TEST_F(BatchFetcherTest, FilesKeptInMemoryOnlyAreWrittenWhenAsked) {
+  std::ofstream(dir_.path() + "/in/f5.csv", std::ios::trunc) << "5,x\n6,y\n";
+  auto listing = source_->List({});
+  ASSERT_TRUE(listing.ok());
+  files_ = listing->files;
+  std::filesystem::create_directories(dir_.Join("scratch"));
+  source_->FetchInto(dir_.Join("scratch"));
+  FetchOptions options = Options(2);
+  options.csv.column_separator = ",";
+  options.keep_bytes_max = 4;
+  options.kept_in_memory_only = true;
+  BatchFetcher fetcher(*source_, SourceKind::kS3, files_, options, work_->path());
+  for (size_t i = 0; i < 5; ++i) {
+    const FetchedFile& f = fetcher.Wait(i);
+    ASSERT_TRUE(f.status.ok()) << f.status.ToString();
+    ASSERT_TRUE(f.bytes.has_value()) << i;
+    EXPECT_EQ(*f.bytes, std::to_string(i) + ",x\n");
+    EXPECT_EQ(f.records, 1);
+    EXPECT_FALSE(f.on_disk);
+    EXPECT_FALSE(std::filesystem::exists(f.path)) << f.path;
+  }
+  ASSERT_TRUE(fetcher.Materialize(2).ok());
+  EXPECT_TRUE(fetcher.Wait(2).on_disk);
+  EXPECT_EQ(Contents(fetcher.Wait(2).path), "2,x\n");
+  ASSERT_TRUE(fetcher.Materialize(2).ok());  // once: nothing more to write
+  EXPECT_FALSE(std::filesystem::exists(fetcher.Wait(3).path));
+  const FetchedFile& larger = fetcher.Wait(5);
+  ASSERT_TRUE(larger.status.ok()) << larger.status.ToString();
+  EXPECT_TRUE(larger.on_disk);
+  EXPECT_FALSE(larger.bytes.has_value());
+  EXPECT_EQ(Contents(larger.path), "5,x\n6,y\n");
+  EXPECT_TRUE(fetcher.Materialize(5).ok());
 }
 
 TEST_F(BatchFetcherTest, CancelStartsNothingMoreAndUnblocksWaiters) {
