@@ -350,12 +350,9 @@ TEST_F(JobS3Test, ObjectStoreMetricsCountWhatTheJobAskedOfTheStore) {
   EXPECT_EQ(count_series("millrace_job_object_store_requests_total"), 0u);
 }
 
-// EXPLAIN CREATE JOB over S3: the first batch's objects by key, a filtered row with its reason,
-// nothing created, and the secret nowhere in the answer; a bucket that does not exist is the
-// listing's error.
 // Small plain CSV objects are fetched into memory and joined from there; when the joined read
 // fails (a file of lone \r line ends), the files loaded one by one are written out first: its
-// neighbours load once, it alone is quarantined, and a later batch joins again.
+// neighbours load once, it alone is quarantined, and the objects put later load too.
 TEST_F(JobS3Test, SmallObjectsJoinedFromMemoryAreWrittenOutToLoadOneByOne) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
   Put("mem/a.csv", "1,alpha\n2,beta\n");
@@ -384,6 +381,9 @@ TEST_F(JobS3Test, SmallObjectsJoinedFromMemoryAreWrittenOutToLoadOneByOne) {
                   {"mem/e.csv", "LOADED", "1"}}));
 }
 
+// EXPLAIN CREATE JOB over S3: the first batch's objects by key, a filtered row with its reason,
+// nothing created, and the secret nowhere in the answer; a bucket that does not exist is the
+// listing's error.
 TEST_F(JobS3Test, ExplainCreateJobShowsTheFirstBatchAndCreatesNothing) {
   ASSERT_TRUE(harness_.conn().Execute("CREATE TABLE ev (id INTEGER, name VARCHAR)").ok());
   Put("dry/a.csv", "1,alpha\n2,beta\n");
