@@ -1,5 +1,6 @@
 #include "files/batch_loader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -221,8 +222,10 @@ Result<std::optional<int64_t>> BatchLoader::FooterRows(const std::string& readab
   return std::optional<int64_t>(std::stoll(rows[0][0]));
 }
 
-Result<bool> BatchLoader::JoinsCsvGroups() {
-  if (by_key_ || !load::CsvJoinable(spec_.options)) return false;
+Result<bool> BatchLoader::JoinsGroup(const std::vector<std::optional<int64_t>>& records) {
+  const bool counted = !records.empty() && std::all_of(records.begin(), records.end(),
+                                                       [](const auto& r) { return r.has_value(); });
+  if (!counted || by_key_ || !load::CsvJoinable(spec_.options)) return false;
   return KeepsEveryRecord();
 }
 
@@ -322,10 +325,8 @@ Result<std::optional<std::vector<int64_t>>> BatchLoader::JoinedRecords(const Fil
                                                                        const std::string& join_to) {
   using Counts = std::optional<std::vector<int64_t>>;
   if (join_to.empty()) return Counts();
-  Counts records = AllCounted(group);
-  if (!records) return Counts();
-  MR_ASSIGN_OR_RETURN(const bool joins, JoinsCsvGroups());
-  return joins ? records : Counts();
+  MR_ASSIGN_OR_RETURN(const bool joins, JoinsGroup(group.records));
+  return joins ? AllCounted(group) : Counts();
 }
 
 std::optional<std::vector<int64_t>> BatchLoader::AllCounted(const FileGroup& group) {

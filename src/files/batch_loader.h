@@ -152,9 +152,10 @@ class BatchLoader {
   // reads: no WHERE, aggregate, set-returning function, DISTINCT or the like. A file's rows
   // loaded + filtered must then equal its records (load/record_count.h).
   Result<bool> KeepsEveryRecord();
-  // Whether LoadGroupFast, given `join_to`, reads a group whose records are all counted as one
-  // joined file (and reads none of its files but through `contents`).
-  Result<bool> JoinsCsvGroups();
+  // Whether LoadGroupFast, given `join_to`, reads a group of files with these counted `records`
+  // (by index) as one joined file, reading none of its files but through `contents`: all
+  // counted, a joinable dialect, no key, a SELECT that keeps every record.
+  Result<bool> JoinsGroup(const std::vector<std::optional<int64_t>>& records);
   // The rows a Parquet file's footer declares (parquet_file_metadata's num_rows).
   Result<std::optional<int64_t>> FooterRows(const std::string& readable);
   // Loads `readables` (non-empty files of one shape, in the batch's order) with one INSERT: into

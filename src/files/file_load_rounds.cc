@@ -1,6 +1,5 @@
 #include "files/file_load_rounds.h"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -294,9 +293,9 @@ class RoundRunner {
           contents.push_back(fetched.bytes ? &*fetched.bytes : nullptr);
         }
         // Joined, the group is read from `contents` only; else DuckDB reads its files.
-        auto joins = loader.JoinsCsvGroups();
+        auto joins = loader.JoinsGroup(records);
         if (!joins.ok()) return JobError(job::JobErrorCode::kLoad, joins.status());
-        if (!*joins || std::find(records.begin(), records.end(), std::nullopt) != records.end()) {
+        if (!*joins) {
           for (size_t k : group)
             MR_RETURN_IF_ERROR(Materialize(k));
         }

@@ -108,6 +108,21 @@ class BatchFetcherTest : public ::testing::Test {
     return options;
   }
 
+  // f5.csv two records (8 bytes) where the others hold one (4 bytes); files_ listed again.
+  void MakeTheLastFileLarger() {
+    std::ofstream(dir_.path() + "/in/f5.csv", std::ios::trunc) << "5,x\n6,y\n";
+    auto listing = source_->List({});
+    ASSERT_TRUE(listing.ok());
+    files_ = listing->files;
+  }
+  // CSV files of up to 4 bytes kept in memory (FetchOptions::keep_bytes_max).
+  FetchOptions KeepingFilesOf4Bytes() {
+    FetchOptions options = Options(2);
+    options.csv.column_separator = ",";
+    options.keep_bytes_max = 4;
+    return options;
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<GatedSource> source_;
   std::vector<source::FileInfo> files_;
@@ -137,13 +152,8 @@ TEST_F(BatchFetcherTest, EarlyFilesAreHandedOutWhileLaterOnesAreStillDownloading
 // CSV files up to keep_bytes_max are also handed out in memory, counted from there; larger ones
 // and every file with keep_bytes_max 0 only on disk, counted from the file.
 TEST_F(BatchFetcherTest, SmallCsvFilesAreKeptInMemoryCountedTheSame) {
-  std::ofstream(dir_.path() + "/in/f5.csv", std::ios::trunc) << "5,x\n6,y\n";
-  auto listing = source_->List({});
-  ASSERT_TRUE(listing.ok());
-  files_ = listing->files;
-  FetchOptions options = Options(2);
-  options.csv.column_separator = ",";
-  options.keep_bytes_max = 4;
+  ASSERT_NO_FATAL_FAILURE(MakeTheLastFileLarger());
+  FetchOptions options = KeepingFilesOf4Bytes();
   {
     BatchFetcher fetcher(*source_, SourceKind::kLocal, files_, options, work_->path());
     for (size_t i = 0; i < 5; ++i) {
@@ -170,15 +180,10 @@ TEST_F(BatchFetcherTest, SmallCsvFilesAreKeptInMemoryCountedTheSame) {
 // With kept_in_memory_only, a source that fetches hands small CSV files out in memory with no
 // file at their path until Materialize writes it (once); a larger one is downloaded as before.
 TEST_F(BatchFetcherTest, FilesKeptInMemoryOnlyAreWrittenWhenAsked) {
-  std::ofstream(dir_.path() + "/in/f5.csv", std::ios::trunc) << "5,x\n6,y\n";
-  auto listing = source_->List({});
-  ASSERT_TRUE(listing.ok());
-  files_ = listing->files;
+  ASSERT_NO_FATAL_FAILURE(MakeTheLastFileLarger());
   std::filesystem::create_directories(dir_.Join("scratch"));
   source_->FetchInto(dir_.Join("scratch"));
-  FetchOptions options = Options(2);
-  options.csv.column_separator = ",";
-  options.keep_bytes_max = 4;
+  FetchOptions options = KeepingFilesOf4Bytes();
   options.kept_in_memory_only = true;
   BatchFetcher fetcher(*source_, SourceKind::kS3, files_, options, work_->path());
   for (size_t i = 0; i < 5; ++i) {
